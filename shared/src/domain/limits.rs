@@ -1,0 +1,144 @@
+//! Validation limits of the API contract (DESIGN §5). Each check names the field it rejects.
+
+use std::fmt;
+
+pub const MAX_WEIGHT_KG: f64 = 1500.0;
+pub const MAX_REPS: u32 = 500;
+pub const MAX_RIR: u32 = 5;
+/// RPE accepted from lifters; RPE = 10 - RIR, so RIR 0..=5 spans RPE 5..=10.
+pub const MIN_RPE: f64 = 5.0;
+pub const MAX_RPE: f64 = 10.0;
+pub const MAX_EXERCISES_PER_WORKOUT: usize = 50;
+pub const MAX_SETS_PER_EXERCISE: usize = 100;
+pub const MAX_DAYS_PER_ROUTINE: usize = 14;
+pub const MAX_NAME_CHARS: usize = 200;
+pub const MAX_NOTES_CHARS: usize = 5_000;
+pub const MAX_ARTIFACT_BYTES: usize = 50 * 1024;
+pub const MAX_MESSAGE_CHARS: usize = 10_000;
+pub const MAX_BODY_BYTES: usize = 64 * 1024;
+
+/// A value outside the contract's limits.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LimitError {
+    pub field: &'static str,
+    pub message: String,
+}
+
+impl fmt::Display for LimitError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.field, self.message)
+    }
+}
+
+impl std::error::Error for LimitError {}
+
+fn err(field: &'static str, message: String) -> LimitError {
+    LimitError { field, message }
+}
+
+pub fn check_weight_kg(field: &'static str, kg: f64) -> Result<(), LimitError> {
+    if !kg.is_finite() || kg < 0.0 {
+        return Err(err(field, format!("must be between 0 and {MAX_WEIGHT_KG} kg")));
+    }
+    if kg > MAX_WEIGHT_KG {
+        return Err(err(
+            field,
+            format!("{} kg is above the {MAX_WEIGHT_KG} kg limit", super::units::format_number(kg, super::units::Unit::Kg)),
+        ));
+    }
+    Ok(())
+}
+
+/// Reps 0..=500; 0 only for a failed set.
+pub fn check_reps(field: &'static str, reps: u32, failed: bool) -> Result<(), LimitError> {
+    if reps > MAX_REPS {
+        return Err(err(field, format!("{reps} is above the {MAX_REPS} rep limit")));
+    }
+    if reps == 0 && !failed {
+        return Err(err(field, "0 reps is only allowed for a failed set".into()));
+    }
+    Ok(())
+}
+
+pub fn check_rir(field: &'static str, rir: u32) -> Result<(), LimitError> {
+    if rir > MAX_RIR {
+        return Err(err(field, format!("RIR must be between 0 and {MAX_RIR}, got {rir}")));
+    }
+    Ok(())
+}
+
+pub fn check_rpe(field: &'static str, rpe: f64) -> Result<(), LimitError> {
+    let half_steps = rpe * 2.0;
+    if !(MIN_RPE..=MAX_RPE).contains(&rpe) || half_steps.fract() != 0.0 {
+        return Err(err(field, format!("RPE must be between {MIN_RPE} and {MAX_RPE} in steps of 0.5")));
+    }
+    Ok(())
+}
+
+pub fn check_name(field: &'static str, name: &str) -> Result<(), LimitError> {
+    let n = name.chars().count();
+    if name.trim().is_empty() {
+        return Err(err(field, "must not be empty".into()));
+    }
+    if n > MAX_NAME_CHARS {
+        return Err(err(field, format!("{n} characters is above the {MAX_NAME_CHARS} character limit")));
+    }
+    Ok(())
+}
+
+pub fn check_notes(field: &'static str, notes: &str) -> Result<(), LimitError> {
+    let n = notes.chars().count();
+    if n > MAX_NOTES_CHARS {
+        return Err(err(field, format!("{n} characters is above the {MAX_NOTES_CHARS} character limit")));
+    }
+    Ok(())
+}
+
+pub fn check_count(field: &'static str, count: usize, max: usize) -> Result<(), LimitError> {
+    if count > max {
+        return Err(err(field, format!("{count} is above the limit of {max}")));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn weight_limits() {
+        assert!(check_weight_kg("weight", 0.0).is_ok());
+        assert!(check_weight_kg("weight", 1500.0).is_ok());
+        let e = check_weight_kg("weight", 2000.0).unwrap_err();
+        assert_eq!(e.field, "weight");
+        assert!(e.message.contains("2000 kg"));
+        assert!(check_weight_kg("weight", -1.0).is_err());
+        assert!(check_weight_kg("weight", f64::NAN).is_err());
+    }
+
+    #[test]
+    fn rep_limits() {
+        assert!(check_reps("reps", 500, false).is_ok());
+        assert_eq!(check_reps("reps", 501, false).unwrap_err().field, "reps");
+        assert!(check_reps("reps", 0, false).is_err());
+        assert!(check_reps("reps", 0, true).is_ok());
+    }
+
+    #[test]
+    fn effort_limits() {
+        assert!(check_rir("rir", 5).is_ok());
+        assert!(check_rir("rir", 6).is_err());
+        assert!(check_rpe("rpe", 8.5).is_ok());
+        assert!(check_rpe("rpe", 8.3).is_err());
+        assert!(check_rpe("rpe", 11.0).is_err());
+    }
+
+    #[test]
+    fn text_limits() {
+        assert!(check_name("name", &"a".repeat(200)).is_ok());
+        assert!(check_name("name", &"a".repeat(201)).is_err());
+        assert!(check_name("name", "  ").is_err());
+        assert!(check_notes("notes", &"n".repeat(5001)).is_err());
+        assert!(check_count("exercises", 51, MAX_EXERCISES_PER_WORKOUT).is_err());
+    }
+}

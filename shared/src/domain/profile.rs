@@ -1,0 +1,122 @@
+//! The lifter's profile and preferences.
+
+use serde::{Deserialize, Serialize};
+
+use super::catalog::Equipment;
+use super::units::Unit;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum Experience {
+    Beginner,
+    #[default]
+    Intermediate,
+    Advanced,
+}
+
+/// Smallest weight jumps the lifter can make, in kg, per kind of equipment.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PlateIncrements {
+    pub barbell_kg: f64,
+    pub dumbbell_kg: f64,
+    pub machine_kg: f64,
+}
+
+impl PlateIncrements {
+    /// Defaults from the reference: barbell 2.5 kg / 5 lb, dumbbell 2 kg / 5 lb,
+    /// machine and cable 5 kg / 10 lb.
+    pub fn default_for(unit: Unit) -> Self {
+        match unit {
+            Unit::Kg => Self { barbell_kg: 2.5, dumbbell_kg: 2.0, machine_kg: 5.0 },
+            Unit::Lb => Self {
+                barbell_kg: Unit::Lb.to_kg(5.0),
+                dumbbell_kg: Unit::Lb.to_kg(5.0),
+                machine_kg: Unit::Lb.to_kg(10.0),
+            },
+        }
+    }
+
+    pub fn for_equipment(&self, equipment: Equipment) -> f64 {
+        use Equipment::*;
+        match equipment {
+            Barbell | EzBar | TrapBar | Smith | Plate => self.barbell_kg,
+            Dumbbell | Kettlebell => self.dumbbell_kg,
+            Cable | Machine | Sled => self.machine_kg,
+            Bodyweight | Band | MedicineBall => self.barbell_kg,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Profile {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub display_name: Option<String>,
+    #[serde(default)]
+    pub unit: Unit,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub increments: Option<PlateIncrements>,
+    /// Equipment the lifter can use; empty means a full commercial gym.
+    #[serde(default)]
+    pub equipment: Vec<Equipment>,
+    #[serde(default = "default_tz")]
+    pub timezone: String,
+    #[serde(default)]
+    pub experience: Experience,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bodyweight_kg: Option<f64>,
+    #[serde(default)]
+    pub goals: Vec<String>,
+}
+
+fn default_tz() -> String {
+    "UTC".into()
+}
+
+impl Default for Profile {
+    fn default() -> Self {
+        Self {
+            display_name: None,
+            unit: Unit::Kg,
+            increments: None,
+            equipment: Vec::new(),
+            timezone: default_tz(),
+            experience: Experience::default(),
+            bodyweight_kg: None,
+            goals: Vec::new(),
+        }
+    }
+}
+
+impl Profile {
+    pub fn increments(&self) -> PlateIncrements {
+        self.increments.clone().unwrap_or_else(|| PlateIncrements::default_for(self.unit))
+    }
+
+    pub fn has_equipment(&self, equipment: Equipment) -> bool {
+        self.equipment.is_empty() || equipment == Equipment::Bodyweight || self.equipment.contains(&equipment)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn increments_follow_unit_and_equipment() {
+        let kg = Profile::default();
+        assert_eq!(kg.increments().for_equipment(Equipment::Dumbbell), 2.0);
+        assert_eq!(kg.increments().for_equipment(Equipment::Cable), 5.0);
+        let lb = Profile { unit: Unit::Lb, ..Profile::default() };
+        let step = lb.increments().for_equipment(Equipment::Barbell);
+        assert!((Unit::Lb.from_kg(step) - 5.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn empty_equipment_means_full_gym() {
+        let p = Profile::default();
+        assert!(p.has_equipment(Equipment::Machine));
+        let home = Profile { equipment: vec![Equipment::Dumbbell], ..Profile::default() };
+        assert!(!home.has_equipment(Equipment::Machine));
+        assert!(home.has_equipment(Equipment::Bodyweight));
+    }
+}

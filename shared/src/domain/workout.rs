@@ -1,0 +1,281 @@
+//! Workouts, exercise instances and sets. The active workout is one document with a version;
+//! every command reads it, changes it in memory and writes it back on that version.
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+use super::limits::{self, LimitError};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WorkoutStatus {
+    Active,
+    Completed,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum SetType {
+    Warmup,
+    #[default]
+    Working,
+    Dropset,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum SetStatus {
+    #[default]
+    Planned,
+    Done,
+    Skipped,
+}
+
+/// What the plan asks for. Weight is absent for bodyweight work.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+pub struct SetTarget {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reps: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub weight_kg: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rir: Option<u32>,
+}
+
+/// What the lifter did. Effort is RIR or RPE, whichever the lifter gave.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SetResult {
+    pub reps: u32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub weight_kg: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rir: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rpe: Option<f64>,
+    #[serde(default)]
+    pub failure: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct WorkoutSet {
+    pub id: String,
+    #[serde(default)]
+    pub set_type: SetType,
+    #[serde(default)]
+    pub status: SetStatus,
+    #[serde(default)]
+    pub target: SetTarget,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub actual: Option<SetResult>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub completed_at: Option<DateTime<Utc>>,
+}
+
+impl WorkoutSet {
+    pub fn planned(id: impl Into<String>, set_type: SetType, target: SetTarget) -> Self {
+        Self { id: id.into(), set_type, status: SetStatus::Planned, target, actual: None, completed_at: None }
+    }
+
+    /// Working and drop sets count towards "set n of N"; warm-ups do not.
+    pub fn is_counted(&self) -> bool {
+        matches!(self.set_type, SetType::Working | SetType::Dropset)
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ExerciseInstance {
+    pub instance_id: String,
+    pub exercise_id: String,
+    pub name: String,
+    pub sets: Vec<WorkoutSet>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub notes: Option<String>,
+}
+
+/// One change the copilot made to a set, newest last; UNDO walks this back.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SetChange {
+    pub set_id: String,
+    pub action: SetAction,
+    pub at: DateTime<Utc>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SetAction {
+    Logged,
+    Skipped,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Workout {
+    pub id: String,
+    pub name: String,
+    pub status: WorkoutStatus,
+    pub started_at: DateTime<Utc>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub completed_at: Option<DateTime<Utc>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub template_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub routine_id: Option<String>,
+    pub exercises: Vec<ExerciseInstance>,
+    #[serde(default)]
+    pub changes: Vec<SetChange>,
+}
+
+/// Where a set sits: indexes into the workout plus its "n of N" among counted sets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SetPosition {
+    pub exercise: usize,
+    pub set: usize,
+    pub number: usize,
+    pub total: usize,
+}
+
+/// How many changes the undo history keeps; older ones can no longer be undone.
+pub const MAX_CHANGE_HISTORY: usize = 50;
+
+impl Workout {
+    /// The set the lifter is on: the first planned working or drop set in exercise order.
+    pub fn current_set(&self) -> Option<SetPosition> {
+        self.exercises.iter().enumerate().find_map(|(ei, ex)| {
+            ex.sets
+                .iter()
+                .position(|s| s.status == SetStatus::Planned && s.is_counted())
+                .map(|si| self.position(ei, si))
+        })
+    }
+
+    pub fn position(&self, exercise: usize, set: usize) -> SetPosition {
+        let sets = &self.exercises[exercise].sets;
+        let total = sets.iter().filter(|s| s.is_counted()).count();
+        let number = sets[..=set].iter().filter(|s| s.is_counted()).count();
+        SetPosition { exercise, set, number, total }
+    }
+
+    pub fn find_set(&self, set_id: &str) -> Option<SetPosition> {
+        self.exercises.iter().enumerate().find_map(|(ei, ex)| {
+            ex.sets.iter().position(|s| s.id == set_id).map(|si| self.position(ei, si))
+        })
+    }
+
+    pub fn set_at(&self, p: SetPosition) -> &WorkoutSet {
+        &self.exercises[p.exercise].sets[p.set]
+    }
+
+    pub fn set_at_mut(&mut self, p: SetPosition) -> &mut WorkoutSet {
+        &mut self.exercises[p.exercise].sets[p.set]
+    }
+
+    pub fn record_change(&mut self, set_id: String, action: SetAction, at: DateTime<Utc>) {
+        self.changes.push(SetChange { set_id, action, at });
+        if self.changes.len() > MAX_CHANGE_HISTORY {
+            let excess = self.changes.len() - MAX_CHANGE_HISTORY;
+            self.changes.drain(..excess);
+        }
+    }
+
+    /// Checks the structural limits of DESIGN §5.
+    pub fn validate(&self) -> Result<(), LimitError> {
+        limits::check_name("name", &self.name)?;
+        limits::check_count("exercises", self.exercises.len(), limits::MAX_EXERCISES_PER_WORKOUT)?;
+        for ex in &self.exercises {
+            limits::check_name("exercises.name", &ex.name)?;
+            limits::check_count("exercises.sets", ex.sets.len(), limits::MAX_SETS_PER_EXERCISE)?;
+            if let Some(notes) = &ex.notes {
+                limits::check_notes("exercises.notes", notes)?;
+            }
+            for s in &ex.sets {
+                if let Some(w) = s.target.weight_kg {
+                    limits::check_weight_kg("sets.target.weight_kg", w)?;
+                }
+                if let Some(r) = s.target.reps {
+                    limits::check_reps("sets.target.reps", r, true)?;
+                }
+                if let Some(r) = s.target.rir {
+                    limits::check_rir("sets.target.rir", r)?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn set(id: &str, t: SetType, status: SetStatus) -> WorkoutSet {
+        let mut s = WorkoutSet::planned(id, t, SetTarget { reps: Some(8), weight_kg: Some(100.0), rir: Some(2) });
+        s.status = status;
+        s
+    }
+
+    fn workout() -> Workout {
+        Workout {
+            id: "w1".into(),
+            name: "Push".into(),
+            status: WorkoutStatus::Active,
+            started_at: Utc::now(),
+            completed_at: None,
+            template_id: None,
+            routine_id: None,
+            exercises: vec![
+                ExerciseInstance {
+                    instance_id: "e1".into(),
+                    exercise_id: "barbell-bench-press".into(),
+                    name: "Bench Press".into(),
+                    sets: vec![
+                        set("s0", SetType::Warmup, SetStatus::Planned),
+                        set("s1", SetType::Working, SetStatus::Done),
+                        set("s2", SetType::Working, SetStatus::Planned),
+                    ],
+                    notes: None,
+                },
+                ExerciseInstance {
+                    instance_id: "e2".into(),
+                    exercise_id: "dips".into(),
+                    name: "Dip".into(),
+                    sets: vec![set("s3", SetType::Dropset, SetStatus::Planned)],
+                    notes: None,
+                },
+            ],
+            changes: vec![],
+        }
+    }
+
+    #[test]
+    fn current_set_skips_warmups_and_done_sets() {
+        let w = workout();
+        let p = w.current_set().unwrap();
+        assert_eq!((p.exercise, p.set, p.number, p.total), (0, 2, 2, 2));
+    }
+
+    #[test]
+    fn dropsets_count_and_nothing_left_is_none() {
+        let mut w = workout();
+        w.exercises[0].sets[2].status = SetStatus::Skipped;
+        let p = w.current_set().unwrap();
+        assert_eq!((p.exercise, p.number, p.total), (1, 1, 1));
+        w.exercises[1].sets[0].status = SetStatus::Done;
+        assert!(w.current_set().is_none());
+    }
+
+    #[test]
+    fn change_history_is_bounded() {
+        let mut w = workout();
+        for i in 0..(MAX_CHANGE_HISTORY + 5) {
+            w.record_change(format!("s{i}"), SetAction::Logged, Utc::now());
+        }
+        assert_eq!(w.changes.len(), MAX_CHANGE_HISTORY);
+        assert_eq!(w.changes[0].set_id, "s5");
+    }
+
+    #[test]
+    fn validate_names_the_field() {
+        let mut w = workout();
+        w.exercises[0].sets[1].target.weight_kg = Some(1600.0);
+        assert_eq!(w.validate().unwrap_err().field, "sets.target.weight_kg");
+    }
+}

@@ -1,0 +1,8 @@
+//! `coach`: the shared brain of the strength-coach backend. Every lane binary is a thin adapter
+//! over this crate; a request's context is a value passed down, never global state.
+
+pub mod context;
+pub mod domain;
+pub mod router;
+pub mod skills;
+pub mod store;

@@ -1,0 +1,382 @@
+//! The DynamoDB single-table repository (DESIGN §6). The same code talks to AWS and, locally and
+//! in tests, to dynoxide through `AWS_ENDPOINT_URL_DYNAMODB`.
+//!
+//! Keys (pk = `USER#<user>`):
+//! - `PROFILE`: the profile document;
+//! - `WORKOUT#ACTIVE`: the active workout document and its `version`;
+//! - `WORKOUT#<started_at>#<id>`: completed workouts, newest last;
+//! - `TEMPLATE#<id>`, `ROUTINE#<id>`: plans;
+//! - `IDEM#<corr>`: the first answer to a request, replayed for 24 h (`expires_at` TTL).
+
+pub mod admin;
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use aws_sdk_dynamodb::Client;
+use aws_sdk_dynamodb::error::{DisplayErrorContext, SdkError};
+use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
+use aws_sdk_dynamodb::types::{AttributeValue, KeysAndAttributes, Put, TransactWriteItem};
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use crate::domain::plan::{Routine, Template};
+use crate::domain::profile::Profile;
+use crate::domain::workout::Workout;
+
+/// How long a request's first answer is replayed for a retry with the same `corr`.
+pub const IDEMPOTENCY_TTL_SECS: i64 = 24 * 60 * 60;
+
+const SK_PROFILE: &str = "PROFILE";
+const SK_ACTIVE: &str = "WORKOUT#ACTIVE";
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("store request failed: {0}")]
+    Backend(String),
+    #[error("stored item {0} is not readable: {1}")]
+    Corrupt(String, String),
+    #[error("could not build a store request: {0}")]
+    Request(String),
+}
+
+impl<E: std::error::Error + 'static, R: std::fmt::Debug> From<SdkError<E, R>> for StoreError {
+    fn from(e: SdkError<E, R>) -> Self {
+        StoreError::Backend(DisplayErrorContext(&e).to_string())
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Versioned<T> {
+    pub value: T,
+    pub version: u64,
+}
+
+/// The first answer to a request, kept so that a retry gets the same answer and writes nothing.
+#[derive(Debug, Clone, PartialEq)]
+pub struct IdempotencyRecord {
+    pub corr: String,
+    /// Hash of what was asked; the same `corr` with a different request is refused.
+    pub fingerprint: String,
+    pub status: u16,
+    pub body: String,
+    pub expires_at: i64,
+}
+
+/// Everything the copilot needs, read in one round trip.
+#[derive(Debug, Clone, Default)]
+pub struct CopilotState {
+    pub workout: Option<Versioned<Workout>>,
+    pub profile: Option<Profile>,
+    pub replay: Option<IdempotencyRecord>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CommitOutcome {
+    Committed,
+    /// Someone changed the workout since it was read: read again and re-apply.
+    VersionConflict,
+    /// A request with the same `corr` committed first: read again and replay its answer.
+    DuplicateRequest,
+}
+
+#[derive(Clone, Debug)]
+pub struct Store {
+    client: Client,
+    table: String,
+}
+
+fn user_pk(user: &str) -> String {
+    format!("USER#{user}")
+}
+
+fn s(v: impl Into<String>) -> AttributeValue {
+    AttributeValue::S(v.into())
+}
+
+fn key(user: &str, sk: impl Into<String>) -> HashMap<String, AttributeValue> {
+    HashMap::from([("pk".to_string(), s(user_pk(user))), ("sk".to_string(), s(sk))])
+}
+
+fn to_doc<T: Serialize>(what: &str, value: &T) -> Result<String, StoreError> {
+    serde_json::to_string(value).map_err(|e| StoreError::Request(format!("{what}: {e}")))
+}
+
+fn from_item<T: DeserializeOwned>(item: &HashMap<String, AttributeValue>) -> Result<T, StoreError> {
+    let sk = item.get("sk").and_then(|v| v.as_s().ok()).cloned().unwrap_or_default();
+    let doc = item
+        .get("doc")
+        .and_then(|v| v.as_s().ok())
+        .ok_or_else(|| StoreError::Corrupt(sk.clone(), "missing doc".into()))?;
+    serde_json::from_str(doc).map_err(|e| StoreError::Corrupt(sk, e.to_string()))
+}
+
+fn number(item: &HashMap<String, AttributeValue>, name: &str) -> Option<i64> {
+    item.get(name)?.as_n().ok()?.parse().ok()
+}
+
+fn string(item: &HashMap<String, AttributeValue>, name: &str) -> Option<String> {
+    item.get(name)?.as_s().ok().cloned()
+}
+
+impl Store {
+    pub fn new(client: Client, table: impl Into<String>) -> Self {
+        Self { client, table: table.into() }
+    }
+
+    /// Builds the client from the environment (region, credentials, `AWS_ENDPOINT_URL_DYNAMODB`)
+    /// with timeouts that fit inside a Lambda invocation. Call once, in `main`.
+    pub async fn from_env(table: impl Into<String>) -> Self {
+        let timeouts = aws_config::timeout::TimeoutConfig::builder()
+            .connect_timeout(Duration::from_secs(2))
+            .operation_attempt_timeout(Duration::from_secs(2))
+            .operation_timeout(Duration::from_secs(5))
+            .build();
+        let config = aws_config::defaults(aws_config::BehaviorVersion::latest()).timeout_config(timeouts).load().await;
+        Self::new(Client::new(&config), table)
+    }
+
+    pub fn client(&self) -> &Client {
+        &self.client
+    }
+
+    pub fn table(&self) -> &str {
+        &self.table
+    }
+
+    /// Reads the active workout, the profile and (with a `corr`) the request's idempotency record
+    /// in one strongly consistent batch.
+    pub async fn copilot_state(
+        &self,
+        user: &str,
+        corr: Option<&str>,
+        now: DateTime<Utc>,
+    ) -> Result<CopilotState, StoreError> {
+        let mut keys = vec![key(user, SK_ACTIVE), key(user, SK_PROFILE)];
+        if let Some(c) = corr {
+            keys.push(key(user, format!("IDEM#{c}")));
+        }
+        let request = KeysAndAttributes::builder()
+            .set_keys(Some(keys))
+            .consistent_read(true)
+            .build()
+            .map_err(|e| StoreError::Request(e.to_string()))?;
+        let mut pending = HashMap::from([(self.table.clone(), request)]);
+        let mut items = Vec::new();
+        // BatchGetItem may return some keys as unprocessed under throttling; ask again for those.
+        for attempt in 0..5 {
+            let out = self.client.batch_get_item().set_request_items(Some(pending)).send().await?;
+            if let Some(mut responses) = out.responses {
+                items.extend(responses.remove(&self.table).unwrap_or_default());
+            }
+            match out.unprocessed_keys.filter(|u| !u.is_empty()) {
+                Some(rest) => pending = rest,
+                None => break,
+            }
+            if attempt == 4 {
+                return Err(StoreError::Backend("batch read left keys unprocessed".into()));
+            }
+            tokio::time::sleep(Duration::from_millis(10 << attempt)).await;
+        }
+        let mut state = CopilotState::default();
+        for item in items {
+            match string(&item, "sk").as_deref() {
+                Some(SK_ACTIVE) => {
+                    let version = number(&item, "version").unwrap_or(0).max(0) as u64;
+                    state.workout = Some(Versioned { value: from_item(&item)?, version });
+                }
+                Some(SK_PROFILE) => state.profile = Some(from_item(&item)?),
+                Some(_) => {
+                    let expires_at = number(&item, "expires_at").unwrap_or(0);
+                    // TTL deletion is lazy (up to days on AWS): expired records are ignored.
+                    if expires_at > now.timestamp() {
+                        state.replay = Some(IdempotencyRecord {
+                            corr: corr.unwrap_or_default().to_string(),
+                            fingerprint: string(&item, "fingerprint").unwrap_or_default(),
+                            status: number(&item, "status").unwrap_or(200) as u16,
+                            body: string(&item, "body").unwrap_or_default(),
+                            expires_at,
+                        });
+                    }
+                }
+                None => {}
+            }
+        }
+        Ok(state)
+    }
+
+    /// Writes the active workout if it is still at `expected_version`, together with the
+    /// request's idempotency record if any, atomically.
+    pub async fn commit_workout(
+        &self,
+        user: &str,
+        workout: &Workout,
+        expected_version: u64,
+        record: Option<&IdempotencyRecord>,
+        now: DateTime<Utc>,
+    ) -> Result<CommitOutcome, StoreError> {
+        let mut item = key(user, SK_ACTIVE);
+        item.insert("doc".into(), s(to_doc("workout", workout)?));
+        item.insert("version".into(), AttributeValue::N((expected_version + 1).to_string()));
+        item.insert("updated_at".into(), s(now.to_rfc3339()));
+        let put_workout = Put::builder()
+            .table_name(&self.table)
+            .set_item(Some(item))
+            .condition_expression("#v = :v")
+            .expression_attribute_names("#v", "version")
+            .expression_attribute_values(":v", AttributeValue::N(expected_version.to_string()))
+            .build()
+            .map_err(|e| StoreError::Request(e.to_string()))?;
+        let mut items = Vec::with_capacity(2);
+        if let Some(r) = record {
+            items.push(TransactWriteItem::builder().put(self.idempotency_put(user, r, now)?).build());
+        }
+        items.push(TransactWriteItem::builder().put(put_workout).build());
+        let has_record = record.is_some();
+        match self.client.transact_write_items().set_transact_items(Some(items)).send().await {
+            Ok(_) => Ok(CommitOutcome::Committed),
+            Err(SdkError::ServiceError(e)) => match e.err() {
+                TransactWriteItemsError::TransactionCanceledException(tc) => {
+                    let failed = |i: usize| {
+                        tc.cancellation_reasons().get(i).and_then(|r| r.code()) == Some("ConditionalCheckFailed")
+                    };
+                    if has_record && failed(0) {
+                        Ok(CommitOutcome::DuplicateRequest)
+                    } else {
+                        Ok(CommitOutcome::VersionConflict)
+                    }
+                }
+                other => Err(StoreError::Backend(DisplayErrorContext(other).to_string())),
+            },
+            Err(other) => Err(other.into()),
+        }
+    }
+
+    fn idempotency_put(&self, user: &str, r: &IdempotencyRecord, now: DateTime<Utc>) -> Result<Put, StoreError> {
+        let mut item = key(user, format!("IDEM#{}", r.corr));
+        item.insert("fingerprint".into(), s(&r.fingerprint));
+        item.insert("status".into(), AttributeValue::N(r.status.to_string()));
+        item.insert("body".into(), s(&r.body));
+        item.insert("expires_at".into(), AttributeValue::N(r.expires_at.to_string()));
+        // An expired record that TTL has not deleted yet may be overwritten.
+        Put::builder()
+            .table_name(&self.table)
+            .set_item(Some(item))
+            .condition_expression("attribute_not_exists(pk) OR expires_at < :now")
+            .expression_attribute_values(":now", AttributeValue::N(now.timestamp().to_string()))
+            .build()
+            .map_err(|e| StoreError::Request(e.to_string()))
+    }
+
+    pub async fn get_active_workout(&self, user: &str) -> Result<Option<Versioned<Workout>>, StoreError> {
+        let out = self.client.get_item().table_name(&self.table).set_key(Some(key(user, SK_ACTIVE))).consistent_read(true).send().await?;
+        match out.item {
+            Some(item) => {
+                let version = number(&item, "version").unwrap_or(0).max(0) as u64;
+                Ok(Some(Versioned { value: from_item(&item)?, version }))
+            }
+            None => Ok(None),
+        }
+    }
+
+    /// Makes `workout` the active workout whatever was there (demo seeding and tests), keeping
+    /// the version counter moving forward so that in-flight commands on the old one conflict.
+    pub async fn replace_active_workout(&self, user: &str, workout: &Workout) -> Result<(), StoreError> {
+        self.client
+            .update_item()
+            .table_name(&self.table)
+            .set_key(Some(key(user, SK_ACTIVE)))
+            .update_expression("SET #d = :d ADD #v :one")
+            .expression_attribute_names("#d", "doc")
+            .expression_attribute_names("#v", "version")
+            .expression_attribute_values(":d", s(to_doc("workout", workout)?))
+            .expression_attribute_values(":one", AttributeValue::N("1".into()))
+            .send()
+            .await?;
+        Ok(())
+    }
+
+    pub async fn delete_active_workout(&self, user: &str) -> Result<(), StoreError> {
+        self.client.delete_item().table_name(&self.table).set_key(Some(key(user, SK_ACTIVE))).send().await?;
+        Ok(())
+    }
+
+    pub async fn put_profile(&self, user: &str, profile: &Profile) -> Result<(), StoreError> {
+        self.put_doc(user, SK_PROFILE.to_string(), &to_doc("profile", profile)?).await
+    }
+
+    pub async fn put_completed_workout(&self, user: &str, workout: &Workout) -> Result<(), StoreError> {
+        let sk = format!("WORKOUT#{}#{}", workout.started_at.format("%Y-%m-%dT%H:%M:%SZ"), workout.id);
+        self.put_doc(user, sk, &to_doc("workout", workout)?).await
+    }
+
+    pub async fn put_template(&self, user: &str, template: &Template) -> Result<(), StoreError> {
+        self.put_doc(user, format!("TEMPLATE#{}", template.id), &to_doc("template", template)?).await
+    }
+
+    pub async fn put_routine(&self, user: &str, routine: &Routine) -> Result<(), StoreError> {
+        self.put_doc(user, format!("ROUTINE#{}", routine.id), &to_doc("routine", routine)?).await
+    }
+
+    async fn put_doc(&self, user: &str, sk: String, doc: &str) -> Result<(), StoreError> {
+        let mut item = key(user, sk);
+        item.insert("doc".into(), s(doc));
+        self.client.put_item().table_name(&self.table).set_item(Some(item)).send().await?;
+        Ok(())
+    }
+
+    /// Completed workouts, oldest first, paging through the whole history.
+    pub async fn completed_workouts(&self, user: &str) -> Result<Vec<Workout>, StoreError> {
+        let mut out = Vec::new();
+        let mut start: Option<HashMap<String, AttributeValue>> = None;
+        loop {
+            let page = self
+                .client
+                .query()
+                .table_name(&self.table)
+                // WORKOUT#ACTIVE sorts after every dated key, so this range excludes it.
+                .key_condition_expression("pk = :pk AND sk BETWEEN :lo AND :hi")
+                .expression_attribute_values(":pk", s(user_pk(user)))
+                .expression_attribute_values(":lo", s("WORKOUT#0"))
+                .expression_attribute_values(":hi", s("WORKOUT#9~"))
+                .set_exclusive_start_key(start)
+                .send()
+                .await?;
+            for item in page.items() {
+                out.push(from_item(item)?);
+            }
+            match page.last_evaluated_key {
+                Some(k) if !k.is_empty() => start = Some(k),
+                _ => break,
+            }
+        }
+        Ok(out)
+    }
+
+    /// How many items a user has under a sort-key prefix (tests and the demo loader use this to
+    /// prove that nothing was duplicated).
+    pub async fn count_items(&self, user: &str, sk_prefix: &str) -> Result<usize, StoreError> {
+        let mut count = 0usize;
+        let mut start: Option<HashMap<String, AttributeValue>> = None;
+        loop {
+            let page = self
+                .client
+                .query()
+                .table_name(&self.table)
+                .key_condition_expression("pk = :pk AND begins_with(sk, :p)")
+                .expression_attribute_values(":pk", s(user_pk(user)))
+                .expression_attribute_values(":p", s(sk_prefix))
+                .select(aws_sdk_dynamodb::types::Select::Count)
+                .set_exclusive_start_key(start)
+                .send()
+                .await?;
+            count += page.count.max(0) as usize;
+            match page.last_evaluated_key {
+                Some(k) if !k.is_empty() => start = Some(k),
+                _ => break,
+            }
+        }
+        Ok(count)
+    }
+}
