@@ -1,8 +1,11 @@
 //! `coach`: the shared brain of the strength-coach backend. Every lane binary is a thin adapter
 //! over this crate; a request's context is a value passed down, never global state.
 
+pub mod api;
 pub mod context;
 pub mod domain;
+pub mod lanes;
 pub mod router;
 pub mod skills;
 pub mod store;
+pub mod telemetry;

@@ -63,9 +63,13 @@ pub fn authenticate(
         (None, AuthMode::Dev) => match dev_header.map(str::trim) {
             Some(h) if !h.is_empty() => {
                 if h.len() > super::prefix::MAX_ID_CHARS
-                    || !h.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | ':' | '@' | '|'))
+                    || !h.chars().all(|c| {
+                        c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | ':' | '@' | '|')
+                    })
                 {
-                    return Err(AuthError::InvalidIdentity("x-user-id has invalid characters".into()));
+                    return Err(AuthError::InvalidIdentity(
+                        "x-user-id has invalid characters".into(),
+                    ));
                 }
                 h.to_string()
             }
@@ -96,28 +100,55 @@ mod tests {
     #[test]
     fn claims_identify_the_user_in_both_modes() {
         assert_eq!(authenticate(Jwt, Some("u1"), None, None), Ok("u1".into()));
-        assert_eq!(authenticate(Jwt, Some("u1"), None, Some("u1")), Ok("u1".into()));
-        assert_eq!(authenticate(Dev, Some("u1"), Some("u2"), None), Ok("u1".into()));
+        assert_eq!(
+            authenticate(Jwt, Some("u1"), None, Some("u1")),
+            Ok("u1".into())
+        );
+        assert_eq!(
+            authenticate(Dev, Some("u1"), Some("u2"), None),
+            Ok("u1".into())
+        );
     }
 
     #[test]
     fn prefix_user_must_match() {
-        assert_eq!(authenticate(Jwt, Some("u1"), None, Some("u2")), Err(AuthError::UserMismatch));
-        assert_eq!(authenticate(Dev, None, Some("u1"), Some("u2")), Err(AuthError::UserMismatch));
+        assert_eq!(
+            authenticate(Jwt, Some("u1"), None, Some("u2")),
+            Err(AuthError::UserMismatch)
+        );
+        assert_eq!(
+            authenticate(Dev, None, Some("u1"), Some("u2")),
+            Err(AuthError::UserMismatch)
+        );
     }
 
     #[test]
     fn jwt_mode_ignores_dev_header_and_prefix() {
-        assert_eq!(authenticate(Jwt, None, Some("u1"), Some("u1")), Err(AuthError::Unauthenticated));
-        assert_eq!(authenticate(Jwt, None, None, None), Err(AuthError::Unauthenticated));
+        assert_eq!(
+            authenticate(Jwt, None, Some("u1"), Some("u1")),
+            Err(AuthError::Unauthenticated)
+        );
+        assert_eq!(
+            authenticate(Jwt, None, None, None),
+            Err(AuthError::Unauthenticated)
+        );
     }
 
     #[test]
     fn dev_mode_uses_header_then_prefix() {
         assert_eq!(authenticate(Dev, None, Some("u1"), None), Ok("u1".into()));
-        assert_eq!(authenticate(Dev, None, Some("u1"), Some("u1")), Ok("u1".into()));
+        assert_eq!(
+            authenticate(Dev, None, Some("u1"), Some("u1")),
+            Ok("u1".into())
+        );
         assert_eq!(authenticate(Dev, None, None, Some("u3")), Ok("u3".into()));
-        assert_eq!(authenticate(Dev, None, None, None), Err(AuthError::Unauthenticated));
-        assert!(matches!(authenticate(Dev, None, Some("a b"), None), Err(AuthError::InvalidIdentity(_))));
+        assert_eq!(
+            authenticate(Dev, None, None, None),
+            Err(AuthError::Unauthenticated)
+        );
+        assert!(matches!(
+            authenticate(Dev, None, Some("a b"), None),
+            Err(AuthError::InvalidIdentity(_))
+        ));
     }
 }

@@ -29,7 +29,9 @@ impl SessionContext {
     /// (UTC when absent) at `now`.
     pub fn bind(user_id: String, prefix: &Prefix<'_>, now: chrono::DateTime<chrono::Utc>) -> Self {
         let tz = prefix.tz.unwrap_or(Tz::UTC);
-        let today = prefix.today.unwrap_or_else(|| now.with_timezone(&tz).date_naive());
+        let today = prefix
+            .today
+            .unwrap_or_else(|| now.with_timezone(&tz).date_naive());
         Self {
             user_id,
             conversation_id: prefix.conversation_id.map(str::to_string),
@@ -55,16 +57,24 @@ mod tests {
         let ctx = SessionContext::bind("u".into(), &p, now);
         assert_eq!(ctx.today, NaiveDate::from_ymd_opt(2026, 3, 2).unwrap());
         let (p, _) = split_prefix("(context: tz=America/New_York) hi").unwrap();
-        assert_eq!(SessionContext::bind("u".into(), &p, now).today, NaiveDate::from_ymd_opt(2026, 3, 1).unwrap());
+        assert_eq!(
+            SessionContext::bind("u".into(), &p, now).today,
+            NaiveDate::from_ymd_opt(2026, 3, 1).unwrap()
+        );
         let (p, _) = split_prefix("hi").unwrap();
         let ctx = SessionContext::bind("u".into(), &p, now);
-        assert_eq!((ctx.today, ctx.tz), (NaiveDate::from_ymd_opt(2026, 3, 1).unwrap(), Tz::UTC));
+        assert_eq!(
+            (ctx.today, ctx.tz),
+            (NaiveDate::from_ymd_opt(2026, 3, 1).unwrap(), Tz::UTC)
+        );
     }
 
     #[test]
     fn explicit_today_wins_and_workout_id_turns_on_workout_mode() {
         let now = chrono::Utc::now();
-        let (p, _) = split_prefix("(context: today=2026-01-05 workout_id=w9 tz=Europe/Stockholm) done").unwrap();
+        let (p, _) =
+            split_prefix("(context: today=2026-01-05 workout_id=w9 tz=Europe/Stockholm) done")
+                .unwrap();
         let ctx = SessionContext::bind("u".into(), &p, now);
         assert_eq!(ctx.today, NaiveDate::from_ymd_opt(2026, 1, 5).unwrap());
         assert!(ctx.workout_mode);

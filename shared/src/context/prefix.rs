@@ -49,11 +49,17 @@ pub fn split_prefix(message: &str) -> Result<(Prefix<'_>, &str), ContextError> {
     let Some(close) = body.find(')') else {
         return fail("unclosed context prefix: missing ')' after the key=value pairs");
     };
-    let mut prefix = Prefix { present: true, ..Prefix::default() };
+    let mut prefix = Prefix {
+        present: true,
+        ..Prefix::default()
+    };
     let mut seen: [bool; 6] = [false; 6];
     for pair in body[..close].split_whitespace() {
         let Some((key, value)) = pair.split_once('=') else {
-            return fail(format!("malformed context entry '{}': expected key=value", clip(pair)));
+            return fail(format!(
+                "malformed context entry '{}': expected key=value",
+                clip(pair)
+            ));
         };
         let slot = match key {
             "conversation_id" | "canvas_id" => 0,
@@ -62,14 +68,21 @@ pub fn split_prefix(message: &str) -> Result<(Prefix<'_>, &str), ContextError> {
             "workout_id" => 3,
             "today" => 4,
             "tz" => 5,
-            _ => return fail(format!("unknown context key '{}'; known keys: {KEYS}", clip(key))),
+            _ => {
+                return fail(format!(
+                    "unknown context key '{}'; known keys: {KEYS}",
+                    clip(key)
+                ));
+            }
         };
         if seen[slot] {
             return fail(format!("duplicate context key '{key}'"));
         }
         seen[slot] = true;
         if value.is_empty() {
-            return fail(format!("context key '{key}' has an empty value (use 'none' for absent)"));
+            return fail(format!(
+                "context key '{key}' has an empty value (use 'none' for absent)"
+            ));
         }
         if value.eq_ignore_ascii_case("none") {
             continue;
@@ -80,9 +93,14 @@ pub fn split_prefix(message: &str) -> Result<(Prefix<'_>, &str), ContextError> {
             2 => prefix.corr = Some(id_value(key, value)?),
             3 => prefix.workout_id = Some(id_value(key, value)?),
             4 => {
-                let date = NaiveDate::parse_from_str(value, "%Y-%m-%d").ok().filter(|_| value.len() == 10);
+                let date = NaiveDate::parse_from_str(value, "%Y-%m-%d")
+                    .ok()
+                    .filter(|_| value.len() == 10);
                 let Some(date) = date else {
-                    return fail(format!("context key 'today' must be a date like 2026-03-01, got '{}'", clip(value)));
+                    return fail(format!(
+                        "context key 'today' must be a date like 2026-03-01, got '{}'",
+                        clip(value)
+                    ));
                 };
                 prefix.today = Some(date);
             }
@@ -101,7 +119,9 @@ pub fn split_prefix(message: &str) -> Result<(Prefix<'_>, &str), ContextError> {
 }
 
 fn id_value<'a>(key: &str, value: &'a str) -> Result<&'a str, ContextError> {
-    let ok_chars = value.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | ':' | '@' | '|'));
+    let ok_chars = value
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | ':' | '@' | '|'));
     if !ok_chars {
         return fail(format!(
             "context key '{key}' has invalid characters in '{}' (letters, digits and - _ . : @ | only)",
@@ -109,7 +129,9 @@ fn id_value<'a>(key: &str, value: &'a str) -> Result<&'a str, ContextError> {
         ));
     }
     if value.len() > MAX_ID_CHARS {
-        return fail(format!("context key '{key}' is longer than {MAX_ID_CHARS} characters"));
+        return fail(format!(
+            "context key '{key}' is longer than {MAX_ID_CHARS} characters"
+        ));
     }
     Ok(value)
 }
@@ -117,7 +139,11 @@ fn id_value<'a>(key: &str, value: &'a str) -> Result<&'a str, ContextError> {
 /// Keeps error messages short whatever the client sent.
 fn clip(s: &str) -> String {
     const MAX: usize = 40;
-    if s.chars().count() <= MAX { s.to_string() } else { format!("{}…", s.chars().take(MAX).collect::<String>()) }
+    if s.chars().count() <= MAX {
+        s.to_string()
+    } else {
+        format!("{}…", s.chars().take(MAX).collect::<String>())
+    }
 }
 
 #[cfg(test)]
@@ -142,7 +168,9 @@ mod tests {
 
     #[test]
     fn canvas_id_is_an_alias_and_none_means_absent() {
-        let (p, rest) = split_prefix("(context: canvas_id=c2 user_id=u corr=none workout_id=None)\nhello").unwrap();
+        let (p, rest) =
+            split_prefix("(context: canvas_id=c2 user_id=u corr=none workout_id=None)\nhello")
+                .unwrap();
         assert_eq!(p.conversation_id, Some("c2"));
         assert_eq!(p.corr, None);
         assert_eq!(p.workout_id, None);
@@ -175,7 +203,10 @@ mod tests {
     fn strict_errors_say_what_is_wrong() {
         assert!(err("(context: user_id=u1 done").contains("unclosed"));
         assert!(err("(context: user=u1) done").contains("unknown context key 'user'"));
-        assert!(err("(context: user_id=u1 user_id=u2) done").contains("duplicate context key 'user_id'"));
+        assert!(
+            err("(context: user_id=u1 user_id=u2) done")
+                .contains("duplicate context key 'user_id'")
+        );
         assert!(err("(context: canvas_id=a conversation_id=b) hi").contains("duplicate"));
         assert!(err("(context: user_id) hi").contains("expected key=value"));
         assert!(err("(context: user_id=) hi").contains("empty value"));

@@ -191,7 +191,9 @@ impl Muscle {
             Lats | UpperBack | Traps | LowerBack => MuscleGroup::Back,
             FrontDelts | SideDelts | RearDelts => MuscleGroup::Shoulders,
             Biceps | Brachialis | Triceps | Forearms => MuscleGroup::Arms,
-            Quads | Hamstrings | Glutes | Adductors | Abductors | Calves | HipFlexors => MuscleGroup::Legs,
+            Quads | Hamstrings | Glutes | Adductors | Abductors | Calves | HipFlexors => {
+                MuscleGroup::Legs
+            }
             Abs | Obliques => MuscleGroup::Core,
         }
     }
@@ -274,9 +276,14 @@ pub enum Resolution<'a> {
     /// The text is the exercise's name or one of its aliases, up to case, punctuation and plurals.
     Exact(&'a Exercise),
     /// A close match, clearly ahead of the rest; worth using, worth confirming.
-    Likely { exercise: &'a Exercise, score: f64 },
+    Likely {
+        exercise: &'a Exercise,
+        score: f64,
+    },
     /// Several candidates are about equally close; ask the lifter.
-    Unsure { candidates: Vec<&'a Exercise> },
+    Unsure {
+        candidates: Vec<&'a Exercise>,
+    },
     NotFound,
 }
 
@@ -377,7 +384,14 @@ impl Catalog {
             .token_sets
             .iter()
             .enumerate()
-            .map(|(i, sets)| (sets.iter().map(|s| similarity(&tokens, s)).fold(0.0, f64::max), i))
+            .map(|(i, sets)| {
+                (
+                    sets.iter()
+                        .map(|s| similarity(&tokens, s))
+                        .fold(0.0, f64::max),
+                    i,
+                )
+            })
             .filter(|(s, _)| *s >= CANDIDATE_SCORE)
             .collect();
         scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
@@ -386,10 +400,17 @@ impl Catalog {
             [(best, i), rest @ ..] => {
                 let runner_up = rest.first().map_or(0.0, |r| r.0);
                 if *best >= LIKELY_SCORE && best - runner_up >= LIKELY_MARGIN {
-                    Resolution::Likely { exercise: &self.exercises[*i], score: *best }
+                    Resolution::Likely {
+                        exercise: &self.exercises[*i],
+                        score: *best,
+                    }
                 } else {
                     Resolution::Unsure {
-                        candidates: scored.iter().take(5).map(|&(_, i)| &self.exercises[i]).collect(),
+                        candidates: scored
+                            .iter()
+                            .take(5)
+                            .map(|&(_, i)| &self.exercises[i])
+                            .collect(),
                     }
                 }
             }
@@ -412,7 +433,8 @@ fn parse_line(line: &str) -> Result<Exercise, String> {
     let equipment = Equipment::parse(f[2]).ok_or_else(|| format!("unknown equipment {}", f[2]))?;
     let primary = muscles(f[3])?;
     let first = *primary.first().ok_or("no primary muscle")?;
-    let movement_pattern = MovementPattern::parse(f[5]).ok_or_else(|| format!("unknown pattern {}", f[5]))?;
+    let movement_pattern =
+        MovementPattern::parse(f[5]).ok_or_else(|| format!("unknown pattern {}", f[5]))?;
     let muscle_group = match movement_pattern {
         MovementPattern::Olympic | MovementPattern::FullBody => MuscleGroup::FullBody,
         _ => first.group(),
@@ -428,8 +450,12 @@ fn parse_line(line: &str) -> Result<Exercise, String> {
         other => return Err(format!("laterality must be u or b, found {other}")),
     };
     let name = f[1].to_string();
-    let mut aliases: Vec<String> =
-        f[8].split(';').map(str::trim).filter(|a| !a.is_empty()).map(String::from).collect();
+    let mut aliases: Vec<String> = f[8]
+        .split(';')
+        .map(str::trim)
+        .filter(|a| !a.is_empty())
+        .map(String::from)
+        .collect();
     aliases.push(tracking_app_name(&name, equipment));
     Ok(Exercise {
         id: f[0].to_string(),
@@ -450,7 +476,13 @@ fn tracking_app_name(name: &str, equipment: Equipment) -> String {
     let label = equipment.label();
     let base = name
         .strip_prefix(label)
-        .or_else(|| if equipment == Equipment::Smith { name.strip_prefix("Smith Machine") } else { None })
+        .or_else(|| {
+            if equipment == Equipment::Smith {
+                name.strip_prefix("Smith Machine")
+            } else {
+                None
+            }
+        })
         .map(str::trim)
         .filter(|b| !b.is_empty())
         .unwrap_or(name);
@@ -462,7 +494,10 @@ fn tracking_app_name(name: &str, equipment: Equipment) -> String {
 fn normalise_tokens(text: &str) -> Vec<String> {
     let lower = text.to_lowercase().replace(['\'', '’'], "");
     let mut out = Vec::new();
-    for raw in lower.split(|c: char| !(c.is_alphanumeric() || c == '&')).filter(|w| !w.is_empty()) {
+    for raw in lower
+        .split(|c: char| !(c.is_alphanumeric() || c == '&'))
+        .filter(|w| !w.is_empty())
+    {
         let expanded: &[&str] = match raw {
             "db" | "dbs" => &["dumbbell"],
             "bb" => &["barbell"],
@@ -489,14 +524,26 @@ fn normalise_tokens(text: &str) -> Vec<String> {
 }
 
 fn singular(word: &str) -> String {
-    const KEEP: [&str; 8] = ["press", "biceps", "triceps", "abs", "glutes", "quads", "calves", "hamstrings"];
+    const KEEP: [&str; 8] = [
+        "press",
+        "biceps",
+        "triceps",
+        "abs",
+        "glutes",
+        "quads",
+        "calves",
+        "hamstrings",
+    ];
     if KEEP.contains(&word) || word.len() <= 3 || word.ends_with("ss") || word.ends_with("us") {
         return word.to_string();
     }
     if let Some(stem) = word.strip_suffix("ies") {
         return format!("{stem}y");
     }
-    if let Some(stem) = word.strip_suffix("ches").or_else(|| word.strip_suffix("shes")) {
+    if let Some(stem) = word
+        .strip_suffix("ches")
+        .or_else(|| word.strip_suffix("shes"))
+    {
         return format!("{stem}{}", &word[stem.len()..stem.len() + 2]);
     }
     word.strip_suffix('s').unwrap_or(word).to_string()
@@ -520,7 +567,11 @@ fn keys_for(tokens: &[String]) -> Vec<String> {
 fn similarity(query: &[String], candidate: &[String]) -> f64 {
     let matched = query
         .iter()
-        .filter(|q| candidate.iter().any(|c| c == *q || (q.len() >= 4 && edit_distance(q, c) <= 1 + q.len() / 7)))
+        .filter(|q| {
+            candidate
+                .iter()
+                .any(|c| c == *q || (q.len() >= 4 && edit_distance(q, c) <= 1 + q.len() / 7))
+        })
         .count() as f64;
     let dice = 2.0 * matched / (query.len() + candidate.len()) as f64;
     let a = query.concat();
@@ -545,7 +596,9 @@ fn edit_distance(a: &str, b: &str) -> usize {
     for i in 1..=a.len() {
         for j in 1..=b.len() {
             let cost = usize::from(a[i - 1] != b[j - 1]);
-            let mut v = (d[(i - 1) * w + j - 1] + cost).min(d[(i - 1) * w + j] + 1).min(d[i * w + j - 1] + 1);
+            let mut v = (d[(i - 1) * w + j - 1] + cost)
+                .min(d[(i - 1) * w + j] + 1)
+                .min(d[i * w + j - 1] + 1);
             if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
                 v = v.min(d[(i - 2) * w + j - 2] + 1);
             }
@@ -574,8 +627,17 @@ mod tests {
     #[test]
     fn every_exercise_is_complete_and_resolves_to_itself() {
         for ex in catalog().all() {
-            assert!(!ex.name.is_empty() && !ex.primary_muscles.is_empty(), "{}", ex.id);
-            assert_eq!(id_of(&ex.name).as_deref(), Some(ex.id.as_str()), "name of {}", ex.id);
+            assert!(
+                !ex.name.is_empty() && !ex.primary_muscles.is_empty(),
+                "{}",
+                ex.id
+            );
+            assert_eq!(
+                id_of(&ex.name).as_deref(),
+                Some(ex.id.as_str()),
+                "name of {}",
+                ex.id
+            );
             let tracking = tracking_app_name(&ex.name, ex.equipment);
             assert!(ex.aliases.contains(&tracking));
         }
@@ -605,13 +667,31 @@ mod tests {
 
     #[test]
     fn tracking_app_names_resolve() {
-        assert_eq!(id_of("Bench Press (Barbell)").as_deref(), Some("barbell-bench-press"));
-        assert_eq!(id_of("Lat Pulldown (Cable)").as_deref(), Some("lat-pulldown"));
-        assert_eq!(id_of("Bench Press (Dumbbell)").as_deref(), Some("dumbbell-bench-press"));
-        assert_eq!(id_of("Bicep Curl (Barbell)").as_deref(), Some("barbell-curl"));
+        assert_eq!(
+            id_of("Bench Press (Barbell)").as_deref(),
+            Some("barbell-bench-press")
+        );
+        assert_eq!(
+            id_of("Lat Pulldown (Cable)").as_deref(),
+            Some("lat-pulldown")
+        );
+        assert_eq!(
+            id_of("Bench Press (Dumbbell)").as_deref(),
+            Some("dumbbell-bench-press")
+        );
+        assert_eq!(
+            id_of("Bicep Curl (Barbell)").as_deref(),
+            Some("barbell-curl")
+        );
         assert_eq!(id_of("Squat (Barbell)").as_deref(), Some("back-squat"));
-        assert_eq!(id_of("Deadlift (Trap Bar)").as_deref(), Some("trap-bar-deadlift"));
-        assert_eq!(id_of("Squat (Smith Machine)").as_deref(), Some("smith-squat"));
+        assert_eq!(
+            id_of("Deadlift (Trap Bar)").as_deref(),
+            Some("trap-bar-deadlift")
+        );
+        assert_eq!(
+            id_of("Squat (Smith Machine)").as_deref(),
+            Some("smith-squat")
+        );
     }
 
     #[test]
@@ -645,7 +725,10 @@ mod tests {
             }
             Resolution::NotFound => panic!("'curl' should offer candidates"),
         }
-        assert_eq!(catalog().resolve("underwater basket weaving"), Resolution::NotFound);
+        assert_eq!(
+            catalog().resolve("underwater basket weaving"),
+            Resolution::NotFound
+        );
         assert_eq!(catalog().resolve("  "), Resolution::NotFound);
     }
 
@@ -658,7 +741,10 @@ mod tests {
         assert!(bench.compound && !bench.unilateral);
         let row = catalog().get("dumbbell-row").unwrap();
         assert!(row.unilateral);
-        assert_eq!(catalog().get("power-clean").unwrap().muscle_group, MuscleGroup::FullBody);
+        assert_eq!(
+            catalog().get("power-clean").unwrap().muscle_group,
+            MuscleGroup::FullBody
+        );
     }
 
     #[test]

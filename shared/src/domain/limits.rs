@@ -38,12 +38,18 @@ fn err(field: &'static str, message: String) -> LimitError {
 
 pub fn check_weight_kg(field: &'static str, kg: f64) -> Result<(), LimitError> {
     if !kg.is_finite() || kg < 0.0 {
-        return Err(err(field, format!("must be between 0 and {MAX_WEIGHT_KG} kg")));
+        return Err(err(
+            field,
+            format!("must be between 0 and {MAX_WEIGHT_KG} kg"),
+        ));
     }
     if kg > MAX_WEIGHT_KG {
         return Err(err(
             field,
-            format!("{} kg is above the {MAX_WEIGHT_KG} kg limit", super::units::format_number(kg, super::units::Unit::Kg)),
+            format!(
+                "{} kg is above the {MAX_WEIGHT_KG} kg limit",
+                super::units::format_number(kg, super::units::Unit::Kg)
+            ),
         ));
     }
     Ok(())
@@ -52,7 +58,10 @@ pub fn check_weight_kg(field: &'static str, kg: f64) -> Result<(), LimitError> {
 /// Reps 0..=500; 0 only for a failed set.
 pub fn check_reps(field: &'static str, reps: u32, failed: bool) -> Result<(), LimitError> {
     if reps > MAX_REPS {
-        return Err(err(field, format!("{reps} is above the {MAX_REPS} rep limit")));
+        return Err(err(
+            field,
+            format!("{reps} is above the {MAX_REPS} rep limit"),
+        ));
     }
     if reps == 0 && !failed {
         return Err(err(field, "0 reps is only allowed for a failed set".into()));
@@ -62,7 +71,10 @@ pub fn check_reps(field: &'static str, reps: u32, failed: bool) -> Result<(), Li
 
 pub fn check_rir(field: &'static str, rir: u32) -> Result<(), LimitError> {
     if rir > MAX_RIR {
-        return Err(err(field, format!("RIR must be between 0 and {MAX_RIR}, got {rir}")));
+        return Err(err(
+            field,
+            format!("RIR must be between 0 and {MAX_RIR}, got {rir}"),
+        ));
     }
     Ok(())
 }
@@ -70,7 +82,10 @@ pub fn check_rir(field: &'static str, rir: u32) -> Result<(), LimitError> {
 pub fn check_rpe(field: &'static str, rpe: f64) -> Result<(), LimitError> {
     let half_steps = rpe * 2.0;
     if !(MIN_RPE..=MAX_RPE).contains(&rpe) || half_steps.fract() != 0.0 {
-        return Err(err(field, format!("RPE must be between {MIN_RPE} and {MAX_RPE} in steps of 0.5")));
+        return Err(err(
+            field,
+            format!("RPE must be between {MIN_RPE} and {MAX_RPE} in steps of 0.5"),
+        ));
     }
     Ok(())
 }
@@ -81,7 +96,10 @@ pub fn check_name(field: &'static str, name: &str) -> Result<(), LimitError> {
         return Err(err(field, "must not be empty".into()));
     }
     if n > MAX_NAME_CHARS {
-        return Err(err(field, format!("{n} characters is above the {MAX_NAME_CHARS} character limit")));
+        return Err(err(
+            field,
+            format!("{n} characters is above the {MAX_NAME_CHARS} character limit"),
+        ));
     }
     Ok(())
 }
@@ -89,7 +107,10 @@ pub fn check_name(field: &'static str, name: &str) -> Result<(), LimitError> {
 pub fn check_notes(field: &'static str, notes: &str) -> Result<(), LimitError> {
     let n = notes.chars().count();
     if n > MAX_NOTES_CHARS {
-        return Err(err(field, format!("{n} characters is above the {MAX_NOTES_CHARS} character limit")));
+        return Err(err(
+            field,
+            format!("{n} characters is above the {MAX_NOTES_CHARS} character limit"),
+        ));
     }
     Ok(())
 }

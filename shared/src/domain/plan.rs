@@ -49,10 +49,18 @@ pub struct Routine {
 impl Template {
     pub fn validate(&self) -> Result<(), LimitError> {
         limits::check_name("name", &self.name)?;
-        limits::check_count("exercises", self.exercises.len(), limits::MAX_EXERCISES_PER_WORKOUT)?;
+        limits::check_count(
+            "exercises",
+            self.exercises.len(),
+            limits::MAX_EXERCISES_PER_WORKOUT,
+        )?;
         for ex in &self.exercises {
             limits::check_name("exercises.name", &ex.name)?;
-            limits::check_count("exercises.sets", ex.sets.len(), limits::MAX_SETS_PER_EXERCISE)?;
+            limits::check_count(
+                "exercises.sets",
+                ex.sets.len(),
+                limits::MAX_SETS_PER_EXERCISE,
+            )?;
             for s in &ex.sets {
                 if let Some(w) = s.target.weight_kg {
                     limits::check_weight_kg("sets.weight_kg", w)?;
@@ -71,7 +79,10 @@ impl Routine {
         limits::check_name("name", &self.name)?;
         limits::check_count("days", self.days.len(), limits::MAX_DAYS_PER_ROUTINE)?;
         if self.days.is_empty() {
-            return Err(LimitError { field: "days", message: "a routine needs at least one day".into() });
+            return Err(LimitError {
+                field: "days",
+                message: "a routine needs at least one day".into(),
+            });
         }
         Ok(())
     }
@@ -83,8 +94,16 @@ mod tests {
 
     #[test]
     fn routine_day_limit() {
-        let day = RoutineDay { label: "A".into(), template_id: "t".into() };
-        let mut r = Routine { id: "r".into(), name: "R".into(), days: vec![day; 14], next_day: 0 };
+        let day = RoutineDay {
+            label: "A".into(),
+            template_id: "t".into(),
+        };
+        let mut r = Routine {
+            id: "r".into(),
+            name: "R".into(),
+            days: vec![day; 14],
+            next_day: 0,
+        };
         assert!(r.validate().is_ok());
         r.days.push(r.days[0].clone());
         assert_eq!(r.validate().unwrap_err().field, "days");

@@ -27,7 +27,11 @@ impl PlateIncrements {
     /// machine and cable 5 kg / 10 lb.
     pub fn default_for(unit: Unit) -> Self {
         match unit {
-            Unit::Kg => Self { barbell_kg: 2.5, dumbbell_kg: 2.0, machine_kg: 5.0 },
+            Unit::Kg => Self {
+                barbell_kg: 2.5,
+                dumbbell_kg: 2.0,
+                machine_kg: 5.0,
+            },
             Unit::Lb => Self {
                 barbell_kg: Unit::Lb.to_kg(5.0),
                 dumbbell_kg: Unit::Lb.to_kg(5.0),
@@ -89,11 +93,15 @@ impl Default for Profile {
 
 impl Profile {
     pub fn increments(&self) -> PlateIncrements {
-        self.increments.clone().unwrap_or_else(|| PlateIncrements::default_for(self.unit))
+        self.increments
+            .clone()
+            .unwrap_or_else(|| PlateIncrements::default_for(self.unit))
     }
 
     pub fn has_equipment(&self, equipment: Equipment) -> bool {
-        self.equipment.is_empty() || equipment == Equipment::Bodyweight || self.equipment.contains(&equipment)
+        self.equipment.is_empty()
+            || equipment == Equipment::Bodyweight
+            || self.equipment.contains(&equipment)
     }
 }
 
@@ -106,7 +114,10 @@ mod tests {
         let kg = Profile::default();
         assert_eq!(kg.increments().for_equipment(Equipment::Dumbbell), 2.0);
         assert_eq!(kg.increments().for_equipment(Equipment::Cable), 5.0);
-        let lb = Profile { unit: Unit::Lb, ..Profile::default() };
+        let lb = Profile {
+            unit: Unit::Lb,
+            ..Profile::default()
+        };
         let step = lb.increments().for_equipment(Equipment::Barbell);
         assert!((Unit::Lb.from_kg(step) - 5.0).abs() < 1e-9);
     }
@@ -115,7 +126,10 @@ mod tests {
     fn empty_equipment_means_full_gym() {
         let p = Profile::default();
         assert!(p.has_equipment(Equipment::Machine));
-        let home = Profile { equipment: vec![Equipment::Dumbbell], ..Profile::default() };
+        let home = Profile {
+            equipment: vec![Equipment::Dumbbell],
+            ..Profile::default()
+        };
         assert!(!home.has_equipment(Equipment::Machine));
         assert!(home.has_equipment(Equipment::Bodyweight));
     }

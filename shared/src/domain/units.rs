@@ -96,7 +96,10 @@ mod tests {
     fn pounds_round_trip_through_kilograms() {
         for lb in [5.0, 45.0, 135.0, 225.0, 227.5, 315.0, 405.0, 1000.0] {
             let kg = Unit::Lb.to_kg(lb);
-            assert_eq!(format_weight(kg, Unit::Lb), format!("{} lb", format_number(lb, Unit::Lb)));
+            assert_eq!(
+                format_weight(kg, Unit::Lb),
+                format!("{} lb", format_number(lb, Unit::Lb))
+            );
             assert!((Unit::Lb.from_kg(kg) - lb).abs() < 1e-9);
         }
         assert_eq!(format_weight(Unit::Lb.to_kg(225.0), Unit::Lb), "225 lb");

@@ -73,7 +73,14 @@ pub struct WorkoutSet {
 
 impl WorkoutSet {
     pub fn planned(id: impl Into<String>, set_type: SetType, target: SetTarget) -> Self {
-        Self { id: id.into(), set_type, status: SetStatus::Planned, target, actual: None, completed_at: None }
+        Self {
+            id: id.into(),
+            set_type,
+            status: SetStatus::Planned,
+            target,
+            actual: None,
+            completed_at: None,
+        }
     }
 
     /// Working and drop sets count towards "set n of N"; warm-ups do not.
@@ -151,12 +158,20 @@ impl Workout {
         let sets = &self.exercises[exercise].sets;
         let total = sets.iter().filter(|s| s.is_counted()).count();
         let number = sets[..=set].iter().filter(|s| s.is_counted()).count();
-        SetPosition { exercise, set, number, total }
+        SetPosition {
+            exercise,
+            set,
+            number,
+            total,
+        }
     }
 
     pub fn find_set(&self, set_id: &str) -> Option<SetPosition> {
         self.exercises.iter().enumerate().find_map(|(ei, ex)| {
-            ex.sets.iter().position(|s| s.id == set_id).map(|si| self.position(ei, si))
+            ex.sets
+                .iter()
+                .position(|s| s.id == set_id)
+                .map(|si| self.position(ei, si))
         })
     }
 
@@ -179,10 +194,18 @@ impl Workout {
     /// Checks the structural limits of DESIGN §5.
     pub fn validate(&self) -> Result<(), LimitError> {
         limits::check_name("name", &self.name)?;
-        limits::check_count("exercises", self.exercises.len(), limits::MAX_EXERCISES_PER_WORKOUT)?;
+        limits::check_count(
+            "exercises",
+            self.exercises.len(),
+            limits::MAX_EXERCISES_PER_WORKOUT,
+        )?;
         for ex in &self.exercises {
             limits::check_name("exercises.name", &ex.name)?;
-            limits::check_count("exercises.sets", ex.sets.len(), limits::MAX_SETS_PER_EXERCISE)?;
+            limits::check_count(
+                "exercises.sets",
+                ex.sets.len(),
+                limits::MAX_SETS_PER_EXERCISE,
+            )?;
             if let Some(notes) = &ex.notes {
                 limits::check_notes("exercises.notes", notes)?;
             }
@@ -207,7 +230,15 @@ mod tests {
     use super::*;
 
     fn set(id: &str, t: SetType, status: SetStatus) -> WorkoutSet {
-        let mut s = WorkoutSet::planned(id, t, SetTarget { reps: Some(8), weight_kg: Some(100.0), rir: Some(2) });
+        let mut s = WorkoutSet::planned(
+            id,
+            t,
+            SetTarget {
+                reps: Some(8),
+                weight_kg: Some(100.0),
+                rir: Some(2),
+            },
+        );
         s.status = status;
         s
     }

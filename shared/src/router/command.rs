@@ -20,9 +20,17 @@ pub enum Command {
     /// "done": the current set, as planned.
     LogSet,
     /// "8 @ 100 kg rir 2": the current set with typed reps and weight.
-    LogShorthand { reps: u32, weight: f64, unit: Option<Unit>, effort: Option<Effort> },
+    LogShorthand {
+        reps: u32,
+        weight: f64,
+        unit: Option<Unit>,
+        effort: Option<Effort>,
+    },
     /// "8", "12 reps": typed reps at the planned weight.
-    LogReps { reps: u32, effort: Option<Effort> },
+    LogReps {
+        reps: u32,
+        effort: Option<Effort>,
+    },
     NextSet,
     RestAck,
     Undo,
@@ -65,7 +73,9 @@ pub fn parse(text: &str) -> Result<Option<(Command, &'static str)>, CommandError
         return parse_non_ascii(text);
     }
     let lower = text.to_ascii_lowercase();
-    let Some(toks) = tokenize(&lower) else { return Ok(None) };
+    let Some(toks) = tokenize(&lower) else {
+        return Ok(None);
+    };
     match_tokens(&toks)
 }
 
@@ -137,7 +147,10 @@ fn word(t: Option<&Tok<'_>>, options: &[&str]) -> bool {
 
 fn match_tokens(toks: &[Tok<'_>]) -> Result<Option<(Command, &'static str)>, CommandError> {
     // Trailing "!" or "." after a word command is enthusiasm, not syntax.
-    let end = toks.iter().rposition(|t| *t != Tok::Bang).map_or(0, |p| p + 1);
+    let end = toks
+        .iter()
+        .rposition(|t| *t != Tok::Bang)
+        .map_or(0, |p| p + 1);
     let words = &toks[..end];
     let is = |i: usize, opts: &[&str]| word(words.get(i), opts);
     let len = words.len();
@@ -149,13 +162,20 @@ fn match_tokens(toks: &[Tok<'_>]) -> Result<Option<(Command, &'static str)>, Com
     if is(0, &["next"]) && set_suffix(1) {
         return Ok(Some((Command::NextSet, "pattern:next_set")));
     }
-    if is(0, &["what's", "whats"]) && is(1, &["next"]) && (len == 2 || (len == 3 && words[2] == Tok::Question)) {
+    if is(0, &["what's", "whats"])
+        && is(1, &["next"])
+        && (len == 2 || (len == 3 && words[2] == Tok::Question))
+    {
         return Ok(Some((Command::NextSet, "pattern:whats_next")));
     }
     if len == 1 && is(0, &["rest", "resting", "ok", "okay", "ready"]) {
         return Ok(Some((Command::RestAck, "pattern:rest_ack")));
     }
-    if is(0, &["undo"]) && (len == 1 || (len == 2 && is(1, &["last", "set"])) || (len == 3 && is(1, &["last"]) && is(2, &["set"]))) {
+    if is(0, &["undo"])
+        && (len == 1
+            || (len == 2 && is(1, &["last", "set"]))
+            || (len == 3 && is(1, &["last"]) && is(2, &["set"])))
+    {
         return Ok(Some((Command::Undo, "pattern:undo")));
     }
     if is(0, &["skip"]) && set_suffix(1) {
@@ -168,8 +188,9 @@ fn match_tokens(toks: &[Tok<'_>]) -> Result<Option<(Command, &'static str)>, Com
 }
 
 /// Words a set command may contain; a message with any other word is not a command.
-const SET_VOCABULARY: [&str; 13] =
-    ["log", "rep", "reps", "at", "rir", "rpe", "kg", "kgs", "kilo", "kilos", "lb", "lbs", "pound"];
+const SET_VOCABULARY: [&str; 13] = [
+    "log", "rep", "reps", "at", "rir", "rpe", "kg", "kgs", "kilo", "kilos", "lb", "lbs", "pound",
+];
 
 fn in_set_vocabulary(t: &Tok<'_>) -> bool {
     match t {
@@ -188,7 +209,11 @@ fn match_set_values(toks: &[Tok<'_>]) -> Result<Option<(Command, &'static str)>,
     if !starts_like_set || !toks.iter().all(in_set_vocabulary) {
         return Ok(None);
     }
-    let near_miss = |msg: &str| Err(CommandError(format!("{msg}; log a set like '8 @ 100 kg', '8 @ 100 rir 2' or '8 reps'")));
+    let near_miss = |msg: &str| {
+        Err(CommandError(format!(
+            "{msg}; log a set like '8 @ 100 kg', '8 @ 100 rir 2' or '8 reps'"
+        )))
+    };
     if toks.contains(&Tok::Minus) {
         return near_miss("negative numbers are not allowed");
     }
@@ -204,7 +229,10 @@ fn match_set_values(toks: &[Tok<'_>]) -> Result<Option<(Command, &'static str)>,
     let has_weight = matches!(toks.get(i), Some(Tok::At) | Some(Tok::Word("at")));
     if !has_weight {
         let effort = parse_effort(&toks[i..])?;
-        return Ok(Some((Command::LogReps { reps, effort }, "pattern:log_reps")));
+        return Ok(Some((
+            Command::LogReps { reps, effort },
+            "pattern:log_reps",
+        )));
     }
     i += 1;
     let Some(Tok::Num(weight_text)) = toks.get(i) else {
@@ -223,7 +251,15 @@ fn match_set_values(toks: &[Tok<'_>]) -> Result<Option<(Command, &'static str)>,
         _ => None,
     };
     let effort = parse_effort(&toks[i..])?;
-    Ok(Some((Command::LogShorthand { reps, weight, unit, effort }, "pattern:log_shorthand")))
+    Ok(Some((
+        Command::LogShorthand {
+            reps,
+            weight,
+            unit,
+            effort,
+        },
+        "pattern:log_shorthand",
+    )))
 }
 
 fn parse_effort(rest: &[Tok<'_>]) -> Result<Option<Effort>, CommandError> {
@@ -231,22 +267,29 @@ fn parse_effort(rest: &[Tok<'_>]) -> Result<Option<Effort>, CommandError> {
     match rest {
         [] => Ok(None),
         [Tok::Word("rir"), Tok::Num(n)] => Ok(Some(Effort::Rir(whole_number(n, "RIR")?))),
-        [Tok::At, Tok::Num(n)] | [Tok::Word("rpe"), Tok::Num(n)] | [Tok::At, Tok::Word("rpe"), Tok::Num(n)] => {
-            Ok(Some(Effort::Rpe(decimal(n, "RPE")?)))
+        [Tok::At, Tok::Num(n)]
+        | [Tok::Word("rpe"), Tok::Num(n)]
+        | [Tok::At, Tok::Word("rpe"), Tok::Num(n)] => Ok(Some(Effort::Rpe(decimal(n, "RPE")?))),
+        [Tok::Word("rir")] | [Tok::Word("rpe")] | [Tok::At] => {
+            Err(CommandError(format!("the effort value is missing{hint}")))
         }
-        [Tok::Word("rir")] | [Tok::Word("rpe")] | [Tok::At] => Err(CommandError(format!("the effort value is missing{hint}"))),
-        _ => Err(CommandError(format!("could not read the end of this set command{hint}"))),
+        _ => Err(CommandError(format!(
+            "could not read the end of this set command{hint}"
+        ))),
     }
 }
 
 fn whole_number(text: &str, what: &str) -> Result<u32, CommandError> {
     if text.contains('.') {
-        return Err(CommandError(format!("{what} must be a whole number, got {text}")));
+        return Err(CommandError(format!(
+            "{what} must be a whole number, got {text}"
+        )));
     }
     if text.len() > MAX_DIGITS {
         return Err(CommandError(format!("{what} {text} is too large")));
     }
-    text.parse().map_err(|_| CommandError(format!("{what} '{text}' is not a number")))
+    text.parse()
+        .map_err(|_| CommandError(format!("{what} '{text}' is not a number")))
 }
 
 fn decimal(text: &str, what: &str) -> Result<f64, CommandError> {
@@ -257,7 +300,8 @@ fn decimal(text: &str, what: &str) -> Result<f64, CommandError> {
     if text.matches('.').count() > 1 || text.ends_with('.') {
         return Err(CommandError(format!("{what} '{text}' is not a number")));
     }
-    text.parse().map_err(|_| CommandError(format!("{what} '{text}' is not a number")))
+    text.parse()
+        .map_err(|_| CommandError(format!("{what} '{text}' is not a number")))
 }
 
 #[cfg(test)]
@@ -274,38 +318,97 @@ mod tests {
 
     #[test]
     fn log_set_words() {
-        for t in ["done", "DONE", " log ", "log set", "finished", "completed set", "done!", "Done."] {
+        for t in [
+            "done",
+            "DONE",
+            " log ",
+            "log set",
+            "finished",
+            "completed set",
+            "done!",
+            "Done.",
+        ] {
             assert_eq!(cmd(t), Some(Command::LogSet), "{t}");
         }
     }
 
     #[test]
     fn shorthand_forms() {
-        let sh = |reps, weight, unit, effort| Some(Command::LogShorthand { reps, weight, unit, effort });
+        let sh = |reps, weight, unit, effort| {
+            Some(Command::LogShorthand {
+                reps,
+                weight,
+                unit,
+                effort,
+            })
+        };
         assert_eq!(cmd("8@100"), sh(8, 100.0, None, None));
         assert_eq!(cmd("8 @ 100kg"), sh(8, 100.0, Some(Unit::Kg), None));
         assert_eq!(cmd("5@225lbs"), sh(5, 225.0, Some(Unit::Lb), None));
-        assert_eq!(cmd("log 8 reps at 100kg"), sh(8, 100.0, Some(Unit::Kg), None));
+        assert_eq!(
+            cmd("log 8 reps at 100kg"),
+            sh(8, 100.0, Some(Unit::Kg), None)
+        );
         assert_eq!(cmd("8 at 100"), sh(8, 100.0, None, None));
         assert_eq!(cmd("8 reps @ 100"), sh(8, 100.0, None, None));
         assert_eq!(cmd("8 @ 102.5 kg"), sh(8, 102.5, Some(Unit::Kg), None));
         assert_eq!(cmd("8@100 rir 2"), sh(8, 100.0, None, Some(Effort::Rir(2))));
-        assert_eq!(cmd("8 @ 100 @9"), sh(8, 100.0, None, Some(Effort::Rpe(9.0))));
-        assert_eq!(cmd("8@100kg@8.5"), sh(8, 100.0, Some(Unit::Kg), Some(Effort::Rpe(8.5))));
-        assert_eq!(cmd("8 @ 225 pounds rpe 9"), sh(8, 225.0, Some(Unit::Lb), Some(Effort::Rpe(9.0))));
+        assert_eq!(
+            cmd("8 @ 100 @9"),
+            sh(8, 100.0, None, Some(Effort::Rpe(9.0)))
+        );
+        assert_eq!(
+            cmd("8@100kg@8.5"),
+            sh(8, 100.0, Some(Unit::Kg), Some(Effort::Rpe(8.5)))
+        );
+        assert_eq!(
+            cmd("8 @ 225 pounds rpe 9"),
+            sh(8, 225.0, Some(Unit::Lb), Some(Effort::Rpe(9.0)))
+        );
     }
 
     #[test]
     fn rep_counts() {
-        assert_eq!(cmd("8"), Some(Command::LogReps { reps: 8, effort: None }));
-        assert_eq!(cmd("12 reps"), Some(Command::LogReps { reps: 12, effort: None }));
-        assert_eq!(cmd("0"), Some(Command::LogReps { reps: 0, effort: None }));
-        assert_eq!(cmd("10 reps rir 1"), Some(Command::LogReps { reps: 10, effort: Some(Effort::Rir(1)) }));
+        assert_eq!(
+            cmd("8"),
+            Some(Command::LogReps {
+                reps: 8,
+                effort: None
+            })
+        );
+        assert_eq!(
+            cmd("12 reps"),
+            Some(Command::LogReps {
+                reps: 12,
+                effort: None
+            })
+        );
+        assert_eq!(
+            cmd("0"),
+            Some(Command::LogReps {
+                reps: 0,
+                effort: None
+            })
+        );
+        assert_eq!(
+            cmd("10 reps rir 1"),
+            Some(Command::LogReps {
+                reps: 10,
+                effort: Some(Effort::Rir(1))
+            })
+        );
     }
 
     #[test]
     fn navigation_words() {
-        for t in ["next", "next set", "what's next?", "whats next", "what’s next", "What's Next"] {
+        for t in [
+            "next",
+            "next set",
+            "what's next?",
+            "whats next",
+            "what’s next",
+            "What's Next",
+        ] {
             assert_eq!(cmd(t), Some(Command::NextSet), "{t}");
         }
         for t in ["rest", "resting", "ok", "ready"] {
@@ -322,7 +425,10 @@ mod tests {
     fn matched_rules_name_the_pattern() {
         assert_eq!(parse("done").unwrap().unwrap().1, "pattern:log_set");
         assert_eq!(parse("8@100").unwrap().unwrap().1, "pattern:log_shorthand");
-        assert_eq!(parse("what's next").unwrap().unwrap().1, "pattern:whats_next");
+        assert_eq!(
+            parse("what's next").unwrap().unwrap().1,
+            "pattern:whats_next"
+        );
     }
 
     #[test]
@@ -339,7 +445,11 @@ mod tests {
             "8 x 100",
             "",
         ] {
-            assert!(matches!(parse(t), Ok(None) | Ok(Some((Command::RestAck, _)))), "{t} -> {:?}", parse(t));
+            assert!(
+                matches!(parse(t), Ok(None) | Ok(Some((Command::RestAck, _)))),
+                "{t} -> {:?}",
+                parse(t)
+            );
         }
         assert_eq!(cmd("okay"), Some(Command::RestAck));
     }

@@ -92,11 +92,16 @@ impl Intent {
 }
 
 /// The structured intents the app sends as JSON (smart buttons and the monitor).
-pub const FUNCTIONAL_INTENTS: [Intent; 4] =
-    [Intent::SwapExercise, Intent::AutofillSet, Intent::SuggestWeight, Intent::MonitorState];
+pub const FUNCTIONAL_INTENTS: [Intent; 4] = [
+    Intent::SwapExercise,
+    Intent::AutofillSet,
+    Intent::SuggestWeight,
+    Intent::MonitorState,
+];
 
 /// Monitor events worth analysing; any other event type is acknowledged silently.
-pub const SIGNIFICANT_EVENTS: [&str; 3] = ["SET_COMPLETED", "WORKOUT_COMPLETED", "EXERCISE_SWAPPED"];
+pub const SIGNIFICANT_EVENTS: [&str; 3] =
+    ["SET_COMPLETED", "WORKOUT_COMPLETED", "EXERCISE_SWAPPED"];
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -123,8 +128,21 @@ pub struct Route {
 }
 
 impl Route {
-    fn new(lane: Lane, intent: Option<Intent>, matched_rule: &'static str, confidence: Confidence) -> Self {
-        Route { lane, intent, matched_rule, confidence, signals: Vec::new(), command: None, near_miss: None }
+    fn new(
+        lane: Lane,
+        intent: Option<Intent>,
+        matched_rule: &'static str,
+        confidence: Confidence,
+    ) -> Self {
+        Route {
+            lane,
+            intent,
+            matched_rule,
+            confidence,
+            signals: Vec::new(),
+            command: None,
+            near_miss: None,
+        }
     }
 }
 
@@ -139,7 +157,11 @@ impl std::fmt::Display for RouteError {
         match self {
             RouteError::UnknownIntent(got) => {
                 let known: Vec<&str> = FUNCTIONAL_INTENTS.iter().map(|i| i.as_str()).collect();
-                write!(f, "unknown intent '{got}'; known intents: {}", known.join(", "))
+                write!(
+                    f,
+                    "unknown intent '{got}'; known intents: {}",
+                    known.join(", ")
+                )
             }
         }
     }
@@ -162,20 +184,42 @@ fn route_depth(message: &str, depth: u8) -> Result<Route, RouteError> {
     Ok(route_text(text))
 }
 
-fn route_object(obj: &serde_json::Map<String, serde_json::Value>, depth: u8) -> Result<Route, RouteError> {
+fn route_object(
+    obj: &serde_json::Map<String, serde_json::Value>,
+    depth: u8,
+) -> Result<Route, RouteError> {
     if let Some(intent) = obj.get("intent") {
         let name = intent.as_str().unwrap_or_default();
         return match FUNCTIONAL_INTENTS.iter().find(|i| i.as_str() == name) {
-            Some(&i) => Ok(Route::new(Lane::Functional, Some(i), "json:intent", Confidence::High)),
-            None => Err(RouteError::UnknownIntent(if name.is_empty() { intent.to_string() } else { name.to_string() })),
+            Some(&i) => Ok(Route::new(
+                Lane::Functional,
+                Some(i),
+                "json:intent",
+                Confidence::High,
+            )),
+            None => Err(RouteError::UnknownIntent(if name.is_empty() {
+                intent.to_string()
+            } else {
+                name.to_string()
+            })),
         };
     }
     if let Some(event) = obj.get("event_type") {
         let name = event.as_str().unwrap_or_default();
         return Ok(if SIGNIFICANT_EVENTS.contains(&name) {
-            Route::new(Lane::Functional, Some(Intent::MonitorState), "json:monitor_significant", Confidence::High)
+            Route::new(
+                Lane::Functional,
+                Some(Intent::MonitorState),
+                "json:monitor_significant",
+                Confidence::High,
+            )
         } else {
-            Route::new(Lane::Fast, Some(Intent::MonitorSkip), "json:monitor_skip", Confidence::High)
+            Route::new(
+                Lane::Fast,
+                Some(Intent::MonitorSkip),
+                "json:monitor_skip",
+                Confidence::High,
+            )
         });
     }
     if let Some(serde_json::Value::String(inner)) = obj.get("message")
@@ -193,7 +237,12 @@ fn route_object(obj: &serde_json::Map<String, serde_json::Value>, depth: u8) -> 
 fn route_text(text: &str) -> Route {
     let near_miss = match command::parse(text) {
         Ok(Some((cmd, rule))) => {
-            let mut r = Route::new(Lane::Fast, Some(Intent::of_command(&cmd)), rule, Confidence::High);
+            let mut r = Route::new(
+                Lane::Fast,
+                Some(Intent::of_command(&cmd)),
+                rule,
+                Confidence::High,
+            );
             r.command = Some(cmd);
             return r;
         }
@@ -205,7 +254,12 @@ fn route_text(text: &str) -> Route {
     let mut r = match SLOW_RULES.iter().find(|(_, _, re)| re.is_match(&lower)) {
         Some((intent, rule, _)) => Route::new(Lane::Slow, Some(*intent), rule, Confidence::High),
         None if signals.contains(&"is_question") || signals.contains(&"mentions_training") => {
-            Route::new(Lane::Slow, Some(Intent::CoachGeneral), "default:coach_question", Confidence::Medium)
+            Route::new(
+                Lane::Slow,
+                Some(Intent::CoachGeneral),
+                "default:coach_question",
+                Confidence::Medium,
+            )
         }
         None => Route::new(Lane::Slow, None, "default", Confidence::Low),
     };
@@ -229,32 +283,44 @@ static SLOW_RULES: LazyLock<Vec<(Intent, &'static str, Regex)>> = LazyLock::new(
         (
             Intent::EditPlan,
             "pattern:edit_plan",
-            rx(r"\b(edit|modify|update|change|adjust|tweak|swap|replace|remove|add)\b.{0,40}\b(my|the|this|current)\b.{0,20}\b(routine|program|programme|plan|template|split)\b"),
+            rx(
+                r"\b(edit|modify|update|change|adjust|tweak|swap|replace|remove|add)\b.{0,40}\b(my|the|this|current)\b.{0,20}\b(routine|program|programme|plan|template|split)\b",
+            ),
         ),
         (
             Intent::PlanRoutine,
             "pattern:plan_routine",
-            rx(r"\b(create|build|make|design|plan|write|give|want|need|new)\b.{0,40}\b(routine|program|programme|split|ppl|push[ /-]?pull[ /-]?legs?|upper[ /-]?lower|full[ -]body (plan|routine|program))\b"),
+            rx(
+                r"\b(create|build|make|design|plan|write|give|want|need|new)\b.{0,40}\b(routine|program|programme|split|ppl|push[ /-]?pull[ /-]?legs?|upper[ /-]?lower|full[ -]body (plan|routine|program))\b",
+            ),
         ),
         (
             Intent::StartWorkout,
             "pattern:start_workout",
-            rx(r"\b(start|begin|let's do|lets do)\b.{0,20}\b(workout|session|training|today's|todays|leg day|push day|pull day)\b"),
+            rx(
+                r"\b(start|begin|let's do|lets do)\b.{0,20}\b(workout|session|training|today's|todays|leg day|push day|pull day)\b",
+            ),
         ),
         (
             Intent::NextWorkout,
             "pattern:next_workout",
-            rx(r"\bnext (workout|session|training|day)\b|\bwhat('s| is| do i do| should i do)\b.{0,20}\b(today|tomorrow)\b"),
+            rx(
+                r"\bnext (workout|session|training|day)\b|\bwhat('s| is| do i do| should i do)\b.{0,20}\b(today|tomorrow)\b",
+            ),
         ),
         (
             Intent::PlanWorkout,
             "pattern:plan_workout",
-            rx(r"\b(create|build|make|design|plan|write|give|want|need)\b.{0,40}\b(workout|session)\b"),
+            rx(
+                r"\b(create|build|make|design|plan|write|give|want|need)\b.{0,40}\b(workout|session)\b",
+            ),
         ),
         (
             Intent::AnalyzeProgress,
             "pattern:analyze_progress",
-            rx(r"\bhow('s| is| are)\s+my\b|\b(am i|have i|is my|are my)\s+(progressing|improving|stall|stalled|stalling|plateau|plateaued|plateauing|getting stronger|volume|sets|frequency)\b|\b(progress|plateau|stall(ed|ing)?|e1rm|1rm|personal records?|prs?|trend)\b"),
+            rx(
+                r"\bhow('s| is| are)\s+my\b|\b(am i|have i|is my|are my)\s+(progressing|improving|stall|stalled|stalling|plateau|plateaued|plateauing|getting stronger|volume|sets|frequency)\b|\b(progress|plateau|stall(ed|ing)?|e1rm|1rm|personal records?|prs?|trend)\b",
+            ),
         ),
     ]
 });
@@ -262,20 +328,56 @@ static SLOW_RULES: LazyLock<Vec<(Intent, &'static str, Regex)>> = LazyLock::new(
 fn signals(lower: &str) -> Vec<&'static str> {
     static SIGNALS: LazyLock<Vec<(&'static str, Regex)>> = LazyLock::new(|| {
         vec![
-            ("has_first_person", rx(r"\b(my|mine|i|i'm|i've|i'll|i'd|me)\b")),
-            ("has_create_verb", rx(r"\b(create|build|make|design|plan|write)\b")),
-            ("has_edit_verb", rx(r"\b(edit|modify|change|update|adjust|swap|replace)\b")),
-            ("has_analysis_verb", rx(r"\b(analy[sz]e|review|assess|compare|evaluate)\b")),
+            (
+                "has_first_person",
+                rx(r"\b(my|mine|i|i'm|i've|i'll|i'd|me)\b"),
+            ),
+            (
+                "has_create_verb",
+                rx(r"\b(create|build|make|design|plan|write)\b"),
+            ),
+            (
+                "has_edit_verb",
+                rx(r"\b(edit|modify|change|update|adjust|swap|replace)\b"),
+            ),
+            (
+                "has_analysis_verb",
+                rx(r"\b(analy[sz]e|review|assess|compare|evaluate)\b"),
+            ),
             ("mentions_workout", rx(r"\b(workout|session|training)\b")),
-            ("mentions_routine", rx(r"\b(routine|program|programme|split|ppl)\b")),
-            ("mentions_data", rx(r"\b(progress|history|data|performance|stats)\b")),
-            ("has_metric_word", rx(r"\b(sets?|volume|frequency|1rm|e1rm|pr|personal records?)\b")),
-            ("mentions_training", rx(r"\b(lift|lifting|squat|bench|deadlift|press|curl|row|reps?|weight|kg|lbs?|muscle|gym|exercise|deload|rest day)\b")),
-            ("mentions_pain", rx(r"\b(pain|hurts?|injur(y|ed)|sore|strain(ed)?|tweak(ed)?)\b")),
-            ("is_question", rx(r"\?\s*$|^(how|what|why|when|should|can|could|is|are|do|does|will|which)\b")),
+            (
+                "mentions_routine",
+                rx(r"\b(routine|program|programme|split|ppl)\b"),
+            ),
+            (
+                "mentions_data",
+                rx(r"\b(progress|history|data|performance|stats)\b"),
+            ),
+            (
+                "has_metric_word",
+                rx(r"\b(sets?|volume|frequency|1rm|e1rm|pr|personal records?)\b"),
+            ),
+            (
+                "mentions_training",
+                rx(
+                    r"\b(lift|lifting|squat|bench|deadlift|press|curl|row|reps?|weight|kg|lbs?|muscle|gym|exercise|deload|rest day)\b",
+                ),
+            ),
+            (
+                "mentions_pain",
+                rx(r"\b(pain|hurts?|injur(y|ed)|sore|strain(ed)?|tweak(ed)?)\b"),
+            ),
+            (
+                "is_question",
+                rx(r"\?\s*$|^(how|what|why|when|should|can|could|is|are|do|does|will|which)\b"),
+            ),
         ]
     });
-    SIGNALS.iter().filter(|(_, re)| re.is_match(lower)).map(|(name, _)| *name).collect()
+    SIGNALS
+        .iter()
+        .filter(|(_, re)| re.is_match(lower))
+        .map(|(name, _)| *name)
+        .collect()
 }
 
 #[cfg(test)]
@@ -298,7 +400,11 @@ mod tests {
             ("skip", Intent::SkipSet),
         ] {
             let route = r(msg);
-            assert_eq!((route.lane, route.intent, route.confidence), (Lane::Fast, Some(intent), Confidence::High), "{msg}");
+            assert_eq!(
+                (route.lane, route.intent, route.confidence),
+                (Lane::Fast, Some(intent), Confidence::High),
+                "{msg}"
+            );
             assert!(route.command.is_some());
         }
     }
@@ -306,7 +412,10 @@ mod tests {
     #[test]
     fn json_intents_go_functional() {
         let route = r(r#"{"intent":"SWAP_EXERCISE","target":"Bench Press"}"#);
-        assert_eq!((route.lane, route.intent, route.matched_rule), (Lane::Functional, Some(Intent::SwapExercise), "json:intent"));
+        assert_eq!(
+            (route.lane, route.intent, route.matched_rule),
+            (Lane::Functional, Some(Intent::SwapExercise), "json:intent")
+        );
         let route = r(r#"{"target":"x","intent":"SUGGEST_WEIGHT"}"#);
         assert_eq!(route.intent, Some(Intent::SuggestWeight));
     }
@@ -315,7 +424,11 @@ mod tests {
     fn unknown_json_intent_is_an_error_listing_the_known_ones() {
         let e = route(r#"{"intent":"ADJUST_LOAD"}"#).unwrap_err();
         let text = e.to_string();
-        assert!(text.contains("ADJUST_LOAD") && text.contains("SWAP_EXERCISE") && text.contains("MONITOR_STATE"));
+        assert!(
+            text.contains("ADJUST_LOAD")
+                && text.contains("SWAP_EXERCISE")
+                && text.contains("MONITOR_STATE")
+        );
         assert!(route(r#"{"intent":42}"#).is_err());
     }
 
@@ -323,18 +436,27 @@ mod tests {
     fn monitor_events_are_gated() {
         for ev in SIGNIFICANT_EVENTS {
             let route = r(&format!(r#"{{"event_type":"{ev}","state_diff":{{}}}}"#));
-            assert_eq!((route.lane, route.intent), (Lane::Functional, Some(Intent::MonitorState)));
+            assert_eq!(
+                (route.lane, route.intent),
+                (Lane::Functional, Some(Intent::MonitorState))
+            );
         }
         let route = r(r#"{"event_type":"SET_COMPLETED"}"#);
         assert_eq!(route.intent, Some(Intent::MonitorState));
         let route = r(r#"{"event_type":"TIMER_TICK","workout_state":{}}"#);
-        assert_eq!((route.lane, route.intent, route.matched_rule), (Lane::Fast, Some(Intent::MonitorSkip), "json:monitor_skip"));
+        assert_eq!(
+            (route.lane, route.intent, route.matched_rule),
+            (Lane::Fast, Some(Intent::MonitorSkip), "json:monitor_skip")
+        );
     }
 
     #[test]
     fn message_only_objects_route_their_text() {
         let route = r(r#"{"message":"done"}"#);
-        assert_eq!((route.lane, route.intent), (Lane::Fast, Some(Intent::LogSet)));
+        assert_eq!(
+            (route.lane, route.intent),
+            (Lane::Fast, Some(Intent::LogSet))
+        );
         let route = r(r#"{"message":"build me a ppl routine"}"#);
         assert_eq!(route.intent, Some(Intent::PlanRoutine));
     }
@@ -362,10 +484,23 @@ mod tests {
             ("should I deload?", Intent::CoachGeneral),
         ] {
             let route = r(msg);
-            assert_eq!((route.lane, route.intent), (Lane::Slow, Some(intent)), "{msg}: {:?}", route.matched_rule);
+            assert_eq!(
+                (route.lane, route.intent),
+                (Lane::Slow, Some(intent)),
+                "{msg}: {:?}",
+                route.matched_rule
+            );
         }
         let route = r("thanks!");
-        assert_eq!((route.lane, route.intent, route.matched_rule, route.confidence), (Lane::Slow, None, "default", Confidence::Low));
+        assert_eq!(
+            (
+                route.lane,
+                route.intent,
+                route.matched_rule,
+                route.confidence
+            ),
+            (Lane::Slow, None, "default", Confidence::Low)
+        );
     }
 
     #[test]
@@ -374,7 +509,11 @@ mod tests {
         assert!(route.signals.contains(&"has_first_person"));
         assert!(route.signals.contains(&"has_metric_word"));
         assert!(route.signals.contains(&"is_question"));
-        assert!(r("my shoulder hurts when I press").signals.contains(&"mentions_pain"));
+        assert!(
+            r("my shoulder hurts when I press")
+                .signals
+                .contains(&"mentions_pain")
+        );
     }
 
     #[test]

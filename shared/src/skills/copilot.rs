@@ -36,7 +36,12 @@ pub enum CopilotError {
 /// `unit` is the unit to assume when the lifter typed none.
 pub fn validate(cmd: &Command, unit: Unit) -> Result<(), LimitError> {
     match cmd {
-        Command::LogShorthand { reps, weight, unit: typed, effort } => {
+        Command::LogShorthand {
+            reps,
+            weight,
+            unit: typed,
+            effort,
+        } => {
             limits::check_reps("reps", *reps, *reps == 0)?;
             limits::check_weight_kg("weight", typed.unwrap_or(unit).to_kg(*weight))?;
             check_effort(*effort)
@@ -80,7 +85,13 @@ fn view(w: &Workout, p: SetPosition, unit: Unit) -> SetView {
     let set = &ex.sets[p.set];
     let (reps, weight_kg, rir, rpe, failure) = match &set.actual {
         Some(a) => (Some(a.reps), a.weight_kg, a.rir, a.rpe, a.failure),
-        None => (set.target.reps, set.target.weight_kg, set.target.rir, None, false),
+        None => (
+            set.target.reps,
+            set.target.weight_kg,
+            set.target.rir,
+            None,
+            false,
+        ),
     };
     SetView {
         set_id: set.id.clone(),
@@ -126,7 +137,11 @@ fn values(v: &SetView, with_effort: bool) -> String {
 
 fn describe(v: &SetView, with_effort: bool) -> String {
     let vals = values(v, with_effort);
-    if vals.is_empty() { label(v) } else { format!("{}: {vals}", label(v)) }
+    if vals.is_empty() {
+        label(v)
+    } else {
+        format!("{}: {vals}", label(v))
+    }
 }
 
 fn next_view(w: &Workout, unit: Unit) -> Option<SetView> {
@@ -152,19 +167,27 @@ pub fn apply(
     now: DateTime<Utc>,
 ) -> Result<Outcome, CopilotError> {
     let Some(w) = workout else {
-        return Ok(Outcome { text: NO_ACTIVE_WORKOUT.into(), data: json!({ "active_workout": null }), changed: None });
+        return Ok(Outcome {
+            text: NO_ACTIVE_WORKOUT.into(),
+            data: json!({ "active_workout": null }),
+            changed: None,
+        });
     };
     if let Some(req) = requested_workout
         && req != w.id
     {
-        return Err(CopilotError::WorkoutMismatch { requested: req.to_string() });
+        return Err(CopilotError::WorkoutMismatch {
+            requested: req.to_string(),
+        });
     }
     match cmd {
         Command::NextSet => Ok(show_next(w, unit, "")),
         Command::RestAck => Ok(show_next(w, unit, "Ready. ")),
         Command::Undo => Ok(undo(w, unit, now)),
         Command::SkipSet => Ok(skip(w, unit, now)),
-        Command::LogSet | Command::LogShorthand { .. } | Command::LogReps { .. } => Ok(log(cmd, w, unit, now)),
+        Command::LogSet | Command::LogShorthand { .. } | Command::LogReps { .. } => {
+            Ok(log(cmd, w, unit, now))
+        }
     }
 }
 
@@ -183,26 +206,42 @@ fn show_next(w: &Workout, unit: Unit, lead: &str) -> Outcome {
     };
     let mut data = base_data(w, unit);
     data.insert("next".into(), json!(next));
-    Outcome { text, data: Value::Object(data), changed: None }
+    Outcome {
+        text,
+        data: Value::Object(data),
+        changed: None,
+    }
 }
 
 fn nothing_left(w: &Workout, unit: Unit) -> Outcome {
     let mut data = base_data(w, unit);
     data.insert("next".into(), Value::Null);
     Outcome {
-        text: format!("No planned sets left in {}. Finish the workout when you're ready.", w.name),
+        text: format!(
+            "No planned sets left in {}. Finish the workout when you're ready.",
+            w.name
+        ),
         data: Value::Object(data),
         changed: None,
     }
 }
 
 fn log(cmd: &Command, w: &Workout, unit: Unit, now: DateTime<Utc>) -> Outcome {
-    let Some(pos) = w.current_set() else { return nothing_left(w, unit) };
+    let Some(pos) = w.current_set() else {
+        return nothing_left(w, unit);
+    };
     let target = w.set_at(pos).target.clone();
     let (reps, weight_kg, effort) = match cmd {
-        Command::LogShorthand { reps, weight, unit: typed, effort } => {
-            (Some(*reps), Some(typed.unwrap_or(unit).to_kg(*weight)), *effort)
-        }
+        Command::LogShorthand {
+            reps,
+            weight,
+            unit: typed,
+            effort,
+        } => (
+            Some(*reps),
+            Some(typed.unwrap_or(unit).to_kg(*weight)),
+            *effort,
+        ),
         Command::LogReps { reps, effort } => (Some(*reps), target.weight_kg, *effort),
         _ => (target.reps, target.weight_kg, target.rir.map(Effort::Rir)),
     };
@@ -212,7 +251,10 @@ fn log(cmd: &Command, w: &Workout, unit: Unit, now: DateTime<Utc>) -> Outcome {
         data.insert("next".into(), json!(view(w, pos, unit)));
         let v = view(w, pos, unit);
         return Outcome {
-            text: format!("{} has no planned reps: type what you did, like '8' or '8 @ 100'.", label(&v)),
+            text: format!(
+                "{} has no planned reps: type what you did, like '8' or '8 @ 100'.",
+                label(&v)
+            ),
             data: Value::Object(data),
             changed: None,
         };
@@ -243,11 +285,17 @@ fn log(cmd: &Command, w: &Workout, unit: Unit, now: DateTime<Utc>) -> Outcome {
     let mut data = base_data(&changed, unit);
     data.insert("logged".into(), json!(logged));
     data.insert("next".into(), json!(next));
-    Outcome { text, data: Value::Object(data), changed: Some(changed) }
+    Outcome {
+        text,
+        data: Value::Object(data),
+        changed: Some(changed),
+    }
 }
 
 fn skip(w: &Workout, unit: Unit, now: DateTime<Utc>) -> Outcome {
-    let Some(pos) = w.current_set() else { return nothing_left(w, unit) };
+    let Some(pos) = w.current_set() else {
+        return nothing_left(w, unit);
+    };
     let mut changed = w.clone();
     let set = changed.set_at_mut(pos);
     set.status = SetStatus::Skipped;
@@ -260,17 +308,24 @@ fn skip(w: &Workout, unit: Unit, now: DateTime<Utc>) -> Outcome {
     let mut data = base_data(&changed, unit);
     data.insert("skipped".into(), json!(skipped));
     data.insert("next".into(), json!(next));
-    Outcome { text, data: Value::Object(data), changed: Some(changed) }
+    Outcome {
+        text,
+        data: Value::Object(data),
+        changed: Some(changed),
+    }
 }
 
 fn undo(w: &Workout, unit: Unit, now: DateTime<Utc>) -> Outcome {
     let window_start = now - Duration::minutes(UNDO_WINDOW_MINUTES);
     let last = w.changes.last().filter(|c| c.at >= window_start);
-    let Some((change, pos)) = last.and_then(|c| w.find_set(&c.set_id).map(|p| (c.clone(), p))) else {
+    let Some((change, pos)) = last.and_then(|c| w.find_set(&c.set_id).map(|p| (c.clone(), p)))
+    else {
         let mut data = base_data(w, unit);
         data.insert("undone".into(), Value::Null);
         return Outcome {
-            text: format!("Nothing to undo: no set was logged or skipped in the last {UNDO_WINDOW_MINUTES} minutes."),
+            text: format!(
+                "Nothing to undo: no set was logged or skipped in the last {UNDO_WINDOW_MINUTES} minutes."
+            ),
             data: Value::Object(data),
             changed: None,
         };
@@ -284,13 +339,26 @@ fn undo(w: &Workout, unit: Unit, now: DateTime<Utc>) -> Outcome {
     set.completed_at = None;
     let next = next_view(&changed, unit);
     let text = match change.action {
-        SetAction::Logged => format!("Undid {} ({}); it is planned again.\n{}", label(&before), values(&before, true), undo_next(&next)),
-        SetAction::Skipped => format!("Undid skipping {}; it is planned again.\n{}", label(&before), undo_next(&next)),
+        SetAction::Logged => format!(
+            "Undid {} ({}); it is planned again.\n{}",
+            label(&before),
+            values(&before, true),
+            undo_next(&next)
+        ),
+        SetAction::Skipped => format!(
+            "Undid skipping {}; it is planned again.\n{}",
+            label(&before),
+            undo_next(&next)
+        ),
     };
     let mut data = base_data(&changed, unit);
     data.insert("undone".into(), json!(before));
     data.insert("next".into(), json!(next));
-    Outcome { text, data: Value::Object(data), changed: Some(changed) }
+    Outcome {
+        text,
+        data: Value::Object(data),
+        changed: Some(changed),
+    }
 }
 
 fn undo_next(next: &Option<SetView>) -> String {
@@ -306,7 +374,11 @@ mod tests {
     use crate::domain::workout::{ExerciseInstance, SetTarget, SetType, WorkoutSet, WorkoutStatus};
 
     fn target(reps: u32, kg: f64, rir: u32) -> SetTarget {
-        SetTarget { reps: Some(reps), weight_kg: Some(kg), rir: Some(rir) }
+        SetTarget {
+            reps: Some(reps),
+            weight_kg: Some(kg),
+            rir: Some(rir),
+        }
     }
 
     fn workout() -> Workout {
@@ -334,7 +406,15 @@ mod tests {
                     instance_id: "ex2".into(),
                     exercise_id: "pull-up".into(),
                     name: "Pull-Up".into(),
-                    sets: vec![WorkoutSet::planned("p1", SetType::Working, SetTarget { reps: Some(8), weight_kg: None, rir: None })],
+                    sets: vec![WorkoutSet::planned(
+                        "p1",
+                        SetType::Working,
+                        SetTarget {
+                            reps: Some(8),
+                            weight_kg: None,
+                            rir: None,
+                        },
+                    )],
                     notes: None,
                 },
             ],
@@ -350,44 +430,111 @@ mod tests {
     #[test]
     fn done_logs_the_current_set_as_planned() {
         let out = run(Command::LogSet, &workout(), Unit::Kg);
-        assert_eq!(out.text, "Logged Bench Press set 1 of 2: 8 × 100 kg, RIR 2.\nNext: Bench Press set 2 of 2: 8 × 100 kg.");
+        assert_eq!(
+            out.text,
+            "Logged Bench Press set 1 of 2: 8 × 100 kg, RIR 2.\nNext: Bench Press set 2 of 2: 8 × 100 kg."
+        );
         let w = out.changed.unwrap();
         let set = &w.exercises[0].sets[1];
         assert_eq!(set.status, SetStatus::Done);
         assert_eq!(set.actual.as_ref().unwrap().weight_kg, Some(100.0));
-        assert_eq!(w.exercises[0].sets[0].status, SetStatus::Planned, "warm-ups are not the current set");
+        assert_eq!(
+            w.exercises[0].sets[0].status,
+            SetStatus::Planned,
+            "warm-ups are not the current set"
+        );
         assert_eq!(out.data["logged"]["set_id"], "b1");
         assert_eq!(out.data["next"]["set_id"], "b2");
     }
 
     #[test]
     fn shorthand_stores_typed_values_converted_from_pounds() {
-        let cmd = Command::LogShorthand { reps: 5, weight: 225.0, unit: Some(Unit::Lb), effort: Some(Effort::Rpe(9.0)) };
+        let cmd = Command::LogShorthand {
+            reps: 5,
+            weight: 225.0,
+            unit: Some(Unit::Lb),
+            effort: Some(Effort::Rpe(9.0)),
+        };
         let out = run(cmd, &workout(), Unit::Lb);
-        let a = out.changed.unwrap().exercises[0].sets[1].actual.clone().unwrap();
+        let a = out.changed.unwrap().exercises[0].sets[1]
+            .actual
+            .clone()
+            .unwrap();
         assert_eq!(a.reps, 5);
         assert!((a.weight_kg.unwrap() - 102.058_283_25).abs() < 1e-6);
         assert_eq!((a.rpe, a.rir), (Some(9.0), Some(1)));
-        assert!(out.text.starts_with("Logged Bench Press set 1 of 2: 5 × 225 lb, RPE 9."), "{}", out.text);
-        assert!(out.text.contains("Next: Bench Press set 2 of 2: 8 × 220.5 lb."));
+        assert!(
+            out.text
+                .starts_with("Logged Bench Press set 1 of 2: 5 × 225 lb, RPE 9."),
+            "{}",
+            out.text
+        );
+        assert!(
+            out.text
+                .contains("Next: Bench Press set 2 of 2: 8 × 220.5 lb.")
+        );
     }
 
     #[test]
     fn shorthand_without_unit_uses_the_users_unit() {
-        let cmd = Command::LogShorthand { reps: 8, weight: 100.0, unit: None, effort: None };
+        let cmd = Command::LogShorthand {
+            reps: 8,
+            weight: 100.0,
+            unit: None,
+            effort: None,
+        };
         let out = run(cmd, &workout(), Unit::Kg);
-        assert!(out.text.starts_with("Logged Bench Press set 1 of 2: 8 × 100 kg.\n"), "{}", out.text);
-        let a = out.changed.unwrap().exercises[0].sets[1].actual.clone().unwrap();
-        assert_eq!(a.rir, None, "effort the lifter did not give is not invented");
+        assert!(
+            out.text
+                .starts_with("Logged Bench Press set 1 of 2: 8 × 100 kg.\n"),
+            "{}",
+            out.text
+        );
+        let a = out.changed.unwrap().exercises[0].sets[1]
+            .actual
+            .clone()
+            .unwrap();
+        assert_eq!(
+            a.rir, None,
+            "effort the lifter did not give is not invented"
+        );
     }
 
     #[test]
     fn reps_only_keeps_the_planned_weight_and_zero_is_a_failed_set() {
-        let out = run(Command::LogReps { reps: 6, effort: None }, &workout(), Unit::Kg);
-        assert!(out.text.starts_with("Logged Bench Press set 1 of 2: 6 × 100 kg."));
-        let out = run(Command::LogReps { reps: 0, effort: None }, &workout(), Unit::Kg);
-        assert!(out.text.starts_with("Logged Bench Press set 1 of 2: 0 × 100 kg (failed)."), "{}", out.text);
-        assert!(out.changed.unwrap().exercises[0].sets[1].actual.as_ref().unwrap().failure);
+        let out = run(
+            Command::LogReps {
+                reps: 6,
+                effort: None,
+            },
+            &workout(),
+            Unit::Kg,
+        );
+        assert!(
+            out.text
+                .starts_with("Logged Bench Press set 1 of 2: 6 × 100 kg.")
+        );
+        let out = run(
+            Command::LogReps {
+                reps: 0,
+                effort: None,
+            },
+            &workout(),
+            Unit::Kg,
+        );
+        assert!(
+            out.text
+                .starts_with("Logged Bench Press set 1 of 2: 0 × 100 kg (failed)."),
+            "{}",
+            out.text
+        );
+        assert!(
+            out.changed.unwrap().exercises[0].sets[1]
+                .actual
+                .as_ref()
+                .unwrap()
+                .failure
+        );
     }
 
     #[test]
@@ -400,17 +547,26 @@ mod tests {
         assert_eq!(out.text, "Next: Pull-Up set 1 of 1: 8 reps.");
         assert!(out.changed.is_none());
         let out = run(Command::LogSet, &w, Unit::Kg);
-        assert_eq!(out.text, "Logged Pull-Up set 1 of 1: 8 reps.\nThat was the last planned set. Finish the workout when you're ready.");
+        assert_eq!(
+            out.text,
+            "Logged Pull-Up set 1 of 1: 8 reps.\nThat was the last planned set. Finish the workout when you're ready."
+        );
         let w = out.changed.unwrap();
         let out = run(Command::LogSet, &w, Unit::Kg);
         assert!(out.changed.is_none());
         assert!(out.text.starts_with("No planned sets left in Push A."));
-        assert_eq!(run(Command::RestAck, &w, Unit::Kg).text, "Ready. All planned sets are done. Finish the workout when you're ready.");
+        assert_eq!(
+            run(Command::RestAck, &w, Unit::Kg).text,
+            "Ready. All planned sets are done. Finish the workout when you're ready."
+        );
     }
 
     #[test]
     fn rest_ack_names_the_next_set() {
-        assert_eq!(run(Command::RestAck, &workout(), Unit::Kg).text, "Ready. Next: Bench Press set 1 of 2: 8 × 100 kg.");
+        assert_eq!(
+            run(Command::RestAck, &workout(), Unit::Kg).text,
+            "Ready. Next: Bench Press set 1 of 2: 8 × 100 kg."
+        );
     }
 
     #[test]
@@ -419,15 +575,32 @@ mod tests {
         let w = run(Command::SkipSet, &original, Unit::Kg).changed.unwrap();
         assert_eq!(w.exercises[0].sets[1].status, SetStatus::Skipped);
         let out = run(Command::Undo, &w, Unit::Kg);
-        assert_eq!(out.text, "Undid skipping Bench Press set 1 of 2; it is planned again.\nNext: Bench Press set 1 of 2: 8 × 100 kg.");
+        assert_eq!(
+            out.text,
+            "Undid skipping Bench Press set 1 of 2; it is planned again.\nNext: Bench Press set 1 of 2: 8 × 100 kg."
+        );
         assert_eq!(out.changed.unwrap(), original);
     }
 
     #[test]
     fn undo_reverts_the_last_logged_set_within_the_window() {
-        let w = run(Command::LogShorthand { reps: 7, weight: 95.0, unit: None, effort: None }, &workout(), Unit::Kg).changed.unwrap();
+        let w = run(
+            Command::LogShorthand {
+                reps: 7,
+                weight: 95.0,
+                unit: None,
+                effort: None,
+            },
+            &workout(),
+            Unit::Kg,
+        )
+        .changed
+        .unwrap();
         let out = run(Command::Undo, &w, Unit::Kg);
-        assert_eq!(out.text, "Undid Bench Press set 1 of 2 (7 × 95 kg); it is planned again.\nNext: Bench Press set 1 of 2: 8 × 100 kg.");
+        assert_eq!(
+            out.text,
+            "Undid Bench Press set 1 of 2 (7 × 95 kg); it is planned again.\nNext: Bench Press set 1 of 2: 8 × 100 kg."
+        );
         let reverted = out.changed.unwrap();
         assert_eq!(reverted.exercises[0].sets[1].actual, None);
         // Nothing left to undo now.
@@ -439,7 +612,10 @@ mod tests {
     #[test]
     fn undo_does_not_reach_past_fifteen_minutes() {
         let then = Utc::now() - Duration::minutes(UNDO_WINDOW_MINUTES + 1);
-        let w = apply(&Command::LogSet, Some(&workout()), Unit::Kg, None, then).unwrap().changed.unwrap();
+        let w = apply(&Command::LogSet, Some(&workout()), Unit::Kg, None, then)
+            .unwrap()
+            .changed
+            .unwrap();
         let out = apply(&Command::Undo, Some(&w), Unit::Kg, None, Utc::now()).unwrap();
         assert!(out.changed.is_none());
         assert!(out.text.starts_with("Nothing to undo"));
@@ -454,20 +630,65 @@ mod tests {
 
     #[test]
     fn a_different_workout_id_is_refused() {
-        let e = apply(&Command::LogSet, Some(&workout()), Unit::Kg, Some("other"), Utc::now()).unwrap_err();
-        assert_eq!(e, CopilotError::WorkoutMismatch { requested: "other".into() });
-        assert!(apply(&Command::LogSet, Some(&workout()), Unit::Kg, Some("w1"), Utc::now()).is_ok());
+        let e = apply(
+            &Command::LogSet,
+            Some(&workout()),
+            Unit::Kg,
+            Some("other"),
+            Utc::now(),
+        )
+        .unwrap_err();
+        assert_eq!(
+            e,
+            CopilotError::WorkoutMismatch {
+                requested: "other".into()
+            }
+        );
+        assert!(
+            apply(
+                &Command::LogSet,
+                Some(&workout()),
+                Unit::Kg,
+                Some("w1"),
+                Utc::now()
+            )
+            .is_ok()
+        );
     }
 
     #[test]
     fn validation_names_the_field() {
-        let heavy = Command::LogShorthand { reps: 8, weight: 2000.0, unit: Some(Unit::Kg), effort: None };
+        let heavy = Command::LogShorthand {
+            reps: 8,
+            weight: 2000.0,
+            unit: Some(Unit::Kg),
+            effort: None,
+        };
         assert_eq!(validate(&heavy, Unit::Kg).unwrap_err().field, "weight");
         // 2000 lb is 907 kg: allowed.
-        let lb = Command::LogShorthand { reps: 8, weight: 2000.0, unit: None, effort: None };
+        let lb = Command::LogShorthand {
+            reps: 8,
+            weight: 2000.0,
+            unit: None,
+            effort: None,
+        };
         assert!(validate(&lb, Unit::Lb).is_ok());
-        assert_eq!(validate(&Command::LogReps { reps: 501, effort: None }, Unit::Kg).unwrap_err().field, "reps");
-        let rir = Command::LogReps { reps: 5, effort: Some(Effort::Rir(7)) };
+        assert_eq!(
+            validate(
+                &Command::LogReps {
+                    reps: 501,
+                    effort: None
+                },
+                Unit::Kg
+            )
+            .unwrap_err()
+            .field,
+            "reps"
+        );
+        let rir = Command::LogReps {
+            reps: 5,
+            effort: Some(Effort::Rir(7)),
+        };
         assert_eq!(validate(&rir, Unit::Kg).unwrap_err().field, "rir");
     }
 }

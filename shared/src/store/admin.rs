@@ -27,19 +27,44 @@ impl Store {
                 .table_name(self.table())
                 .billing_mode(BillingMode::PayPerRequest)
                 .attribute_definitions(
-                    AttributeDefinition::builder().attribute_name("pk").attribute_type(ScalarAttributeType::S).build().map_err(build_err)?,
+                    AttributeDefinition::builder()
+                        .attribute_name("pk")
+                        .attribute_type(ScalarAttributeType::S)
+                        .build()
+                        .map_err(build_err)?,
                 )
                 .attribute_definitions(
-                    AttributeDefinition::builder().attribute_name("sk").attribute_type(ScalarAttributeType::S).build().map_err(build_err)?,
+                    AttributeDefinition::builder()
+                        .attribute_name("sk")
+                        .attribute_type(ScalarAttributeType::S)
+                        .build()
+                        .map_err(build_err)?,
                 )
-                .key_schema(KeySchemaElement::builder().attribute_name("pk").key_type(KeyType::Hash).build().map_err(build_err)?)
-                .key_schema(KeySchemaElement::builder().attribute_name("sk").key_type(KeyType::Range).build().map_err(build_err)?)
+                .key_schema(
+                    KeySchemaElement::builder()
+                        .attribute_name("pk")
+                        .key_type(KeyType::Hash)
+                        .build()
+                        .map_err(build_err)?,
+                )
+                .key_schema(
+                    KeySchemaElement::builder()
+                        .attribute_name("sk")
+                        .key_type(KeyType::Range)
+                        .build()
+                        .map_err(build_err)?,
+                )
                 .send()
                 .await?;
             true
         };
         for _ in 0..100 {
-            let d = self.client.describe_table().table_name(self.table()).send().await?;
+            let d = self
+                .client
+                .describe_table()
+                .table_name(self.table())
+                .send()
+                .await?;
             if d.table().and_then(|t| t.table_status()) == Some(&TableStatus::Active) {
                 break;
             }
@@ -50,7 +75,11 @@ impl Store {
                 .update_time_to_live()
                 .table_name(self.table())
                 .time_to_live_specification(
-                    TimeToLiveSpecification::builder().attribute_name("expires_at").enabled(true).build().map_err(build_err)?,
+                    TimeToLiveSpecification::builder()
+                        .attribute_name("expires_at")
+                        .enabled(true)
+                        .build()
+                        .map_err(build_err)?,
                 )
                 .send()
                 .await?;

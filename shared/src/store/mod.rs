@@ -96,7 +96,19 @@ fn s(v: impl Into<String>) -> AttributeValue {
 }
 
 fn key(user: &str, sk: impl Into<String>) -> HashMap<String, AttributeValue> {
-    HashMap::from([("pk".to_string(), s(user_pk(user))), ("sk".to_string(), s(sk))])
+    HashMap::from([
+        ("pk".to_string(), s(user_pk(user))),
+        ("sk".to_string(), s(sk)),
+    ])
+}
+
+/// `WORKOUT#<started_at>#<id>`: completed workouts sort by start time.
+fn completed_sk(w: &Workout) -> String {
+    format!(
+        "WORKOUT#{}#{}",
+        w.started_at.format("%Y-%m-%dT%H:%M:%SZ"),
+        w.id
+    )
 }
 
 fn to_doc<T: Serialize>(what: &str, value: &T) -> Result<String, StoreError> {
@@ -104,7 +116,11 @@ fn to_doc<T: Serialize>(what: &str, value: &T) -> Result<String, StoreError> {
 }
 
 fn from_item<T: DeserializeOwned>(item: &HashMap<String, AttributeValue>) -> Result<T, StoreError> {
-    let sk = item.get("sk").and_then(|v| v.as_s().ok()).cloned().unwrap_or_default();
+    let sk = item
+        .get("sk")
+        .and_then(|v| v.as_s().ok())
+        .cloned()
+        .unwrap_or_default();
     let doc = item
         .get("doc")
         .and_then(|v| v.as_s().ok())
@@ -122,7 +138,10 @@ fn string(item: &HashMap<String, AttributeValue>, name: &str) -> Option<String> 
 
 impl Store {
     pub fn new(client: Client, table: impl Into<String>) -> Self {
-        Self { client, table: table.into() }
+        Self {
+            client,
+            table: table.into(),
+        }
     }
 
     /// Builds the client from the environment (region, credentials, `AWS_ENDPOINT_URL_DYNAMODB`)
@@ -133,7 +152,10 @@ impl Store {
             .operation_attempt_timeout(Duration::from_secs(2))
             .operation_timeout(Duration::from_secs(5))
             .build();
-        let config = aws_config::defaults(aws_config::BehaviorVersion::latest()).timeout_config(timeouts).load().await;
+        let config = aws_config::defaults(aws_config::BehaviorVersion::latest())
+            .timeout_config(timeouts)
+            .load()
+            .await;
         Self::new(Client::new(&config), table)
     }
 
@@ -166,7 +188,12 @@ impl Store {
         let mut items = Vec::new();
         // BatchGetItem may return some keys as unprocessed under throttling; ask again for those.
         for attempt in 0..5 {
-            let out = self.client.batch_get_item().set_request_items(Some(pending)).send().await?;
+            let out = self
+                .client
+                .batch_get_item()
+                .set_request_items(Some(pending))
+                .send()
+                .await?;
             if let Some(mut responses) = out.responses {
                 items.extend(responses.remove(&self.table).unwrap_or_default());
             }
@@ -175,7 +202,9 @@ impl Store {
                 None => break,
             }
             if attempt == 4 {
-                return Err(StoreError::Backend("batch read left keys unprocessed".into()));
+                return Err(StoreError::Backend(
+                    "batch read left keys unprocessed".into(),
+                ));
             }
             tokio::time::sleep(Duration::from_millis(10 << attempt)).await;
         }
@@ -184,7 +213,10 @@ impl Store {
             match string(&item, "sk").as_deref() {
                 Some(SK_ACTIVE) => {
                     let version = number(&item, "version").unwrap_or(0).max(0) as u64;
-                    state.workout = Some(Versioned { value: from_item(&item)?, version });
+                    state.workout = Some(Versioned {
+                        value: from_item(&item)?,
+                        version,
+                    });
                 }
                 Some(SK_PROFILE) => state.profile = Some(from_item(&item)?),
                 Some(_) => {
@@ -218,7 +250,10 @@ impl Store {
     ) -> Result<CommitOutcome, StoreError> {
         let mut item = key(user, SK_ACTIVE);
         item.insert("doc".into(), s(to_doc("workout", workout)?));
-        item.insert("version".into(), AttributeValue::N((expected_version + 1).to_string()));
+        item.insert(
+            "version".into(),
+            AttributeValue::N((expected_version + 1).to_string()),
+        );
         item.insert("updated_at".into(), s(now.to_rfc3339()));
         let put_workout = Put::builder()
             .table_name(&self.table)
@@ -230,16 +265,27 @@ impl Store {
             .map_err(|e| StoreError::Request(e.to_string()))?;
         let mut items = Vec::with_capacity(2);
         if let Some(r) = record {
-            items.push(TransactWriteItem::builder().put(self.idempotency_put(user, r, now)?).build());
+            items.push(
+                TransactWriteItem::builder()
+                    .put(self.idempotency_put(user, r, now)?)
+                    .build(),
+            );
         }
         items.push(TransactWriteItem::builder().put(put_workout).build());
         let has_record = record.is_some();
-        match self.client.transact_write_items().set_transact_items(Some(items)).send().await {
+        match self
+            .client
+            .transact_write_items()
+            .set_transact_items(Some(items))
+            .send()
+            .await
+        {
             Ok(_) => Ok(CommitOutcome::Committed),
             Err(SdkError::ServiceError(e)) => match e.err() {
                 TransactWriteItemsError::TransactionCanceledException(tc) => {
                     let failed = |i: usize| {
-                        tc.cancellation_reasons().get(i).and_then(|r| r.code()) == Some("ConditionalCheckFailed")
+                        tc.cancellation_reasons().get(i).and_then(|r| r.code())
+                            == Some("ConditionalCheckFailed")
                     };
                     if has_record && failed(0) {
                         Ok(CommitOutcome::DuplicateRequest)
@@ -253,12 +299,20 @@ impl Store {
         }
     }
 
-    fn idempotency_put(&self, user: &str, r: &IdempotencyRecord, now: DateTime<Utc>) -> Result<Put, StoreError> {
+    fn idempotency_put(
+        &self,
+        user: &str,
+        r: &IdempotencyRecord,
+        now: DateTime<Utc>,
+    ) -> Result<Put, StoreError> {
         let mut item = key(user, format!("IDEM#{}", r.corr));
         item.insert("fingerprint".into(), s(&r.fingerprint));
         item.insert("status".into(), AttributeValue::N(r.status.to_string()));
         item.insert("body".into(), s(&r.body));
-        item.insert("expires_at".into(), AttributeValue::N(r.expires_at.to_string()));
+        item.insert(
+            "expires_at".into(),
+            AttributeValue::N(r.expires_at.to_string()),
+        );
         // An expired record that TTL has not deleted yet may be overwritten.
         Put::builder()
             .table_name(&self.table)
@@ -269,12 +323,25 @@ impl Store {
             .map_err(|e| StoreError::Request(e.to_string()))
     }
 
-    pub async fn get_active_workout(&self, user: &str) -> Result<Option<Versioned<Workout>>, StoreError> {
-        let out = self.client.get_item().table_name(&self.table).set_key(Some(key(user, SK_ACTIVE))).consistent_read(true).send().await?;
+    pub async fn get_active_workout(
+        &self,
+        user: &str,
+    ) -> Result<Option<Versioned<Workout>>, StoreError> {
+        let out = self
+            .client
+            .get_item()
+            .table_name(&self.table)
+            .set_key(Some(key(user, SK_ACTIVE)))
+            .consistent_read(true)
+            .send()
+            .await?;
         match out.item {
             Some(item) => {
                 let version = number(&item, "version").unwrap_or(0).max(0) as u64;
-                Ok(Some(Versioned { value: from_item(&item)?, version }))
+                Ok(Some(Versioned {
+                    value: from_item(&item)?,
+                    version,
+                }))
             }
             None => Ok(None),
         }
@@ -282,7 +349,11 @@ impl Store {
 
     /// Makes `workout` the active workout whatever was there (demo seeding and tests), keeping
     /// the version counter moving forward so that in-flight commands on the old one conflict.
-    pub async fn replace_active_workout(&self, user: &str, workout: &Workout) -> Result<(), StoreError> {
+    pub async fn replace_active_workout(
+        &self,
+        user: &str,
+        workout: &Workout,
+    ) -> Result<(), StoreError> {
         self.client
             .update_item()
             .table_name(&self.table)
@@ -298,31 +369,56 @@ impl Store {
     }
 
     pub async fn delete_active_workout(&self, user: &str) -> Result<(), StoreError> {
-        self.client.delete_item().table_name(&self.table).set_key(Some(key(user, SK_ACTIVE))).send().await?;
+        self.client
+            .delete_item()
+            .table_name(&self.table)
+            .set_key(Some(key(user, SK_ACTIVE)))
+            .send()
+            .await?;
         Ok(())
     }
 
     pub async fn put_profile(&self, user: &str, profile: &Profile) -> Result<(), StoreError> {
-        self.put_doc(user, SK_PROFILE.to_string(), &to_doc("profile", profile)?).await
+        self.put_doc(user, SK_PROFILE.to_string(), &to_doc("profile", profile)?)
+            .await
     }
 
-    pub async fn put_completed_workout(&self, user: &str, workout: &Workout) -> Result<(), StoreError> {
-        let sk = format!("WORKOUT#{}#{}", workout.started_at.format("%Y-%m-%dT%H:%M:%SZ"), workout.id);
-        self.put_doc(user, sk, &to_doc("workout", workout)?).await
+    pub async fn put_completed_workout(
+        &self,
+        user: &str,
+        workout: &Workout,
+    ) -> Result<(), StoreError> {
+        self.put_doc(user, completed_sk(workout), &to_doc("workout", workout)?)
+            .await
     }
 
     pub async fn put_template(&self, user: &str, template: &Template) -> Result<(), StoreError> {
-        self.put_doc(user, format!("TEMPLATE#{}", template.id), &to_doc("template", template)?).await
+        self.put_doc(
+            user,
+            format!("TEMPLATE#{}", template.id),
+            &to_doc("template", template)?,
+        )
+        .await
     }
 
     pub async fn put_routine(&self, user: &str, routine: &Routine) -> Result<(), StoreError> {
-        self.put_doc(user, format!("ROUTINE#{}", routine.id), &to_doc("routine", routine)?).await
+        self.put_doc(
+            user,
+            format!("ROUTINE#{}", routine.id),
+            &to_doc("routine", routine)?,
+        )
+        .await
     }
 
     async fn put_doc(&self, user: &str, sk: String, doc: &str) -> Result<(), StoreError> {
         let mut item = key(user, sk);
         item.insert("doc".into(), s(doc));
-        self.client.put_item().table_name(&self.table).set_item(Some(item)).send().await?;
+        self.client
+            .put_item()
+            .table_name(&self.table)
+            .set_item(Some(item))
+            .send()
+            .await?;
         Ok(())
     }
 
@@ -352,6 +448,20 @@ impl Store {
             }
         }
         Ok(out)
+    }
+
+    /// Deletes every completed workout of a user (the demo loader uses this before reloading).
+    pub async fn delete_completed_workouts(&self, user: &str) -> Result<usize, StoreError> {
+        let workouts = self.completed_workouts(user).await?;
+        for w in &workouts {
+            self.client
+                .delete_item()
+                .table_name(&self.table)
+                .set_key(Some(key(user, completed_sk(w))))
+                .send()
+                .await?;
+        }
+        Ok(workouts.len())
     }
 
     /// How many items a user has under a sort-key prefix (tests and the demo loader use this to

@@ -1,1 +1,84 @@
-fn main(){}
+//! Local stack helpers.
+//!
+//! - `devstack setup`: create the table (if missing) and (re)load the demo user, using
+//!   `TABLE_NAME` and `AWS_ENDPOINT_URL_DYNAMODB` like the functions do.
+//! - `devstack coldstart --runs N BIN...`: median cold start of each function binary against the
+//!   first binary given (the baseline), measured with a local Runtime API.
+
+mod coldstart;
+mod demo;
+
+use std::path::PathBuf;
+
+fn usage() -> String {
+    "usage: devstack setup | devstack coldstart [--runs N] BASELINE_BIN BIN...".into()
+}
+
+#[tokio::main]
+async fn main() {
+    if let Err(e) = run().await {
+        eprintln!("devstack: {e}");
+        std::process::exit(1);
+    }
+}
+
+async fn run() -> Result<(), String> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match args.first().map(String::as_str) {
+        Some("setup") => {
+            let table =
+                std::env::var("TABLE_NAME").map_err(|_| "TABLE_NAME is not set".to_string())?;
+            let store = coach::store::Store::from_env(table.clone()).await;
+            let created = store.ensure_table().await.map_err(|e| e.to_string())?;
+            let n = demo::load(&store, chrono::Utc::now())
+                .await
+                .map_err(|e| e.to_string())?;
+            println!(
+                "table {table}: {}; demo user '{}': profile, 3 templates, routine, {n} past workouts, active workout reset",
+                if created { "created" } else { "exists" },
+                demo::DEMO_USER
+            );
+            Ok(())
+        }
+        Some("coldstart") => {
+            let mut runs = 20;
+            let mut bins = Vec::new();
+            let mut it = args[1..].iter();
+            while let Some(a) = it.next() {
+                if a == "--runs" {
+                    runs = it.next().and_then(|n| n.parse().ok()).ok_or_else(usage)?;
+                } else {
+                    bins.push(PathBuf::from(a));
+                }
+            }
+            if bins.len() < 2 {
+                return Err(usage());
+            }
+            let env = [
+                ("TABLE_NAME", "Coach"),
+                ("AWS_REGION", "us-east-1"),
+                ("AWS_ACCESS_KEY_ID", "coldstart"),
+                ("AWS_SECRET_ACCESS_KEY", "coldstart"),
+            ];
+            let mut baseline = None;
+            println!(
+                "| binary | size (bytes) | median cold start (ms, {runs} runs) | vs baseline |"
+            );
+            println!("|---|---|---|---|");
+            for bin in &bins {
+                let mut times = coldstart::measure(bin, runs, &env).await?;
+                let med = coldstart::median(&mut times);
+                let base = *baseline.get_or_insert(med);
+                let size = std::fs::metadata(bin).map(|m| m.len()).unwrap_or(0);
+                println!(
+                    "| {} | {size} | {:.2} | {:.2}× |",
+                    bin.display(),
+                    med.as_secs_f64() * 1e3,
+                    med.as_secs_f64() / base.as_secs_f64()
+                );
+            }
+            Ok(())
+        }
+        _ => Err(usage()),
+    }
+}

@@ -1,0 +1,290 @@
+//! HTTP edges shared by the API lanes: reading the message from a request, identity from the
+//! authorizer, and the error envelope `{"error":{"code","message"}}` (never an internal detail).
+
+use lambda_http::http::{HeaderValue, StatusCode, header};
+use lambda_http::request::RequestContext;
+use lambda_http::{Body, Request, RequestExt, Response};
+use serde_json::{Value, json};
+
+use crate::domain::limits::{LimitError, MAX_BODY_BYTES, MAX_MESSAGE_CHARS};
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct ApiError {
+    pub status: u16,
+    pub code: &'static str,
+    pub message: String,
+    /// The request field a validation error is about.
+    pub field: Option<&'static str>,
+    /// For 422 `NOT_A_COMMAND`: the lane the app should use instead.
+    pub lane: Option<&'static str>,
+}
+
+impl ApiError {
+    pub fn new(status: u16, code: &'static str, message: impl Into<String>) -> Self {
+        Self {
+            status,
+            code,
+            message: message.into(),
+            field: None,
+            lane: None,
+        }
+    }
+
+    pub fn field(mut self, field: &'static str) -> Self {
+        self.field = Some(field);
+        self
+    }
+
+    pub fn body(&self) -> Value {
+        let mut error = json!({ "code": self.code, "message": self.message });
+        if let Some(f) = self.field {
+            error["field"] = json!(f);
+        }
+        let mut body = json!({ "error": error });
+        if let Some(lane) = self.lane {
+            body["lane"] = json!(lane);
+        }
+        body
+    }
+
+    pub fn to_response(&self) -> Response<Body> {
+        json_response(self.status, &self.body().to_string())
+    }
+
+    pub fn internal() -> Self {
+        Self::new(
+            500,
+            "INTERNAL",
+            "something went wrong on our side; the request was not applied, please retry",
+        )
+    }
+
+    pub fn store_unavailable() -> Self {
+        Self::new(
+            503,
+            "STORE_UNAVAILABLE",
+            "the training store is not reachable right now; nothing was changed, please retry",
+        )
+    }
+
+    pub fn not_implemented(what: &str) -> Self {
+        Self::new(
+            501,
+            "NOT_IMPLEMENTED",
+            format!("{what} is not implemented yet"),
+        )
+    }
+}
+
+impl From<LimitError> for ApiError {
+    fn from(e: LimitError) -> Self {
+        ApiError::new(400, "VALIDATION_ERROR", e.to_string()).field(e.field)
+    }
+}
+
+/// A JSON response with the content type set (so lambda_http does not base64 it).
+pub fn json_response(status: u16, body: &str) -> Response<Body> {
+    let mut resp = Response::new(Body::Text(body.to_string()));
+    *resp.status_mut() = StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    resp.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    resp
+}
+
+/// The route path as the event carried it, without a trailing slash.
+pub fn path(req: &Request) -> String {
+    let raw = req.raw_http_path();
+    let p = raw.trim_end_matches('/');
+    if p.is_empty() {
+        "/".to_string()
+    } else {
+        p.to_string()
+    }
+}
+
+/// The authorizer's `sub` claim: REST v1 events carry `authorizer.claims.sub` (Cognito user pool
+/// authorizer); v2 events (HTTP APIs, function URLs behind a JWT authorizer) carry
+/// `authorizer.jwt.claims.sub`.
+pub fn claims_sub(req: &Request) -> Option<String> {
+    match req.request_context_ref()? {
+        RequestContext::ApiGatewayV1(ctx) => ctx
+            .authorizer
+            .fields
+            .get("claims")?
+            .get("sub")?
+            .as_str()
+            .map(str::to_string),
+        RequestContext::ApiGatewayV2(ctx) => ctx
+            .authorizer
+            .as_ref()?
+            .jwt
+            .as_ref()?
+            .claims
+            .get("sub")
+            .cloned(),
+        _ => None,
+    }
+}
+
+pub fn header_str<'a>(req: &'a Request, name: &str) -> Option<&'a str> {
+    req.headers().get(name)?.to_str().ok()
+}
+
+/// Reads the message: `{"message": "..."}` as JSON, or the whole body as `text/plain`.
+/// Enforces the body (64 KiB) and message (10,000 characters) limits.
+pub fn extract_message(req: &Request) -> Result<String, ApiError> {
+    let bytes: &[u8] = match req.body() {
+        Body::Empty => &[],
+        Body::Text(t) => t.as_bytes(),
+        Body::Binary(b) => b,
+        _ => &[],
+    };
+    if bytes.len() > MAX_BODY_BYTES {
+        return Err(ApiError::new(
+            413,
+            "PAYLOAD_TOO_LARGE",
+            format!(
+                "the request body is {} bytes; the limit is {MAX_BODY_BYTES}",
+                bytes.len()
+            ),
+        ));
+    }
+    let content_type = header_str(req, "content-type")
+        .unwrap_or("")
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase();
+    let Ok(text) = std::str::from_utf8(bytes) else {
+        return Err(ApiError::new(
+            400,
+            "INVALID_BODY",
+            "the request body is not UTF-8 text",
+        ));
+    };
+    let looks_json = content_type.is_empty() && text.trim_start().starts_with(['{', '[']);
+    let message =
+        if content_type == "application/json" || content_type.ends_with("+json") || looks_json {
+            let value: Value = serde_json::from_str(text).map_err(|e| {
+                ApiError::new(
+                    400,
+                    "INVALID_JSON",
+                    format!("the request body is not valid JSON: {e}"),
+                )
+            })?;
+            let Value::Object(mut obj) = value else {
+                return Err(ApiError::new(
+                    400,
+                    "INVALID_BODY",
+                    "the request body must be a JSON object like {\"message\": \"done\"}",
+                ));
+            };
+            match obj.remove("message") {
+                Some(Value::String(m)) => m,
+                Some(_) => {
+                    return Err(
+                        ApiError::new(400, "INVALID_BODY", "'message' must be a string")
+                            .field("message"),
+                    );
+                }
+                None => {
+                    return Err(ApiError::new(
+                        400,
+                        "INVALID_BODY",
+                        "the JSON body needs a 'message' string",
+                    )
+                    .field("message"));
+                }
+            }
+        } else if content_type.is_empty() || content_type.starts_with("text/") {
+            text.to_string()
+        } else {
+            return Err(ApiError::new(
+                415,
+                "UNSUPPORTED_MEDIA_TYPE",
+                format!("send application/json or text/plain, not {content_type}"),
+            ));
+        };
+    let chars = message.chars().count();
+    if chars > MAX_MESSAGE_CHARS {
+        return Err(ApiError::new(
+            413,
+            "MESSAGE_TOO_LONG",
+            format!("the message is {chars} characters; the limit is {MAX_MESSAGE_CHARS}"),
+        )
+        .field("message"));
+    }
+    Ok(message)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use lambda_http::http;
+
+    fn req(content_type: Option<&str>, body: &str) -> Request {
+        let mut b = http::Request::builder().method("POST").uri("/v1/copilot");
+        if let Some(ct) = content_type {
+            b = b.header("content-type", ct);
+        }
+        b.body(Body::Text(body.to_string())).unwrap()
+    }
+
+    #[test]
+    fn reads_json_and_text_bodies() {
+        assert_eq!(
+            extract_message(&req(Some("application/json"), r#"{"message":"done"}"#)).unwrap(),
+            "done"
+        );
+        assert_eq!(
+            extract_message(&req(Some("text/plain; charset=utf-8"), "8 @ 100")).unwrap(),
+            "8 @ 100"
+        );
+        assert_eq!(
+            extract_message(&req(None, r#"{"message":"next"}"#)).unwrap(),
+            "next"
+        );
+        assert_eq!(extract_message(&req(None, "next")).unwrap(), "next");
+    }
+
+    #[test]
+    fn rejects_bad_bodies_with_clear_codes() {
+        let code = |ct, body: &str| extract_message(&req(ct, body)).unwrap_err();
+        assert_eq!(code(Some("application/json"), "[1,2]").code, "INVALID_BODY");
+        assert_eq!(
+            code(Some("application/json"), "\"done\"").code,
+            "INVALID_BODY"
+        );
+        assert_eq!(code(Some("application/json"), "{").code, "INVALID_JSON");
+        assert_eq!(
+            code(Some("application/json"), r#"{"message":5}"#).field,
+            Some("message")
+        );
+        assert_eq!(code(Some("application/xml"), "<m/>").status, 415);
+        let long = "a".repeat(10_001);
+        let e = code(Some("text/plain"), &long);
+        assert_eq!((e.status, e.code), (413, "MESSAGE_TOO_LONG"));
+        assert!(extract_message(&req(Some("text/plain"), &"a".repeat(10_000))).is_ok());
+        let big = format!(r#"{{"message":"x","pad":"{}"}}"#, "p".repeat(65 * 1024));
+        assert_eq!(code(Some("application/json"), &big).status, 413);
+    }
+
+    #[test]
+    fn error_body_names_field_and_lane() {
+        let mut e = ApiError::new(422, "NOT_A_COMMAND", "not a command");
+        e.lane = Some("slow");
+        assert_eq!(
+            e.body(),
+            json!({"error":{"code":"NOT_A_COMMAND","message":"not a command"},"lane":"slow"})
+        );
+        let e: ApiError = LimitError {
+            field: "weight",
+            message: "too heavy".into(),
+        }
+        .into();
+        assert_eq!(e.body()["error"]["field"], "weight");
+    }
+}

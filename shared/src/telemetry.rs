@@ -1,0 +1,73 @@
+//! One structured JSON log line per request: lane, intent, matched rule, corr, status, outcome,
+//! handler and store time, and Lambda's request id. No message text and no user data.
+
+use serde::Serialize;
+
+#[derive(Debug, Default, Serialize)]
+pub struct RequestLog {
+    pub level: &'static str,
+    pub event: &'static str,
+    pub lane: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub request_id: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub intent: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub matched_rule: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub corr: Option<String>,
+    pub status: u16,
+    /// `ok`, `replayed`, `no_change`, or the error code.
+    pub outcome: &'static str,
+    pub latency_us: u64,
+    /// Time spent waiting on the store; `latency_us - store_us` is the handler's own time.
+    pub store_us: u64,
+    pub store_calls: u32,
+}
+
+impl RequestLog {
+    pub fn new(lane: &'static str, request_id: Option<String>) -> Self {
+        Self {
+            level: "INFO",
+            event: "request",
+            lane,
+            request_id,
+            outcome: "ok",
+            ..Self::default()
+        }
+    }
+
+    pub fn to_line(&self) -> String {
+        serde_json::to_string(self)
+            .unwrap_or_else(|_| String::from("{\"event\":\"request\",\"log_error\":true}"))
+    }
+
+    /// Writes the line to stdout, which Lambda ships to CloudWatch as one record.
+    pub fn emit(&self) {
+        println!("{}", self.to_line());
+    }
+}
+
+/// Sets up `tracing` for warnings and errors (JSON when `AWS_LAMBDA_LOG_FORMAT=JSON`).
+pub fn init() {
+    lambda_http::tracing::init_default_subscriber();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn log_line_is_json_without_message_text() {
+        let mut log = RequestLog::new("fast", Some("req-1".into()));
+        log.intent = Some("LOG_SET");
+        log.matched_rule = Some("pattern:log_set");
+        log.corr = Some("r1".into());
+        log.status = 200;
+        let v: serde_json::Value = serde_json::from_str(&log.to_line()).unwrap();
+        assert_eq!(v["lane"], "fast");
+        assert_eq!(v["request_id"], "req-1");
+        assert_eq!(v["intent"], "LOG_SET");
+        assert!(v.get("message").is_none() && v.get("user_id").is_none());
+    }
+}
