@@ -1,1 +1,243 @@
-pub fn x() {}
+//! Test support: processes the tests start on 127.0.0.1 (dynoxide, cargo lambda watch) and stop
+//! again when dropped, plus fixtures built with the shared crate's own types.
+
+use std::net::{TcpListener, TcpStream};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use chrono::Utc;
+use coach::domain::workout::{
+    ExerciseInstance, SetTarget, SetType, Workout, WorkoutSet, WorkoutStatus,
+};
+use coach::store::Store;
+
+pub const TABLE: &str = "CoachTest";
+
+pub fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("a free loopback port")
+}
+
+fn wait_for_port(port: u16, timeout: Duration) -> bool {
+    let start = Instant::now();
+    while start.elapsed() < timeout {
+        if TcpStream::connect(("127.0.0.1", port)).is_ok() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    false
+}
+
+pub fn workspace_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// A child process in its own process group, stopped (with its children) on drop.
+pub struct Proc(Child);
+
+impl Proc {
+    fn spawn(cmd: &mut Command) -> Proc {
+        use std::os::unix::process::CommandExt;
+        let child = cmd
+            .process_group(0)
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot start {cmd:?}: {e}"));
+        Proc(child)
+    }
+}
+
+impl Drop for Proc {
+    fn drop(&mut self) {
+        let group = format!("-{}", self.0.id());
+        let _ = Command::new("kill").args(["-TERM", "--", &group]).status();
+        let deadline = Instant::now() + Duration::from_secs(3);
+        while Instant::now() < deadline {
+            if matches!(self.0.try_wait(), Ok(Some(_))) {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let _ = Command::new("kill").args(["-KILL", "--", &group]).status();
+        let _ = self.0.wait();
+    }
+}
+
+/// An in-memory dynoxide on a free loopback port.
+pub struct Dynoxide {
+    pub endpoint: String,
+    _proc: Proc,
+}
+
+impl Dynoxide {
+    pub fn start() -> Dynoxide {
+        let port = free_port();
+        let bin = std::env::var("DYNOXIDE_BIN").unwrap_or_else(|_| "dynoxide".into());
+        let proc = Proc::spawn(
+            Command::new(bin)
+                .args([
+                    "--host",
+                    "127.0.0.1",
+                    "--port",
+                    &port.to_string(),
+                    "--log",
+                    "quiet",
+                ])
+                .stdout(Stdio::null())
+                .stderr(Stdio::null()),
+        );
+        assert!(
+            wait_for_port(port, Duration::from_secs(10)),
+            "dynoxide did not start on port {port}"
+        );
+        Dynoxide {
+            endpoint: format!("http://127.0.0.1:{port}"),
+            _proc: proc,
+        }
+    }
+
+    /// A store client for this dynoxide, with the table created.
+    pub async fn store(&self) -> Store {
+        let config = aws_config_for(&self.endpoint).await;
+        let store = Store::new(aws_sdk_dynamodb::Client::new(&config), TABLE);
+        store.ensure_table().await.expect("table created");
+        store
+    }
+}
+
+async fn aws_config_for(endpoint: &str) -> aws_config::SdkConfig {
+    aws_config::defaults(aws_config::BehaviorVersion::latest())
+        .endpoint_url(endpoint)
+        .region(aws_config::Region::new("us-east-1"))
+        .credentials_provider(aws_sdk_dynamodb::config::Credentials::new(
+            "test", "test", None, None, "tests",
+        ))
+        .load()
+        .await
+}
+
+/// `cargo lambda watch` serving the workspace's binaries against a dynoxide, with AUTH_MODE=dev.
+pub struct Stack {
+    pub base: String,
+    pub port: u16,
+    pub store: Store,
+    _watch: Proc,
+    pub dynoxide: Dynoxide,
+}
+
+impl Stack {
+    pub async fn start() -> Stack {
+        let dynoxide = Dynoxide::start();
+        let store = dynoxide.store().await;
+        let port = free_port();
+        let env = format!(
+            "AUTH_MODE=dev,TABLE_NAME={TABLE},AWS_ENDPOINT_URL_DYNAMODB={},AWS_REGION=us-east-1,AWS_ACCESS_KEY_ID=test,AWS_SECRET_ACCESS_KEY=test,RUST_LOG=warn",
+            dynoxide.endpoint
+        );
+        let watch = Proc::spawn(
+            Command::new("cargo")
+                .args([
+                    "lambda",
+                    "watch",
+                    "--ignore-changes",
+                    "-A",
+                    "127.0.0.1",
+                    "-P",
+                    &port.to_string(),
+                    "--env-var",
+                    &env,
+                ])
+                .current_dir(workspace_root())
+                .stdout(Stdio::null())
+                .stderr(Stdio::null()),
+        );
+        assert!(
+            wait_for_port(port, Duration::from_secs(60)),
+            "cargo lambda watch did not start on port {port}"
+        );
+        Stack {
+            base: format!("http://127.0.0.1:{port}/lambda-url"),
+            port,
+            store,
+            _watch: watch,
+            dynoxide,
+        }
+    }
+}
+
+/// A user id no other test uses.
+pub fn unique_user(name: &str) -> String {
+    format!(
+        "t-{name}-{}",
+        Utc::now().timestamp_nanos_opt().unwrap_or_default()
+    )
+}
+
+fn planned(
+    id: &str,
+    set_type: SetType,
+    reps: u32,
+    kg: Option<f64>,
+    rir: Option<u32>,
+) -> WorkoutSet {
+    WorkoutSet::planned(
+        id,
+        set_type,
+        SetTarget {
+            reps: Some(reps),
+            weight_kg: kg,
+            rir,
+        },
+    )
+}
+
+/// Bench press (a warm-up and `bench_sets` working sets at 100 kg x 8, RIR 2), then pull-ups (2 x 8).
+pub fn sample_workout(id: &str, bench_sets: usize) -> Workout {
+    let mut bench = vec![planned(
+        "bench-wu",
+        SetType::Warmup,
+        10,
+        Some(50.0),
+        Some(5),
+    )];
+    bench.extend((1..=bench_sets).map(|n| {
+        planned(
+            &format!("bench-{n}"),
+            SetType::Working,
+            8,
+            Some(100.0),
+            Some(2),
+        )
+    }));
+    Workout {
+        id: id.into(),
+        name: "Push".into(),
+        status: WorkoutStatus::Active,
+        started_at: Utc::now(),
+        completed_at: None,
+        template_id: None,
+        routine_id: None,
+        exercises: vec![
+            ExerciseInstance {
+                instance_id: "ex-bench".into(),
+                exercise_id: "barbell-bench-press".into(),
+                name: "Bench Press".into(),
+                sets: bench,
+                notes: None,
+            },
+            ExerciseInstance {
+                instance_id: "ex-pullup".into(),
+                exercise_id: "pull-up".into(),
+                name: "Pull-Up".into(),
+                sets: (1..=2)
+                    .map(|n| planned(&format!("pull-{n}"), SetType::Working, 8, None, None))
+                    .collect(),
+                notes: None,
+            },
+        ],
+        changes: Vec::new(),
+    }
+}

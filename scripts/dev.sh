@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# The local stack in the foreground: dynoxide (data in .data/), the table, the demo user, and
+# cargo lambda watch serving every binary with AUTH_MODE=dev. Ctrl-C or SIGTERM stops it all.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/tools.sh
+
+DB_PORT="${DB_PORT:-8000}"
+PORT="${PORT:-9000}"
+export TABLE_NAME="${TABLE_NAME:-Coach}"
+export AWS_ENDPOINT_URL_DYNAMODB="http://127.0.0.1:$DB_PORT"
+mkdir -p .data
+
+pids=()
+stop() {
+  trap - INT TERM EXIT
+  echo; echo "stopping local stack"
+  for pid in "${pids[@]}"; do kill -TERM -- "-$pid" 2>/dev/null || kill -TERM "$pid" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+}
+trap stop INT TERM EXIT
+
+cargo build --workspace --quiet
+setsid dynoxide --host 127.0.0.1 --port "$DB_PORT" --db-path .data/coach.db --log quiet &
+pids+=($!)
+for _ in $(seq 50); do (echo > "/dev/tcp/127.0.0.1/$DB_PORT") 2>/dev/null && break; sleep 0.1; done
+./target/debug/devstack setup
+
+setsid cargo lambda watch -A 127.0.0.1 -P "$PORT" --ignore-changes \
+  --env-var "AUTH_MODE=dev,TABLE_NAME=$TABLE_NAME,AWS_ENDPOINT_URL_DYNAMODB=$AWS_ENDPOINT_URL_DYNAMODB,AWS_REGION=$AWS_REGION,AWS_ACCESS_KEY_ID=$AWS_ACCESS_KEY_ID,AWS_SECRET_ACCESS_KEY=$AWS_SECRET_ACCESS_KEY" &
+pids+=($!)
+for _ in $(seq 100); do (echo > "/dev/tcp/127.0.0.1/$PORT") 2>/dev/null && break; sleep 0.1; done
+
+base="http://127.0.0.1:$PORT/lambda-url/fast/v1/copilot"
+cat <<MSG
+
+Local stack is up (Ctrl-C stops it). Log the demo user's Push workout:
+
+  curl -s $base -H 'content-type: application/json' -H 'x-user-id: demo' -d '{"message":"done"}'
+  curl -s $base -H 'content-type: application/json' -H 'x-user-id: demo' -d '{"message":"8 @ 97.5 kg rir 2"}'
+  curl -s $base -H 'content-type: text/plain' -H 'x-user-id: demo' --data 'next'
+  curl -s $base -H 'content-type: text/plain' -H 'x-user-id: demo' --data 'undo'
+  curl -s $base -H 'content-type: application/json' -d '{"message":"(context: user_id=demo corr=req-1 tz=Europe/Stockholm) skip"}'
+
+MSG
+wait

@@ -1,0 +1,28 @@
+# Sourced by the dev and test scripts: installs what is missing and puts it on PATH.
+# cargo-lambda (PyPI, brings zig), dynoxide (crates.io), cfn-lint 1.53.3 (PyPI; later releases
+# stop checking SAM resources).
+set -euo pipefail
+
+PY_SCRIPTS="$(python3 -c 'import sysconfig; print(sysconfig.get_path("scripts"))')"
+export PATH="$HOME/.cargo/bin:$PY_SCRIPTS:$PATH"
+
+DYNOXIDE_VERSION=3.2.0
+CFN_LINT_VERSION=1.53.3
+
+if ! command -v cargo-lambda >/dev/null 2>&1; then
+  echo "installing cargo-lambda (pip)"
+  python3 -m pip install --quiet --disable-pip-version-check cargo-lambda
+fi
+if ! command -v dynoxide >/dev/null 2>&1; then
+  echo "installing dynoxide-rs $DYNOXIDE_VERSION (cargo install, about 2-3 minutes)"
+  cargo install --quiet --locked "dynoxide-rs@$DYNOXIDE_VERSION" --no-default-features --features native-sqlite,http-server,cli
+fi
+if [ "${NEED_CFN_LINT:-0}" = 1 ] && [ "$(cfn-lint --version 2>/dev/null | awk '{print $2}')" != "$CFN_LINT_VERSION" ]; then
+  echo "installing cfn-lint $CFN_LINT_VERSION (pip)"
+  python3 -m pip install --quiet --disable-pip-version-check "cfn-lint==$CFN_LINT_VERSION"
+fi
+
+# Dummy credentials and a region: the SDK needs them, dynoxide ignores them.
+export AWS_REGION="${AWS_REGION:-us-east-1}"
+export AWS_ACCESS_KEY_ID="${AWS_ACCESS_KEY_ID:-local}"
+export AWS_SECRET_ACCESS_KEY="${AWS_SECRET_ACCESS_KEY:-local}"

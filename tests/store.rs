@@ -1,0 +1,229 @@
+//! Store tests on a dynoxide started for each test on a free loopback port.
+
+use blackbox::{Dynoxide, sample_workout, unique_user};
+use chrono::Utc;
+use coach::domain::profile::Profile;
+use coach::domain::units::Unit;
+use coach::domain::workout::SetStatus;
+use coach::store::{CommitOutcome, IdempotencyRecord};
+
+fn record(corr: &str, fingerprint: &str, expires_at: i64) -> IdempotencyRecord {
+    IdempotencyRecord {
+        corr: corr.into(),
+        fingerprint: fingerprint.into(),
+        status: 200,
+        body: "{\"ok\":1}".into(),
+        expires_at,
+    }
+}
+
+#[tokio::test]
+async fn copilot_state_reads_workout_profile_and_replay_in_one_batch() {
+    let db = Dynoxide::start();
+    let store = db.store().await;
+    let user = unique_user("state");
+    let empty = store
+        .copilot_state(&user, Some("c1"), Utc::now())
+        .await
+        .unwrap();
+    assert!(empty.workout.is_none() && empty.profile.is_none() && empty.replay.is_none());
+
+    store
+        .put_profile(
+            &user,
+            &Profile {
+                unit: Unit::Lb,
+                ..Profile::default()
+            },
+        )
+        .await
+        .unwrap();
+    store
+        .replace_active_workout(&user, &sample_workout("w1", 3))
+        .await
+        .unwrap();
+    let now = Utc::now();
+    let mut w = sample_workout("w1", 3);
+    w.exercises[0].sets[1].status = SetStatus::Done;
+    let outcome = store
+        .commit_workout(
+            &user,
+            &w,
+            1,
+            Some(&record("c1", "fp", now.timestamp() + 60)),
+            now,
+        )
+        .await
+        .unwrap();
+    assert_eq!(outcome, CommitOutcome::Committed);
+
+    let state = store
+        .copilot_state(&user, Some("c1"), Utc::now())
+        .await
+        .unwrap();
+    let wv = state.workout.unwrap();
+    assert_eq!(wv.version, 2);
+    assert_eq!(wv.value.exercises[0].sets[1].status, SetStatus::Done);
+    assert_eq!(state.profile.unwrap().unit, Unit::Lb);
+    let replay = state.replay.unwrap();
+    assert_eq!(
+        (replay.fingerprint.as_str(), replay.body.as_str()),
+        ("fp", "{\"ok\":1}")
+    );
+}
+
+#[tokio::test]
+async fn a_stale_version_is_a_conflict_and_writes_nothing() {
+    let db = Dynoxide::start();
+    let store = db.store().await;
+    let user = unique_user("version");
+    store
+        .replace_active_workout(&user, &sample_workout("w1", 3))
+        .await
+        .unwrap();
+    let mut w = sample_workout("w1", 3);
+    w.name = "first".into();
+    assert_eq!(
+        store
+            .commit_workout(&user, &w, 1, None, Utc::now())
+            .await
+            .unwrap(),
+        CommitOutcome::Committed
+    );
+    w.name = "stale".into();
+    let rec = record("c2", "fp", Utc::now().timestamp() + 60);
+    assert_eq!(
+        store
+            .commit_workout(&user, &w, 1, Some(&rec), Utc::now())
+            .await
+            .unwrap(),
+        CommitOutcome::VersionConflict
+    );
+    let stored = store.get_active_workout(&user).await.unwrap().unwrap();
+    assert_eq!((stored.value.name.as_str(), stored.version), ("first", 2));
+    // The transaction wrote neither item: the idempotency record is absent too.
+    assert!(
+        store
+            .copilot_state(&user, Some("c2"), Utc::now())
+            .await
+            .unwrap()
+            .replay
+            .is_none()
+    );
+}
+
+#[tokio::test]
+async fn a_second_commit_with_the_same_corr_is_a_duplicate() {
+    let db = Dynoxide::start();
+    let store = db.store().await;
+    let user = unique_user("dup");
+    store
+        .replace_active_workout(&user, &sample_workout("w1", 3))
+        .await
+        .unwrap();
+    let now = Utc::now();
+    let rec = record("same", "fp", now.timestamp() + 60);
+    let w = sample_workout("w1", 3);
+    assert_eq!(
+        store
+            .commit_workout(&user, &w, 1, Some(&rec), now)
+            .await
+            .unwrap(),
+        CommitOutcome::Committed
+    );
+    assert_eq!(
+        store
+            .commit_workout(&user, &w, 2, Some(&rec), now)
+            .await
+            .unwrap(),
+        CommitOutcome::DuplicateRequest
+    );
+    assert_eq!(
+        store
+            .get_active_workout(&user)
+            .await
+            .unwrap()
+            .unwrap()
+            .version,
+        2
+    );
+}
+
+#[tokio::test]
+async fn expired_idempotency_records_are_ignored_and_may_be_replaced() {
+    let db = Dynoxide::start();
+    let store = db.store().await;
+    let user = unique_user("ttl");
+    store
+        .replace_active_workout(&user, &sample_workout("w1", 3))
+        .await
+        .unwrap();
+    let now = Utc::now();
+    let old = record("c", "old", now.timestamp() - 1);
+    let w = sample_workout("w1", 3);
+    assert_eq!(
+        store
+            .commit_workout(&user, &w, 1, Some(&old), now)
+            .await
+            .unwrap(),
+        CommitOutcome::Committed
+    );
+    assert!(
+        store
+            .copilot_state(&user, Some("c"), now)
+            .await
+            .unwrap()
+            .replay
+            .is_none()
+    );
+    let fresh = record("c", "new", now.timestamp() + 60);
+    assert_eq!(
+        store
+            .commit_workout(&user, &w, 2, Some(&fresh), now)
+            .await
+            .unwrap(),
+        CommitOutcome::Committed
+    );
+    assert_eq!(
+        store
+            .copilot_state(&user, Some("c"), now)
+            .await
+            .unwrap()
+            .replay
+            .unwrap()
+            .fingerprint,
+        "new"
+    );
+}
+
+#[tokio::test]
+async fn completed_workouts_page_in_order_and_exclude_the_active_one() {
+    let db = Dynoxide::start();
+    let store = db.store().await;
+    let user = unique_user("history");
+    store
+        .replace_active_workout(&user, &sample_workout("active", 2))
+        .await
+        .unwrap();
+    for i in 0..30 {
+        let mut w = sample_workout(&format!("h{i:02}"), 2);
+        w.started_at = Utc::now() - chrono::Duration::days(60 - i);
+        store.put_completed_workout(&user, &w).await.unwrap();
+    }
+    let all = store.completed_workouts(&user).await.unwrap();
+    assert_eq!(all.len(), 30);
+    assert!(all.windows(2).all(|p| p[0].started_at < p[1].started_at));
+    assert_eq!(store.count_items(&user, "WORKOUT#").await.unwrap(), 31);
+    assert_eq!(store.delete_completed_workouts(&user).await.unwrap(), 30);
+    assert_eq!(store.count_items(&user, "WORKOUT#").await.unwrap(), 1);
+}
+
+#[tokio::test]
+async fn ensure_table_is_idempotent() {
+    let db = Dynoxide::start();
+    let store = db.store().await;
+    assert!(
+        !store.ensure_table().await.unwrap(),
+        "second call finds the table"
+    );
+}
