@@ -4,14 +4,17 @@
 //!   `TABLE_NAME` and `AWS_ENDPOINT_URL_DYNAMODB` like the functions do.
 //! - `devstack coldstart --runs N BIN...`: median cold start of each function binary against the
 //!   first binary given (the baseline), measured with a local Runtime API.
+//! - `devstack e2e --url URL [--n N]`: seeds a user with a workout of N planned sets, sends N
+//!   "done" requests one after another, and prints the median and p99 round trip.
 
 mod coldstart;
 mod demo;
+mod e2e;
 
 use std::path::PathBuf;
 
 fn usage() -> String {
-    "usage: devstack setup | devstack coldstart [--runs N] BASELINE_BIN BIN...".into()
+    "usage: devstack setup | devstack coldstart [--runs N] BASELINE_BIN BIN... | devstack e2e --url URL [--n N]".into()
 }
 
 #[tokio::main]
@@ -78,6 +81,22 @@ async fn run() -> Result<(), String> {
                 );
             }
             Ok(())
+        }
+        Some("e2e") => {
+            let mut url = None;
+            let mut n = 200usize;
+            let mut it = args[1..].iter();
+            while let Some(a) = it.next() {
+                match a.as_str() {
+                    "--url" => url = it.next().cloned(),
+                    "--n" => n = it.next().and_then(|v| v.parse().ok()).ok_or_else(usage)?,
+                    _ => return Err(usage()),
+                }
+            }
+            let table =
+                std::env::var("TABLE_NAME").map_err(|_| "TABLE_NAME is not set".to_string())?;
+            let store = coach::store::Store::from_env(table).await;
+            e2e::run(&store, &url.ok_or_else(usage)?, n).await
         }
         _ => Err(usage()),
     }

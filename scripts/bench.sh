@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Performance figures for the README (not part of `make test`; release builds take minutes).
+#   scripts/bench.sh micro     criterion: prefix + route + parse vs the original regex table
+#   scripts/bench.sh size      stripped release sizes, x86_64 and arm64 (cargo lambda build --arm64)
+#   scripts/bench.sh cold      cold start: fast vs a bare lambda_runtime hello-world, median of 20
+#   scripts/bench.sh e2e       200 sequential "done" on the local stack (release build, dynoxide)
+#   scripts/bench.sh           all of them
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/tools.sh
+
+micro() { cargo bench -p coach --bench fast_path -- --noplot 2>&1 | grep -E "^(fast_path|baseline)|time:"; }
+
+release() { cargo build --release --quiet -p fast -p devstack; }
+
+size() {
+  release
+  echo "x86_64 (cargo build --release): $(stat -c %s target/release/fast) bytes fast, $(stat -c %s target/release/hello-bare) bytes hello-bare"
+  rustup target add aarch64-unknown-linux-gnu >/dev/null 2>&1 || { echo "cannot add the arm64 target"; exit 1; }
+  cargo lambda build --release --arm64 --quiet -p fast
+  echo "arm64 (cargo lambda build --release --arm64): $(stat -c %s target/lambda/fast/bootstrap) bytes fast"
+}
+
+cold() {
+  release
+  ./target/release/devstack coldstart --runs "${RUNS:-20}" target/release/hello-bare target/release/fast
+}
+
+e2e() {
+  release
+  local db_port port
+  db_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+  port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+  export TABLE_NAME=CoachBench AWS_ENDPOINT_URL_DYNAMODB="http://127.0.0.1:$db_port"
+  setsid dynoxide --host 127.0.0.1 --port "$db_port" --log quiet & local dyn=$!
+  setsid cargo lambda watch --release --ignore-changes -A 127.0.0.1 -P "$port" \
+    --env-var "AUTH_MODE=dev,TABLE_NAME=$TABLE_NAME,AWS_ENDPOINT_URL_DYNAMODB=$AWS_ENDPOINT_URL_DYNAMODB,AWS_REGION=$AWS_REGION,AWS_ACCESS_KEY_ID=$AWS_ACCESS_KEY_ID,AWS_SECRET_ACCESS_KEY=$AWS_SECRET_ACCESS_KEY" \
+    > target/bench-watch.log 2>&1 & local watch=$!
+  trap 'kill -TERM -- -'"$watch"' -'"$dyn"' 2>/dev/null || true' RETURN
+  for _ in $(seq 100); do (echo > "/dev/tcp/127.0.0.1/$port") 2>/dev/null && break; sleep 0.1; done
+  ./target/release/devstack setup >/dev/null
+  local url="http://127.0.0.1:$port/lambda-url/fast/v1/copilot"
+  curl -s -o /dev/null "$url" -H 'x-user-id: warmup' --data next   # starts the function process
+  ./target/release/devstack e2e --url "$url" --n "${N:-200}"
+  # The function's own log lines: handler time without the store, per request.
+  python3 - target/bench-watch.log <<'PY'
+import json, statistics, sys
+rows = []
+for line in open(sys.argv[1], errors="replace"):
+    i = line.find('{"level"')
+    if i < 0: continue
+    try: r = json.loads(line[i:])
+    except ValueError: continue
+    if r.get("intent") == "LOG_SET" and r.get("outcome") == "ok": rows.append(r)
+if rows:
+    own = sorted(r["latency_us"] - r["store_us"] for r in rows)
+    store = sorted(r["store_us"] for r in rows)
+    print(f"function log, {len(rows)} LOG_SET requests: handler time without store median {own[len(own)//2]} us, "
+          f"p99 {own[min(len(own)-1, len(own)*99//100)]} us; store time median {store[len(store)//2]} us (read + transactional write)")
+PY
+}
+
+case "${1:-all}" in
+  micro) micro ;; size) size ;; cold) cold ;; e2e) e2e ;;
+  all) micro; size; cold; e2e ;;
+  *) echo "usage: scripts/bench.sh [micro|size|cold|e2e]"; exit 2 ;;
+esac
