@@ -12,7 +12,10 @@ cargo clippy --workspace --all-targets --quiet -- -D warnings
 echo "== build (the black-box tests run these binaries)"
 cargo build --workspace --quiet
 echo "== tests"
-cargo test --workspace --quiet
+mkdir -p target
+cargo test --workspace --quiet 2>&1 | tee target/test-output.log
 echo "== cfn-lint $(cfn-lint --version)"
 cfn-lint template.yaml
-echo "== all checks passed"
+# One closing line for every cargo test binary together (the last of cargo's own is a doc-test run).
+awk '/^test result:/ { for (i = 1; i <= NF; i++) { if ($(i+1) ~ /^passed/) p += $i; if ($(i+1) ~ /^failed/) f += $i } }
+     END { printf "tests: %d passed, %d failed\n", p, f }' target/test-output.log

@@ -115,10 +115,27 @@ struct Reply {
     replayed: bool,
 }
 
-async fn send(ctx: &Ctx, user: Option<&str>, content_type: &str, body: String) -> Reply {
-    let mut req = ctx
-        .http
-        .post(format!("{}/fast/v1/copilot", ctx.stack.base))
+async fn send(ctx: &Ctx, user: Option<&str>, content_type: &'static str, body: String) -> Reply {
+    send_owned(
+        ctx.http.clone(),
+        format!("{}/fast/v1/copilot", ctx.stack.base),
+        user.map(str::to_string),
+        content_type,
+        body,
+    )
+    .await
+}
+
+/// The request itself, with owned inputs so that it can run on its own task.
+async fn send_owned(
+    http: reqwest::Client,
+    url: String,
+    user: Option<String>,
+    content_type: &'static str,
+    body: String,
+) -> Reply {
+    let mut req = http
+        .post(url)
         .header("content-type", content_type)
         .body(body);
     if let Some(u) = user {
@@ -164,6 +181,13 @@ fn stored(ctx: &Ctx, user: &str) -> (coach::domain::workout::Workout, u64) {
         .expect("store read")
         .expect("an active workout");
     (v.value, v.version)
+}
+
+/// How many items the user has under a sort-key prefix.
+fn count(ctx: &Ctx, user: &str, prefix: &str) -> Result<usize, Failed> {
+    ctx.rt
+        .block_on(ctx.stack.store.count_items(user, prefix))
+        .map_err(|e| e.to_string().into())
 }
 
 fn text(r: &Reply) -> String {
@@ -343,11 +367,7 @@ fn no_active_workout_is_a_reply_without_a_write(ctx: &Ctx) -> Result<(), Failed>
         "No active workout. Start one in the app, then log sets here.",
         "reply",
     )?;
-    let n = ctx
-        .rt
-        .block_on(ctx.stack.store.count_items(&user, ""))
-        .map_err(|e| e.to_string())?;
-    eq(n, 0, "items written")?;
+    eq(count(ctx, &user, "")?, 0, "items written")?;
     Ok(())
 }
 
@@ -393,30 +413,15 @@ fn concurrently(ctx: &Ctx, user: &str, message: &str, n: usize) -> Vec<Reply> {
     ctx.rt.block_on(async {
         let handles: Vec<_> = (0..n)
             .map(|_| {
-                let (http, url, user) = (
-                    ctx.http.clone(),
-                    format!("{}/fast/v1/copilot", ctx.stack.base),
-                    user.to_string(),
-                );
+                let url = format!("{}/fast/v1/copilot", ctx.stack.base);
                 let body = json!({ "message": message }).to_string();
-                tokio::spawn(async move {
-                    let resp = http
-                        .post(url)
-                        .header("content-type", "application/json")
-                        .header("x-user-id", user)
-                        .body(body)
-                        .send()
-                        .await
-                        .expect("request");
-                    let status = resp.status().as_u16();
-                    let replayed = resp.headers().contains_key("idempotent-replay");
-                    let body = resp.json::<Value>().await.unwrap_or(Value::Null);
-                    Reply {
-                        status,
-                        body,
-                        replayed,
-                    }
-                })
+                tokio::spawn(send_owned(
+                    ctx.http.clone(),
+                    url,
+                    Some(user.to_string()),
+                    "application/json",
+                    body,
+                ))
             })
             .collect();
         let mut out = Vec::new();
@@ -558,7 +563,7 @@ fn not_a_command_points_to_the_right_lane(ctx: &Ctx) -> Result<(), Failed> {
 struct BadCase<'a> {
     name: &'a str,
     who: Option<&'a str>,
-    content_type: &'a str,
+    content_type: &'static str,
     body: String,
     status: u16,
     code: &'a str,
@@ -569,7 +574,7 @@ impl<'a> BadCase<'a> {
     fn new(
         name: &'a str,
         who: Option<&'a str>,
-        content_type: &'a str,
+        content_type: &'static str,
         body: String,
         status: u16,
         code: &'a str,
@@ -809,11 +814,7 @@ fn bad_input_is_a_clear_4xx_and_writes_nothing(ctx: &Ctx) -> Result<(), Failed> 
             .all(|s| s.status == SetStatus::Planned),
         "every set still planned",
     )?;
-    let items = ctx
-        .rt
-        .block_on(ctx.stack.store.count_items(&user, "IDEM#"))
-        .map_err(|e| e.to_string())?;
-    eq(items, 0, "no idempotency records")?;
+    eq(count(ctx, &user, "IDEM#")?, 0, "no idempotency records")?;
     Ok(())
 }
 

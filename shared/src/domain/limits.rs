@@ -122,6 +122,32 @@ pub fn check_count(field: &'static str, count: usize, max: usize) -> Result<(), 
     Ok(())
 }
 
+/// The structural limits shared by workouts and templates: exercise count, names, set count and
+/// planned values. `exercises` yields each exercise's name and its planned sets.
+pub fn check_exercises<'a, E, S>(exercises: E) -> Result<(), LimitError>
+where
+    E: ExactSizeIterator<Item = (&'a str, S)>,
+    S: ExactSizeIterator<Item = &'a super::workout::SetTarget>,
+{
+    check_count("exercises", exercises.len(), MAX_EXERCISES_PER_WORKOUT)?;
+    for (name, sets) in exercises {
+        check_name("exercises.name", name)?;
+        check_count("exercises.sets", sets.len(), MAX_SETS_PER_EXERCISE)?;
+        for t in sets {
+            if let Some(w) = t.weight_kg {
+                check_weight_kg("sets.weight_kg", w)?;
+            }
+            if let Some(r) = t.reps {
+                check_reps("sets.reps", r, true)?;
+            }
+            if let Some(r) = t.rir {
+                check_rir("sets.rir", r)?;
+            }
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -49,28 +49,11 @@ pub struct Routine {
 impl Template {
     pub fn validate(&self) -> Result<(), LimitError> {
         limits::check_name("name", &self.name)?;
-        limits::check_count(
-            "exercises",
-            self.exercises.len(),
-            limits::MAX_EXERCISES_PER_WORKOUT,
-        )?;
-        for ex in &self.exercises {
-            limits::check_name("exercises.name", &ex.name)?;
-            limits::check_count(
-                "exercises.sets",
-                ex.sets.len(),
-                limits::MAX_SETS_PER_EXERCISE,
-            )?;
-            for s in &ex.sets {
-                if let Some(w) = s.target.weight_kg {
-                    limits::check_weight_kg("sets.weight_kg", w)?;
-                }
-                if let Some(r) = s.target.reps {
-                    limits::check_reps("sets.reps", r, true)?;
-                }
-            }
-        }
-        Ok(())
+        limits::check_exercises(
+            self.exercises
+                .iter()
+                .map(|e| (e.name.as_str(), e.sets.iter().map(|s| &s.target))),
+        )
     }
 }
 

@@ -194,34 +194,14 @@ impl Workout {
     /// Checks the structural limits of DESIGN §5.
     pub fn validate(&self) -> Result<(), LimitError> {
         limits::check_name("name", &self.name)?;
-        limits::check_count(
-            "exercises",
-            self.exercises.len(),
-            limits::MAX_EXERCISES_PER_WORKOUT,
-        )?;
-        for ex in &self.exercises {
-            limits::check_name("exercises.name", &ex.name)?;
-            limits::check_count(
-                "exercises.sets",
-                ex.sets.len(),
-                limits::MAX_SETS_PER_EXERCISE,
-            )?;
-            if let Some(notes) = &ex.notes {
-                limits::check_notes("exercises.notes", notes)?;
-            }
-            for s in &ex.sets {
-                if let Some(w) = s.target.weight_kg {
-                    limits::check_weight_kg("sets.target.weight_kg", w)?;
-                }
-                if let Some(r) = s.target.reps {
-                    limits::check_reps("sets.target.reps", r, true)?;
-                }
-                if let Some(r) = s.target.rir {
-                    limits::check_rir("sets.target.rir", r)?;
-                }
-            }
+        for notes in self.exercises.iter().filter_map(|e| e.notes.as_deref()) {
+            limits::check_notes("exercises.notes", notes)?;
         }
-        Ok(())
+        limits::check_exercises(
+            self.exercises
+                .iter()
+                .map(|e| (e.name.as_str(), e.sets.iter().map(|s| &s.target))),
+        )
     }
 }
 
@@ -307,6 +287,6 @@ mod tests {
     fn validate_names_the_field() {
         let mut w = workout();
         w.exercises[0].sets[1].target.weight_kg = Some(1600.0);
-        assert_eq!(w.validate().unwrap_err().field, "sets.target.weight_kg");
+        assert_eq!(w.validate().unwrap_err().field, "sets.weight_kg");
     }
 }

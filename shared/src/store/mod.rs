@@ -424,30 +424,16 @@ impl Store {
 
     /// Completed workouts, oldest first, paging through the whole history.
     pub async fn completed_workouts(&self, user: &str) -> Result<Vec<Workout>, StoreError> {
-        let mut out = Vec::new();
-        let mut start: Option<HashMap<String, AttributeValue>> = None;
-        loop {
-            let page = self
-                .client
-                .query()
-                .table_name(&self.table)
-                // WORKOUT#ACTIVE sorts after every dated key, so this range excludes it.
-                .key_condition_expression("pk = :pk AND sk BETWEEN :lo AND :hi")
-                .expression_attribute_values(":pk", s(user_pk(user)))
-                .expression_attribute_values(":lo", s("WORKOUT#0"))
-                .expression_attribute_values(":hi", s("WORKOUT#9~"))
-                .set_exclusive_start_key(start)
-                .send()
-                .await?;
-            for item in page.items() {
-                out.push(from_item(item)?);
-            }
-            match page.last_evaluated_key {
-                Some(k) if !k.is_empty() => start = Some(k),
-                _ => break,
-            }
-        }
-        Ok(out)
+        let query = self
+            .client
+            .query()
+            .table_name(&self.table)
+            // WORKOUT#ACTIVE sorts after every dated key, so this range excludes it.
+            .key_condition_expression("pk = :pk AND sk BETWEEN :lo AND :hi")
+            .expression_attribute_values(":pk", s(user_pk(user)))
+            .expression_attribute_values(":lo", s("WORKOUT#0"))
+            .expression_attribute_values(":hi", s("WORKOUT#9~"));
+        self.query_all(query).await?.iter().map(from_item).collect()
     }
 
     /// Deletes every completed workout of a user (the demo loader uses this before reloading).
@@ -467,26 +453,30 @@ impl Store {
     /// How many items a user has under a sort-key prefix (tests and the demo loader use this to
     /// prove that nothing was duplicated).
     pub async fn count_items(&self, user: &str, sk_prefix: &str) -> Result<usize, StoreError> {
-        let mut count = 0usize;
+        let query = self
+            .client
+            .query()
+            .table_name(&self.table)
+            .key_condition_expression("pk = :pk AND begins_with(sk, :p)")
+            .expression_attribute_values(":pk", s(user_pk(user)))
+            .expression_attribute_values(":p", s(sk_prefix));
+        Ok(self.query_all(query).await?.len())
+    }
+
+    /// Runs a query to the end, page by page.
+    async fn query_all(
+        &self,
+        query: aws_sdk_dynamodb::operation::query::builders::QueryFluentBuilder,
+    ) -> Result<Vec<HashMap<String, AttributeValue>>, StoreError> {
+        let mut items = Vec::new();
         let mut start: Option<HashMap<String, AttributeValue>> = None;
         loop {
-            let page = self
-                .client
-                .query()
-                .table_name(&self.table)
-                .key_condition_expression("pk = :pk AND begins_with(sk, :p)")
-                .expression_attribute_values(":pk", s(user_pk(user)))
-                .expression_attribute_values(":p", s(sk_prefix))
-                .select(aws_sdk_dynamodb::types::Select::Count)
-                .set_exclusive_start_key(start)
-                .send()
-                .await?;
-            count += page.count.max(0) as usize;
+            let page = query.clone().set_exclusive_start_key(start).send().await?;
+            items.extend(page.items.unwrap_or_default());
             match page.last_evaluated_key {
                 Some(k) if !k.is_empty() => start = Some(k),
-                _ => break,
+                _ => return Ok(items),
             }
         }
-        Ok(count)
     }
 }
