@@ -48,9 +48,28 @@ impl RequestLog {
     }
 }
 
-/// Sets up `tracing` for warnings and errors (JSON when `AWS_LAMBDA_LOG_FORMAT=JSON`).
+/// Sets up `tracing` for warnings and errors: level from `AWS_LAMBDA_LOG_LEVEL` or `RUST_LOG`
+/// (a plain level; INFO otherwise), JSON when `AWS_LAMBDA_LOG_FORMAT=JSON`, no timestamps
+/// (CloudWatch adds them). Like lambda_runtime's default subscriber, minus the env-filter, whose
+/// regex engine would add about half a megabyte to every binary.
 pub fn init() {
-    lambda_http::tracing::init_default_subscriber();
+    let level = ["AWS_LAMBDA_LOG_LEVEL", "RUST_LOG"]
+        .iter()
+        .find_map(|k| std::env::var(k).ok())
+        .and_then(|l| l.trim().parse::<tracing::Level>().ok())
+        .unwrap_or(tracing::Level::INFO);
+    let json = std::env::var("AWS_LAMBDA_LOG_FORMAT").is_ok_and(|f| f.eq_ignore_ascii_case("json"));
+    let fmt = tracing_subscriber::fmt()
+        .with_max_level(level)
+        .with_target(false)
+        .without_time()
+        .with_ansi(false);
+    // try_init: a second call (tests) keeps the first subscriber.
+    let _ = if json {
+        fmt.json().try_init()
+    } else {
+        fmt.try_init()
+    };
 }
 
 #[cfg(test)]

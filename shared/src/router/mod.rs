@@ -6,7 +6,7 @@ pub mod command;
 
 use std::sync::LazyLock;
 
-use regex::Regex;
+use regex_lite::Regex;
 use serde::Serialize;
 
 pub use command::{Command, CommandError, Effort};

@@ -14,7 +14,7 @@ mod e2e;
 use std::path::PathBuf;
 
 fn usage() -> String {
-    "usage: devstack setup | devstack coldstart [--runs N] BASELINE_BIN BIN... | devstack e2e --url URL [--n N]".into()
+    "usage: devstack setup | devstack coldstart [--runs N] [--env K=V]... BASELINE_BIN BIN... | devstack e2e --url URL [--n N]".into()
 }
 
 #[tokio::main]
@@ -46,10 +46,17 @@ async fn run() -> Result<(), String> {
         Some("coldstart") => {
             let mut runs = 20;
             let mut bins = Vec::new();
+            let mut extra: Vec<(String, String)> = Vec::new();
             let mut it = args[1..].iter();
             while let Some(a) = it.next() {
                 if a == "--runs" {
                     runs = it.next().and_then(|n| n.parse().ok()).ok_or_else(usage)?;
+                } else if a == "--env" {
+                    let kv = it
+                        .next()
+                        .and_then(|kv| kv.split_once('='))
+                        .ok_or_else(usage)?;
+                    extra.push((kv.0.to_string(), kv.1.to_string()));
                 } else {
                     bins.push(PathBuf::from(a));
                 }
@@ -57,12 +64,13 @@ async fn run() -> Result<(), String> {
             if bins.len() < 2 {
                 return Err(usage());
             }
-            let env = [
+            let mut env = vec![
                 ("TABLE_NAME", "Coach"),
                 ("AWS_REGION", "us-east-1"),
                 ("AWS_ACCESS_KEY_ID", "coldstart"),
                 ("AWS_SECRET_ACCESS_KEY", "coldstart"),
             ];
+            env.extend(extra.iter().map(|(k, v)| (k.as_str(), v.as_str())));
             let mut baseline = None;
             println!(
                 "| binary | size (bytes) | median cold start (ms, {runs} runs) | vs baseline |"
