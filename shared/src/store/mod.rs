@@ -159,10 +159,6 @@ impl Store {
         Self::new(Client::new(&config), table)
     }
 
-    pub fn client(&self) -> &Client {
-        &self.client
-    }
-
     pub fn table(&self) -> &str {
         &self.table
     }
@@ -363,16 +359,6 @@ impl Store {
             .expression_attribute_names("#v", "version")
             .expression_attribute_values(":d", s(to_doc("workout", workout)?))
             .expression_attribute_values(":one", AttributeValue::N("1".into()))
-            .send()
-            .await?;
-        Ok(())
-    }
-
-    pub async fn delete_active_workout(&self, user: &str) -> Result<(), StoreError> {
-        self.client
-            .delete_item()
-            .table_name(&self.table)
-            .set_key(Some(key(user, SK_ACTIVE)))
             .send()
             .await?;
         Ok(())
