@@ -380,21 +380,7 @@ impl Catalog {
                 return Resolution::Exact(&self.exercises[i]);
             }
         }
-        let mut scored: Vec<(f64, usize)> = self
-            .token_sets
-            .iter()
-            .enumerate()
-            .map(|(i, sets)| {
-                (
-                    sets.iter()
-                        .map(|s| similarity(&tokens, s))
-                        .fold(0.0, f64::max),
-                    i,
-                )
-            })
-            .filter(|(s, _)| *s >= CANDIDATE_SCORE)
-            .collect();
-        scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+        let scored = self.scored(&tokens, CANDIDATE_SCORE);
         match scored.as_slice() {
             [] => Resolution::NotFound,
             [(best, i), rest @ ..] => {
@@ -417,6 +403,44 @@ impl Catalog {
         }
     }
 }
+
+impl Catalog {
+    /// Exercises scoring at least `floor` against the query tokens, best first.
+    fn scored(&self, tokens: &[String], floor: f64) -> Vec<(f64, usize)> {
+        let mut scored: Vec<(f64, usize)> = self
+            .token_sets
+            .iter()
+            .enumerate()
+            .map(|(i, sets)| {
+                (
+                    sets.iter()
+                        .map(|s| similarity(tokens, s))
+                        .fold(0.0, f64::max),
+                    i,
+                )
+            })
+            .filter(|(s, _)| *s >= floor)
+            .collect();
+        scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+        scored
+    }
+
+    /// Up to `n` names closest to `text`, however weak the match (for "did you mean").
+    pub fn closest(&self, text: &str, n: usize) -> Vec<&Exercise> {
+        let tokens = normalise_tokens(text);
+        if tokens.is_empty() {
+            return Vec::new();
+        }
+        self.scored(&tokens, SUGGESTION_SCORE)
+            .into_iter()
+            .take(n)
+            .map(|(_, i)| &self.exercises[i])
+            .collect()
+    }
+}
+
+/// "Did you mean" offers names down to this score.
+const SUGGESTION_SCORE: f64 = 0.3;
 
 fn parse_line(line: &str) -> Result<Exercise, String> {
     let f: Vec<&str> = line.split('|').collect();

@@ -70,6 +70,48 @@ pub struct Profile {
     pub bodyweight_kg: Option<f64>,
     #[serde(default)]
     pub goals: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub age: Option<u32>,
+    #[serde(default)]
+    pub notification_preference: NotificationPreference,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quiet_hours: Option<QuietHours>,
+    /// The routine whose next day "start my next workout" starts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub active_routine_id: Option<String>,
+}
+
+/// How much the coach may reach out unprompted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum NotificationPreference {
+    /// Nothing unprompted.
+    Off,
+    /// Only what matters most (high priority).
+    Minimal,
+    /// Normal and high priority.
+    #[default]
+    Balanced,
+    /// Everything the coach thinks is useful.
+    Proactive,
+}
+
+/// A daily window without notifications, in the lifter's timezone; may span midnight
+/// (22:00 to 07:00).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct QuietHours {
+    pub start: chrono::NaiveTime,
+    pub end: chrono::NaiveTime,
+}
+
+impl QuietHours {
+    pub fn contains(&self, t: chrono::NaiveTime) -> bool {
+        if self.start <= self.end {
+            self.start <= t && t < self.end
+        } else {
+            t >= self.start || t < self.end
+        }
+    }
 }
 
 fn default_tz() -> String {
@@ -87,6 +129,10 @@ impl Default for Profile {
             experience: Experience::default(),
             bodyweight_kg: None,
             goals: Vec::new(),
+            age: None,
+            notification_preference: NotificationPreference::default(),
+            quiet_hours: None,
+            active_routine_id: None,
         }
     }
 }
@@ -120,6 +166,25 @@ mod tests {
         };
         let step = lb.increments().for_equipment(Equipment::Barbell);
         assert!((Unit::Lb.from_kg(step) - 5.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn quiet_hours_may_span_midnight() {
+        let t = |h, m| chrono::NaiveTime::from_hms_opt(h, m, 0).unwrap();
+        let night = QuietHours {
+            start: t(22, 0),
+            end: t(7, 0),
+        };
+        assert!(night.contains(t(23, 30)) && night.contains(t(3, 0)));
+        assert!(!night.contains(t(7, 0)) && !night.contains(t(12, 0)));
+        let lunch = QuietHours {
+            start: t(12, 0),
+            end: t(13, 0),
+        };
+        assert!(lunch.contains(t(12, 30)) && !lunch.contains(t(13, 0)));
+        // NaiveTime serialises as "22:00:00" and also reads "22:00".
+        let q: QuietHours = serde_json::from_str(r#"{"start":"22:00","end":"07:00"}"#).unwrap();
+        assert_eq!(q, night);
     }
 
     #[test]

@@ -1,3 +1,11 @@
 //! Skills: the deterministic functions every lane shares, free of HTTP and storage concerns.
 
+pub mod autofill;
 pub mod copilot;
+pub mod events;
+pub mod history;
+pub mod monitor;
+pub mod notify;
+pub mod suggest;
+pub mod swap;
+pub mod workouts;

@@ -1,0 +1,319 @@
+//! AUTOFILL_SET: what to pre-fill for a set, from, in order: the previous set of this exercise
+//! today, the same set last session, the plan, an e1RM-based estimate. `source` says which.
+
+use chrono::{DateTime, Duration, Utc};
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use super::history::{LOOKBACK_WEEKS, sessions_with, working_sets};
+use super::suggest::{DEFAULT_TARGET_RIR, step_for, suggest_weight};
+use crate::domain::catalog::Exercise;
+use crate::domain::profile::Profile;
+use crate::domain::strength::{effective_rir, pct_1rm, round_load};
+use crate::domain::units::format_weight;
+use crate::domain::workout::{ExerciseInstance, SetStatus, Workout};
+
+/// Reps assumed when neither the request, the plan nor the history gives any.
+pub const DEFAULT_REPS: u32 = 8;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AutofillSource {
+    PreviousSetToday,
+    LastSession,
+    Plan,
+    Estimate,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Prediction {
+    pub weight_kg: Option<f64>,
+    pub reps: u32,
+    pub rir: Option<u32>,
+    pub source: AutofillSource,
+}
+
+impl Prediction {
+    pub fn to_data(
+        &self,
+        exercise_id: &str,
+        instance_id: Option<&str>,
+        set_index: usize,
+        profile: &Profile,
+    ) -> Value {
+        json!({
+            "exercise_id": exercise_id,
+            "exercise_instance_id": instance_id,
+            "set_index": set_index,
+            "predicted_weight_kg": self.weight_kg,
+            "predicted_weight": self.weight_kg.map(|w| profile.unit.from_kg(w)),
+            "unit": profile.unit.label(),
+            "display": self.weight_kg.map(|w| format_weight(w, profile.unit)),
+            "predicted_reps": self.reps,
+            "predicted_rir": self.rir,
+            "source": self.source,
+        })
+    }
+}
+
+/// Predicts set `set_index` (an index into `today.sets` when the exercise is in the active
+/// workout, else the working-set ordinal) of `exercise_id`.
+#[allow(clippy::too_many_arguments)]
+pub fn predict(
+    exercise_id: &str,
+    exercise: Option<&Exercise>,
+    today: Option<&ExerciseInstance>,
+    set_index: usize,
+    target_reps: Option<u32>,
+    history: &[Workout],
+    profile: &Profile,
+    now: DateTime<Utc>,
+) -> Prediction {
+    let base = from_today(today, set_index)
+        .or_else(|| from_last_session(exercise_id, today, set_index, history, now))
+        .or_else(|| from_plan(today, set_index));
+    match base {
+        Some(p) => retarget(p, target_reps, exercise, profile),
+        None => {
+            let reps = target_reps.unwrap_or(DEFAULT_REPS);
+            let s = suggest_weight(
+                exercise_id,
+                exercise,
+                reps,
+                DEFAULT_TARGET_RIR,
+                history,
+                profile,
+                now,
+            );
+            Prediction {
+                weight_kg: (s.weight_kg > 0.0).then_some(s.weight_kg),
+                reps,
+                rir: Some(DEFAULT_TARGET_RIR),
+                source: AutofillSource::Estimate,
+            }
+        }
+    }
+}
+
+fn from_today(today: Option<&ExerciseInstance>, set_index: usize) -> Option<Prediction> {
+    let inst = today?;
+    inst.sets
+        .iter()
+        .take(set_index)
+        .rev()
+        .filter(|s| s.status == SetStatus::Done && s.is_counted())
+        .find_map(|s| s.actual.as_ref())
+        .map(|a| Prediction {
+            weight_kg: a.weight_kg,
+            reps: a.reps,
+            rir: effective_rir(a),
+            source: AutofillSource::PreviousSetToday,
+        })
+}
+
+fn from_last_session(
+    exercise_id: &str,
+    today: Option<&ExerciseInstance>,
+    set_index: usize,
+    history: &[Workout],
+    now: DateTime<Utc>,
+) -> Option<Prediction> {
+    let sessions = sessions_with(history, exercise_id, now - Duration::weeks(LOOKBACK_WEEKS));
+    let (w, inst) = sessions.first()?;
+    let sets = working_sets(w, inst);
+    // The same working set: its ordinal among counted sets today, or the index itself.
+    let ordinal = match today {
+        Some(t) => t
+            .sets
+            .iter()
+            .take(set_index)
+            .filter(|s| s.is_counted())
+            .count(),
+        None => set_index,
+    };
+    let s = sets.get(ordinal).or(sets.last())?;
+    Some(Prediction {
+        weight_kg: s.weight_kg(),
+        reps: s.reps(),
+        rir: s.rir(),
+        source: AutofillSource::LastSession,
+    })
+}
+
+fn from_plan(today: Option<&ExerciseInstance>, set_index: usize) -> Option<Prediction> {
+    let t = &today?.sets.get(set_index)?.target;
+    if t.reps.is_none() && t.weight_kg.is_none() {
+        return None;
+    }
+    Some(Prediction {
+        weight_kg: t.weight_kg,
+        reps: t.reps.unwrap_or(DEFAULT_REPS),
+        rir: t.rir,
+        source: AutofillSource::Plan,
+    })
+}
+
+/// With a rep target different from the source's reps, moves the weight along the same effort
+/// curve (fewer reps, more weight) and rounds it to the lifter's step.
+fn retarget(
+    p: Prediction,
+    target_reps: Option<u32>,
+    exercise: Option<&Exercise>,
+    profile: &Profile,
+) -> Prediction {
+    let Some(reps) = target_reps.filter(|r| *r != p.reps && *r > 0) else {
+        return p;
+    };
+    let rir = p.rir.unwrap_or(DEFAULT_TARGET_RIR);
+    let weight_kg = p.weight_kg.map(|w| {
+        round_load(
+            w * pct_1rm(reps, rir) / pct_1rm(p.reps.max(1), rir),
+            step_for(exercise, profile),
+            profile.unit,
+        )
+    });
+    Prediction {
+        weight_kg,
+        reps,
+        ..p
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::catalog::catalog;
+    use crate::domain::workout::{SetResult, SetTarget, SetType, WorkoutSet, WorkoutStatus};
+
+    fn set(kg: f64, reps: u32, done: Option<(f64, u32, u32)>) -> WorkoutSet {
+        let mut s = WorkoutSet::planned(
+            "s",
+            SetType::Working,
+            SetTarget {
+                reps: Some(reps),
+                weight_kg: Some(kg),
+                rir: Some(2),
+            },
+        );
+        if let Some((w, r, rir)) = done {
+            s.status = SetStatus::Done;
+            s.actual = Some(SetResult {
+                reps: r,
+                weight_kg: Some(w),
+                rir: Some(rir),
+                rpe: None,
+                failure: false,
+            });
+        }
+        s
+    }
+
+    fn instance(sets: Vec<WorkoutSet>) -> ExerciseInstance {
+        ExerciseInstance {
+            instance_id: "i".into(),
+            exercise_id: "barbell-bench-press".into(),
+            name: "Bench Press".into(),
+            sets,
+            notes: None,
+        }
+    }
+
+    fn last_session() -> Vec<Workout> {
+        vec![Workout {
+            id: "w".into(),
+            name: "Push".into(),
+            status: WorkoutStatus::Completed,
+            started_at: Utc::now() - Duration::days(3),
+            completed_at: None,
+            template_id: None,
+            routine_id: None,
+            exercises: vec![instance(vec![
+                set(95.0, 8, Some((95.0, 8, 2))),
+                set(95.0, 8, Some((95.0, 7, 1))),
+            ])],
+            changes: vec![],
+        }]
+    }
+
+    fn bench() -> Option<&'static Exercise> {
+        catalog().get("barbell-bench-press")
+    }
+
+    #[test]
+    fn sources_in_order() {
+        let p = Profile::default();
+        let now = Utc::now();
+        let today = instance(vec![
+            set(100.0, 8, Some((100.0, 8, 2))),
+            set(100.0, 8, None),
+        ]);
+        let r = predict(
+            "barbell-bench-press",
+            bench(),
+            Some(&today),
+            1,
+            None,
+            &last_session(),
+            &p,
+            now,
+        );
+        assert_eq!(
+            (r.source, r.weight_kg, r.reps),
+            (AutofillSource::PreviousSetToday, Some(100.0), 8)
+        );
+        // Nothing done today: the same (second) set last session.
+        let fresh = instance(vec![set(100.0, 8, None), set(100.0, 8, None)]);
+        let r = predict(
+            "barbell-bench-press",
+            bench(),
+            Some(&fresh),
+            1,
+            None,
+            &last_session(),
+            &p,
+            now,
+        );
+        assert_eq!(
+            (r.source, r.weight_kg, r.reps, r.rir),
+            (AutofillSource::LastSession, Some(95.0), 7, Some(1))
+        );
+        // No history: the plan.
+        let r = predict(
+            "barbell-bench-press",
+            bench(),
+            Some(&fresh),
+            1,
+            None,
+            &[],
+            &p,
+            now,
+        );
+        assert_eq!((r.source, r.weight_kg), (AutofillSource::Plan, Some(100.0)));
+        // Nothing at all: an estimate.
+        let r = predict("barbell-bench-press", bench(), None, 0, None, &[], &p, now);
+        assert_eq!(r.source, AutofillSource::Estimate);
+        assert!(r.weight_kg.is_some());
+    }
+
+    #[test]
+    fn a_different_rep_target_moves_the_weight() {
+        let p = Profile::default();
+        let today = instance(vec![
+            set(100.0, 8, Some((100.0, 8, 2))),
+            set(100.0, 8, None),
+        ]);
+        let r = predict(
+            "barbell-bench-press",
+            bench(),
+            Some(&today),
+            1,
+            Some(5),
+            &[],
+            &p,
+            Utc::now(),
+        );
+        assert_eq!(r.reps, 5);
+        assert!(r.weight_kg.unwrap() > 100.0);
+        assert_eq!(r.weight_kg.unwrap() % 2.5, 0.0);
+    }
+}

@@ -1,0 +1,92 @@
+//! Reading the lifter's history: which sessions trained an exercise, newest first, and the
+//! logged working sets in them.
+
+use chrono::{DateTime, Utc};
+
+use crate::domain::strength::{effective_rir, is_working_result, set_e1rm};
+use crate::domain::workout::{ExerciseInstance, Workout, WorkoutSet};
+
+/// How far back strength estimates look.
+pub const LOOKBACK_WEEKS: i64 = 8;
+
+/// A logged working set with where it came from.
+#[derive(Debug, Clone, Copy)]
+pub struct LoggedSet<'a> {
+    pub workout: &'a Workout,
+    pub set: &'a WorkoutSet,
+}
+
+impl LoggedSet<'_> {
+    pub fn weight_kg(&self) -> Option<f64> {
+        self.set.actual.as_ref()?.weight_kg
+    }
+    pub fn reps(&self) -> u32 {
+        self.set.actual.as_ref().map_or(0, |a| a.reps)
+    }
+    pub fn rir(&self) -> Option<u32> {
+        self.set.actual.as_ref().and_then(effective_rir)
+    }
+    pub fn e1rm(&self) -> Option<f64> {
+        set_e1rm(self.set)
+    }
+
+    /// The basis entry the app shows ("where this number comes from").
+    pub fn basis(&self) -> serde_json::Value {
+        serde_json::json!({
+            "workout_id": self.workout.id,
+            "date": self.workout.started_at.date_naive().to_string(),
+            "weight_kg": self.weight_kg(),
+            "reps": self.reps(),
+            "rir": self.rir(),
+            "e1rm_kg": self.e1rm().map(|e| (e * 10.0).round() / 10.0),
+        })
+    }
+}
+
+/// Sessions (newest first) since `since` in which `exercise_id` has at least one logged working
+/// set, with that exercise's instances.
+pub fn sessions_with<'a>(
+    history: &'a [Workout],
+    exercise_id: &'a str,
+    since: DateTime<Utc>,
+) -> Vec<(&'a Workout, Vec<&'a ExerciseInstance>)> {
+    let mut out: Vec<(&Workout, Vec<&ExerciseInstance>)> = history
+        .iter()
+        .filter(|w| w.started_at >= since)
+        .filter_map(|w| {
+            let instances: Vec<&ExerciseInstance> = w
+                .exercises
+                .iter()
+                .filter(|e| e.exercise_id == exercise_id && e.sets.iter().any(is_working_result))
+                .collect();
+            (!instances.is_empty()).then_some((w, instances))
+        })
+        .collect();
+    out.sort_by_key(|(w, _)| std::cmp::Reverse(w.started_at));
+    out
+}
+
+/// The logged working sets of one session's instances, in order.
+pub fn working_sets<'a>(
+    workout: &'a Workout,
+    instances: &[&'a ExerciseInstance],
+) -> Vec<LoggedSet<'a>> {
+    instances
+        .iter()
+        .flat_map(|e| e.sets.iter())
+        .filter(|s| is_working_result(s))
+        .map(|set| LoggedSet { workout, set })
+        .collect()
+}
+
+/// Every logged working set of `exercise_id` since `since`, newest session first.
+pub fn all_working_sets<'a>(
+    history: &'a [Workout],
+    exercise_id: &'a str,
+    since: DateTime<Utc>,
+) -> Vec<LoggedSet<'a>> {
+    sessions_with(history, exercise_id, since)
+        .into_iter()
+        .flat_map(|(w, inst)| working_sets(w, &inst))
+        .collect()
+}

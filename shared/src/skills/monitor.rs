@@ -1,0 +1,510 @@
+//! The silent workout monitor (MONITOR_STATE): after a set, looks at the active workout and says
+//! nothing (NULL) unless a rule fires. Rules, in priority order, each threshold a named constant:
+//!
+//! 1. `weight_drop` (ALERT, warning): a working set ≥ [`WEIGHT_DROP_FRACTION`] lighter than the
+//!    previous working set of the exercise, unless the set is a drop set or was planned lighter.
+//! 2. `failure_sets` (ALERT, alert): ≥ [`FAILURE_SETS_ALERT`] failure sets in the workout (marked
+//!    failed, or short of the target reps at RIR 0).
+//! 3. `reps_shortfall` (NUDGE, warning): reps ≥ [`REPS_SHORTFALL_FRACTION`] under target at
+//!    RIR ≤ [`SHORTFALL_MAX_RIR`].
+//! 4. `go_heavier` (NUDGE, info): RIR ≥ [`RIR_ABOVE_PLAN`] above the plan on
+//!    [`RIR_ABOVE_PLAN_SETS`] consecutive working sets of the exercise.
+//! 5. `long_rest` (NUDGE, info): rest ≥ [`LONG_REST_FACTOR`] × the lifter's median rest for the
+//!    exercise (needs [`MIN_REST_SAMPLES`] rests in their history).
+//! 6. `pr` (NUDGE, info): the set's e1RM beats every set of the exercise in the history given.
+//!
+//! The caller claims each verdict's key (workout, rule, exercise) and sends the first it wins,
+//! so a nudge is sent at most once per workout, rule and exercise.
+
+use chrono::{DateTime, Duration, Utc};
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use crate::domain::strength::{effective_rir, round_load, set_e1rm};
+use crate::domain::units::{Unit, format_weight};
+use crate::domain::workout::{SetStatus, SetType, Workout, WorkoutSet};
+
+pub const WEIGHT_DROP_FRACTION: f64 = 0.15;
+pub const FAILURE_SETS_ALERT: usize = 3;
+pub const REPS_SHORTFALL_FRACTION: f64 = 0.30;
+pub const SHORTFALL_MAX_RIR: u32 = 1;
+pub const RIR_ABOVE_PLAN: u32 = 2;
+pub const RIR_ABOVE_PLAN_SETS: usize = 3;
+pub const LONG_REST_FACTOR: f64 = 2.0;
+pub const MIN_REST_SAMPLES: usize = 3;
+/// Gaps longer than this between two sets are not rests (the lifter left, or logged late).
+pub const MAX_REST: Duration = Duration::minutes(15);
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "UPPERCASE")]
+pub enum Action {
+    Nudge,
+    Alert,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Info,
+    Warning,
+    Alert,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Verdict {
+    pub action: Action,
+    pub rule: &'static str,
+    pub severity: Severity,
+    pub message: String,
+    /// The exercise the verdict is about ("*" for the whole workout): part of the dedupe key.
+    pub exercise_id: String,
+}
+
+impl Verdict {
+    pub fn data(&self) -> Value {
+        json!({ "message": self.message, "severity": self.severity, "rule": self.rule, "exercise_id": self.exercise_id })
+    }
+}
+
+/// Evaluates the rules for the set `set_id` (or, without one, the set completed last) of the
+/// active workout. Returns every verdict that fires, highest priority first.
+pub fn evaluate(
+    workout: &Workout,
+    set_id: Option<&str>,
+    history: &[Workout],
+    unit: Unit,
+    step_kg: impl Fn(&str) -> f64,
+) -> Vec<Verdict> {
+    let Some((ei, si)) = subject(workout, set_id) else {
+        return Vec::new();
+    };
+    let inst = &workout.exercises[ei];
+    let set = &inst.sets[si];
+    let Some(actual) = set.actual.as_ref() else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    let verdict = |action, rule, severity, message: String, exercise: &str| Verdict {
+        action,
+        rule,
+        severity,
+        message,
+        exercise_id: exercise.to_string(),
+    };
+    let done_working: Vec<&WorkoutSet> = inst.sets[..=si]
+        .iter()
+        .filter(|s| s.status == SetStatus::Done && s.set_type != SetType::Warmup)
+        .collect();
+
+    // 1. weight drop
+    if set.set_type == SetType::Working
+        && let (Some(w), Some(prev)) = (
+            actual.weight_kg,
+            done_working
+                .iter()
+                .rev()
+                .nth(1)
+                .and_then(|p| p.actual.as_ref()?.weight_kg),
+        )
+    {
+        let planned_lighter = set
+            .target
+            .weight_kg
+            .is_some_and(|t| t <= prev * (1.0 - WEIGHT_DROP_FRACTION) + 1e-9);
+        if w <= prev * (1.0 - WEIGHT_DROP_FRACTION) + 1e-9 && !planned_lighter {
+            out.push(verdict(
+                Action::Alert,
+                "weight_drop",
+                Severity::Warning,
+                format!(
+                    "{} went from {} to {} ({:.0} % lighter). If something hurts, stop the exercise; if it is fatigue, rest longer before the next set.",
+                    inst.name,
+                    format_weight(prev, unit),
+                    format_weight(w, unit),
+                    (1.0 - w / prev) * 100.0
+                ),
+                &inst.exercise_id,
+            ));
+        }
+    }
+
+    // 2. failure sets in the workout
+    let failures = workout
+        .exercises
+        .iter()
+        .flat_map(|e| e.sets.iter())
+        .filter(|s| is_failure(s))
+        .count();
+    if failures >= FAILURE_SETS_ALERT && is_failure(set) {
+        out.push(verdict(
+            Action::Alert,
+            "failure_sets",
+            Severity::Alert,
+            format!(
+                "That is {failures} sets to failure today. Stop short of failure for the rest of the session (leave 1–2 reps in reserve) to keep the quality up and the risk down."
+            ),
+            "*",
+        ));
+    }
+
+    // 3. reps shortfall
+    if let Some(target) = set.target.reps.filter(|t| *t > 0)
+        && f64::from(actual.reps) <= f64::from(target) * (1.0 - REPS_SHORTFALL_FRACTION) + 1e-9
+        && effective_rir(actual).is_some_and(|r| r <= SHORTFALL_MAX_RIR)
+    {
+        let lighter = actual
+            .weight_kg
+            .map(|w| round_load(w * 0.9, step_kg(&inst.exercise_id), unit));
+        out.push(verdict(
+            Action::Nudge,
+            "reps_shortfall",
+            Severity::Warning,
+            format!(
+                "{} of {target} reps at {} — that set was too heavy for today.{}",
+                actual.reps,
+                effective_rir(actual).map_or("failure".into(), |r| format!("RIR {r}")),
+                lighter
+                    .map(|l| format!(" Try {} for the next set.", format_weight(l, unit)))
+                    .unwrap_or_default()
+            ),
+            &inst.exercise_id,
+        ));
+    }
+
+    // 4. go heavier
+    let easy_run = done_working
+        .iter()
+        .rev()
+        .take_while(|s| {
+            matches!(
+                (s.actual.as_ref().and_then(effective_rir), s.target.rir),
+                (Some(done), Some(plan)) if done >= plan + RIR_ABOVE_PLAN
+            )
+        })
+        .count();
+    if easy_run >= RIR_ABOVE_PLAN_SETS {
+        let step = step_kg(&inst.exercise_id);
+        out.push(verdict(
+            Action::Nudge,
+            "go_heavier",
+            Severity::Info,
+            format!(
+                "{easy_run} sets of {} with {}+ reps more in reserve than planned: add {} next set or next session.",
+                inst.name,
+                RIR_ABOVE_PLAN,
+                format_weight(step, unit)
+            ),
+            &inst.exercise_id,
+        ));
+    }
+
+    // 5. long rest
+    if let (Some(rest), Some(median)) = (
+        rest_before(workout, set),
+        median_rest(history, &inst.exercise_id),
+    ) && rest.num_seconds() as f64 >= LONG_REST_FACTOR * median.num_seconds() as f64
+    {
+        out.push(verdict(
+            Action::Nudge,
+            "long_rest",
+            Severity::Info,
+            format!(
+                "That rest was {}, about {:.0}× your usual {} on {}. Fine for a heavy set; if you are short on time, keep the next one nearer {}.",
+                mmss(rest),
+                rest.num_seconds() as f64 / median.num_seconds().max(1) as f64,
+                mmss(median),
+                inst.name,
+                mmss(median)
+            ),
+            &inst.exercise_id,
+        ));
+    }
+
+    // 6. PR
+    if let Some(e) = set_e1rm(set) {
+        let previous = history
+            .iter()
+            .flat_map(|w| w.exercises.iter())
+            .filter(|x| x.exercise_id == inst.exercise_id)
+            .flat_map(|x| x.sets.iter())
+            .filter_map(set_e1rm)
+            .fold(None, |m: Option<f64>, v| Some(m.map_or(v, |m| m.max(v))));
+        if let Some(prev) = previous
+            && e > prev + 1e-9
+        {
+            out.push(verdict(
+                Action::Nudge,
+                "pr",
+                Severity::Info,
+                format!(
+                    "New best on {}: {} × {} is an estimated max of {} (previous best {}).",
+                    inst.name,
+                    format_weight(actual.weight_kg.unwrap_or_default(), unit),
+                    actual.reps,
+                    format_weight((e * 10.0).round() / 10.0, unit),
+                    format_weight((prev * 10.0).round() / 10.0, unit)
+                ),
+                &inst.exercise_id,
+            ));
+        }
+    }
+    out
+}
+
+/// A set the lifter failed: marked failed, or short of its target reps with nothing in reserve.
+pub fn is_failure(s: &WorkoutSet) -> bool {
+    let Some(a) = s.actual.as_ref().filter(|_| s.status == SetStatus::Done) else {
+        return false;
+    };
+    a.failure || (effective_rir(a) == Some(0) && s.target.reps.is_some_and(|t| a.reps < t))
+}
+
+/// The set the event is about: `set_id`, else the logged set completed last.
+fn subject(w: &Workout, set_id: Option<&str>) -> Option<(usize, usize)> {
+    if let Some(id) = set_id {
+        let p = w.find_set(id)?;
+        return Some((p.exercise, p.set));
+    }
+    w.exercises
+        .iter()
+        .enumerate()
+        .flat_map(|(ei, e)| e.sets.iter().enumerate().map(move |(si, s)| (ei, si, s)))
+        .filter(|(_, _, s)| s.status == SetStatus::Done && s.completed_at.is_some())
+        .max_by_key(|(_, _, s)| s.completed_at)
+        .map(|(ei, si, _)| (ei, si))
+}
+
+/// Time between this set and the set completed just before it in the workout.
+fn rest_before(w: &Workout, set: &WorkoutSet) -> Option<Duration> {
+    let at = set.completed_at?;
+    let prev = w
+        .exercises
+        .iter()
+        .flat_map(|e| e.sets.iter())
+        .filter_map(|s| s.completed_at)
+        .filter(|t| *t < at)
+        .max()?;
+    Some(at - prev).filter(|d| *d <= MAX_REST * 4)
+}
+
+/// The lifter's median rest between consecutive sets of an exercise in their history.
+pub fn median_rest(history: &[Workout], exercise_id: &str) -> Option<Duration> {
+    let mut rests: Vec<i64> = Vec::new();
+    for inst in history
+        .iter()
+        .flat_map(|w| w.exercises.iter())
+        .filter(|e| e.exercise_id == exercise_id)
+    {
+        let mut times: Vec<DateTime<Utc>> =
+            inst.sets.iter().filter_map(|s| s.completed_at).collect();
+        times.sort();
+        rests.extend(
+            times
+                .windows(2)
+                .map(|p| (p[1] - p[0]).num_seconds())
+                .filter(|s| *s > 0 && *s <= MAX_REST.num_seconds()),
+        );
+    }
+    if rests.len() < MIN_REST_SAMPLES {
+        return None;
+    }
+    rests.sort_unstable();
+    Some(Duration::seconds(rests[rests.len() / 2]))
+}
+
+fn mmss(d: Duration) -> String {
+    let s = d.num_seconds().max(0);
+    format!("{}:{:02}", s / 60, s % 60)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::workout::{ExerciseInstance, SetResult, SetTarget, WorkoutStatus};
+
+    fn set(
+        id: &str,
+        plan: (f64, u32, u32),
+        done: Option<(f64, u32, u32)>,
+        at_min: i64,
+    ) -> WorkoutSet {
+        let mut s = WorkoutSet::planned(
+            id,
+            SetType::Working,
+            SetTarget {
+                reps: Some(plan.1),
+                weight_kg: Some(plan.0),
+                rir: Some(plan.2),
+            },
+        );
+        if let Some((w, r, rir)) = done {
+            s.status = SetStatus::Done;
+            s.actual = Some(SetResult {
+                reps: r,
+                weight_kg: Some(w),
+                rir: Some(rir),
+                rpe: None,
+                failure: false,
+            });
+            s.completed_at = Some(t0() + Duration::minutes(at_min));
+        }
+        s
+    }
+
+    fn t0() -> DateTime<Utc> {
+        DateTime::parse_from_rfc3339("2026-11-20T18:00:00Z")
+            .unwrap()
+            .to_utc()
+    }
+
+    fn workout(sets: Vec<WorkoutSet>) -> Workout {
+        Workout {
+            id: "w".into(),
+            name: "Push".into(),
+            status: WorkoutStatus::Active,
+            started_at: t0(),
+            completed_at: None,
+            template_id: None,
+            routine_id: None,
+            exercises: vec![ExerciseInstance {
+                instance_id: "i".into(),
+                exercise_id: "barbell-bench-press".into(),
+                name: "Bench Press".into(),
+                sets,
+                notes: None,
+            }],
+            changes: vec![],
+        }
+    }
+
+    fn rules(w: &Workout, history: &[Workout]) -> Vec<&'static str> {
+        evaluate(w, None, history, Unit::Kg, |_| 2.5)
+            .iter()
+            .map(|v| v.rule)
+            .collect()
+    }
+
+    const PLAN: (f64, u32, u32) = (100.0, 8, 2);
+
+    #[test]
+    fn an_ordinary_set_says_nothing() {
+        let w = workout(vec![
+            set("a", PLAN, Some((100.0, 8, 2)), 0),
+            set("b", PLAN, Some((100.0, 8, 2)), 3),
+        ]);
+        assert!(rules(&w, &[]).is_empty());
+    }
+
+    #[test]
+    fn weight_drop_of_15_percent_alerts_unless_planned() {
+        let w = workout(vec![
+            set("a", PLAN, Some((100.0, 8, 2)), 0),
+            set("b", PLAN, Some((85.0, 8, 2)), 3),
+        ]);
+        let v = evaluate(&w, Some("b"), &[], Unit::Kg, |_| 2.5);
+        assert_eq!(
+            (v[0].rule, v[0].action, v[0].severity),
+            ("weight_drop", Action::Alert, Severity::Warning)
+        );
+        // 14 % is not enough.
+        let w = workout(vec![
+            set("a", PLAN, Some((100.0, 8, 2)), 0),
+            set("b", PLAN, Some((86.0, 8, 2)), 3),
+        ]);
+        assert!(!rules(&w, &[]).contains(&"weight_drop"));
+        // Planned lighter (a back-off set) is fine.
+        let w = workout(vec![
+            set("a", PLAN, Some((100.0, 8, 2)), 0),
+            set("b", (80.0, 8, 2), Some((80.0, 8, 2)), 3),
+        ]);
+        assert!(!rules(&w, &[]).contains(&"weight_drop"));
+        // A drop set is fine.
+        let mut w = workout(vec![
+            set("a", PLAN, Some((100.0, 8, 2)), 0),
+            set("b", PLAN, Some((70.0, 8, 2)), 3),
+        ]);
+        w.exercises[0].sets[1].set_type = SetType::Dropset;
+        assert!(!rules(&w, &[]).contains(&"weight_drop"));
+    }
+
+    #[test]
+    fn three_failure_sets_alert() {
+        let fail = |id, at| set(id, PLAN, Some((100.0, 6, 0)), at);
+        let w = workout(vec![fail("a", 0), fail("b", 3)]);
+        assert!(!rules(&w, &[]).contains(&"failure_sets"));
+        let w = workout(vec![fail("a", 0), fail("b", 3), fail("c", 6)]);
+        let v = evaluate(&w, None, &[], Unit::Kg, |_| 2.5);
+        let f = v.iter().find(|v| v.rule == "failure_sets").unwrap();
+        assert_eq!(
+            (f.action, f.severity, f.exercise_id.as_str()),
+            (Action::Alert, Severity::Alert, "*")
+        );
+    }
+
+    #[test]
+    fn reps_30_percent_short_at_low_rir_nudges() {
+        let w = workout(vec![set("a", PLAN, Some((100.0, 5, 1)), 0)]);
+        let v = evaluate(&w, None, &[], Unit::Kg, |_| 2.5);
+        assert_eq!(v[0].rule, "reps_shortfall");
+        assert!(v[0].message.contains("Try 90 kg"), "{}", v[0].message);
+        // 6 of 8 is 25 % short: nothing. 5 of 8 at RIR 3: the lifter stopped early on purpose.
+        assert!(rules(&workout(vec![set("a", PLAN, Some((100.0, 6, 1)), 0)]), &[]).is_empty());
+        assert!(rules(&workout(vec![set("a", PLAN, Some((100.0, 5, 3)), 0)]), &[]).is_empty());
+    }
+
+    #[test]
+    fn rir_two_above_plan_three_times_says_go_heavier() {
+        let easy = |id, at| set(id, PLAN, Some((100.0, 8, 4)), at);
+        assert!(rules(&workout(vec![easy("a", 0), easy("b", 3)]), &[]).is_empty());
+        let w = workout(vec![easy("a", 0), easy("b", 3), easy("c", 6)]);
+        assert_eq!(rules(&w, &[]), vec!["go_heavier"]);
+        // A harder set in between breaks the run.
+        let w = workout(vec![
+            easy("a", 0),
+            set("b", PLAN, Some((100.0, 8, 2)), 3),
+            easy("c", 6),
+        ]);
+        assert!(rules(&w, &[]).is_empty());
+    }
+
+    #[test]
+    fn rest_twice_the_median_nudges() {
+        // History: rests of 2 minutes.
+        let past = {
+            let mut w = workout(
+                (0..4)
+                    .map(|i| set("h", (90.0, 8, 2), Some((90.0, 8, 2)), i * 2))
+                    .collect(),
+            );
+            w.started_at = t0() - Duration::days(7);
+            w
+        };
+        assert_eq!(
+            median_rest(std::slice::from_ref(&past), "barbell-bench-press"),
+            Some(Duration::minutes(2))
+        );
+        let w = workout(vec![
+            set("a", (90.0, 8, 2), Some((90.0, 8, 2)), 0),
+            set("b", (90.0, 8, 2), Some((90.0, 8, 2)), 4),
+        ]);
+        let r = rules(&w, std::slice::from_ref(&past));
+        assert_eq!(r, vec!["long_rest"]);
+        let w = workout(vec![
+            set("a", (90.0, 8, 2), Some((90.0, 8, 2)), 0),
+            set("b", (90.0, 8, 2), Some((90.0, 8, 2)), 3),
+        ]);
+        assert!(rules(&w, std::slice::from_ref(&past)).is_empty());
+    }
+
+    #[test]
+    fn a_new_best_e1rm_is_celebrated_but_not_a_first_session() {
+        let past = {
+            let mut w = workout(vec![set("h", PLAN, Some((100.0, 8, 2)), 0)]);
+            w.started_at = t0() - Duration::days(7);
+            w
+        };
+        let w = workout(vec![set("a", PLAN, Some((102.5, 8, 2)), 0)]);
+        assert_eq!(rules(&w, std::slice::from_ref(&past)), vec!["pr"]);
+        assert!(rules(&w, &[]).is_empty());
+    }
+}

@@ -1,0 +1,514 @@
+//! SWAP_EXERCISE: alternatives to an exercise from the catalog, ranked, and the swap applied to
+//! the active workout in place.
+//!
+//! Eligible: not the target or an excluded exercise; the same compound/isolation class; at least
+//! one primary muscle in common with the target (or, with `muscle_group`, training that muscle
+//! or group as a primary); equipment allowed by the constraint and by the lifter's equipment.
+//!
+//! Score (higher first, ties by name):
+//! - 3.0 × primary-muscle overlap (Jaccard: shared / all primary muscles of the two);
+//! - 2.0 for the same movement pattern;
+//! - 1.0 × secondary-muscle overlap (Jaccard);
+//! - 1.0 when the lifter has trained it in the last 8 weeks (their own exercises first);
+//! - 0.25 for the same laterality (bilateral for bilateral).
+
+use std::collections::HashMap;
+
+use serde_json::{Value, json};
+
+use super::suggest::{Source, known_exercise, step_for, suggest_weight};
+use crate::domain::catalog::{Equipment, Exercise, Muscle, MuscleGroup, catalog};
+use crate::domain::profile::Profile;
+use crate::domain::strength::{load_ratio, round_load};
+use crate::domain::workout::{ExerciseInstance, SetStatus, Workout};
+
+pub const W_PRIMARY: f64 = 3.0;
+pub const W_PATTERN: f64 = 2.0;
+pub const W_SECONDARY: f64 = 1.0;
+pub const W_FAMILIAR: f64 = 1.0;
+pub const W_LATERALITY: f64 = 0.25;
+/// Alternatives returned besides the chosen one.
+pub const MAX_ALTERNATIVES: usize = 5;
+
+/// The constraints the app's swap sheet offers, and the equipment each allows.
+pub const CONSTRAINTS: [(&str, &[Equipment]); 8] = [
+    (
+        "machine",
+        &[Equipment::Machine, Equipment::Plate, Equipment::Sled],
+    ),
+    ("cable", &[Equipment::Cable]),
+    ("dumbbell", &[Equipment::Dumbbell]),
+    (
+        "barbell",
+        &[Equipment::Barbell, Equipment::EzBar, Equipment::TrapBar],
+    ),
+    ("smith", &[Equipment::Smith]),
+    ("kettlebell", &[Equipment::Kettlebell]),
+    ("band", &[Equipment::Band]),
+    ("bodyweight", &[Equipment::Bodyweight]),
+];
+
+pub fn parse_constraint(s: &str) -> Option<&'static [Equipment]> {
+    let s = s.trim().to_ascii_lowercase();
+    CONSTRAINTS
+        .iter()
+        .find(|(name, _)| *name == s || s.strip_suffix('s') == Some(name))
+        .map(|(_, eq)| *eq)
+}
+
+pub fn constraint_names() -> String {
+    CONSTRAINTS
+        .iter()
+        .map(|(n, _)| *n)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// A muscle ("upper_chest", "lats") or a muscle group ("back", "legs").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MuscleFilter {
+    Muscle(Muscle),
+    Group(MuscleGroup),
+}
+
+impl MuscleFilter {
+    pub fn parse(s: &str) -> Option<MuscleFilter> {
+        let key = s.trim().to_ascii_lowercase().replace([' ', '-'], "_");
+        if let Some(m) = Muscle::parse(&key) {
+            return Some(MuscleFilter::Muscle(m));
+        }
+        serde_json::from_value(Value::String(key))
+            .ok()
+            .map(MuscleFilter::Group)
+    }
+
+    fn matches(self, ex: &Exercise) -> bool {
+        match self {
+            MuscleFilter::Muscle(m) => ex.primary_muscles.contains(&m),
+            MuscleFilter::Group(g) => ex.primary_muscles.iter().any(|m| m.group() == g),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct SwapQuery<'a> {
+    pub constraint: Option<&'a [Equipment]>,
+    pub muscle: Option<MuscleFilter>,
+    pub exclude: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Candidate<'a> {
+    pub exercise: &'a Exercise,
+    pub score: f64,
+    pub reason: String,
+}
+
+impl Candidate<'_> {
+    pub fn to_json(&self) -> Value {
+        json!({
+            "exercise_id": self.exercise.id,
+            "name": self.exercise.name,
+            "equipment": self.exercise.equipment,
+            "primary_muscles": self.exercise.primary_muscles,
+            "score": (self.score * 100.0).round() / 100.0,
+            "reason": self.reason,
+        })
+    }
+}
+
+fn jaccard(a: &[Muscle], b: &[Muscle]) -> f64 {
+    let shared = a.iter().filter(|m| b.contains(m)).count();
+    let all = a.len() + b.len() - shared;
+    if all == 0 {
+        0.0
+    } else {
+        shared as f64 / all as f64
+    }
+}
+
+fn words(id: &str) -> String {
+    id.replace('_', " ")
+}
+
+/// Ranks every eligible catalog exercise as an alternative to `target`. `familiar` counts the
+/// lifter's recent sessions per exercise id.
+pub fn rank<'a>(
+    target: &Exercise,
+    exercises: &'a [Exercise],
+    query: &SwapQuery<'_>,
+    profile: &Profile,
+    familiar: &HashMap<String, usize>,
+) -> Vec<Candidate<'a>> {
+    let excluded = |ex: &Exercise| {
+        query.exclude.iter().any(|x| {
+            x == &ex.id
+                || catalog()
+                    .resolve(x)
+                    .exercise()
+                    .is_some_and(|r| r.id == ex.id)
+        })
+    };
+    let mut out: Vec<Candidate<'a>> = exercises
+        .iter()
+        .filter(|ex| ex.id != target.id && ex.compound == target.compound)
+        .filter(|ex| query.constraint.is_none_or(|c| c.contains(&ex.equipment)))
+        .filter(|ex| profile.has_equipment(ex.equipment))
+        .filter(|ex| match query.muscle {
+            Some(f) => f.matches(ex),
+            None => ex
+                .primary_muscles
+                .iter()
+                .any(|m| target.primary_muscles.contains(m)),
+        })
+        .filter(|ex| !excluded(ex))
+        .map(|ex| {
+            let primary = jaccard(&ex.primary_muscles, &target.primary_muscles);
+            let same_pattern = ex.movement_pattern == target.movement_pattern;
+            let sessions = familiar.get(&ex.id).copied().unwrap_or(0);
+            let score = W_PRIMARY * primary
+                + if same_pattern { W_PATTERN } else { 0.0 }
+                + W_SECONDARY * jaccard(&ex.secondary_muscles, &target.secondary_muscles)
+                + if sessions > 0 { W_FAMILIAR } else { 0.0 }
+                + if ex.unilateral == target.unilateral {
+                    W_LATERALITY
+                } else {
+                    0.0
+                };
+            let muscles: Vec<String> = ex.primary_muscles.iter().map(|m| words(m.id())).collect();
+            let mut reason = format!(
+                "{} {}, {}",
+                ex.equipment.label(),
+                if same_pattern {
+                    "with the same movement"
+                } else {
+                    "with a different movement"
+                },
+                muscles.join(" and ")
+            );
+            if sessions > 0 {
+                reason.push_str(&format!(
+                    "; you trained it {sessions} time{} recently",
+                    if sessions == 1 { "" } else { "s" }
+                ));
+            }
+            Candidate {
+                exercise: ex,
+                score,
+                reason,
+            }
+        })
+        .collect();
+    out.sort_by(|a, b| {
+        b.score
+            .total_cmp(&a.score)
+            .then_with(|| a.exercise.name.cmp(&b.exercise.name))
+    });
+    out
+}
+
+/// Why a swap could not be applied to the workout.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ApplyError {
+    /// No exercise with that instance id in the active workout.
+    InstanceNotFound,
+    /// Sets of it are logged; the lifter must confirm.
+    SetsLogged { logged: usize, name: String },
+}
+
+/// What the swap did to the workout.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Applied {
+    pub workout: Workout,
+    pub instance_id: String,
+    /// How planned weights were set ("from your history", "scaled ×0.37", ...).
+    pub weights: String,
+}
+
+/// Replaces the exercise `instance_id` with `new` in place: same position and planned sets,
+/// planned weights re-derived for the new exercise. With sets already logged (and `confirm`),
+/// the logged sets stay recorded under the old exercise and the remaining sets move to the new
+/// one, inserted right after.
+pub fn apply(
+    workout: &Workout,
+    instance_id: &str,
+    new: &Exercise,
+    confirm: bool,
+    history: &[Workout],
+    profile: &Profile,
+    now: chrono::DateTime<chrono::Utc>,
+) -> Result<Applied, ApplyError> {
+    let idx = workout
+        .exercises
+        .iter()
+        .position(|e| e.instance_id == instance_id)
+        .ok_or(ApplyError::InstanceNotFound)?;
+    let old = &workout.exercises[idx];
+    let logged = old
+        .sets
+        .iter()
+        .filter(|s| s.status != SetStatus::Planned)
+        .count();
+    if logged > 0 && !confirm {
+        return Err(ApplyError::SetsLogged {
+            logged,
+            name: old.name.clone(),
+        });
+    }
+    let old_ex = catalog().get(&old.exercise_id);
+    let mut sets: Vec<_> = old
+        .sets
+        .iter()
+        .filter(|s| s.status == SetStatus::Planned)
+        .cloned()
+        .collect();
+    let has_history = !super::history::sessions_with(
+        history,
+        &new.id,
+        now - chrono::Duration::weeks(super::history::LOOKBACK_WEEKS),
+    )
+    .is_empty();
+    let ratio = match (
+        old_ex.and_then(|e| load_ratio(e.equipment)),
+        load_ratio(new.equipment),
+    ) {
+        (Some(a), Some(b)) => Some(b / a),
+        _ => None,
+    };
+    let same_equipment = old_ex.is_some_and(|e| e.equipment == new.equipment);
+    let weights = if load_ratio(new.equipment).is_none() {
+        for s in &mut sets {
+            s.target.weight_kg = None;
+        }
+        format!(
+            "{} is a {} exercise: planned weights removed",
+            new.name,
+            new.equipment.label().to_lowercase()
+        )
+    } else if has_history {
+        for s in &mut sets {
+            let reps = s.target.reps.unwrap_or(8);
+            let rir = s.target.rir.unwrap_or(super::suggest::DEFAULT_TARGET_RIR);
+            let sug = suggest_weight(&new.id, Some(new), reps, rir, history, profile, now);
+            if sug.source == Source::History {
+                s.target.weight_kg = Some(sug.weight_kg);
+            }
+        }
+        format!("planned weights from your recent {} sessions", new.name)
+    } else if same_equipment {
+        "same equipment: planned weights unchanged".to_string()
+    } else if let Some(r) = ratio {
+        let step = step_for(Some(new), profile);
+        for s in &mut sets {
+            s.target.weight_kg = s
+                .target
+                .weight_kg
+                .map(|w| round_load(w * r, step, profile.unit));
+        }
+        format!(
+            "planned weights scaled ×{:.2} from {} to {}{}",
+            r,
+            old_ex
+                .map_or("the old equipment", |e| e.equipment.label())
+                .to_lowercase(),
+            new.equipment.label().to_lowercase(),
+            if matches!(new.equipment, Equipment::Dumbbell | Equipment::Kettlebell) {
+                " (per hand)"
+            } else {
+                ""
+            }
+        )
+    } else {
+        "planned weights kept; adjust them after the first set".to_string()
+    };
+    let mut w = workout.clone();
+    let new_instance = |id: String, sets| ExerciseInstance {
+        instance_id: id,
+        exercise_id: new.id.clone(),
+        name: new.name.clone(),
+        sets,
+        notes: old.notes.clone(),
+    };
+    let instance_id = if logged == 0 {
+        w.exercises[idx] = new_instance(old.instance_id.clone(), sets);
+        old.instance_id.clone()
+    } else {
+        let id = format!("{}~{}", old.instance_id, new.id);
+        w.exercises[idx]
+            .sets
+            .retain(|s| s.status != SetStatus::Planned);
+        w.exercises.insert(idx + 1, new_instance(id.clone(), sets));
+        id
+    };
+    Ok(Applied {
+        workout: w,
+        instance_id,
+        weights,
+    })
+}
+
+/// Resolves the swap target, or explains what the lifter might have meant.
+pub fn resolve_target(text: &str, history: &[Workout]) -> Result<&'static Exercise, String> {
+    use crate::domain::catalog::Resolution;
+    match catalog().resolve(text) {
+        Resolution::Exact(e) | Resolution::Likely { exercise: e, .. } => Ok(e),
+        Resolution::Unsure { candidates } => Err(format!(
+            "'{text}' could be several exercises: {}",
+            candidates
+                .iter()
+                .map(|c| c.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )),
+        Resolution::NotFound => {
+            let close = catalog().closest(text, 3);
+            let own = known_exercise(text, history).is_some();
+            Err(if own {
+                format!(
+                    "'{text}' is one of your own exercises; swaps need a catalog exercise to compare muscles"
+                )
+            } else if close.is_empty() {
+                format!("no exercise called '{text}' in the catalog")
+            } else {
+                format!(
+                    "no exercise called '{text}'; did you mean {}?",
+                    close
+                        .iter()
+                        .map(|c| c.name.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            })
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(c: &[Candidate<'_>]) -> Vec<String> {
+        c.iter().map(|c| c.exercise.id.clone()).collect()
+    }
+
+    #[test]
+    fn machine_alternatives_to_bench_press_train_the_chest() {
+        let bench = catalog().get("barbell-bench-press").unwrap();
+        let q = SwapQuery {
+            constraint: parse_constraint("machine"),
+            ..SwapQuery::default()
+        };
+        let r = rank(
+            bench,
+            catalog().all(),
+            &q,
+            &Profile::default(),
+            &HashMap::new(),
+        );
+        assert!(!r.is_empty());
+        assert!(r.iter().all(|c| c.exercise.equipment == Equipment::Machine
+            || c.exercise.equipment == Equipment::Plate
+            || c.exercise.equipment == Equipment::Sled));
+        assert!(r.iter().all(|c| c.exercise.compound));
+        assert_eq!(r[0].exercise.id, "machine-chest-press");
+        assert!(r[0].reason.contains("same movement"), "{}", r[0].reason);
+        // Sorted by score.
+        assert!(r.windows(2).all(|w| w[0].score >= w[1].score));
+    }
+
+    #[test]
+    fn familiarity_exclusions_and_equipment_matter() {
+        let bench = catalog().get("barbell-bench-press").unwrap();
+        let plain = rank(
+            bench,
+            catalog().all(),
+            &SwapQuery::default(),
+            &Profile::default(),
+            &HashMap::new(),
+        );
+        let top = plain[0].exercise.id.clone();
+        // Excluding the favourite by name removes it.
+        let q = SwapQuery {
+            exclude: vec![plain[0].exercise.name.clone()],
+            ..SwapQuery::default()
+        };
+        let r = rank(
+            bench,
+            catalog().all(),
+            &q,
+            &Profile::default(),
+            &HashMap::new(),
+        );
+        assert!(!names(&r).contains(&top));
+        // An exercise the lifter trains gets a lift in the ranking.
+        let last = plain.last().unwrap().exercise.id.clone();
+        let familiar = HashMap::from([(last.clone(), 3)]);
+        let r = rank(
+            bench,
+            catalog().all(),
+            &SwapQuery::default(),
+            &Profile::default(),
+            &familiar,
+        );
+        let before = names(&plain).iter().position(|n| n == &last).unwrap();
+        let after = names(&r).iter().position(|n| n == &last).unwrap();
+        assert!(after < before);
+        // A home gym with dumbbells only gets dumbbell and bodyweight alternatives.
+        let home = Profile {
+            equipment: vec![Equipment::Dumbbell],
+            ..Profile::default()
+        };
+        let r = rank(
+            bench,
+            catalog().all(),
+            &SwapQuery::default(),
+            &home,
+            &HashMap::new(),
+        );
+        assert!(r.iter().all(|c| matches!(
+            c.exercise.equipment,
+            Equipment::Dumbbell | Equipment::Bodyweight
+        )));
+    }
+
+    #[test]
+    fn muscle_filter_and_constraint_parsing() {
+        assert_eq!(parse_constraint("Cables"), Some(&[Equipment::Cable][..]));
+        assert_eq!(parse_constraint("trampoline"), None);
+        assert_eq!(
+            MuscleFilter::parse("back"),
+            Some(MuscleFilter::Group(MuscleGroup::Back))
+        );
+        assert_eq!(
+            MuscleFilter::parse("upper chest"),
+            Some(MuscleFilter::Muscle(Muscle::UpperChest))
+        );
+        let row = catalog().get("barbell-row").unwrap();
+        let q = SwapQuery {
+            muscle: MuscleFilter::parse("lats"),
+            ..SwapQuery::default()
+        };
+        let r = rank(
+            row,
+            catalog().all(),
+            &q,
+            &Profile::default(),
+            &HashMap::new(),
+        );
+        assert!(
+            r.iter()
+                .all(|c| c.exercise.primary_muscles.contains(&Muscle::Lats))
+        );
+    }
+
+    #[test]
+    fn unknown_targets_suggest_close_names() {
+        let e = resolve_target("bench pres machine thing", &[]).unwrap_err();
+        assert!(e.contains("did you mean") || e.contains("could be"), "{e}");
+        assert!(
+            resolve_target("zzzz qqqq", &[])
+                .unwrap_err()
+                .contains("no exercise")
+        );
+    }
+}

@@ -1,0 +1,307 @@
+//! Starting and completing workouts. A started workout gets its planned weights from the
+//! SUGGEST_WEIGHT logic (so it progresses on what the lifter actually did last time, not on the
+//! old plan) and a warm-up ramp for heavy compounds.
+
+use chrono::{DateTime, Utc};
+
+use super::suggest::{DEFAULT_TARGET_RIR, Source, step_for, suggest_weight};
+use crate::domain::catalog::{Exercise, catalog};
+use crate::domain::limits::{self, LimitError};
+use crate::domain::plan::{Routine, Template, TemplateExercise, TemplateSet};
+use crate::domain::profile::Profile;
+use crate::domain::warmup;
+use crate::domain::workout::{
+    ExerciseInstance, SetTarget, SetType, Workout, WorkoutSet, WorkoutStatus,
+};
+
+/// Sets and reps of an ad hoc exercise given without them.
+pub const DEFAULT_SETS: u32 = 3;
+pub const DEFAULT_REPS: u32 = 8;
+
+/// An exercise of an ad hoc start: catalog id or name, with optional sets, reps and RIR.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AdhocExercise {
+    pub exercise: &'static Exercise,
+    pub sets: u32,
+    pub reps: u32,
+    pub rir: u32,
+}
+
+/// A workout id that sorts by time and does not collide between two starts in one second.
+pub fn new_workout_id(now: DateTime<Utc>) -> String {
+    format!(
+        "w-{}-{:04x}",
+        now.format("%Y%m%d%H%M%S"),
+        now.timestamp_subsec_micros() & 0xffff
+    )
+}
+
+/// Builds the workout for a template: planned weights from history, ramps for heavy compounds.
+pub fn from_template(
+    template: &Template,
+    routine: Option<&Routine>,
+    history: &[Workout],
+    profile: &Profile,
+    now: DateTime<Utc>,
+) -> Workout {
+    let exercises = template
+        .exercises
+        .iter()
+        .enumerate()
+        .map(|(i, te)| plan_exercise(i, te, history, profile, now))
+        .collect();
+    Workout {
+        id: new_workout_id(now),
+        name: template.name.clone(),
+        status: WorkoutStatus::Active,
+        started_at: now,
+        completed_at: None,
+        template_id: Some(template.id.clone()),
+        routine_id: routine.map(|r| r.id.clone()),
+        exercises,
+        changes: Vec::new(),
+    }
+}
+
+/// An ad hoc workout, empty or with the exercises given.
+pub fn adhoc(
+    name: &str,
+    exercises: &[AdhocExercise],
+    history: &[Workout],
+    profile: &Profile,
+    now: DateTime<Utc>,
+) -> Workout {
+    let template = Template {
+        id: String::new(),
+        name: name.to_string(),
+        exercises: exercises
+            .iter()
+            .map(|a| TemplateExercise {
+                exercise_id: a.exercise.id.clone(),
+                name: a.exercise.name.clone(),
+                sets: (0..a.sets)
+                    .map(|_| TemplateSet {
+                        set_type: SetType::Working,
+                        target: SetTarget {
+                            reps: Some(a.reps),
+                            weight_kg: None,
+                            rir: Some(a.rir),
+                        },
+                    })
+                    .collect(),
+                rep_range: None,
+            })
+            .collect(),
+    };
+    let mut w = from_template(&template, None, history, profile, now);
+    w.template_id = None;
+    w
+}
+
+fn plan_exercise(
+    index: usize,
+    te: &TemplateExercise,
+    history: &[Workout],
+    profile: &Profile,
+    now: DateTime<Utc>,
+) -> ExerciseInstance {
+    let ex = catalog().get(&te.exercise_id);
+    let instance_id = format!("e{}-{}", index + 1, te.exercise_id);
+    let mut sets: Vec<WorkoutSet> = Vec::new();
+    let has_warmups = te.sets.iter().any(|s| s.set_type == SetType::Warmup);
+    let mut first_working: Option<f64> = None;
+    for ts in &te.sets {
+        let mut target = ts.target.clone();
+        if ts.set_type != SetType::Warmup {
+            let reps = target.reps.unwrap_or(DEFAULT_REPS);
+            let rir = target.rir.unwrap_or(DEFAULT_TARGET_RIR);
+            let s = suggest_weight(&te.exercise_id, ex, reps, rir, history, profile, now);
+            // History beats the old plan; without history the plan's own weight stays, and
+            // only an empty plan falls back to the estimate.
+            if s.source == Source::History || (target.weight_kg.is_none() && s.weight_kg > 0.0) {
+                target.weight_kg = Some(s.weight_kg);
+            }
+            if first_working.is_none() {
+                first_working = target.weight_kg;
+            }
+        }
+        sets.push(WorkoutSet::planned(String::new(), ts.set_type, target));
+    }
+    if !has_warmups
+        && let (Some(ex), Some(w)) = (ex, first_working)
+        && ex.compound
+        && w >= warmup::HEAVY_COMPOUND_KG
+    {
+        let ramp = warmup::ramp(w, step_for(Some(ex), profile), profile.unit);
+        let warmups = ramp.into_iter().map(|(kg, reps)| {
+            WorkoutSet::planned(
+                String::new(),
+                SetType::Warmup,
+                SetTarget {
+                    reps: Some(reps),
+                    weight_kg: Some(kg),
+                    rir: None,
+                },
+            )
+        });
+        sets.splice(0..0, warmups);
+    }
+    for (n, s) in sets.iter_mut().enumerate() {
+        s.id = format!("{instance_id}-s{}", n + 1);
+    }
+    ExerciseInstance {
+        instance_id,
+        exercise_id: te.exercise_id.clone(),
+        name: te.name.clone(),
+        sets,
+        notes: None,
+    }
+}
+
+/// Checks a workout about to be stored against the contract's limits.
+pub fn validate(w: &Workout) -> Result<(), LimitError> {
+    limits::check_count(
+        "exercises",
+        w.exercises.len(),
+        limits::MAX_EXERCISES_PER_WORKOUT,
+    )?;
+    w.validate()
+}
+
+/// The workout as completed now.
+pub fn completed(w: &Workout, now: DateTime<Utc>) -> Workout {
+    let mut done = w.clone();
+    done.status = WorkoutStatus::Completed;
+    done.completed_at = Some(now);
+    done
+}
+
+/// The routine with its next day moved past the day `template_id` trained.
+pub fn advance_routine(routine: &Routine, template_id: &str) -> Routine {
+    let mut r = routine.clone();
+    if r.days.is_empty() {
+        return r;
+    }
+    let len = r.days.len();
+    // The completed day is the first one at or after next_day with this template.
+    let done = (0..len)
+        .map(|k| (r.next_day + k) % len)
+        .find(|&i| r.days[i].template_id == template_id);
+    if let Some(i) = done {
+        r.next_day = (i + 1) % len;
+    }
+    r
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::plan::RoutineDay;
+    use crate::domain::workout::{SetResult, SetStatus};
+    use chrono::Duration;
+
+    fn template() -> Template {
+        let set = |reps| TemplateSet {
+            set_type: SetType::Working,
+            target: SetTarget {
+                reps: Some(reps),
+                weight_kg: Some(80.0),
+                rir: Some(2),
+            },
+        };
+        Template {
+            id: "t-push".into(),
+            name: "Push".into(),
+            exercises: vec![
+                TemplateExercise {
+                    exercise_id: "barbell-bench-press".into(),
+                    name: "Bench Press".into(),
+                    sets: vec![set(8), set(8)],
+                    rep_range: Some((6, 8)),
+                },
+                TemplateExercise {
+                    exercise_id: "lateral-raise".into(),
+                    name: "Lateral Raise".into(),
+                    sets: vec![set(12)],
+                    rep_range: None,
+                },
+            ],
+        }
+    }
+
+    fn last_time(kg: f64, reps: u32, rir: u32) -> Workout {
+        let mut s = WorkoutSet::planned("x", SetType::Working, SetTarget::default());
+        s.status = SetStatus::Done;
+        s.actual = Some(SetResult {
+            reps,
+            weight_kg: Some(kg),
+            rir: Some(rir),
+            rpe: None,
+            failure: false,
+        });
+        Workout {
+            id: "old".into(),
+            name: "Push".into(),
+            status: WorkoutStatus::Completed,
+            started_at: Utc::now() - Duration::days(4),
+            completed_at: None,
+            template_id: Some("t-push".into()),
+            routine_id: None,
+            exercises: vec![ExerciseInstance {
+                instance_id: "i".into(),
+                exercise_id: "barbell-bench-press".into(),
+                name: "Bench Press".into(),
+                sets: vec![s],
+                notes: None,
+            }],
+            changes: vec![],
+        }
+    }
+
+    #[test]
+    fn planned_weights_follow_what_was_achieved_not_the_old_plan() {
+        // Last time 100 × 8 with 4 in reserve, while the plan still says 80.
+        let h = vec![last_time(100.0, 8, 4)];
+        let w = from_template(&template(), None, &h, &Profile::default(), Utc::now());
+        let bench = &w.exercises[0];
+        let working: Vec<f64> = bench
+            .sets
+            .iter()
+            .filter(|s| s.set_type == SetType::Working)
+            .map(|s| s.target.weight_kg.unwrap())
+            .collect();
+        // e1RM 100 × (1 + 12/30) = 140; 8 at RIR 2 = 105, within +5 kg of the best 8.
+        assert_eq!(working, vec![105.0, 105.0]);
+        // Heavy compound: a 50/65/80 % ramp first.
+        let warm: Vec<(f64, u32)> = bench
+            .sets
+            .iter()
+            .filter(|s| s.set_type == SetType::Warmup)
+            .map(|s| (s.target.weight_kg.unwrap(), s.target.reps.unwrap()))
+            .collect();
+        assert_eq!(warm, vec![(52.5, 10), (67.5, 8), (85.0, 5)]);
+        // Isolation without history keeps the plan's weight and gets no ramp.
+        let raise = &w.exercises[1];
+        assert_eq!(raise.sets.len(), 1);
+        assert_eq!(raise.sets[0].target.weight_kg, Some(80.0));
+        // Ids are unique and stable in shape.
+        assert_eq!(bench.sets[0].id, "e1-barbell-bench-press-s1");
+    }
+
+    #[test]
+    fn routine_advances_past_the_completed_day() {
+        let day = |t: &str| RoutineDay {
+            label: t.into(),
+            template_id: t.into(),
+        };
+        let r = Routine {
+            id: "r".into(),
+            name: "PPL".into(),
+            days: vec![day("push"), day("pull"), day("legs")],
+            next_day: 2,
+        };
+        assert_eq!(advance_routine(&r, "legs").next_day, 0);
+        assert_eq!(advance_routine(&r, "push").next_day, 1);
+        assert_eq!(advance_routine(&r, "other").next_day, 2);
+    }
+}
