@@ -1,12 +1,18 @@
-//! FUNCTIONAL lane binary: a skeleton until its issue lands; every route answers 501 NOT_IMPLEMENTED.
+//! FUNCTIONAL lane binary: builds the store and queue clients once, then serves the structured
+//! routes (smart buttons, monitor, app events, workouts, notifications).
 
+use coach::lanes::functional::FunctionalLane;
 use lambda_http::{Error, service_fn};
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Error> {
     coach::telemetry::init();
-    lambda_http::run(service_fn(|req| async move {
-        Ok::<_, Error>(coach::lanes::not_implemented::respond("functional", &req))
+    let lane = FunctionalLane::from_env()
+        .await
+        .map_err(|e| Error::from(format!("functional lane configuration: {e}")))?;
+    let lane = &lane;
+    lambda_http::run(service_fn(move |req| async move {
+        Ok::<_, Error>(lane.handle(req).await)
     }))
     .await
 }

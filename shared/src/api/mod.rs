@@ -17,6 +17,9 @@ pub struct ApiError {
     pub field: Option<&'static str>,
     /// For 422 `NOT_A_COMMAND`: the lane the app should use instead.
     pub lane: Option<&'static str>,
+    /// Top-level fields added to the error body (the functional envelope, the active workout
+    /// of a 409).
+    pub extra: Option<serde_json::Map<String, Value>>,
 }
 
 impl ApiError {
@@ -27,7 +30,16 @@ impl ApiError {
             message: message.into(),
             field: None,
             lane: None,
+            extra: None,
         }
+    }
+
+    /// Adds a top-level field to the error body.
+    pub fn with(mut self, name: &str, value: Value) -> Self {
+        self.extra
+            .get_or_insert_with(serde_json::Map::new)
+            .insert(name.to_string(), value);
+        self
     }
 
     pub fn field(mut self, field: &'static str) -> Self {
@@ -43,6 +55,11 @@ impl ApiError {
         let mut body = json!({ "error": error });
         if let Some(lane) = self.lane {
             body["lane"] = json!(lane);
+        }
+        if let (Some(extra), Value::Object(obj)) = (&self.extra, &mut body) {
+            for (k, v) in extra {
+                obj.insert(k.clone(), v.clone());
+            }
         }
         body
     }
@@ -135,6 +152,16 @@ pub fn header_str<'a>(req: &'a Request, name: &str) -> Option<&'a str> {
 /// Reads the message: `{"message": "..."}` as JSON, or the whole body as `text/plain`.
 /// Enforces the body (64 KiB) and message (10,000 characters) limits.
 pub fn extract_message(req: &Request) -> Result<String, ApiError> {
+    read_message(req, false)
+}
+
+/// Like [`extract_message`], but a JSON body without a `message` is itself the message (the
+/// structured endpoints accept `{"type": "app_opened"}` as well as `{"message": "..."}`).
+pub fn extract_payload(req: &Request) -> Result<String, ApiError> {
+    read_message(req, true)
+}
+
+fn read_message(req: &Request, bare_object: bool) -> Result<String, ApiError> {
     let bytes: &[u8] = match req.body() {
         Body::Empty => &[],
         Body::Text(t) => t.as_bytes(),
@@ -190,6 +217,7 @@ pub fn extract_message(req: &Request) -> Result<String, ApiError> {
                             .field("message"),
                     );
                 }
+                None if bare_object => Value::Object(obj).to_string(),
                 None => {
                     return Err(ApiError::new(
                         400,

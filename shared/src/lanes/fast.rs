@@ -2,15 +2,16 @@
 //! read (workout, profile, idempotency record) and, for commands that change the workout, one
 //! transactional write conditioned on the workout's version and the request's `corr`.
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use chrono::Utc;
 use lambda_http::{Body, Request, RequestExt, Response};
 use serde_json::json;
 use sha2::{Digest, Sha256};
 
+use super::{backoff, store_error};
 use crate::api::{self, ApiError};
-use crate::context::{AuthError, AuthMode, SessionContext, authenticate, split_prefix};
+use crate::context::AuthMode;
 use crate::domain::units::Unit;
 use crate::router::{self, Intent, Lane};
 use crate::skills::copilot::{self, CopilotError};
@@ -95,21 +96,9 @@ impl FastLane {
             ));
         }
         let message = api::extract_message(req)?;
-        let (prefix, text) =
-            split_prefix(&message).map_err(|e| ApiError::new(400, "INVALID_CONTEXT", e.0))?;
-        log.corr = prefix.corr.map(str::to_string);
-        let user = authenticate(
-            self.auth,
-            api::claims_sub(req).as_deref(),
-            api::header_str(req, "x-user-id"),
-            prefix.user_id,
-        )
-        .map_err(|e| match e {
-            AuthError::UserMismatch => ApiError::new(403, "USER_MISMATCH", e.to_string()),
-            _ => ApiError::new(401, "UNAUTHENTICATED", e.to_string()),
-        })?;
+        let (ctx, text) = super::bind(req, self.auth, &message, log)?;
         if text.is_empty() {
-            let why = if prefix.present {
+            let why = if !message.trim().is_empty() {
                 "the message has only a context prefix"
             } else {
                 "the message is empty"
@@ -121,7 +110,6 @@ impl FastLane {
             )
             .field("message"));
         }
-        let ctx = SessionContext::bind(user, &prefix, Utc::now());
         let route =
             router::route(text).map_err(|e| ApiError::new(400, "UNKNOWN_INTENT", e.to_string()))?;
         log.intent = route.intent.map(Intent::as_str);
@@ -241,11 +229,6 @@ fn reply(intent: Intent, text: &str, data: serde_json::Value) -> Response<Body> 
     )
 }
 
-fn store_error(e: &crate::store::StoreError) -> ApiError {
-    tracing::error!(error = %e, "store call failed");
-    ApiError::store_unavailable()
-}
-
 /// Identifies a request for idempotency: the same `corr` must carry the same command.
 fn fingerprint(intent: Intent, text: &str, workout_id: Option<&str>) -> String {
     let mut h = Sha256::new();
@@ -259,12 +242,6 @@ fn fingerprint(intent: Intent, text: &str, workout_id: Option<&str>) -> String {
         .take(16)
         .map(|b| format!("{b:02x}"))
         .collect()
-}
-
-fn backoff(attempt: u32) -> Duration {
-    // Jitter from the clock's sub-millisecond noise; enough to split two racing retries.
-    let jitter = u64::from(Utc::now().timestamp_subsec_nanos() % 5_000);
-    Duration::from_micros((2_000u64 << attempt.min(4)) + jitter)
 }
 
 #[cfg(test)]
@@ -290,6 +267,6 @@ mod tests {
     #[test]
     fn backoff_grows_and_is_bounded() {
         assert!(backoff(0) < backoff(3));
-        assert!(backoff(10) <= Duration::from_micros(32_000 + 5_000));
+        assert!(backoff(10) <= std::time::Duration::from_micros(32_000 + 5_000));
     }
 }

@@ -1,4 +1,52 @@
 //! One handler per lane; the binaries only build their clients and call these.
 
 pub mod fast;
+pub mod functional;
 pub mod not_implemented;
+
+use lambda_http::Request;
+
+use crate::api::{self, ApiError};
+use crate::context::{AuthError, AuthMode, SessionContext, authenticate, split_prefix};
+use crate::store::StoreError;
+use crate::telemetry::RequestLog;
+
+/// Binds a request to its context: splits the message's prefix, authenticates (the prefix
+/// `user_id` must match the authenticated user) and returns the context and the message text.
+pub(crate) fn bind<'m>(
+    req: &Request,
+    auth: AuthMode,
+    message: &'m str,
+    log: &mut RequestLog,
+) -> Result<(SessionContext, &'m str), ApiError> {
+    let (prefix, text) =
+        split_prefix(message).map_err(|e| ApiError::new(400, "INVALID_CONTEXT", e.0))?;
+    log.corr = prefix.corr.map(str::to_string);
+    let user = authenticate(
+        auth,
+        api::claims_sub(req).as_deref(),
+        api::header_str(req, "x-user-id"),
+        prefix.user_id,
+    )
+    .map_err(|e| match e {
+        AuthError::UserMismatch => ApiError::new(403, "USER_MISMATCH", e.to_string()),
+        _ => ApiError::new(401, "UNAUTHENTICATED", e.to_string()),
+    })?;
+    Ok((
+        SessionContext::bind(user, &prefix, chrono::Utc::now()),
+        text,
+    ))
+}
+
+/// A store failure as the client sees it (the detail goes to the log only).
+pub(crate) fn store_error(e: &StoreError) -> ApiError {
+    tracing::error!(error = %e, "store call failed");
+    ApiError::store_unavailable()
+}
+
+/// Jittered backoff between attempts of a read-apply-write loop that lost a race.
+pub(crate) fn backoff(attempt: u32) -> std::time::Duration {
+    // Jitter from the clock's sub-millisecond noise; enough to split two racing retries.
+    let jitter = u64::from(chrono::Utc::now().timestamp_subsec_nanos() % 5_000);
+    std::time::Duration::from_micros((2_000u64 << attempt.min(4)) + jitter)
+}

@@ -6,9 +6,19 @@
 //! - `WORKOUT#ACTIVE`: the active workout document and its `version`;
 //! - `WORKOUT#<started_at>#<id>`: completed workouts, newest last;
 //! - `TEMPLATE#<id>`, `ROUTINE#<id>`: plans;
-//! - `IDEM#<corr>`: the first answer to a request, replayed for 24 h (`expires_at` TTL).
+//! - `IDEM#<corr>`: the first answer to a request, replayed for 24 h (`expires_at` TTL);
+//! - `CONTEXT`: the coaching context (phase, goals, check-ins);
+//! - `EVENT#<ts>#<id>`: the app-event log (90 days);
+//! - `NOTIFY#<ts>#<id>`: notifications sent, and `NOTIFYSTATE`: when the last one went out
+//!   (the conditional lock behind the 4-hour limit);
+//! - `MONITOR#<workout>#<rule>#<exercise>`: a monitor nudge already sent (7 days).
+//!
+//! The active workout item stays after completion without its `doc`, so its `version` keeps
+//! counting up and a command racing a completion can never overwrite the next workout.
 
+pub mod activity;
 pub mod admin;
+pub mod workouts;
 
 use std::collections::HashMap;
 use std::time::Duration;
@@ -21,6 +31,7 @@ use chrono::{DateTime, Utc};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
+use crate::domain::coaching::CoachingContext;
 use crate::domain::plan::{Routine, Template};
 use crate::domain::profile::Profile;
 use crate::domain::workout::Workout;
@@ -30,6 +41,8 @@ pub const IDEMPOTENCY_TTL_SECS: i64 = 24 * 60 * 60;
 
 const SK_PROFILE: &str = "PROFILE";
 const SK_ACTIVE: &str = "WORKOUT#ACTIVE";
+const SK_CONTEXT: &str = "CONTEXT";
+const SK_NOTIFY_STATE: &str = "NOTIFYSTATE";
 
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
@@ -64,12 +77,29 @@ pub struct IdempotencyRecord {
     pub expires_at: i64,
 }
 
-/// Everything the copilot needs, read in one round trip.
+/// What a request needs of the user's items, read in one strongly consistent round trip.
 #[derive(Debug, Clone, Default)]
-pub struct CopilotState {
+pub struct UserState {
     pub workout: Option<Versioned<Workout>>,
+    /// The active item's version even when no workout is active (starting one writes on it).
+    pub active_version: u64,
     pub profile: Option<Profile>,
+    pub coaching: Option<CoachingContext>,
+    /// When the last notification went out.
+    pub last_notified: Option<DateTime<Utc>>,
     pub replay: Option<IdempotencyRecord>,
+}
+
+/// The copilot's read: workout, profile and replay.
+pub type CopilotState = UserState;
+
+/// Which of the user's singleton items a read fetches (the idempotency record comes with a corr).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Parts {
+    pub workout: bool,
+    pub profile: bool,
+    pub coaching: bool,
+    pub notify_state: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -87,15 +117,15 @@ pub struct Store {
     table: String,
 }
 
-fn user_pk(user: &str) -> String {
+pub(crate) fn user_pk(user: &str) -> String {
     format!("USER#{user}")
 }
 
-fn s(v: impl Into<String>) -> AttributeValue {
+pub(crate) fn s(v: impl Into<String>) -> AttributeValue {
     AttributeValue::S(v.into())
 }
 
-fn key(user: &str, sk: impl Into<String>) -> HashMap<String, AttributeValue> {
+pub(crate) fn key(user: &str, sk: impl Into<String>) -> HashMap<String, AttributeValue> {
     HashMap::from([
         ("pk".to_string(), s(user_pk(user))),
         ("sk".to_string(), s(sk)),
@@ -103,7 +133,7 @@ fn key(user: &str, sk: impl Into<String>) -> HashMap<String, AttributeValue> {
 }
 
 /// `WORKOUT#<started_at>#<id>`: completed workouts sort by start time.
-fn completed_sk(w: &Workout) -> String {
+pub(crate) fn completed_sk(w: &Workout) -> String {
     format!(
         "WORKOUT#{}#{}",
         w.started_at.format("%Y-%m-%dT%H:%M:%SZ"),
@@ -111,11 +141,13 @@ fn completed_sk(w: &Workout) -> String {
     )
 }
 
-fn to_doc<T: Serialize>(what: &str, value: &T) -> Result<String, StoreError> {
+pub(crate) fn to_doc<T: Serialize>(what: &str, value: &T) -> Result<String, StoreError> {
     serde_json::to_string(value).map_err(|e| StoreError::Request(format!("{what}: {e}")))
 }
 
-fn from_item<T: DeserializeOwned>(item: &HashMap<String, AttributeValue>) -> Result<T, StoreError> {
+pub(crate) fn from_item<T: DeserializeOwned>(
+    item: &HashMap<String, AttributeValue>,
+) -> Result<T, StoreError> {
     let sk = item
         .get("sk")
         .and_then(|v| v.as_s().ok())
@@ -128,12 +160,26 @@ fn from_item<T: DeserializeOwned>(item: &HashMap<String, AttributeValue>) -> Res
     serde_json::from_str(doc).map_err(|e| StoreError::Corrupt(sk, e.to_string()))
 }
 
-fn number(item: &HashMap<String, AttributeValue>, name: &str) -> Option<i64> {
+pub(crate) fn number(item: &HashMap<String, AttributeValue>, name: &str) -> Option<i64> {
     item.get(name)?.as_n().ok()?.parse().ok()
 }
 
-fn string(item: &HashMap<String, AttributeValue>, name: &str) -> Option<String> {
+pub(crate) fn string(item: &HashMap<String, AttributeValue>, name: &str) -> Option<String> {
     item.get(name)?.as_s().ok().cloned()
+}
+
+/// The AWS configuration from the environment, with timeouts that fit inside a Lambda
+/// invocation; shared by every client a binary builds. Call once, in `main`.
+pub async fn aws_config_from_env() -> aws_config::SdkConfig {
+    let timeouts = aws_config::timeout::TimeoutConfig::builder()
+        .connect_timeout(Duration::from_secs(2))
+        .operation_attempt_timeout(Duration::from_secs(2))
+        .operation_timeout(Duration::from_secs(5))
+        .build();
+    aws_config::defaults(aws_config::BehaviorVersion::latest())
+        .timeout_config(timeouts)
+        .load()
+        .await
 }
 
 impl Store {
@@ -147,16 +193,11 @@ impl Store {
     /// Builds the client from the environment (region, credentials, `AWS_ENDPOINT_URL_DYNAMODB`)
     /// with timeouts that fit inside a Lambda invocation. Call once, in `main`.
     pub async fn from_env(table: impl Into<String>) -> Self {
-        let timeouts = aws_config::timeout::TimeoutConfig::builder()
-            .connect_timeout(Duration::from_secs(2))
-            .operation_attempt_timeout(Duration::from_secs(2))
-            .operation_timeout(Duration::from_secs(5))
-            .build();
-        let config = aws_config::defaults(aws_config::BehaviorVersion::latest())
-            .timeout_config(timeouts)
-            .load()
-            .await;
-        Self::new(Client::new(&config), table)
+        Self::from_config(&aws_config_from_env().await, table)
+    }
+
+    pub fn from_config(config: &aws_config::SdkConfig, table: impl Into<String>) -> Self {
+        Self::new(Client::new(config), table)
     }
 
     pub fn table(&self) -> &str {
@@ -171,10 +212,83 @@ impl Store {
         corr: Option<&str>,
         now: DateTime<Utc>,
     ) -> Result<CopilotState, StoreError> {
-        let mut keys = vec![key(user, SK_ACTIVE), key(user, SK_PROFILE)];
-        if let Some(c) = corr {
-            keys.push(key(user, format!("IDEM#{c}")));
+        let parts = Parts {
+            workout: true,
+            profile: true,
+            ..Parts::default()
+        };
+        self.user_state(user, parts, corr, now).await
+    }
+
+    /// Reads the chosen singleton items (and, with a `corr`, the idempotency record) in one
+    /// strongly consistent batch.
+    pub async fn user_state(
+        &self,
+        user: &str,
+        parts: Parts,
+        corr: Option<&str>,
+        now: DateTime<Utc>,
+    ) -> Result<UserState, StoreError> {
+        let mut sks: Vec<String> = Vec::with_capacity(5);
+        for (on, sk) in [
+            (parts.workout, SK_ACTIVE),
+            (parts.profile, SK_PROFILE),
+            (parts.coaching, SK_CONTEXT),
+            (parts.notify_state, SK_NOTIFY_STATE),
+        ] {
+            if on {
+                sks.push(sk.to_string());
+            }
         }
+        if let Some(c) = corr {
+            sks.push(format!("IDEM#{c}"));
+        }
+        let mut state = UserState::default();
+        for item in self.batch_read(user, &sks).await? {
+            match string(&item, "sk").as_deref() {
+                Some(SK_ACTIVE) => {
+                    let version = number(&item, "version").unwrap_or(0).max(0) as u64;
+                    state.active_version = version;
+                    // A completed workout leaves the item without a doc: nothing is active.
+                    if item.contains_key("doc") {
+                        state.workout = Some(Versioned {
+                            value: from_item(&item)?,
+                            version,
+                        });
+                    }
+                }
+                Some(SK_PROFILE) => state.profile = Some(from_item(&item)?),
+                Some(SK_CONTEXT) => state.coaching = Some(from_item(&item)?),
+                Some(SK_NOTIFY_STATE) => {
+                    state.last_notified = number(&item, "sent_at")
+                        .and_then(|t| DateTime::<Utc>::from_timestamp(t, 0));
+                }
+                Some(_) => {
+                    let expires_at = number(&item, "expires_at").unwrap_or(0);
+                    // TTL deletion is lazy (up to days on AWS): expired records are ignored.
+                    if expires_at > now.timestamp() {
+                        state.replay = Some(IdempotencyRecord {
+                            corr: corr.unwrap_or_default().to_string(),
+                            fingerprint: string(&item, "fingerprint").unwrap_or_default(),
+                            status: number(&item, "status").unwrap_or(200) as u16,
+                            body: string(&item, "body").unwrap_or_default(),
+                            expires_at,
+                        });
+                    }
+                }
+                None => {}
+            }
+        }
+        Ok(state)
+    }
+
+    /// BatchGetItem of the user's items by sort key, consistent, retrying unprocessed keys.
+    async fn batch_read(
+        &self,
+        user: &str,
+        sks: &[String],
+    ) -> Result<Vec<HashMap<String, AttributeValue>>, StoreError> {
+        let keys = sks.iter().map(|sk| key(user, sk.as_str())).collect();
         let request = KeysAndAttributes::builder()
             .set_keys(Some(keys))
             .consistent_read(true)
@@ -195,43 +309,16 @@ impl Store {
             }
             match out.unprocessed_keys.filter(|u| !u.is_empty()) {
                 Some(rest) => pending = rest,
-                None => break,
+                None => return Ok(items),
             }
             if attempt == 4 {
-                return Err(StoreError::Backend(
-                    "batch read left keys unprocessed".into(),
-                ));
+                break;
             }
             tokio::time::sleep(Duration::from_millis(10 << attempt)).await;
         }
-        let mut state = CopilotState::default();
-        for item in items {
-            match string(&item, "sk").as_deref() {
-                Some(SK_ACTIVE) => {
-                    let version = number(&item, "version").unwrap_or(0).max(0) as u64;
-                    state.workout = Some(Versioned {
-                        value: from_item(&item)?,
-                        version,
-                    });
-                }
-                Some(SK_PROFILE) => state.profile = Some(from_item(&item)?),
-                Some(_) => {
-                    let expires_at = number(&item, "expires_at").unwrap_or(0);
-                    // TTL deletion is lazy (up to days on AWS): expired records are ignored.
-                    if expires_at > now.timestamp() {
-                        state.replay = Some(IdempotencyRecord {
-                            corr: corr.unwrap_or_default().to_string(),
-                            fingerprint: string(&item, "fingerprint").unwrap_or_default(),
-                            status: number(&item, "status").unwrap_or(200) as u16,
-                            body: string(&item, "body").unwrap_or_default(),
-                            expires_at,
-                        });
-                    }
-                }
-                None => {}
-            }
-        }
-        Ok(state)
+        Err(StoreError::Backend(
+            "batch read left keys unprocessed".into(),
+        ))
     }
 
     /// Writes the active workout if it is still at `expected_version`, together with the
@@ -295,7 +382,7 @@ impl Store {
         }
     }
 
-    fn idempotency_put(
+    pub(crate) fn idempotency_put(
         &self,
         user: &str,
         r: &IdempotencyRecord,
@@ -331,7 +418,7 @@ impl Store {
             .consistent_read(true)
             .send()
             .await?;
-        match out.item {
+        match out.item.filter(|i| i.contains_key("doc")) {
             Some(item) => {
                 let version = number(&item, "version").unwrap_or(0).max(0) as u64;
                 Ok(Some(Versioned {
@@ -362,6 +449,15 @@ impl Store {
             .send()
             .await?;
         Ok(())
+    }
+
+    pub async fn put_coaching(
+        &self,
+        user: &str,
+        context: &CoachingContext,
+    ) -> Result<(), StoreError> {
+        self.put_doc(user, SK_CONTEXT.to_string(), &to_doc("context", context)?)
+            .await
     }
 
     pub async fn put_profile(&self, user: &str, profile: &Profile) -> Result<(), StoreError> {
@@ -450,7 +546,7 @@ impl Store {
     }
 
     /// Runs a query to the end, page by page.
-    async fn query_all(
+    pub(crate) async fn query_all(
         &self,
         query: aws_sdk_dynamodb::operation::query::builders::QueryFluentBuilder,
     ) -> Result<Vec<HashMap<String, AttributeValue>>, StoreError> {

@@ -1,0 +1,228 @@
+//! The user's activity: the app-event log, notifications (with the 4-hour lock), one-time
+//! claims (a monitor nudge already sent) and newest-first pages of any of them.
+
+use std::collections::HashMap;
+
+use aws_sdk_dynamodb::error::{DisplayErrorContext, SdkError};
+use aws_sdk_dynamodb::operation::put_item::PutItemError;
+use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
+use aws_sdk_dynamodb::types::{AttributeValue, Put, TransactWriteItem};
+use chrono::{DateTime, Utc};
+use serde_json::Value;
+
+use super::{
+    IdempotencyRecord, SK_CONTEXT, SK_NOTIFY_STATE, Store, StoreError, from_item, key, s, to_doc,
+    user_pk,
+};
+use crate::domain::coaching::CoachingContext;
+use crate::skills::notify::{Notification, RATE_LIMIT};
+
+/// Events and notifications are kept this long.
+pub const ACTIVITY_TTL_DAYS: i64 = 90;
+
+/// One app event as logged.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EventRecord {
+    pub id: String,
+    pub at: DateTime<Utc>,
+    pub kind: String,
+    pub payload: Value,
+    pub reply: Value,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EventOutcome {
+    Committed,
+    /// A request with the same `corr` was recorded first: replay its answer.
+    DuplicateRequest,
+    /// Another notification went out inside the rate-limit window meanwhile.
+    RateLimited,
+}
+
+fn ts_key(prefix: &str, at: DateTime<Utc>, id: &str) -> String {
+    format!("{prefix}#{}#{id}", at.format("%Y-%m-%dT%H:%M:%S%.6fZ"))
+}
+
+fn expires(at: DateTime<Utc>) -> AttributeValue {
+    AttributeValue::N((at.timestamp() + ACTIVITY_TTL_DAYS * 86_400).to_string())
+}
+
+/// A page of items, newest first, and the cursor of the next page.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Page {
+    pub items: Vec<Value>,
+    pub next: Option<String>,
+}
+
+impl Store {
+    /// Logs an app event and, atomically with it, the changed coaching context, a notification
+    /// (taking the 4-hour lock) and the request's idempotency record.
+    pub async fn record_event(
+        &self,
+        user: &str,
+        event: &EventRecord,
+        context: Option<&CoachingContext>,
+        notification: Option<&Notification>,
+        record: Option<&IdempotencyRecord>,
+        now: DateTime<Utc>,
+    ) -> Result<EventOutcome, StoreError> {
+        let build = |e: aws_sdk_dynamodb::error::BuildError| StoreError::Request(e.to_string());
+        let put = |item: HashMap<String, AttributeValue>| {
+            Put::builder()
+                .table_name(&self.table)
+                .set_item(Some(item))
+                .build()
+                .map_err(build)
+        };
+        let mut items = Vec::with_capacity(5);
+        if let Some(r) = record {
+            items.push(self.idempotency_put(user, r, now)?);
+        }
+        let mut ev = key(user, ts_key("EVENT", event.at, &event.id));
+        ev.insert("doc".into(), s(serde_json::json!({
+            "id": event.id, "type": event.kind, "at": event.at, "payload": event.payload, "reply": event.reply,
+        }).to_string()));
+        ev.insert("expires_at".into(), expires(event.at));
+        items.push(put(ev)?);
+        if let Some(c) = context {
+            let mut item = key(user, SK_CONTEXT);
+            item.insert("doc".into(), s(to_doc("context", c)?));
+            items.push(put(item)?);
+        }
+        let lock_index = items.len();
+        if let Some(n) = notification {
+            items.extend(self.notification_puts(user, n)?);
+        }
+        let has_record = record.is_some();
+        let tx: Vec<TransactWriteItem> = items
+            .into_iter()
+            .map(|p| TransactWriteItem::builder().put(p).build())
+            .collect();
+        match self
+            .client
+            .transact_write_items()
+            .set_transact_items(Some(tx))
+            .send()
+            .await
+        {
+            Ok(_) => Ok(EventOutcome::Committed),
+            Err(SdkError::ServiceError(e)) => match e.err() {
+                TransactWriteItemsError::TransactionCanceledException(tc) => {
+                    let failed = |i: usize| {
+                        tc.cancellation_reasons().get(i).and_then(|r| r.code())
+                            == Some("ConditionalCheckFailed")
+                    };
+                    if has_record && failed(0) {
+                        Ok(EventOutcome::DuplicateRequest)
+                    } else if notification.is_some() && failed(lock_index) {
+                        Ok(EventOutcome::RateLimited)
+                    } else {
+                        Err(StoreError::Backend(format!("event write cancelled: {tc}")))
+                    }
+                }
+                other => Err(StoreError::Backend(DisplayErrorContext(other).to_string())),
+            },
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    /// The lock item (only if the last notification is older than the rate limit) and the
+    /// notification itself.
+    fn notification_puts(&self, user: &str, n: &Notification) -> Result<[Put; 2], StoreError> {
+        let build = |e: aws_sdk_dynamodb::error::BuildError| StoreError::Request(e.to_string());
+        let mut lock = key(user, SK_NOTIFY_STATE);
+        lock.insert(
+            "sent_at".into(),
+            AttributeValue::N(n.created_at.timestamp().to_string()),
+        );
+        let lock = Put::builder()
+            .table_name(&self.table)
+            .set_item(Some(lock))
+            .condition_expression("attribute_not_exists(pk) OR sent_at <= :cutoff")
+            .expression_attribute_values(
+                ":cutoff",
+                AttributeValue::N((n.created_at - RATE_LIMIT).timestamp().to_string()),
+            )
+            .build()
+            .map_err(build)?;
+        let mut item = key(user, ts_key("NOTIFY", n.created_at, &n.id));
+        item.insert("doc".into(), s(to_doc("notification", n)?));
+        item.insert("expires_at".into(), expires(n.created_at));
+        let item = Put::builder()
+            .table_name(&self.table)
+            .set_item(Some(item))
+            .build()
+            .map_err(build)?;
+        Ok([lock, item])
+    }
+
+    /// Claims `sk` once (until `expires_at`): true for the first caller, false afterwards.
+    pub async fn claim(
+        &self,
+        user: &str,
+        sk: &str,
+        expires_at: i64,
+        now: DateTime<Utc>,
+    ) -> Result<bool, StoreError> {
+        let mut item = key(user, sk);
+        item.insert(
+            "expires_at".into(),
+            AttributeValue::N(expires_at.to_string()),
+        );
+        let out = self
+            .client
+            .put_item()
+            .table_name(&self.table)
+            .set_item(Some(item))
+            .condition_expression("attribute_not_exists(pk) OR expires_at < :now")
+            .expression_attribute_values(":now", AttributeValue::N(now.timestamp().to_string()))
+            .send()
+            .await;
+        match out {
+            Ok(_) => Ok(true),
+            Err(SdkError::ServiceError(e))
+                if matches!(e.err(), PutItemError::ConditionalCheckFailedException(_)) =>
+            {
+                Ok(false)
+            }
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    /// Documents under `prefix` (e.g. "NOTIFY#"), newest first, `limit` at a time; `cursor` is
+    /// the `next` of the previous page. Expired items are skipped.
+    pub async fn page(
+        &self,
+        user: &str,
+        prefix: &str,
+        limit: i32,
+        cursor: Option<&str>,
+        now: DateTime<Utc>,
+    ) -> Result<Page, StoreError> {
+        let mut q = self
+            .client
+            .query()
+            .table_name(&self.table)
+            .key_condition_expression("pk = :pk AND begins_with(sk, :p)")
+            .expression_attribute_values(":pk", s(user_pk(user)))
+            .expression_attribute_values(":p", s(prefix))
+            .scan_index_forward(false)
+            .limit(limit);
+        if let Some(c) = cursor {
+            q = q.set_exclusive_start_key(Some(key(user, c)));
+        }
+        let out = q.send().await?;
+        let items = out
+            .items()
+            .iter()
+            .filter(|i| super::number(i, "expires_at").is_none_or(|e| e > now.timestamp()))
+            .map(from_item)
+            .collect::<Result<Vec<Value>, _>>()?;
+        let next = out
+            .last_evaluated_key()
+            .and_then(|k| k.get("sk"))
+            .and_then(|v| v.as_s().ok())
+            .cloned();
+        Ok(Page { items, next })
+    }
+}

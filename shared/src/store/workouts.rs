@@ -1,0 +1,189 @@
+//! Workout lifecycle writes (start, complete) and the reads that plan a workout (history,
+//! templates, routines).
+
+use aws_sdk_dynamodb::error::{DisplayErrorContext, SdkError};
+use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
+use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
+use aws_sdk_dynamodb::types::{AttributeValue, Put, TransactWriteItem, Update};
+use chrono::{DateTime, Utc};
+
+use super::{SK_ACTIVE, Store, StoreError, completed_sk, from_item, key, s, to_doc, user_pk};
+use crate::domain::plan::{Routine, Template};
+use crate::domain::workout::Workout;
+
+impl Store {
+    /// Makes `workout` the active workout unless one is active. Returns false (and writes
+    /// nothing) when one is.
+    pub async fn start_workout(&self, user: &str, workout: &Workout) -> Result<bool, StoreError> {
+        let out = self
+            .client
+            .update_item()
+            .table_name(&self.table)
+            .set_key(Some(key(user, SK_ACTIVE)))
+            .update_expression("SET #d = :d, updated_at = :now ADD #v :one")
+            .condition_expression("attribute_not_exists(#d)")
+            .expression_attribute_names("#d", "doc")
+            .expression_attribute_names("#v", "version")
+            .expression_attribute_values(":d", s(to_doc("workout", workout)?))
+            .expression_attribute_values(":now", s(Utc::now().to_rfc3339()))
+            .expression_attribute_values(":one", AttributeValue::N("1".into()))
+            .send()
+            .await;
+        match out {
+            Ok(_) => Ok(true),
+            Err(SdkError::ServiceError(e))
+                if matches!(e.err(), UpdateItemError::ConditionalCheckFailedException(_)) =>
+            {
+                Ok(false)
+            }
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    /// Atomically moves the active workout (still at `expected_version`) into history as
+    /// `completed`, and stores the routine with its next day advanced. Returns false when the
+    /// active workout changed meanwhile (read again).
+    pub async fn complete_workout(
+        &self,
+        user: &str,
+        completed: &Workout,
+        expected_version: u64,
+        routine: Option<&Routine>,
+    ) -> Result<bool, StoreError> {
+        let build = |e: aws_sdk_dynamodb::error::BuildError| StoreError::Request(e.to_string());
+        let clear_active = Update::builder()
+            .table_name(&self.table)
+            .set_key(Some(key(user, SK_ACTIVE)))
+            .update_expression("REMOVE #d SET #v = :next")
+            .condition_expression("#v = :v AND attribute_exists(#d)")
+            .expression_attribute_names("#d", "doc")
+            .expression_attribute_names("#v", "version")
+            .expression_attribute_values(":v", AttributeValue::N(expected_version.to_string()))
+            .expression_attribute_values(
+                ":next",
+                AttributeValue::N((expected_version + 1).to_string()),
+            )
+            .build()
+            .map_err(build)?;
+        let mut history = key(user, completed_sk(completed));
+        history.insert("doc".into(), s(to_doc("workout", completed)?));
+        let put_history = Put::builder()
+            .table_name(&self.table)
+            .set_item(Some(history))
+            .build()
+            .map_err(build)?;
+        let mut items = vec![
+            TransactWriteItem::builder().update(clear_active).build(),
+            TransactWriteItem::builder().put(put_history).build(),
+        ];
+        if let Some(r) = routine {
+            let mut item = key(user, format!("ROUTINE#{}", r.id));
+            item.insert("doc".into(), s(to_doc("routine", r)?));
+            items.push(
+                TransactWriteItem::builder()
+                    .put(
+                        Put::builder()
+                            .table_name(&self.table)
+                            .set_item(Some(item))
+                            .build()
+                            .map_err(build)?,
+                    )
+                    .build(),
+            );
+        }
+        match self
+            .client
+            .transact_write_items()
+            .set_transact_items(Some(items))
+            .send()
+            .await
+        {
+            Ok(_) => Ok(true),
+            Err(SdkError::ServiceError(e)) => match e.err() {
+                TransactWriteItemsError::TransactionCanceledException(_) => Ok(false),
+                other => Err(StoreError::Backend(DisplayErrorContext(other).to_string())),
+            },
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    /// Completed workouts started at or after `since`, oldest first.
+    pub async fn completed_workouts_since(
+        &self,
+        user: &str,
+        since: DateTime<Utc>,
+    ) -> Result<Vec<Workout>, StoreError> {
+        let query = self
+            .client
+            .query()
+            .table_name(&self.table)
+            .key_condition_expression("pk = :pk AND sk BETWEEN :lo AND :hi")
+            .expression_attribute_values(":pk", s(user_pk(user)))
+            .expression_attribute_values(
+                ":lo",
+                s(format!("WORKOUT#{}", since.format("%Y-%m-%dT%H:%M:%SZ"))),
+            )
+            .expression_attribute_values(":hi", s("WORKOUT#9~"));
+        self.query_all(query).await?.iter().map(from_item).collect()
+    }
+
+    /// A completed workout by id, searching the history newest first.
+    pub async fn find_completed_workout(
+        &self,
+        user: &str,
+        id: &str,
+    ) -> Result<Option<Workout>, StoreError> {
+        let suffix = format!("#{id}");
+        let query = self
+            .client
+            .query()
+            .table_name(&self.table)
+            .key_condition_expression("pk = :pk AND sk BETWEEN :lo AND :hi")
+            .expression_attribute_values(":pk", s(user_pk(user)))
+            .expression_attribute_values(":lo", s("WORKOUT#0"))
+            .expression_attribute_values(":hi", s("WORKOUT#9~"))
+            .scan_index_forward(false);
+        let items = self.query_all(query).await?;
+        items
+            .iter()
+            .find(|i| super::string(i, "sk").is_some_and(|sk| sk.ends_with(&suffix)))
+            .map(from_item)
+            .transpose()
+    }
+
+    pub async fn get_template(&self, user: &str, id: &str) -> Result<Option<Template>, StoreError> {
+        self.get_doc(user, &format!("TEMPLATE#{id}")).await
+    }
+
+    pub async fn get_routine(&self, user: &str, id: &str) -> Result<Option<Routine>, StoreError> {
+        self.get_doc(user, &format!("ROUTINE#{id}")).await
+    }
+
+    /// Every routine of the user.
+    pub async fn routines(&self, user: &str) -> Result<Vec<Routine>, StoreError> {
+        let query = self
+            .client
+            .query()
+            .table_name(&self.table)
+            .key_condition_expression("pk = :pk AND begins_with(sk, :p)")
+            .expression_attribute_values(":pk", s(user_pk(user)))
+            .expression_attribute_values(":p", s("ROUTINE#"));
+        self.query_all(query).await?.iter().map(from_item).collect()
+    }
+
+    async fn get_doc<T: serde::de::DeserializeOwned>(
+        &self,
+        user: &str,
+        sk: &str,
+    ) -> Result<Option<T>, StoreError> {
+        let out = self
+            .client
+            .get_item()
+            .table_name(&self.table)
+            .set_key(Some(key(user, sk)))
+            .consistent_read(true)
+            .send()
+            .await?;
+        out.item.as_ref().map(from_item).transpose()
+    }
+}
