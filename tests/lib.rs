@@ -133,8 +133,9 @@ impl Stack {
         let dynoxide = Dynoxide::start();
         let store = dynoxide.store().await;
         let port = free_port();
+        // Completing a workout hands the job to the worker through the same watch process.
         let env = format!(
-            "AUTH_MODE=dev,TABLE_NAME={TABLE},AWS_ENDPOINT_URL_DYNAMODB={},AWS_REGION=us-east-1,AWS_ACCESS_KEY_ID=test,AWS_SECRET_ACCESS_KEY=test,RUST_LOG=warn",
+            "AUTH_MODE=dev,TABLE_NAME={TABLE},AWS_ENDPOINT_URL_DYNAMODB={},AWS_REGION=us-east-1,AWS_ACCESS_KEY_ID=test,AWS_SECRET_ACCESS_KEY=test,RUST_LOG=warn,WORKER_INVOKE_URL=http://127.0.0.1:{port}/2015-03-31/functions/worker/invocations",
             dynoxide.endpoint
         );
         let watch = Proc::spawn(
