@@ -1,17 +1,26 @@
 #!/usr/bin/env bash
 # Performance figures for the README (not part of `make test`; release builds take minutes).
-#   scripts/bench.sh micro     criterion: prefix + route + parse vs the original regex table
+#   scripts/bench.sh micro     criterion: prefix + route + parse vs the original regex table;
+#                              swap ranking, suggest-weight and monitor rules vs a plain catalog filter
 #   scripts/bench.sh size      stripped release sizes, x86_64 and arm64 (cargo lambda build --arm64)
 #   scripts/bench.sh cold      cold start: fast vs a bare lambda_runtime hello-world, median of 20
-#   scripts/bench.sh e2e       200 sequential "done" on the local stack (release build, dynoxide)
+#   scripts/bench.sh e2e       200 sequential "done" on the local stack (release build, dynoxide),
+#                              then 100 of each functional request for a user with the demo history
 #   scripts/bench.sh           all of them
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/tools.sh
 
-micro() { cargo bench -p coach --bench fast_path -- --noplot 2>&1 | grep -E "^(fast_path|baseline)|time:"; }
+micro() {
+  cargo bench -p coach --bench fast_path -- --noplot 2>&1 | grep -E "^(fast_path|baseline)|time:"
+  cargo bench -p coach --bench functional -- --noplot 2>&1 | grep -E "^(functional|baseline)|time:"
+  # Criterion's time line is a mean; the README quotes medians, from its estimates.
+  for f in target/criterion/*/new/estimates.json; do
+    python3 -c "import json,sys; e=json.load(open(sys.argv[1])); print(sys.argv[1].split('/')[2], 'median', round(e['median']['point_estimate'], 1), 'ns')" "$f"
+  done
+}
 
-release() { cargo build --release --quiet -p fast -p devstack; }
+release() { cargo build --release --quiet -p fast -p functional -p worker -p devstack; }
 
 size() {
   release
@@ -42,6 +51,9 @@ e2e() {
   local url="http://127.0.0.1:$port/lambda-url/fast/v1/copilot"
   curl -s -o /dev/null "$url" -H 'x-user-id: warmup' --data next   # starts the function process
   ./target/release/devstack e2e --url "$url" --n "${N:-200}"
+  local fn_base="http://127.0.0.1:$port/lambda-url/functional/v1"
+  curl -s -o /dev/null "$fn_base/workouts/active" -H 'x-user-id: warmup'   # starts the functional process
+  ./target/release/devstack e2e-functional --base "$fn_base" --n "${N_FN:-100}"
   # The function's own log lines: handler time without the store, per request.
   python3 - target/bench-watch.log <<'PY'
 import json, statistics, sys

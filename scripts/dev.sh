@@ -27,11 +27,12 @@ for _ in $(seq 50); do (echo > "/dev/tcp/127.0.0.1/$DB_PORT") 2>/dev/null && bre
 ./target/debug/devstack setup
 
 setsid cargo lambda watch -A 127.0.0.1 -P "$PORT" --ignore-changes \
-  --env-var "AUTH_MODE=dev,TABLE_NAME=$TABLE_NAME,AWS_ENDPOINT_URL_DYNAMODB=$AWS_ENDPOINT_URL_DYNAMODB,AWS_REGION=$AWS_REGION,AWS_ACCESS_KEY_ID=$AWS_ACCESS_KEY_ID,AWS_SECRET_ACCESS_KEY=$AWS_SECRET_ACCESS_KEY" &
+  --env-var "AUTH_MODE=dev,TABLE_NAME=$TABLE_NAME,AWS_ENDPOINT_URL_DYNAMODB=$AWS_ENDPOINT_URL_DYNAMODB,AWS_REGION=$AWS_REGION,AWS_ACCESS_KEY_ID=$AWS_ACCESS_KEY_ID,AWS_SECRET_ACCESS_KEY=$AWS_SECRET_ACCESS_KEY,WORKER_INVOKE_URL=http://127.0.0.1:$PORT/2015-03-31/functions/worker/invocations" &
 pids+=($!)
 for _ in $(seq 100); do (echo > "/dev/tcp/127.0.0.1/$PORT") 2>/dev/null && break; sleep 0.1; done
 
 base="http://127.0.0.1:$PORT/lambda-url/fast/v1/copilot"
+fn="http://127.0.0.1:$PORT/lambda-url/functional/v1"
 cat <<MSG
 
 Local stack is up (Ctrl-C stops it). Log the demo user's Push workout:
@@ -41,6 +42,17 @@ Local stack is up (Ctrl-C stops it). Log the demo user's Push workout:
   curl -s $base -H 'content-type: text/plain' -H 'x-user-id: demo' --data 'next'
   curl -s $base -H 'content-type: text/plain' -H 'x-user-id: demo' --data 'undo'
   curl -s $base -H 'content-type: application/json' -d '{"message":"(context: user_id=demo corr=req-1 tz=Europe/Stockholm) skip"}'
+
+Smart buttons, the monitor, workouts and app events (more in the README):
+
+  curl -s $fn/functional -H 'content-type: application/json' -H 'x-user-id: demo' -d '{"message":"{\"intent\":\"SUGGEST_WEIGHT\",\"exercise_id\":\"barbell-bench-press\",\"target_reps\":5}"}'
+  curl -s $fn/functional -H 'content-type: application/json' -H 'x-user-id: demo' -d '{"message":"{\"intent\":\"SWAP_EXERCISE\",\"target\":\"Overhead Press\",\"exercise_instance_id\":\"demo-a1\",\"constraint\":\"dumbbell\"}"}'
+  curl -s $fn/functional -H 'content-type: application/json' -H 'x-user-id: demo' -d '{"message":"{\"event_type\":\"SET_COMPLETED\",\"state_diff\":{}}"}'
+  curl -s $fn/workouts/active -H 'x-user-id: demo'
+  curl -s -X POST $fn/workouts/demo-active/complete -H 'x-user-id: demo'
+  curl -s $fn/workouts -H 'content-type: application/json' -H 'x-user-id: demo' -d '{"next":true}'
+  curl -s $fn/events -H 'content-type: application/json' -H 'x-user-id: demo' -d '{"type":"app_opened"}'
+  curl -s $fn/notifications -H 'x-user-id: demo'
 
 MSG
 wait

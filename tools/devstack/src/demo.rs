@@ -2,9 +2,10 @@
 //! (three sessions a week, steady progression, a bad day now and then) and an active Push workout.
 //! Deterministic ids; re-running replaces the demo's data instead of adding to it.
 
-use chrono::{DateTime, Datelike, Duration, Utc};
+use chrono::{DateTime, Datelike, Duration, NaiveTime, Utc};
+use coach::domain::coaching::{CoachingContext, Goals, Phase};
 use coach::domain::plan::{Routine, RoutineDay, Template, TemplateExercise, TemplateSet};
-use coach::domain::profile::{Experience, Profile};
+use coach::domain::profile::{Experience, Profile, QuietHours};
 use coach::domain::units::{Unit, round_to_step};
 use coach::domain::workout::{
     ExerciseInstance, SetResult, SetStatus, SetTarget, SetType, Workout, WorkoutSet, WorkoutStatus,
@@ -271,25 +272,50 @@ pub fn profile() -> Profile {
         experience: Experience::Intermediate,
         bodyweight_kg: Some(82.0),
         goals: vec!["strength".into(), "hypertrophy".into()],
+        active_routine_id: Some("demo-ppl".into()),
+        quiet_hours: Some(QuietHours {
+            start: NaiveTime::from_hms_opt(22, 0, 0).unwrap_or_default(),
+            end: NaiveTime::from_hms_opt(7, 0, 0).unwrap_or_default(),
+        }),
         ..Profile::default()
+    }
+}
+
+/// Past intake and goals, in the check-in phase, with no check-in yet: opening the app asks one.
+pub fn coaching() -> CoachingContext {
+    CoachingContext {
+        phase: Phase::Checkins,
+        goals: Goals {
+            objectives: vec!["bench 100 kg for 5".into(), "squat twice bodyweight".into()],
+            timeline: Some("6 months".into()),
+            current_cycle: Some("lean bulk".into()),
+            active_focus: Some("upper-body strength".into()),
+        },
+        ..CoachingContext::default()
     }
 }
 
 /// Loads (or reloads) the demo user. Returns the number of history workouts stored.
 pub async fn load(store: &Store, now: DateTime<Utc>) -> Result<usize, StoreError> {
-    store.put_profile(DEMO_USER, &profile()).await?;
+    load_for(store, DEMO_USER, now).await
+}
+
+/// Loads the demo data for any user id (latency runs use a fresh one each time).
+pub async fn load_for(store: &Store, user: &str, now: DateTime<Utc>) -> Result<usize, StoreError> {
+    store.put_profile(user, &profile()).await?;
+    store.put_coaching(user, &coaching()).await?;
     for t in templates() {
-        store.put_template(DEMO_USER, &t).await?;
+        store.put_template(user, &t).await?;
     }
-    store.put_routine(DEMO_USER, &routine()).await?;
+    store.put_routine(user, &routine()).await?;
     // History keys carry the date, which moves with `now`: clear the old demo history first.
-    store.delete_completed_workouts(DEMO_USER).await?;
+    store.delete_completed_workouts(user).await?;
     let history = history(now);
     for w in &history {
-        store.put_completed_workout(DEMO_USER, w).await?;
+        store.put_completed_workout(user, w).await?;
     }
     store
-        .replace_active_workout(DEMO_USER, &active_workout(now))
+        .replace_active_workout(user, &active_workout(now))
         .await?;
     Ok(history.len())
 }

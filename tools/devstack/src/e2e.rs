@@ -1,5 +1,7 @@
-//! End-to-end latency of `/v1/copilot` "done" on the local stack: every request logs a set
-//! (read, apply, conditional transactional write), so the figure includes the store round trips.
+//! End-to-end latency on the local stack, store round trips included:
+//! - `/v1/copilot` "done": every request logs a set (read, apply, conditional transactional write);
+//! - the functional lane: each smart-button intent, the monitor, an app event and the active
+//!   workout, for a user loaded with the demo data (8 weeks of history).
 
 use std::time::{Duration, Instant};
 
@@ -84,5 +86,85 @@ pub async fn run(store: &Store, url: &str, n: usize) -> Result<(), String> {
         ms(times[(n * 99 / 100).min(n - 1)]),
         ms(times[n - 1])
     );
+    Ok(())
+}
+
+/// Median and p99 of `n` sequential requests per functional intent.
+pub async fn run_functional(store: &Store, base: &str, n: usize) -> Result<(), String> {
+    let user = format!("e2e-fn-{}", Utc::now().timestamp());
+    crate::demo::load_for(store, &user, Utc::now())
+        .await
+        .map_err(|e| e.to_string())?;
+    let http = reqwest::Client::new();
+    let button = |payload: serde_json::Value| {
+        Some(serde_json::json!({ "message": payload.to_string() }).to_string())
+    };
+    let cases: [(&str, &str, Option<String>); 6] = [
+        (
+            "SUGGEST_WEIGHT",
+            "/functional",
+            button(
+                serde_json::json!({"intent": "SUGGEST_WEIGHT", "exercise_id": "barbell-bench-press", "target_reps": 5}),
+            ),
+        ),
+        (
+            "AUTOFILL_SET",
+            "/functional",
+            button(
+                serde_json::json!({"intent": "AUTOFILL_SET", "exercise_instance_id": "demo-a0", "set_index": 4}),
+            ),
+        ),
+        (
+            "SWAP_EXERCISE (ranked, not applied)",
+            "/functional",
+            button(
+                serde_json::json!({"intent": "SWAP_EXERCISE", "target": "Overhead Press", "constraint": "dumbbell"}),
+            ),
+        ),
+        (
+            "MONITOR_STATE (SET_COMPLETED)",
+            "/functional",
+            button(serde_json::json!({"event_type": "SET_COMPLETED", "state_diff": {}})),
+        ),
+        (
+            "app event (card_tapped, logged)",
+            "/events",
+            Some(
+                serde_json::json!({"type": "card_tapped", "intervention_key": "energy_checkin"})
+                    .to_string(),
+            ),
+        ),
+        ("GET /v1/workouts/active", "/workouts/active", None),
+    ];
+    println!("| request | median ms | p99 ms |\n|---|---|---|");
+    for (name, path, body) in cases {
+        let url = format!("{base}{path}");
+        let mut times: Vec<Duration> = Vec::with_capacity(n);
+        for _ in 0..n {
+            let req = match &body {
+                Some(b) => http
+                    .post(&url)
+                    .header("content-type", "application/json")
+                    .body(b.clone()),
+                None => http.get(&url),
+            }
+            .header("x-user-id", &user);
+            let t = Instant::now();
+            let resp = req.send().await.map_err(|e| e.to_string())?;
+            let status = resp.status();
+            let text = resp.text().await.map_err(|e| e.to_string())?;
+            times.push(t.elapsed());
+            if !status.is_success() {
+                return Err(format!("{name}: unexpected answer {status}: {text}"));
+            }
+        }
+        times.sort();
+        let ms = |d: Duration| d.as_secs_f64() * 1e3;
+        println!(
+            "| {name} | {:.2} | {:.2} |",
+            ms(times[n / 2]),
+            ms(times[(n * 99 / 100).min(n - 1)])
+        );
+    }
     Ok(())
 }

@@ -14,7 +14,7 @@ mod e2e;
 use std::path::PathBuf;
 
 fn usage() -> String {
-    "usage: devstack setup | devstack coldstart [--runs N] [--env K=V]... BASELINE_BIN BIN... | devstack e2e --url URL [--n N]".into()
+    "usage: devstack setup | devstack coldstart [--runs N] [--env K=V]... BASELINE_BIN BIN... | devstack e2e --url URL [--n N] | devstack e2e-functional --base URL [--n N]".into()
 }
 
 #[tokio::main]
@@ -105,6 +105,22 @@ async fn run() -> Result<(), String> {
                 std::env::var("TABLE_NAME").map_err(|_| "TABLE_NAME is not set".to_string())?;
             let store = coach::store::Store::from_env(table).await;
             e2e::run(&store, &url.ok_or_else(usage)?, n).await
+        }
+        Some("e2e-functional") => {
+            let mut base = None;
+            let mut n = 100usize;
+            let mut it = args[1..].iter();
+            while let Some(a) = it.next() {
+                match a.as_str() {
+                    "--base" => base = it.next().cloned(),
+                    "--n" => n = it.next().and_then(|v| v.parse().ok()).ok_or_else(usage)?,
+                    _ => return Err(usage()),
+                }
+            }
+            let table =
+                std::env::var("TABLE_NAME").map_err(|_| "TABLE_NAME is not set".to_string())?;
+            let store = coach::store::Store::from_env(table).await;
+            e2e::run_functional(&store, &base.ok_or_else(usage)?, n).await
         }
         _ => Err(usage()),
     }
