@@ -227,3 +227,121 @@ async fn ensure_table_is_idempotent() {
         "second call finds the table"
     );
 }
+
+#[tokio::test]
+async fn start_and_complete_are_conditional_and_the_version_keeps_counting() {
+    let db = Dynoxide::start();
+    let store = db.store().await;
+    let user = unique_user("lifecycle");
+    let first = sample_workout("w-a", 2);
+    assert!(store.start_workout(&user, &first).await.unwrap());
+    assert!(
+        !store
+            .start_workout(&user, &sample_workout("w-b", 2))
+            .await
+            .unwrap(),
+        "a second start while one is active writes nothing"
+    );
+    let active = store.get_active_workout(&user).await.unwrap().unwrap();
+    assert_eq!(active.value.id, "w-a");
+    let done = coach::skills::workouts::completed(&active.value, Utc::now());
+    assert!(
+        !store
+            .complete_workout(&user, &done, active.version + 1, None)
+            .await
+            .unwrap(),
+        "a stale version completes nothing"
+    );
+    assert!(
+        store
+            .complete_workout(&user, &done, active.version, None)
+            .await
+            .unwrap()
+    );
+    assert!(store.get_active_workout(&user).await.unwrap().is_none());
+    let state = store.copilot_state(&user, None, Utc::now()).await.unwrap();
+    assert!(state.workout.is_none());
+    assert_eq!(state.active_version, active.version + 1);
+    // A command read before the completion cannot write the old workout back.
+    let stale = store
+        .commit_workout(&user, &active.value, active.version, None, Utc::now())
+        .await
+        .unwrap();
+    assert_eq!(stale, CommitOutcome::VersionConflict);
+    assert!(
+        store
+            .start_workout(&user, &sample_workout("w-c", 2))
+            .await
+            .unwrap()
+    );
+    let next = store.get_active_workout(&user).await.unwrap().unwrap();
+    assert_eq!(
+        (next.value.id.as_str(), next.version),
+        ("w-c", active.version + 2)
+    );
+    let found = store.find_completed_workout(&user, "w-a").await.unwrap();
+    assert_eq!(found.map(|w| w.id), Some("w-a".to_string()));
+}
+
+#[tokio::test]
+async fn claims_and_the_notification_lock_hold_once() {
+    use coach::skills::notify::{Notification, Priority};
+    use coach::store::activity::{EventOutcome, EventRecord};
+    let db = Dynoxide::start();
+    let store = db.store().await;
+    let user = unique_user("claims");
+    let now = Utc::now();
+    let later = now.timestamp() + 3600;
+    assert!(
+        store
+            .claim(&user, "MONITOR#w#pr#x", later, now)
+            .await
+            .unwrap()
+    );
+    assert!(
+        !store
+            .claim(&user, "MONITOR#w#pr#x", later, now)
+            .await
+            .unwrap()
+    );
+    let note = |id: &str, at| Notification {
+        id: id.into(),
+        message: "check in?".into(),
+        priority: Priority::Normal,
+        source: "checkin_prompt".into(),
+        channel: "in_app".into(),
+        created_at: at,
+    };
+    let event = |id: &str| EventRecord {
+        id: id.into(),
+        at: now,
+        kind: "app_opened".into(),
+        payload: serde_json::json!({"type": "app_opened"}),
+        reply: serde_json::json!({}),
+    };
+    let sent = store
+        .record_event(&user, &event("e1"), None, Some(&note("n1", now)), None, now)
+        .await
+        .unwrap();
+    assert_eq!(sent, EventOutcome::Committed);
+    let soon = now + chrono::Duration::hours(1);
+    let second = store
+        .record_event(
+            &user,
+            &event("e2"),
+            None,
+            Some(&note("n2", soon)),
+            None,
+            soon,
+        )
+        .await
+        .unwrap();
+    assert_eq!(second, EventOutcome::RateLimited, "one per four hours");
+    assert_eq!(
+        store.count_items(&user, "EVENT#").await.unwrap(),
+        1,
+        "the refused transaction logged nothing"
+    );
+    let page = store.page(&user, "NOTIFY#", 10, None, now).await.unwrap();
+    assert_eq!(page.items.len(), 1);
+}
