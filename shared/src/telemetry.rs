@@ -37,6 +37,12 @@ impl RequestLog {
         }
     }
 
+    /// The log of an HTTP request, with Lambda's request id.
+    pub fn for_request(lane: &'static str, req: &lambda_http::Request) -> Self {
+        use lambda_http::RequestExt;
+        Self::new(lane, req.lambda_context_ref().map(|c| c.request_id.clone()))
+    }
+
     pub fn to_line(&self) -> String {
         serde_json::to_string(self)
             .unwrap_or_else(|_| String::from("{\"event\":\"request\",\"log_error\":true}"))

@@ -5,7 +5,7 @@
 use std::time::Instant;
 
 use chrono::Utc;
-use lambda_http::{Body, Request, RequestExt, Response};
+use lambda_http::{Body, Request, Response};
 use serde_json::json;
 use sha2::{Digest, Sha256};
 
@@ -60,21 +60,9 @@ impl FastLane {
     /// Handles one request; never fails (errors are responses) and logs one line.
     pub async fn handle(&self, req: Request) -> Response<Body> {
         let started = Instant::now();
-        let mut log = RequestLog::new(
-            "fast",
-            req.lambda_context_ref().map(|c| c.request_id.clone()),
-        );
-        let resp = match self.serve(&req, &mut log).await {
-            Ok(resp) => resp,
-            Err(e) => {
-                log.outcome = e.code;
-                e.to_response()
-            }
-        };
-        log.status = resp.status().as_u16();
-        log.latency_us = started.elapsed().as_micros() as u64;
-        log.emit();
-        resp
+        let mut log = RequestLog::for_request("fast", &req);
+        let result = self.serve(&req, &mut log).await;
+        super::finish(log, started, result)
     }
 
     async fn serve(&self, req: &Request, log: &mut RequestLog) -> Result<Response<Body>, ApiError> {

@@ -69,21 +69,9 @@ impl FunctionalLane {
     /// Handles one request; never fails (errors are responses) and logs one line.
     pub async fn handle(&self, req: Request) -> Response<Body> {
         let started = Instant::now();
-        let mut log = RequestLog::new(
-            "functional",
-            req.lambda_context_ref().map(|c| c.request_id.clone()),
-        );
-        let resp = match self.serve(&req, &mut log).await {
-            Ok(resp) => resp,
-            Err(e) => {
-                log.outcome = e.code;
-                e.to_response()
-            }
-        };
-        log.status = resp.status().as_u16();
-        log.latency_us = started.elapsed().as_micros() as u64;
-        log.emit();
-        resp
+        let mut log = RequestLog::for_request("functional", &req);
+        let result = self.serve(&req, &mut log).await;
+        super::finish(log, started, result)
     }
 
     async fn serve(&self, req: &Request, log: &mut RequestLog) -> Result<Response<Body>, ApiError> {
@@ -782,7 +770,9 @@ impl FunctionalLane {
             match out.map_err(|e| store_error(&e))? {
                 EventOutcome::Committed => return Ok(api::json_response(200, &body_text)),
                 EventOutcome::RateLimited => rate_limited = true,
-                EventOutcome::DuplicateRequest => tokio::time::sleep(backoff(attempt)).await,
+                EventOutcome::DuplicateRequest | EventOutcome::Conflict => {
+                    tokio::time::sleep(backoff(attempt)).await
+                }
             }
         }
         Err(conflict())

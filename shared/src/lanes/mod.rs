@@ -4,7 +4,7 @@ pub mod fast;
 pub mod functional;
 pub mod not_implemented;
 
-use lambda_http::Request;
+use lambda_http::{Body, Request, Response};
 
 use crate::api::{self, ApiError};
 use crate::context::{AuthError, AuthMode, SessionContext, authenticate, split_prefix};
@@ -49,4 +49,23 @@ pub(crate) fn backoff(attempt: u32) -> std::time::Duration {
     // Jitter from the clock's sub-millisecond noise; enough to split two racing retries.
     let jitter = u64::from(chrono::Utc::now().timestamp_subsec_nanos() % 5_000);
     std::time::Duration::from_micros((2_000u64 << attempt.min(4)) + jitter)
+}
+
+/// Turns a lane's result into the response and emits the request's log line.
+pub(crate) fn finish(
+    mut log: RequestLog,
+    started: std::time::Instant,
+    result: Result<Response<Body>, ApiError>,
+) -> Response<Body> {
+    let resp = match result {
+        Ok(resp) => resp,
+        Err(e) => {
+            log.outcome = e.code;
+            e.to_response()
+        }
+    };
+    log.status = resp.status().as_u16();
+    log.latency_us = started.elapsed().as_micros() as u64;
+    log.emit();
+    resp
 }

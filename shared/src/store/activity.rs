@@ -3,9 +3,8 @@
 
 use std::collections::HashMap;
 
-use aws_sdk_dynamodb::error::{DisplayErrorContext, SdkError};
+use aws_sdk_dynamodb::error::SdkError;
 use aws_sdk_dynamodb::operation::put_item::PutItemError;
-use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
 use aws_sdk_dynamodb::types::{AttributeValue, Put, TransactWriteItem};
 use chrono::{DateTime, Utc};
 use serde_json::Value;
@@ -37,6 +36,8 @@ pub enum EventOutcome {
     DuplicateRequest,
     /// Another notification went out inside the rate-limit window meanwhile.
     RateLimited,
+    /// A concurrent transaction touched the same items: read again and retry.
+    Conflict,
 }
 
 fn ts_key(prefix: &str, at: DateTime<Utc>, id: &str) -> String {
@@ -98,32 +99,14 @@ impl Store {
             .into_iter()
             .map(|p| TransactWriteItem::builder().put(p).build())
             .collect();
-        match self
-            .client
-            .transact_write_items()
-            .set_transact_items(Some(tx))
-            .send()
-            .await
-        {
-            Ok(_) => Ok(EventOutcome::Committed),
-            Err(SdkError::ServiceError(e)) => match e.err() {
-                TransactWriteItemsError::TransactionCanceledException(tc) => {
-                    let failed = |i: usize| {
-                        tc.cancellation_reasons().get(i).and_then(|r| r.code())
-                            == Some("ConditionalCheckFailed")
-                    };
-                    if has_record && failed(0) {
-                        Ok(EventOutcome::DuplicateRequest)
-                    } else if notification.is_some() && failed(lock_index) {
-                        Ok(EventOutcome::RateLimited)
-                    } else {
-                        Err(StoreError::Backend(format!("event write cancelled: {tc}")))
-                    }
-                }
-                other => Err(StoreError::Backend(DisplayErrorContext(other).to_string())),
-            },
-            Err(e) => Err(e.into()),
-        }
+        Ok(match self.transact(tx).await? {
+            None => EventOutcome::Committed,
+            Some(failed) if has_record && failed[0] => EventOutcome::DuplicateRequest,
+            Some(failed) if notification.is_some() && failed[lock_index] => {
+                EventOutcome::RateLimited
+            }
+            Some(_) => EventOutcome::Conflict,
+        })
     }
 
     /// The lock item (only if the last notification is older than the rate limit) and the

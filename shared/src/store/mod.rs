@@ -356,6 +356,20 @@ impl Store {
         }
         items.push(TransactWriteItem::builder().put(put_workout).build());
         let has_record = record.is_some();
+        Ok(match self.transact(items).await? {
+            None => CommitOutcome::Committed,
+            Some(failed) if has_record && failed[0] => CommitOutcome::DuplicateRequest,
+            Some(_) => CommitOutcome::VersionConflict,
+        })
+    }
+
+    /// Runs a transaction. `None`: committed. `Some(failed)`: cancelled, with, per item, whether
+    /// its condition failed (the caller knows which condition means what).
+    pub(crate) async fn transact(
+        &self,
+        items: Vec<TransactWriteItem>,
+    ) -> Result<Option<Vec<bool>>, StoreError> {
+        let n = items.len();
         match self
             .client
             .transact_write_items()
@@ -363,18 +377,18 @@ impl Store {
             .send()
             .await
         {
-            Ok(_) => Ok(CommitOutcome::Committed),
+            Ok(_) => Ok(None),
             Err(SdkError::ServiceError(e)) => match e.err() {
                 TransactWriteItemsError::TransactionCanceledException(tc) => {
-                    let failed = |i: usize| {
-                        tc.cancellation_reasons().get(i).and_then(|r| r.code())
-                            == Some("ConditionalCheckFailed")
-                    };
-                    if has_record && failed(0) {
-                        Ok(CommitOutcome::DuplicateRequest)
-                    } else {
-                        Ok(CommitOutcome::VersionConflict)
-                    }
+                    let reasons = tc.cancellation_reasons();
+                    Ok(Some(
+                        (0..n)
+                            .map(|i| {
+                                reasons.get(i).and_then(|r| r.code())
+                                    == Some("ConditionalCheckFailed")
+                            })
+                            .collect(),
+                    ))
                 }
                 other => Err(StoreError::Backend(DisplayErrorContext(other).to_string())),
             },

@@ -1,8 +1,7 @@
 //! Workout lifecycle writes (start, complete) and the reads that plan a workout (history,
 //! templates, routines).
 
-use aws_sdk_dynamodb::error::{DisplayErrorContext, SdkError};
-use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
+use aws_sdk_dynamodb::error::SdkError;
 use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
 use aws_sdk_dynamodb::types::{AttributeValue, Put, TransactWriteItem, Update};
 use chrono::{DateTime, Utc};
@@ -91,20 +90,8 @@ impl Store {
                     .build(),
             );
         }
-        match self
-            .client
-            .transact_write_items()
-            .set_transact_items(Some(items))
-            .send()
-            .await
-        {
-            Ok(_) => Ok(true),
-            Err(SdkError::ServiceError(e)) => match e.err() {
-                TransactWriteItemsError::TransactionCanceledException(_) => Ok(false),
-                other => Err(StoreError::Backend(DisplayErrorContext(other).to_string())),
-            },
-            Err(e) => Err(e.into()),
-        }
+        // Cancelled means the active workout changed (or was completed) since it was read.
+        Ok(self.transact(items).await?.is_none())
     }
 
     /// Completed workouts started at or after `since`, oldest first.
