@@ -1,0 +1,488 @@
+//! `/v1/functional`: the smart buttons (swap, autofill, suggest weight) and the workout monitor.
+
+use super::*;
+
+impl FunctionalLane {
+    pub(super) async fn functional(
+        &self,
+        req: &Request,
+        log: &mut RequestLog,
+    ) -> Result<Response<Body>, ApiError> {
+        let message = api::extract_message(req)?;
+        let (ctx, text) = bind(req, self.auth, &message, log)?;
+        let route = router::route(text).map_err(|e| {
+            envelope_error(ApiError::new(400, "UNKNOWN_INTENT", e.to_string()), None)
+        })?;
+        log.intent = route.intent.map(Intent::as_str);
+        log.matched_rule = Some(route.matched_rule);
+        if route.intent == Some(Intent::MonitorSkip) {
+            // Not an event the monitor analyses: NULL, and no store access at all.
+            log.outcome = "no_change";
+            return Ok(envelope(Intent::MonitorState, "NULL", Value::Null));
+        }
+        let (Lane::Functional, Some(intent)) = (route.lane, route.intent) else {
+            let mut e = ApiError::new(
+                422,
+                "NOT_A_FUNCTIONAL_REQUEST",
+                format!(
+                    "this endpoint takes a JSON object with an intent ({}) or a monitor event_type; send this message to the {} lane",
+                    router::FUNCTIONAL_INTENTS.map(Intent::as_str).join(", "),
+                    route.lane.as_str()
+                ),
+            );
+            e.lane = Some(route.lane.as_str());
+            return Err(e);
+        };
+        let payload: Map<String, Value> = match serde_json::from_str(text.trim()) {
+            Ok(Value::Object(o)) => o,
+            _ => {
+                return Err(envelope_error(
+                    invalid("the request must be a JSON object", "message"),
+                    Some(intent),
+                ));
+            }
+        };
+        let result = match intent {
+            Intent::SwapExercise => self.swap(&ctx, &payload, log).await,
+            Intent::AutofillSet => self.autofill(&ctx, &payload, log).await,
+            Intent::SuggestWeight => self.suggest(&ctx, &payload, log).await,
+            _ => self.monitor(&ctx, &payload, log).await,
+        };
+        match result {
+            Ok((action, data)) => Ok(envelope(intent, action, data)),
+            Err(e) => Err(envelope_error(e, Some(intent))),
+        }
+    }
+
+    pub(super) async fn swap(
+        &self,
+        ctx: &SessionContext,
+        p: &Map<String, Value>,
+        log: &mut RequestLog,
+    ) -> Result<(&'static str, Value), ApiError> {
+        only(
+            p,
+            &[
+                "intent",
+                "target",
+                "target_id",
+                "exercise_instance_id",
+                "constraint",
+                "muscle_group",
+                "exclude",
+                "confirm",
+            ],
+        )?;
+        let target_text = req_str(p, "target")?;
+        let instance_id = opt_str(p, "exercise_instance_id")?;
+        let constraint = match opt_str(p, "constraint")? {
+            Some(c) => Some(swap::parse_constraint(c).ok_or_else(|| {
+                ApiError::new(
+                    400,
+                    "UNKNOWN_CONSTRAINT",
+                    format!(
+                        "unknown constraint '{c}'; valid constraints: {}",
+                        swap::constraint_names()
+                    ),
+                )
+                .field("constraint")
+            })?),
+            None => None,
+        };
+        let muscle = match opt_str(p, "muscle_group")? {
+            Some(m) => Some(swap::MuscleFilter::parse(m).ok_or_else(|| {
+                invalid(
+                    &format!("unknown muscle_group '{m}'; use a muscle (chest, lats, quads, ...) or a group (chest, back, shoulders, arms, legs, core)"),
+                    "muscle_group",
+                )
+            })?),
+            None => None,
+        };
+        let exclude: Vec<String> = match p.get("exclude") {
+            None | Some(Value::Null) => Vec::new(),
+            Some(Value::Array(a)) => a
+                .iter()
+                .map(|v| v.as_str().map(str::to_string))
+                .collect::<Option<Vec<_>>>()
+                .ok_or_else(|| {
+                    invalid(
+                        "'exclude' must be a list of exercise ids or names",
+                        "exclude",
+                    )
+                })?,
+            Some(_) => {
+                return Err(invalid(
+                    "'exclude' must be a list of exercise ids or names",
+                    "exclude",
+                ));
+            }
+        };
+        let confirm = opt_bool(p, "confirm")?.unwrap_or(false);
+        let fingerprint = fingerprint(&[
+            &Value::Object(p.clone()).to_string(),
+            ctx.workout_id.as_deref().unwrap_or(""),
+        ]);
+        for attempt in 0..MAX_ATTEMPTS {
+            let parts = Parts {
+                workout: true,
+                profile: true,
+                ..Parts::default()
+            };
+            let (state, history) = self.load(ctx, parts, log).await?;
+            if let Some(r) = replay(&state, &fingerprint)? {
+                log.outcome = "replayed";
+                return Ok(r);
+            }
+            let profile = state.profile.clone().unwrap_or_default();
+            let target = swap::resolve_target(target_text, &history)
+                .map_err(|m| ApiError::new(400, "UNKNOWN_EXERCISE", m).field("target"))?;
+            let query = swap::SwapQuery {
+                constraint,
+                muscle,
+                exclude: exclude.clone(),
+            };
+            let familiar = familiarity(&history);
+            let ranked = swap::rank(target, catalog().all(), &query, &profile, &familiar);
+            let Some(best) = ranked.first() else {
+                return Err(ApiError::new(
+                    422,
+                    "NO_ALTERNATIVES",
+                    format!(
+                        "no alternative to {} matches these filters and your equipment; try without the constraint or exclusions",
+                        target.name
+                    ),
+                ));
+            };
+            let alternatives: Vec<Value> = ranked
+                .iter()
+                .skip(1)
+                .take(swap::MAX_ALTERNATIVES)
+                .map(|c| c.to_json())
+                .collect();
+            let mut data = json!({
+                "old_exercise": { "exercise_id": target.id, "name": target.name, "equipment": target.equipment },
+                "new_exercise": best.to_json(),
+                "alternatives": alternatives,
+                "applied": false,
+            });
+            let Some(instance_id) = instance_id else {
+                data["message"] = json!(format!(
+                    "Swap {} for {}: {}.",
+                    target.name, best.exercise.name, best.reason
+                ));
+                return Ok(("REPLACE_EXERCISE", data));
+            };
+            let active = active_in_prefix(&state, ctx)?;
+            let Some((workout, version)) = active else {
+                return Err(not_in_workout(instance_id));
+            };
+            let inst = workout
+                .exercises
+                .iter()
+                .find(|e| e.instance_id == instance_id)
+                .ok_or_else(|| not_in_workout(instance_id))?;
+            if inst.exercise_id != target.id {
+                return Err(ApiError::new(
+                    400,
+                    "EXERCISE_MISMATCH",
+                    format!(
+                        "exercise_instance_id {instance_id} is {}, not {}",
+                        inst.name, target.name
+                    ),
+                )
+                .field("target"));
+            }
+            let now = Utc::now();
+            let applied = match swap::apply(
+                workout,
+                instance_id,
+                best.exercise,
+                confirm,
+                &history,
+                &profile,
+                now,
+            ) {
+                Ok(a) => a,
+                Err(swap::ApplyError::InstanceNotFound) => return Err(not_in_workout(instance_id)),
+                Err(swap::ApplyError::SetsLogged { logged, name }) => {
+                    return Err(ApiError::new(
+                        409,
+                        "CONFIRM_REQUIRED",
+                        format!("{logged} set{} of {name} already logged; send \"confirm\": true to swap the remaining sets (the logged ones stay as {name})", if logged == 1 { " is" } else { "s are" }),
+                    )
+                    .field("confirm"));
+                }
+            };
+            workouts::validate(&applied.workout)?;
+            data["applied"] = json!(true);
+            data["exercise_instance_id"] = json!(applied.instance_id);
+            data["weights"] = json!(applied.weights);
+            data["message"] = json!(format!(
+                "Swapped {} for {}; {}.",
+                target.name, best.exercise.name, applied.weights
+            ));
+            match self
+                .commit(
+                    ctx,
+                    &applied.workout,
+                    version,
+                    &fingerprint,
+                    "REPLACE_EXERCISE",
+                    &data,
+                    now,
+                    log,
+                )
+                .await?
+            {
+                CommitOutcome::Committed => return Ok(("REPLACE_EXERCISE", data)),
+                _ => tokio::time::sleep(backoff(attempt)).await,
+            }
+        }
+        Err(conflict())
+    }
+
+    pub(super) async fn autofill(
+        &self,
+        ctx: &SessionContext,
+        p: &Map<String, Value>,
+        log: &mut RequestLog,
+    ) -> Result<(&'static str, Value), ApiError> {
+        only(
+            p,
+            &[
+                "intent",
+                "exercise_instance_id",
+                "exercise_id",
+                "set_index",
+                "target_reps",
+                "last_weight",
+            ],
+        )?;
+        let instance_id = opt_str(p, "exercise_instance_id")?;
+        let exercise_text = opt_str(p, "exercise_id")?;
+        if instance_id.is_none() && exercise_text.is_none() {
+            return Err(invalid(
+                "send exercise_instance_id (a set of your active workout) or exercise_id",
+                "exercise_instance_id",
+            ));
+        }
+        let set_index = req_uint(p, "set_index", MAX_SETS_PER_EXERCISE as u64 - 1)? as usize;
+        let target_reps = opt_uint(p, "target_reps", u64::from(MAX_REPS))?.map(|r| r as u32);
+        if target_reps == Some(0) {
+            return Err(invalid("target_reps must be at least 1", "target_reps"));
+        }
+        let parts = Parts {
+            workout: true,
+            profile: true,
+            ..Parts::default()
+        };
+        let (state, history) = self.load(ctx, parts, log).await?;
+        let profile = state.profile.clone().unwrap_or_default();
+        let active = active_in_prefix(&state, ctx)?.map(|(w, _)| w);
+        let (exercise_id, today) = match instance_id {
+            Some(id) => {
+                let inst = active
+                    .and_then(|w| w.exercises.iter().find(|e| e.instance_id == id))
+                    .ok_or_else(|| not_in_workout(id))?;
+                if set_index >= inst.sets.len() {
+                    return Err(invalid(
+                        &format!(
+                            "set_index {set_index} is out of range: {} has {} sets (0 to {})",
+                            inst.name,
+                            inst.sets.len(),
+                            inst.sets.len().saturating_sub(1)
+                        ),
+                        "set_index",
+                    ));
+                }
+                (inst.exercise_id.clone(), Some(inst))
+            }
+            None => {
+                let text = exercise_text.unwrap_or_default();
+                let (id, _) = suggest::known_exercise(text, &history)
+                    .ok_or_else(|| unknown_exercise(text))?;
+                let today = active.and_then(|w| w.exercises.iter().find(|e| e.exercise_id == id));
+                if let Some(t) = today
+                    && set_index >= t.sets.len()
+                {
+                    return Err(invalid(
+                        &format!(
+                            "set_index {set_index} is out of range: {} has {} sets today",
+                            t.name,
+                            t.sets.len()
+                        ),
+                        "set_index",
+                    ));
+                }
+                (id, today)
+            }
+        };
+        let ex = catalog().get(&exercise_id);
+        let prediction = autofill::predict(
+            &exercise_id,
+            ex,
+            today,
+            set_index,
+            target_reps,
+            &history,
+            &profile,
+            Utc::now(),
+        );
+        Ok((
+            "AUTOFILL",
+            prediction.to_data(
+                &exercise_id,
+                today.map(|t| t.instance_id.as_str()),
+                set_index,
+                &profile,
+            ),
+        ))
+    }
+
+    pub(super) async fn suggest(
+        &self,
+        ctx: &SessionContext,
+        p: &Map<String, Value>,
+        log: &mut RequestLog,
+    ) -> Result<(&'static str, Value), ApiError> {
+        only(p, &["intent", "exercise_id", "target_reps", "target_rir"])?;
+        let text = req_str(p, "exercise_id")?;
+        let reps = req_uint(p, "target_reps", u64::from(MAX_REPS))? as u32;
+        if reps == 0 {
+            return Err(invalid("target_reps must be at least 1", "target_reps"));
+        }
+        let rir = opt_uint(p, "target_rir", u64::from(MAX_RIR))?
+            .map_or(suggest::DEFAULT_TARGET_RIR, |r| r as u32);
+        let parts = Parts {
+            profile: true,
+            ..Parts::default()
+        };
+        let (state, history) = self.load(ctx, parts, log).await?;
+        let profile = state.profile.unwrap_or_default();
+        let (id, ex) =
+            suggest::known_exercise(text, &history).ok_or_else(|| unknown_exercise(text))?;
+        let s = suggest::suggest_weight(&id, ex, reps, rir, &history, &profile, Utc::now());
+        Ok(("SUGGEST", s.to_data(&id, reps, rir, &profile)))
+    }
+
+    pub(super) async fn monitor(
+        &self,
+        ctx: &SessionContext,
+        p: &Map<String, Value>,
+        log: &mut RequestLog,
+    ) -> Result<(&'static str, Value), ApiError> {
+        only(p, &["intent", "event_type", "state_diff", "workout_state"])?;
+        let event_type = req_str(p, "event_type")?;
+        for f in ["state_diff", "workout_state"] {
+            if !matches!(p.get(f), None | Some(Value::Null) | Some(Value::Object(_))) {
+                return Err(invalid(&format!("'{f}' must be an object"), f));
+            }
+        }
+        let diff = p.get("state_diff").and_then(Value::as_object);
+        let set_id = diff.and_then(|d| d.get("set_id")).and_then(Value::as_str);
+        if !router::SIGNIFICANT_EVENTS.contains(&event_type) {
+            log.outcome = "no_change";
+            return Ok(("NULL", Value::Null));
+        }
+        let parts = Parts {
+            workout: true,
+            profile: true,
+            ..Parts::default()
+        };
+        let (state, history) = self.load(ctx, parts, log).await?;
+        let profile = state.profile.clone().unwrap_or_default();
+        let Some((workout, _)) = active_in_prefix(&state, ctx)? else {
+            log.outcome = "no_change";
+            return Ok(("NULL", Value::Null));
+        };
+        match event_type {
+            "WORKOUT_COMPLETED" => {
+                let id = workout.id.clone();
+                self.complete_active(ctx, &id, log).await?;
+                Ok(("NULL", Value::Null))
+            }
+            "SET_COMPLETED" => {
+                if let Some(id) = set_id
+                    && workout.find_set(id).is_none()
+                {
+                    return Err(ApiError::new(
+                        404,
+                        "SET_NOT_FOUND",
+                        format!("no set {id} in your active workout"),
+                    )
+                    .field("state_diff"));
+                }
+                let increments = profile.increments();
+                let verdicts = monitor::evaluate(workout, set_id, &history, profile.unit, |id| {
+                    increments.for_equipment(
+                        catalog()
+                            .get(id)
+                            .map_or(crate::domain::catalog::Equipment::Barbell, |e| e.equipment),
+                    )
+                });
+                let now = Utc::now();
+                for v in verdicts {
+                    let sk = format!("MONITOR#{}#{}#{}", workout.id, v.rule, v.exercise_id);
+                    let t = Instant::now();
+                    let won = self
+                        .store
+                        .claim(
+                            &ctx.user_id,
+                            &sk,
+                            now.timestamp() + MONITOR_CLAIM_DAYS * 86_400,
+                            now,
+                        )
+                        .await;
+                    log.store_us += t.elapsed().as_micros() as u64;
+                    log.store_calls += 1;
+                    if won.map_err(|e| store_error(&e))? {
+                        let action = match v.action {
+                            monitor::Action::Nudge => "NUDGE",
+                            monitor::Action::Alert => "ALERT",
+                        };
+                        return Ok((action, v.data()));
+                    }
+                }
+                log.outcome = "no_change";
+                Ok(("NULL", Value::Null))
+            }
+            _ => {
+                log.outcome = "no_change";
+                Ok(("NULL", Value::Null))
+            }
+        }
+    }
+}
+
+/// A replayed answer for this request's corr, if it already ran.
+pub(super) fn replay(
+    state: &UserState,
+    fingerprint: &str,
+) -> Result<Option<(&'static str, Value)>, ApiError> {
+    let Some(rec) = &state.replay else {
+        return Ok(None);
+    };
+    if rec.fingerprint != fingerprint {
+        return Err(reused());
+    }
+    let v: Value = serde_json::from_str(&rec.body).unwrap_or(Value::Null);
+    let action = match v["action"].as_str() {
+        Some("REPLACE_EXERCISE") => "REPLACE_EXERCISE",
+        _ => "NULL",
+    };
+    Ok(Some((action, v["data"].clone())))
+}
+
+/// Sessions per exercise in the history (familiar exercises rank higher in swaps).
+pub(super) fn familiarity(history: &[Workout]) -> HashMap<String, usize> {
+    let mut m = HashMap::new();
+    for w in history {
+        let mut seen = std::collections::HashSet::new();
+        for e in &w.exercises {
+            if seen.insert(e.exercise_id.as_str()) {
+                *m.entry(e.exercise_id.clone()).or_insert(0) += 1;
+            }
+        }
+    }
+    m
+}
