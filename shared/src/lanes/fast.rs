@@ -7,7 +7,6 @@ use std::time::Instant;
 use chrono::Utc;
 use lambda_http::{Body, Request, Response};
 use serde_json::json;
-use sha2::{Digest, Sha256};
 
 use super::{backoff, store_error};
 use crate::api::{self, ApiError};
@@ -217,19 +216,13 @@ fn reply(intent: Intent, text: &str, data: serde_json::Value) -> Response<Body> 
     )
 }
 
-/// Identifies a request for idempotency: the same `corr` must carry the same command.
+/// The same `corr` must carry the same command (case and surrounding spaces aside).
 fn fingerprint(intent: Intent, text: &str, workout_id: Option<&str>) -> String {
-    let mut h = Sha256::new();
-    h.update(intent.as_str());
-    h.update([0]);
-    h.update(text.trim().to_lowercase());
-    h.update([0]);
-    h.update(workout_id.unwrap_or(""));
-    h.finalize()
-        .iter()
-        .take(16)
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    super::fingerprint(&[
+        intent.as_str(),
+        &text.trim().to_lowercase(),
+        workout_id.unwrap_or(""),
+    ])
 }
 
 #[cfg(test)]

@@ -69,3 +69,19 @@ pub(crate) fn finish(
     log.emit();
     resp
 }
+
+/// Identifies a request for idempotency (the same `corr` must carry the same request): a short
+/// hash of its parts.
+pub(crate) fn fingerprint(parts: &[&str]) -> String {
+    use sha2::{Digest, Sha256};
+    let mut h = Sha256::new();
+    for p in parts {
+        h.update(p.as_bytes());
+        h.update([0]);
+    }
+    h.finalize()
+        .iter()
+        .take(16)
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}

@@ -424,15 +424,11 @@ impl Store {
         &self,
         user: &str,
     ) -> Result<Option<Versioned<Workout>>, StoreError> {
-        let out = self
-            .client
-            .get_item()
-            .table_name(&self.table)
-            .set_key(Some(key(user, SK_ACTIVE)))
-            .consistent_read(true)
-            .send()
-            .await?;
-        match out.item.filter(|i| i.contains_key("doc")) {
+        match self
+            .get_item(user, SK_ACTIVE)
+            .await?
+            .filter(|i| i.contains_key("doc"))
+        {
             Some(item) => {
                 let version = number(&item, "version").unwrap_or(0).max(0) as u64;
                 Ok(Some(Versioned {
@@ -442,6 +438,23 @@ impl Store {
             }
             None => Ok(None),
         }
+    }
+
+    /// One item by sort key, strongly consistent.
+    pub(crate) async fn get_item(
+        &self,
+        user: &str,
+        sk: &str,
+    ) -> Result<Option<HashMap<String, AttributeValue>>, StoreError> {
+        let out = self
+            .client
+            .get_item()
+            .table_name(&self.table)
+            .set_key(Some(key(user, sk)))
+            .consistent_read(true)
+            .send()
+            .await?;
+        Ok(out.item)
     }
 
     /// Makes `workout` the active workout whatever was there (demo seeding and tests), keeping

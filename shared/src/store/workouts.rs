@@ -163,14 +163,10 @@ impl Store {
         user: &str,
         sk: &str,
     ) -> Result<Option<T>, StoreError> {
-        let out = self
-            .client
-            .get_item()
-            .table_name(&self.table)
-            .set_key(Some(key(user, sk)))
-            .consistent_read(true)
-            .send()
-            .await?;
-        out.item.as_ref().map(from_item).transpose()
+        self.get_item(user, sk)
+            .await?
+            .as_ref()
+            .map(from_item)
+            .transpose()
     }
 }

@@ -16,7 +16,6 @@ use std::time::Instant;
 use chrono::{DateTime, Duration, Utc};
 use lambda_http::{Body, Request, RequestExt, Response};
 use serde_json::{Map, Value, json};
-use sha2::{Digest, Sha256};
 
 mod app_events;
 mod buttons;
@@ -25,7 +24,7 @@ mod params;
 
 use params::*;
 
-use super::{backoff, bind, store_error};
+use super::{backoff, bind, fingerprint, store_error};
 use crate::api::{self, ApiError};
 use crate::context::{AuthMode, SessionContext};
 use crate::domain::catalog::catalog;
@@ -293,19 +292,6 @@ fn active_in_prefix<'a>(
         ));
     }
     Ok(active)
-}
-
-fn fingerprint(parts: &[&str]) -> String {
-    let mut h = Sha256::new();
-    for p in parts {
-        h.update(p.as_bytes());
-        h.update([0]);
-    }
-    h.finalize()
-        .iter()
-        .take(16)
-        .map(|b| format!("{b:02x}"))
-        .collect()
 }
 
 #[cfg(test)]
