@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use blackbox::{Stack, sample_workout, unique_user, workspace_root};
+use blackbox::{Stack, check, eq, sample_workout, unique_user, workspace_root};
 use coach::domain::profile::Profile;
 use coach::domain::units::Unit;
 use coach::domain::workout::SetStatus;
@@ -99,14 +99,6 @@ fn main() {
     drop(ctx);
     drop(rt);
     conclusion.exit();
-}
-
-fn check(cond: bool, msg: impl Into<String>) -> Result<(), Failed> {
-    if cond { Ok(()) } else { Err(msg.into().into()) }
-}
-
-fn eq<T: PartialEq + std::fmt::Debug>(got: T, want: T, what: &str) -> Result<(), Failed> {
-    check(got == want, format!("{what}: got {got:?}, want {want:?}"))
 }
 
 struct Reply {

@@ -4,14 +4,14 @@
 
 use std::sync::Arc;
 
-use blackbox::{Stack, sample_workout, unique_user};
+use blackbox::{JsonReply, Stack, call_json, check, done_set, eq, sample_workout, unique_user};
 use chrono::{Duration, Utc};
 use coach::domain::coaching::{CoachingContext, Phase};
 use coach::domain::plan::{Routine, RoutineDay, Template, TemplateExercise, TemplateSet};
 use coach::domain::profile::{NotificationPreference, Profile, QuietHours};
 use coach::domain::units::Unit;
 use coach::domain::workout::{
-    ExerciseInstance, SetResult, SetStatus, SetTarget, SetType, Workout, WorkoutSet, WorkoutStatus,
+    ExerciseInstance, SetStatus, SetTarget, SetType, Workout, WorkoutSet, WorkoutStatus,
 };
 use libtest_mimic::{Arguments, Failed, Trial};
 use serde_json::{Value, json};
@@ -98,42 +98,11 @@ fn main() {
     conclusion.exit();
 }
 
-fn check(cond: bool, msg: impl Into<String>) -> Result<(), Failed> {
-    if cond { Ok(()) } else { Err(msg.into().into()) }
-}
-
-fn eq<T: PartialEq + std::fmt::Debug>(got: T, want: T, what: &str) -> Result<(), Failed> {
-    check(got == want, format!("{what}: got {got:?}, want {want:?}"))
-}
-
-#[derive(Debug)]
-struct Reply {
-    status: u16,
-    body: Value,
-}
+type Reply = JsonReply;
 
 async fn call(ctx: &Ctx, method: &str, path: &str, user: &str, body: Option<Value>) -> Reply {
     let url = format!("{}/functional{path}", ctx.stack.base);
-    let mut req = match method {
-        "GET" => ctx.http.get(url),
-        _ => ctx.http.post(url),
-    }
-    .header("x-user-id", user);
-    if let Some(b) = body {
-        req = req
-            .header("content-type", "application/json")
-            .body(b.to_string());
-    }
-    let resp = req
-        .send()
-        .await
-        .expect("request reaches cargo lambda watch");
-    let status = resp.status().as_u16();
-    let text = resp.text().await.unwrap_or_default();
-    Reply {
-        status,
-        body: serde_json::from_str(&text).unwrap_or(Value::String(text)),
-    }
+    call_json(&ctx.http, method, url, user, body).await
 }
 
 fn get(ctx: &Ctx, path: &str, user: &str) -> Reply {
@@ -187,33 +156,6 @@ fn active(ctx: &Ctx, user: &str) -> Option<Workout> {
 
 fn count(ctx: &Ctx, user: &str, prefix: &str) -> usize {
     store(ctx, ctx.stack.store.count_items(user, prefix))
-}
-
-fn done_set(
-    id: &str,
-    plan: (f64, u32, u32),
-    done: (f64, u32, u32),
-    at: chrono::DateTime<Utc>,
-) -> WorkoutSet {
-    let mut s = WorkoutSet::planned(
-        id,
-        SetType::Working,
-        SetTarget {
-            reps: Some(plan.1),
-            weight_kg: Some(plan.0),
-            rir: Some(plan.2),
-        },
-    );
-    s.status = SetStatus::Done;
-    s.actual = Some(SetResult {
-        reps: done.1,
-        weight_kg: Some(done.0),
-        rir: Some(done.2),
-        rpe: None,
-        failure: false,
-    });
-    s.completed_at = Some(at);
-    s
 }
 
 /// A completed session `days_ago` with bench sets done at (kg, reps, rir), two minutes apart.

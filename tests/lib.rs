@@ -1,6 +1,8 @@
 //! Test support: processes the tests start on 127.0.0.1 (dynoxide, cargo lambda watch) and stop
 //! again when dropped, plus fixtures built with the shared crate's own types.
 
+pub mod fake_model;
+
 use std::net::{TcpListener, TcpStream};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
@@ -8,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use chrono::Utc;
 use coach::domain::workout::{
-    ExerciseInstance, SetTarget, SetType, Workout, WorkoutSet, WorkoutStatus,
+    ExerciseInstance, SetResult, SetStatus, SetTarget, SetType, Workout, WorkoutSet, WorkoutStatus,
 };
 use coach::store::Store;
 
@@ -130,6 +132,11 @@ pub struct Stack {
 
 impl Stack {
     pub async fn start() -> Stack {
+        Stack::start_with(&[]).await
+    }
+
+    /// A stack whose functions also get `extra` environment variables (no commas in values).
+    pub async fn start_with(extra: &[(&str, String)]) -> Stack {
         let dynoxide = Dynoxide::start();
         let store = dynoxide.store().await;
         let port = free_port();
@@ -138,6 +145,9 @@ impl Stack {
             "AUTH_MODE=dev,TABLE_NAME={TABLE},AWS_ENDPOINT_URL_DYNAMODB={},AWS_REGION=us-east-1,AWS_ACCESS_KEY_ID=test,AWS_SECRET_ACCESS_KEY=test,RUST_LOG=warn,WORKER_INVOKE_URL=http://127.0.0.1:{port}/2015-03-31/functions/worker/invocations",
             dynoxide.endpoint
         );
+        let env = extra
+            .iter()
+            .fold(env, |acc, (k, v)| format!("{acc},{k}={v}"));
         let watch = Proc::spawn(
             Command::new("cargo")
                 .args([
@@ -195,6 +205,34 @@ fn planned(
     )
 }
 
+/// A working set planned at `plan` and done at `done`, both (kg, reps, RIR), completed `at`.
+pub fn done_set(
+    id: &str,
+    plan: (f64, u32, u32),
+    done: (f64, u32, u32),
+    at: chrono::DateTime<Utc>,
+) -> WorkoutSet {
+    let mut s = WorkoutSet::planned(
+        id,
+        SetType::Working,
+        SetTarget {
+            reps: Some(plan.1),
+            weight_kg: Some(plan.0),
+            rir: Some(plan.2),
+        },
+    );
+    s.status = SetStatus::Done;
+    s.actual = Some(SetResult {
+        reps: done.1,
+        weight_kg: Some(done.0),
+        rir: Some(done.2),
+        rpe: None,
+        failure: false,
+    });
+    s.completed_at = Some(at);
+    s
+}
+
 /// Bench press (a warm-up and `bench_sets` working sets at 100 kg x 8, RIR 2), then pull-ups (2 x 8).
 pub fn sample_workout(id: &str, bench_sets: usize) -> Workout {
     let mut bench = vec![planned(
@@ -240,5 +278,57 @@ pub fn sample_workout(id: &str, bench_sets: usize) -> Workout {
             },
         ],
         changes: Vec::new(),
+    }
+}
+
+// ---------------------------------------------------------------- checks and HTTP calls
+
+/// A failed check with a message, for libtest-mimic cases.
+pub fn check(cond: bool, msg: impl Into<String>) -> Result<(), libtest_mimic::Failed> {
+    if cond { Ok(()) } else { Err(msg.into().into()) }
+}
+
+pub fn eq<T: PartialEq + std::fmt::Debug>(
+    got: T,
+    want: T,
+    what: &str,
+) -> Result<(), libtest_mimic::Failed> {
+    check(got == want, format!("{what}: got {got:?}, want {want:?}"))
+}
+
+/// An HTTP answer with its body parsed as JSON (or kept as a string).
+#[derive(Debug)]
+pub struct JsonReply {
+    pub status: u16,
+    pub body: serde_json::Value,
+}
+
+/// One request as the app sends it: dev-mode identity header, a JSON body if any.
+pub async fn call_json(
+    http: &reqwest::Client,
+    method: &str,
+    url: String,
+    user: &str,
+    body: Option<serde_json::Value>,
+) -> JsonReply {
+    let mut req = match method {
+        "GET" => http.get(url),
+        _ => http.post(url),
+    }
+    .header("x-user-id", user);
+    if let Some(b) = body {
+        req = req
+            .header("content-type", "application/json")
+            .body(b.to_string());
+    }
+    let resp = req
+        .send()
+        .await
+        .expect("request reaches cargo lambda watch");
+    let status = resp.status().as_u16();
+    let text = resp.text().await.unwrap_or_default();
+    JsonReply {
+        status,
+        body: serde_json::from_str(&text).unwrap_or(serde_json::Value::String(text)),
     }
 }

@@ -5,6 +5,7 @@ pub mod api;
 pub mod context;
 pub mod domain;
 pub mod lanes;
+pub mod llm;
 pub mod queue;
 pub mod router;
 pub mod skills;

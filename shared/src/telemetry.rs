@@ -23,6 +23,16 @@ pub struct RequestLog {
     /// Time spent waiting on the store; `latency_us - store_us` is the handler's own time.
     pub store_us: u64,
     pub store_calls: u32,
+    /// Time spent waiting on a model, and what became of its answer: `used`, `discarded`
+    /// (it broke a rule and the deterministic answer went out), `timeout` or `error`.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub model_us: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model: Option<&'static str>,
+}
+
+fn is_zero(v: &u64) -> bool {
+    *v == 0
 }
 
 impl RequestLog {

@@ -1,5 +1,6 @@
 //! FUNCTIONAL lane binary: builds the store and queue clients once, then serves the structured
-//! routes (smart buttons, monitor, app events, workouts, notifications).
+//! routes (smart buttons, monitor, app events, workouts, notifications). The model client is
+//! built once here too, and used only when `FUNCTIONAL_MODEL` is set.
 
 use coach::lanes::functional::FunctionalLane;
 use lambda_http::{Error, service_fn};
@@ -7,7 +8,9 @@ use lambda_http::{Error, service_fn};
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Error> {
     coach::telemetry::init();
-    let lane = FunctionalLane::from_env()
+    let http = coach::llm::http_client()
+        .map_err(|e| Error::from(format!("functional lane configuration: {e}")))?;
+    let lane = FunctionalLane::from_env(&http)
         .await
         .map_err(|e| Error::from(format!("functional lane configuration: {e}")))?;
     let lane = &lane;

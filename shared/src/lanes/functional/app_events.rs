@@ -41,6 +41,8 @@ impl FunctionalLane {
         };
         let fingerprint = fingerprint(&[text.trim()]);
         let mut rate_limited = false;
+        // (template text, the model's rephrasing): asked once even if the write is retried.
+        let mut phrased: Option<(String, Option<String>)> = None;
         for attempt in 0..MAX_ATTEMPTS {
             let parts = Parts {
                 profile: true,
@@ -96,6 +98,22 @@ impl FunctionalLane {
                             created_at: now,
                         });
                     }
+                }
+            }
+            if let Some(template) = reply.message.clone() {
+                let better = match &phrased {
+                    Some((t, p)) if *t == template => p.clone(),
+                    _ => {
+                        let p = self.assist.rephrase(&template, log).await;
+                        phrased = Some((template, p.clone()));
+                        p
+                    }
+                };
+                if let Some(text) = better {
+                    if let Some(n) = notification.as_mut() {
+                        n.message = text.clone();
+                    }
+                    reply.message = Some(text);
                 }
             }
             let body = json!({

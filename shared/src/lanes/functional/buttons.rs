@@ -122,6 +122,8 @@ impl FunctionalLane {
             &Value::Object(p.clone()).to_string(),
             ctx.workout_id.as_deref().unwrap_or(""),
         ]);
+        // The model's pick (exercise id, reason), asked once even if the write is retried.
+        let mut model_pick: Option<Option<(String, String)>> = None;
         for attempt in 0..MAX_ATTEMPTS {
             let parts = Parts {
                 workout: true,
@@ -142,7 +144,21 @@ impl FunctionalLane {
                 exclude: exclude.clone(),
             };
             let familiar = familiarity(&history);
-            let ranked = swap::rank(target, catalog().all(), &query, &profile, &familiar);
+            let mut ranked = swap::rank(target, catalog().all(), &query, &profile, &familiar);
+            if model_pick.is_none() {
+                let pick = self.assist.pick_swap(target, &ranked, log).await;
+                model_pick = Some(pick.map(|(i, why)| (ranked[i].exercise.id.to_string(), why)));
+            }
+            // The model may only reorder the top candidates; the rules' order stays otherwise.
+            let chosen = model_pick.clone().flatten().and_then(|(id, why)| {
+                let i = ranked
+                    .iter()
+                    .take(assist::SWAP_CHOICES)
+                    .position(|c| c.exercise.id == id)?;
+                let c = ranked.remove(i);
+                ranked.insert(0, c);
+                Some(why)
+            });
             let Some(best) = ranked.first() else {
                 return Err(ApiError::new(
                     422,
@@ -164,11 +180,16 @@ impl FunctionalLane {
                 "new_exercise": best.to_json(),
                 "alternatives": alternatives,
                 "applied": false,
+                "chosen_by": if chosen.is_some() { "model" } else { "rules" },
             });
+            let why = chosen
+                .as_deref()
+                .map(|w| w.trim_end_matches('.').to_string())
+                .unwrap_or_else(|| best.reason.clone());
             let Some(instance_id) = instance_id else {
                 data["message"] = json!(format!(
-                    "Swap {} for {}: {}.",
-                    target.name, best.exercise.name, best.reason
+                    "Swap {} for {}: {why}.",
+                    target.name, best.exercise.name
                 ));
                 return Ok(("REPLACE_EXERCISE", data));
             };
@@ -440,7 +461,13 @@ impl FunctionalLane {
                             monitor::Action::Nudge => "NUDGE",
                             monitor::Action::Alert => "ALERT",
                         };
-                        return Ok((action, v.data()));
+                        let mut data = v.data();
+                        data["phrased_by"] = json!("rules");
+                        if let Some(text) = self.assist.rephrase(&v.message, log).await {
+                            data["message"] = json!(text);
+                            data["phrased_by"] = json!("model");
+                        }
+                        return Ok((action, data));
                     }
                 }
                 log.outcome = "no_change";

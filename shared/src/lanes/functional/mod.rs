@@ -18,6 +18,7 @@ use lambda_http::{Body, Request, RequestExt, Response};
 use serde_json::{Map, Value, json};
 
 mod app_events;
+pub mod assist;
 mod buttons;
 mod lifecycle;
 mod params;
@@ -56,20 +57,29 @@ pub struct FunctionalLane {
     store: Store,
     queue: JobQueue,
     auth: AuthMode,
+    assist: assist::Assist,
 }
 
 impl FunctionalLane {
-    pub fn new(store: Store, queue: JobQueue, auth: AuthMode) -> Self {
-        Self { store, queue, auth }
+    pub fn new(store: Store, queue: JobQueue, auth: AuthMode, assist: assist::Assist) -> Self {
+        Self {
+            store,
+            queue,
+            auth,
+            assist,
+        }
     }
 
-    pub async fn from_env() -> Result<Self, String> {
+    /// `http` is the process's one model client; it is used only when `FUNCTIONAL_MODEL` is set.
+    pub async fn from_env(http: &reqwest::Client) -> Result<Self, String> {
         let cfg = super::fast::Config::from_env()?;
+        let model = crate::llm::Model::from_env(crate::llm::ModelLane::Functional, http)?;
         let aws = crate::store::aws_config_from_env().await;
         Ok(Self::new(
             Store::from_config(&aws, cfg.table),
             JobQueue::from_env(&aws),
             cfg.auth,
+            assist::Assist::new(model),
         ))
     }
 

@@ -1,0 +1,263 @@
+//! The functional lane's optional model (`FUNCTIONAL_MODEL`). The rules decide; the model may
+//! only choose among the swap candidates the rules ranked, and rephrase texts the rules wrote.
+//! Anything else it says is discarded: a pick outside the candidates, a rephrasing that changes,
+//! adds or drops a number, or drops the question. It gets 800 ms in all (retries included);
+//! after that, or on any error, the deterministic answer goes out unchanged.
+
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use crate::domain::catalog::Exercise;
+use crate::llm::{Model, Request, Turn};
+use crate::skills::swap::Candidate;
+use crate::telemetry::RequestLog;
+
+/// The model's whole budget per request.
+pub const MODEL_TIMEOUT: Duration = Duration::from_millis(800);
+/// How many of the top-ranked swap candidates the model may choose from.
+pub const SWAP_CHOICES: usize = 5;
+/// A rephrasing may be at most this many times longer than the template (plus a little).
+const MAX_GROWTH: usize = 2;
+const MAX_REASON_CHARS: usize = 160;
+
+const SWAP_INSTRUCTION: &str = "You help a strength-training app choose a substitute exercise. \
+Choose exactly one exercise from the candidates, by its exercise_id, the one that best keeps the \
+training effect of the target for this lifter. Answer with a JSON object: \
+{\"exercise_id\": \"<one of the candidate ids>\", \"reason\": \"<one short sentence without numbers>\"}.";
+
+const REPHRASE_INSTRUCTION: &str = "You rephrase short messages of a strength coach to a lifter. \
+Keep the meaning: every number and unit exactly as written, any question still asked, no new \
+advice or facts. One or two short sentences, warm and direct. Answer with a JSON object: \
+{\"text\": \"<the rephrased message>\"}.";
+
+#[derive(Debug, Clone, Default)]
+pub struct Assist {
+    model: Option<Model>,
+}
+
+impl Assist {
+    pub fn new(model: Option<Model>) -> Assist {
+        Assist { model }
+    }
+
+    /// The model's choice among the first `SWAP_CHOICES` candidates: (index, reason).
+    pub async fn pick_swap(
+        &self,
+        target: &Exercise,
+        candidates: &[Candidate<'_>],
+        log: &mut RequestLog,
+    ) -> Option<(usize, String)> {
+        let choices = &candidates[..candidates.len().min(SWAP_CHOICES)];
+        if choices.len() < 2 {
+            return None;
+        }
+        let facts = json!({
+            "target": { "exercise_id": target.id, "name": target.name, "equipment": target.equipment },
+            "candidates": choices.iter().map(|c| json!({
+                "exercise_id": c.exercise.id,
+                "name": c.exercise.name,
+                "equipment": c.exercise.equipment,
+                "why_it_qualifies": c.reason,
+            })).collect::<Vec<_>>(),
+        });
+        let answer = self.ask(SWAP_INSTRUCTION, facts.to_string(), log).await?;
+        let picked = parse_pick(&answer, choices);
+        if picked.is_none() {
+            log.model = Some("discarded");
+        }
+        picked
+    }
+
+    /// A rephrasing of `text` that keeps its numbers and its question, or `None`.
+    pub async fn rephrase(&self, text: &str, log: &mut RequestLog) -> Option<String> {
+        let answer = self
+            .ask(
+                REPHRASE_INSTRUCTION,
+                json!({ "message": text }).to_string(),
+                log,
+            )
+            .await?;
+        let candidate = answer["text"].as_str().map(str::trim).unwrap_or_default();
+        if keeps_meaning(text, candidate) {
+            Some(candidate.to_string())
+        } else {
+            log.model = Some("discarded");
+            None
+        }
+    }
+
+    async fn ask(&self, system: &str, user: String, log: &mut RequestLog) -> Option<Value> {
+        let model = self.model.as_ref()?;
+        let started = Instant::now();
+        let req = Request {
+            system: system.to_string(),
+            turns: vec![Turn::user(user)],
+            tools: Vec::new(),
+            json_output: true,
+        };
+        let deadline = tokio::time::Instant::now() + MODEL_TIMEOUT;
+        let out = tokio::time::timeout(MODEL_TIMEOUT, model.complete(&req, deadline)).await;
+        log.model_us += started.elapsed().as_micros() as u64;
+        let turn = match out {
+            Err(_) => {
+                log.model = Some("timeout");
+                return None;
+            }
+            Ok(Err(e)) => {
+                tracing::warn!(code = e.code(), "functional model call failed: {e}");
+                log.model = Some(if e.code() == "MODEL_TIMEOUT" {
+                    "timeout"
+                } else {
+                    "error"
+                });
+                return None;
+            }
+            Ok(Ok(turn)) => turn,
+        };
+        match json_answer(&turn.text()) {
+            Some(v) => {
+                log.model = Some("used");
+                Some(v)
+            }
+            None => {
+                log.model = Some("discarded");
+                None
+            }
+        }
+    }
+}
+
+/// The JSON object in an answer, tolerating a Markdown code fence around it.
+fn json_answer(text: &str) -> Option<Value> {
+    let t = text.trim();
+    let t = t
+        .strip_prefix("```json")
+        .or_else(|| t.strip_prefix("```"))
+        .map_or(t, |rest| rest.trim_end().trim_end_matches("```"));
+    serde_json::from_str::<Value>(t.trim())
+        .ok()
+        .filter(Value::is_object)
+}
+
+/// The picked candidate, only if it is one of `choices`; its reason only if it adds no number.
+fn parse_pick(answer: &Value, choices: &[Candidate<'_>]) -> Option<(usize, String)> {
+    let id = answer["exercise_id"].as_str()?;
+    let index = choices.iter().position(|c| c.exercise.id == id)?;
+    let reason = answer["reason"].as_str().map(str::trim).unwrap_or_default();
+    let reason = if !reason.is_empty()
+        && reason.chars().count() <= MAX_REASON_CHARS
+        && numbers(reason).is_empty()
+    {
+        reason.to_string()
+    } else {
+        choices[index].reason.clone()
+    };
+    Some((index, reason))
+}
+
+/// The numbers in a text, as written ("100", "2.5", "8"), sorted.
+fn numbers(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let chars: Vec<char> = text.chars().collect();
+    for (i, &c) in chars.iter().enumerate() {
+        let decimal_point = (c == '.' || c == ',')
+            && !cur.is_empty()
+            && chars.get(i + 1).is_some_and(char::is_ascii_digit);
+        if c.is_ascii_digit() || decimal_point {
+            cur.push(if c == ',' { '.' } else { c });
+        } else if !cur.is_empty() {
+            out.push(std::mem::take(&mut cur));
+        }
+    }
+    if !cur.is_empty() {
+        out.push(cur);
+    }
+    out.sort();
+    out
+}
+
+/// Whether `rephrased` says what `original` says: the same numbers, the question still asked,
+/// not empty, not much longer.
+fn keeps_meaning(original: &str, rephrased: &str) -> bool {
+    !rephrased.is_empty()
+        && rephrased.chars().count() <= original.chars().count() * MAX_GROWTH + 40
+        && numbers(original) == numbers(rephrased)
+        && (!original.contains('?') || rephrased.contains('?'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::catalog::catalog;
+
+    fn candidates() -> Vec<Candidate<'static>> {
+        ["dumbbell-bench-press", "machine-chest-press"]
+            .iter()
+            .map(|id| Candidate {
+                exercise: catalog().get(id).expect("catalog exercise"),
+                score: 4.0,
+                reason: "same primary muscles".into(),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_pick_outside_the_candidates_is_discarded() {
+        let c = candidates();
+        assert_eq!(
+            parse_pick(
+                &json!({"exercise_id": "machine-chest-press", "reason": "Easy to set up."}),
+                &c
+            ),
+            Some((1, "Easy to set up.".into()))
+        );
+        assert_eq!(parse_pick(&json!({"exercise_id": "deadlift"}), &c), None);
+        assert_eq!(
+            parse_pick(&json!({"choice": "machine-chest-press"}), &c),
+            None
+        );
+    }
+
+    #[test]
+    fn a_reason_with_invented_numbers_falls_back_to_the_rules_reason() {
+        let c = candidates();
+        assert_eq!(
+            parse_pick(
+                &json!({"exercise_id": "dumbbell-bench-press", "reason": "You pressed 40 kg last week."}),
+                &c
+            ),
+            Some((0, "same primary muscles".into()))
+        );
+    }
+
+    #[test]
+    fn rephrasings_keep_numbers_and_questions() {
+        let nudge = "Your reps fell 30% short of 8 at 100 kg; take 2.5 kg off?";
+        assert!(keeps_meaning(
+            nudge,
+            "That was 30% under your 8 reps at 100 kg. Drop 2.5 kg?"
+        ));
+        assert!(!keeps_meaning(
+            nudge,
+            "Reps fell short at 100 kg; drop 5 kg?"
+        ));
+        assert!(!keeps_meaning(
+            nudge,
+            "30% short of 8 at 100 kg, so take 2.5 kg off."
+        ));
+        assert!(!keeps_meaning(nudge, ""));
+        assert!(!keeps_meaning("Nice set.", &"Great work! ".repeat(20)));
+        assert_eq!(numbers("2,5 kg x 10, then 3."), vec!["10", "2.5", "3"]);
+    }
+
+    #[test]
+    fn fenced_json_is_accepted() {
+        assert_eq!(
+            json_answer("```json\n{\"text\": \"hi\"}\n```"),
+            Some(json!({"text": "hi"}))
+        );
+        assert_eq!(json_answer("Sure! here it is"), None);
+    }
+}

@@ -1,0 +1,413 @@
+//! A scripted fake model server on 127.0.0.1 that speaks both real wire formats: Gemini
+//! `:streamGenerateContent?alt=sse` (CRLF-framed chunks, no end marker, thought signatures) and
+//! OpenAI-compatible `/chat/completions` (fragmented tool-call arguments, usage chunk, `[DONE]`).
+//!
+//! Tests queue replies (text chunks, tool calls, delays, error statuses, in-stream error tails,
+//! streams cut mid-way), optionally only for requests whose body contains a marker, and read back
+//! every request received. Each reply is used once; a request with no reply left gets a 400 that
+//! names the problem, so a missing script fails the test loudly.
+
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+
+#[derive(Debug, Clone)]
+pub enum Step {
+    /// A text delta.
+    Text(String),
+    /// A whole tool call (name, arguments object).
+    Call(String, Value),
+    /// Wait before the next step (the connection stays open).
+    Delay(Duration),
+    /// Close the connection here, without the end of the stream.
+    Cut,
+    /// Gemini: a raw multi-line JSON error after the last event; OpenAI: `data: {"error": …}`.
+    ErrorTail(Value),
+}
+
+#[derive(Debug, Clone)]
+pub enum Reply {
+    /// A 200 event stream; a normal end (finish reason, usage, `[DONE]`) is added unless the
+    /// steps cut the stream or end it with an error tail.
+    Stream(Vec<Step>),
+    /// An HTTP error before any stream.
+    Status {
+        status: u16,
+        body: Value,
+        headers: Vec<(String, String)>,
+    },
+}
+
+impl Reply {
+    pub fn text(chunks: &[&str]) -> Reply {
+        Reply::Stream(chunks.iter().map(|c| Step::Text(c.to_string())).collect())
+    }
+
+    pub fn calls(calls: &[(&str, Value)]) -> Reply {
+        Reply::Stream(
+            calls
+                .iter()
+                .map(|(n, a)| Step::Call(n.to_string(), a.clone()))
+                .collect(),
+        )
+    }
+
+    pub fn status(status: u16, body: Value) -> Reply {
+        Reply::Status {
+            status,
+            body,
+            headers: Vec::new(),
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Recorded {
+    pub path: String,
+    pub headers: Vec<(String, String)>,
+    pub body: Value,
+}
+
+impl Recorded {
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+#[derive(Default)]
+struct State {
+    replies: Vec<(Option<String>, Reply)>,
+    requests: Vec<Recorded>,
+    /// Streams the client closed before the server finished writing them.
+    client_disconnects: usize,
+}
+
+pub struct FakeModel {
+    pub base: String,
+    state: Arc<Mutex<State>>,
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl FakeModel {
+    pub fn start() -> FakeModel {
+        let std_listener =
+            std::net::TcpListener::bind("127.0.0.1:0").expect("bind the fake model server");
+        let port = std_listener.local_addr().expect("local addr").port();
+        std_listener.set_nonblocking(true).expect("nonblocking");
+        let state = Arc::new(Mutex::new(State::default()));
+        let (stop, mut stopped) = tokio::sync::oneshot::channel::<()>();
+        let shared = state.clone();
+        let thread = std::thread::spawn(move || {
+            let rt = tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(2)
+                .enable_all()
+                .build()
+                .expect("fake model runtime");
+            rt.block_on(async move {
+                let listener = TcpListener::from_std(std_listener).expect("listener");
+                loop {
+                    tokio::select! {
+                        _ = &mut stopped => break,
+                        accepted = listener.accept() => {
+                            if let Ok((sock, _)) = accepted {
+                                tokio::spawn(serve(sock, shared.clone()));
+                            }
+                        }
+                    }
+                }
+            });
+            rt.shutdown_timeout(Duration::from_millis(200));
+        });
+        FakeModel {
+            base: format!("http://127.0.0.1:{port}"),
+            state,
+            stop: Some(stop),
+            thread: Some(thread),
+        }
+    }
+
+    /// `GEMINI_BASE_URL` for this server.
+    pub fn gemini_base(&self) -> String {
+        format!("{}/v1beta", self.base)
+    }
+
+    /// `OPENAI_BASE_URL` for this server.
+    pub fn openai_base(&self) -> String {
+        format!("{}/v1", self.base)
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Queues a reply for the next request.
+    pub fn reply(&self, r: Reply) {
+        self.lock().replies.push((None, r));
+    }
+
+    /// Queues a reply for the next request whose body contains `marker`.
+    pub fn reply_for(&self, marker: &str, r: Reply) {
+        self.lock().replies.push((Some(marker.to_string()), r));
+    }
+
+    pub fn requests(&self) -> Vec<Recorded> {
+        self.lock().requests.clone()
+    }
+
+    pub fn client_disconnects(&self) -> usize {
+        self.lock().client_disconnects
+    }
+
+    /// Forgets queued replies and recorded requests.
+    pub fn reset(&self) {
+        let mut s = self.lock();
+        s.replies.clear();
+        s.requests.clear();
+        s.client_disconnects = 0;
+    }
+}
+
+impl Drop for FakeModel {
+    fn drop(&mut self) {
+        if let Some(s) = self.stop.take() {
+            let _ = s.send(());
+        }
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Format {
+    Gemini,
+    OpenAi,
+}
+
+async fn serve(mut sock: TcpStream, state: Arc<Mutex<State>>) {
+    let Some((path, headers, body)) = read_request(&mut sock).await else {
+        return;
+    };
+    let body: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+    let text = body.to_string();
+    let reply = {
+        let mut s = state.lock().unwrap_or_else(|p| p.into_inner());
+        s.requests.push(Recorded {
+            path: path.clone(),
+            headers,
+            body,
+        });
+        let pos = s
+            .replies
+            .iter()
+            .position(|(m, _)| m.as_ref().is_none_or(|m| text.contains(m.as_str())));
+        pos.map(|i| s.replies.remove(i).1)
+    };
+    let format = if path.contains(":streamGenerateContent") {
+        Format::Gemini
+    } else if path.ends_with("/chat/completions") {
+        Format::OpenAi
+    } else {
+        let _ = write_status(
+            &mut sock,
+            404,
+            &json!({"error": {"code": 404, "message": format!("fake model: no route {path}")}}),
+            &[],
+        )
+        .await;
+        return;
+    };
+    let Some(reply) = reply else {
+        let _ = write_status(&mut sock, 400, &json!({"error": {"code": 400, "message": "fake model: no scripted reply for this request"}}), &[]).await;
+        return;
+    };
+    match reply {
+        Reply::Status {
+            status,
+            body,
+            headers,
+        } => {
+            let _ = write_status(&mut sock, status, &body, &headers).await;
+        }
+        Reply::Stream(steps) => {
+            if stream(&mut sock, format, &steps).await.is_err() {
+                state
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .client_disconnects += 1;
+            }
+        }
+    }
+}
+
+async fn read_request(sock: &mut TcpStream) -> Option<(String, Vec<(String, String)>, Vec<u8>)> {
+    let mut buf = Vec::new();
+    let mut chunk = [0u8; 8192];
+    let head_end = loop {
+        let n = sock.read(&mut chunk).await.ok()?;
+        if n == 0 {
+            return None;
+        }
+        buf.extend_from_slice(&chunk[..n]);
+        if let Some(i) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+            break i + 4;
+        }
+    };
+    let head = String::from_utf8_lossy(&buf[..head_end]).to_string();
+    let mut lines = head.split("\r\n");
+    let path = lines.next()?.split(' ').nth(1)?.to_string();
+    let headers: Vec<(String, String)> = lines
+        .filter_map(|l| l.split_once(':'))
+        .map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().to_string()))
+        .collect();
+    let len: usize = headers
+        .iter()
+        .find(|(k, _)| k == "content-length")
+        .and_then(|(_, v)| v.parse().ok())
+        .unwrap_or(0);
+    let mut body = buf[head_end..].to_vec();
+    while body.len() < len {
+        let n = sock.read(&mut chunk).await.ok()?;
+        if n == 0 {
+            return None;
+        }
+        body.extend_from_slice(&chunk[..n]);
+    }
+    Some((path, headers, body))
+}
+
+async fn write_status(
+    sock: &mut TcpStream,
+    status: u16,
+    body: &Value,
+    headers: &[(String, String)],
+) -> std::io::Result<()> {
+    let body = body.to_string();
+    let mut head = format!(
+        "HTTP/1.1 {status} Error\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n",
+        body.len()
+    );
+    for (k, v) in headers {
+        head.push_str(&format!("{k}: {v}\r\n"));
+    }
+    head.push_str("\r\n");
+    sock.write_all(head.as_bytes()).await?;
+    sock.write_all(body.as_bytes()).await?;
+    sock.shutdown().await
+}
+
+async fn chunk(sock: &mut TcpStream, data: &str) -> std::io::Result<()> {
+    sock.write_all(format!("{:x}\r\n{data}\r\n", data.len()).as_bytes())
+        .await?;
+    sock.flush().await
+}
+
+fn gemini_chunk(parts: Value, finish: bool) -> String {
+    let mut candidate = json!({"content": {"parts": parts, "role": "model"}, "index": 0});
+    if finish {
+        candidate["finishReason"] = json!("STOP");
+    }
+    let v = json!({
+        "candidates": [candidate],
+        "usageMetadata": {"promptTokenCount": 120, "candidatesTokenCount": 12, "totalTokenCount": 132},
+        "modelVersion": "fake-gemini",
+        "responseId": "fake-response",
+    });
+    format!("data: {v}\r\n\r\n")
+}
+
+fn openai_chunk(delta: Value, finish: Option<&str>) -> String {
+    let v = json!({
+        "id": "chatcmpl-fake", "object": "chat.completion.chunk", "created": 1_727_346_178, "model": "fake-openai",
+        "choices": [{"index": 0, "delta": delta, "logprobs": null, "finish_reason": finish}],
+    });
+    format!("data: {v}\n\n")
+}
+
+/// Streams `steps` in the format; an `Err` means the client went away.
+async fn stream(sock: &mut TcpStream, format: Format, steps: &[Step]) -> std::io::Result<()> {
+    sock.write_all(
+        b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\nconnection: close\r\n\r\n",
+    )
+    .await?;
+    let mut calls = 0usize;
+    if format == Format::OpenAi {
+        chunk(
+            sock,
+            &openai_chunk(json!({"role": "assistant", "content": ""}), None),
+        )
+        .await?;
+    }
+    for step in steps {
+        match step {
+            Step::Text(t) => {
+                let data = match format {
+                    Format::Gemini => gemini_chunk(json!([{ "text": t }]), false),
+                    Format::OpenAi => openai_chunk(json!({ "content": t }), None),
+                };
+                chunk(sock, &data).await?;
+            }
+            Step::Call(name, args) => {
+                calls += 1;
+                match format {
+                    Format::Gemini => {
+                        let mut part = json!({"functionCall": {"name": name, "args": args}});
+                        // Parallel calls: only the first of the turn is signed.
+                        if calls == 1 {
+                            part["thoughtSignature"] = json!("ZmFrZS1zaWduYXR1cmU=");
+                        }
+                        chunk(sock, &gemini_chunk(json!([part]), false)).await?;
+                    }
+                    Format::OpenAi => {
+                        let index = calls - 1;
+                        let first = json!({"tool_calls": [{"index": index, "id": format!("call_fake{calls}"), "type": "function", "function": {"name": name, "arguments": ""}}]});
+                        chunk(sock, &openai_chunk(first, None)).await?;
+                        let a = args.to_string();
+                        let mid = a
+                            .char_indices()
+                            .nth(a.chars().count() / 2)
+                            .map_or(0, |(i, _)| i);
+                        for piece in [&a[..mid], &a[mid..]] {
+                            let d = json!({"tool_calls": [{"index": index, "function": {"arguments": piece}}]});
+                            chunk(sock, &openai_chunk(d, None)).await?;
+                        }
+                    }
+                }
+            }
+            Step::Delay(d) => tokio::time::sleep(*d).await,
+            Step::Cut => {
+                // No terminating chunk: the client sees the body break off.
+                sock.shutdown().await?;
+                return Ok(());
+            }
+            Step::ErrorTail(e) => {
+                let data = match format {
+                    Format::Gemini => serde_json::to_string_pretty(e).unwrap_or_default() + "\n",
+                    Format::OpenAi => format!("data: {e}\n\ndata: [DONE]\n\n"),
+                };
+                chunk(sock, &data).await?;
+                sock.write_all(b"0\r\n\r\n").await?;
+                return sock.shutdown().await;
+            }
+        }
+    }
+    match format {
+        Format::Gemini => chunk(sock, &gemini_chunk(json!([{ "text": "" }]), true)).await?,
+        Format::OpenAi => {
+            let reason = if calls > 0 { "tool_calls" } else { "stop" };
+            chunk(sock, &openai_chunk(json!({}), Some(reason))).await?;
+            let usage = json!({"id": "chatcmpl-fake", "object": "chat.completion.chunk", "choices": [], "usage": {"prompt_tokens": 120, "completion_tokens": 12, "total_tokens": 132}});
+            chunk(sock, &format!("data: {usage}\n\n")).await?;
+            chunk(sock, "data: [DONE]\n\n").await?;
+        }
+    }
+    sock.write_all(b"0\r\n\r\n").await?;
+    sock.shutdown().await
+}

@@ -1,0 +1,358 @@
+//! The `llm::Model` adapters over real HTTP against the scripted fake model server, in both
+//! wire formats: streamed text, parallel tool calls and the follow-up request they need,
+//! retries (429 with the server's hint, 5xx), and the ways a stream can fail.
+
+use std::time::Duration;
+
+use blackbox::fake_model::{FakeModel, Reply, Step};
+use coach::llm::{
+    ErrorKind, Event, Finish, Model, ModelConfig, ModelLane, Part, Request, Role, ToolResult,
+    ToolSpec, Turn,
+};
+use serde_json::{Value, json};
+use tokio::time::Instant;
+
+#[derive(Clone, Copy, Debug)]
+enum Wire {
+    Gemini,
+    OpenAi,
+}
+
+const BOTH: [Wire; 2] = [Wire::Gemini, Wire::OpenAi];
+
+fn model(fake: &FakeModel, wire: Wire) -> Model {
+    let (gemini, openai) = (fake.gemini_base(), fake.openai_base());
+    let cfg = ModelConfig::from_vars(ModelLane::Slow, |k| match (k, wire) {
+        ("SLOW_MODEL", _) => Some("fake-model".into()),
+        ("MODEL_PROVIDER", Wire::Gemini) => Some("gemini".into()),
+        ("MODEL_PROVIDER", Wire::OpenAi) => Some("openai".into()),
+        ("GEMINI_API_KEY", _) => Some("test-key".into()),
+        ("GEMINI_BASE_URL", _) => Some(gemini.clone()),
+        ("OPENAI_BASE_URL", _) => Some(openai.clone()),
+        ("OPENAI_API_KEY", _) => Some("test-key".into()),
+        _ => None,
+    })
+    .expect("valid config")
+    .expect("a model");
+    Model::new(cfg, coach::llm::http_client().expect("client"))
+}
+
+fn request(text: &str) -> Request {
+    Request {
+        system: "You are a strength coach.".into(),
+        turns: vec![Turn::user(text)],
+        tools: vec![ToolSpec {
+            name: "exercise_progress".into(),
+            description: "Progress of one exercise.".into(),
+            parameters: Some(json!({
+                "type": "object",
+                "properties": {"exercise_id": {"type": "string"}},
+                "required": ["exercise_id"],
+            })),
+        }],
+        json_output: false,
+    }
+}
+
+fn soon() -> Instant {
+    Instant::now() + Duration::from_secs(20)
+}
+
+async fn collect(m: &Model, req: &Request, deadline: Instant) -> (Vec<Event>, Option<ErrorKind>) {
+    let mut stream = match m.stream(req, deadline).await {
+        Ok(s) => s,
+        Err(e) => return (Vec::new(), Some(e.kind)),
+    };
+    let mut events = Vec::new();
+    while let Some(ev) = stream.next().await {
+        match ev {
+            Ok(e) => events.push(e),
+            Err(e) => return (events, Some(e.kind)),
+        }
+    }
+    (events, None)
+}
+
+fn text_of(events: &[Event]) -> String {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            Event::TextDelta(t) => Some(t.as_str()),
+            _ => None,
+        })
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn text_streams_as_deltas_then_usage_and_done_in_both_formats() {
+    let fake = FakeModel::start();
+    for wire in BOTH {
+        fake.reset();
+        fake.reply(Reply::text(&["Your bench ", "went up ", "5 kg."]));
+        let (events, err) =
+            collect(&model(&fake, wire), &request("How is my bench?"), soon()).await;
+        assert_eq!(err, None, "{wire:?}");
+        assert_eq!(text_of(&events), "Your bench went up 5 kg.", "{wire:?}");
+        assert!(
+            matches!(&events[..], [.., Event::Usage(u), Event::Done(Finish::Stop)] if u.total_tokens == 132),
+            "{wire:?}: {events:?}"
+        );
+        let reqs = fake.requests();
+        assert_eq!(reqs.len(), 1);
+        match wire {
+            Wire::Gemini => {
+                assert_eq!(
+                    reqs[0].path,
+                    "/v1beta/models/fake-model:streamGenerateContent?alt=sse"
+                );
+                assert_eq!(reqs[0].header("x-goog-api-key"), Some("test-key"));
+                assert_eq!(
+                    reqs[0].body["contents"][0]["parts"][0]["text"],
+                    "How is my bench?"
+                );
+                assert_eq!(
+                    reqs[0].body["tools"][0]["functionDeclarations"][0]["name"],
+                    "exercise_progress"
+                );
+            }
+            Wire::OpenAi => {
+                assert_eq!(reqs[0].path, "/v1/chat/completions");
+                assert_eq!(reqs[0].header("authorization"), Some("Bearer test-key"));
+                assert_eq!(reqs[0].body["stream"], true);
+                assert_eq!(reqs[0].body["messages"][1]["content"], "How is my bench?");
+            }
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn parallel_tool_calls_and_the_follow_up_request() {
+    let fake = FakeModel::start();
+    for wire in BOTH {
+        fake.reset();
+        fake.reply(Reply::calls(&[
+            ("exercise_progress", json!({"exercise_id": "bench_press"})),
+            ("exercise_progress", json!({"exercise_id": "squat"})),
+        ]));
+        fake.reply(Reply::text(&["Both are moving up."]));
+        let m = model(&fake, wire);
+        let mut req = request("Bench and squat?");
+        let mut stream = m.stream(&req, soon()).await.expect("stream");
+        let mut calls = Vec::new();
+        let mut finish = None;
+        while let Some(ev) = stream.next().await {
+            match ev.expect("no error") {
+                Event::ToolCall(c) => calls.push(c),
+                Event::Done(f) => finish = Some(f),
+                _ => {}
+            }
+        }
+        assert_eq!(finish, Some(Finish::ToolCalls), "{wire:?}");
+        assert_eq!(calls.len(), 2, "{wire:?}");
+        assert_eq!(calls[1].args, json!({"exercise_id": "squat"}), "{wire:?}");
+        assert_ne!(calls[0].id, calls[1].id);
+        let turn = stream.turn();
+        req.turns.push(turn);
+        req.turns.push(Turn {
+            role: Role::User,
+            parts: calls
+                .iter()
+                .map(|c| Part::Result(ToolResult::for_call(c, json!({"e1rm_kg": 120}))))
+                .collect(),
+        });
+        let (events, err) = collect(&m, &req, soon()).await;
+        assert_eq!(err, None);
+        assert_eq!(text_of(&events), "Both are moving up.");
+        let follow_up = &fake.requests()[1].body;
+        match wire {
+            Wire::Gemini => {
+                let model_turn = &follow_up["contents"][1];
+                assert_eq!(model_turn["role"], "model");
+                // The signature goes back on the first call, exactly as streamed.
+                assert_eq!(
+                    model_turn["parts"][0]["thoughtSignature"],
+                    "ZmFrZS1zaWduYXR1cmU="
+                );
+                assert!(model_turn["parts"][1].get("thoughtSignature").is_none());
+                let results = &follow_up["contents"][2];
+                assert_eq!(results["role"], "user");
+                assert_eq!(results["parts"].as_array().map(Vec::len), Some(2));
+                assert_eq!(
+                    results["parts"][0]["functionResponse"]["response"]["e1rm_kg"],
+                    120
+                );
+            }
+            Wire::OpenAi => {
+                let msgs = follow_up["messages"].as_array().expect("messages");
+                assert_eq!(msgs[2]["role"], "assistant");
+                assert_eq!(msgs[2]["content"], "");
+                assert_eq!(msgs[2]["tool_calls"][0]["id"], "call_fake1");
+                assert_eq!(msgs[3]["tool_call_id"], "call_fake1");
+                assert_eq!(msgs[4]["tool_call_id"], "call_fake2");
+            }
+        }
+    }
+}
+
+fn rate_limited(wire: Wire) -> Reply {
+    match wire {
+        Wire::Gemini => Reply::status(
+            429,
+            json!({"error": {"code": 429, "message": "Resource exhausted.", "status": "RESOURCE_EXHAUSTED",
+                "details": [{"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": "0.3s"}]}}),
+        ),
+        Wire::OpenAi => Reply::Status {
+            status: 429,
+            body: json!({"error": {"message": "Rate limit reached. Please try again in 300ms.", "type": "requests", "code": "rate_limit_exceeded"}}),
+            headers: vec![("retry-after-ms".into(), "300".into())],
+        },
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_429_is_retried_after_the_servers_hint() {
+    let fake = FakeModel::start();
+    for wire in BOTH {
+        fake.reset();
+        fake.reply(rate_limited(wire));
+        fake.reply(Reply::text(&["ok"]));
+        let started = Instant::now();
+        let (events, err) = collect(&model(&fake, wire), &request("hi"), soon()).await;
+        assert_eq!(err, None, "{wire:?}");
+        assert_eq!(text_of(&events), "ok");
+        assert_eq!(fake.requests().len(), 2);
+        assert!(
+            started.elapsed() >= Duration::from_millis(300),
+            "{wire:?} waited the 300 ms hint"
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn three_server_errors_give_up_and_a_4xx_is_never_retried() {
+    let fake = FakeModel::start();
+    for wire in BOTH {
+        fake.reset();
+        for _ in 0..3 {
+            fake.reply(Reply::status(503, json!({"error": {"code": 503, "message": "The model is overloaded. Please try again later.", "status": "UNAVAILABLE"}})));
+        }
+        fake.reply(Reply::text(&["never reached"]));
+        let (_, err) = collect(&model(&fake, wire), &request("hi"), soon()).await;
+        assert_eq!(err, Some(ErrorKind::Unavailable), "{wire:?}");
+        assert_eq!(fake.requests().len(), 3, "{wire:?}: three attempts");
+
+        fake.reset();
+        fake.reply(Reply::status(400, json!({"error": {"code": 400, "message": "API key not valid.", "status": "INVALID_ARGUMENT"}})));
+        fake.reply(Reply::text(&["never reached"]));
+        let (_, err) = collect(&model(&fake, wire), &request("hi"), soon()).await;
+        assert_eq!(err, Some(ErrorKind::Rejected), "{wire:?}");
+        assert_eq!(fake.requests().len(), 1, "{wire:?}: no retry");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_retry_that_does_not_fit_the_deadline_fails_fast() {
+    let fake = FakeModel::start();
+    fake.reply(Reply::status(
+        429,
+        json!({"error": {"code": 429, "message": "Resource exhausted.", "details": [{"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": "30s"}]}}),
+    ));
+    let started = Instant::now();
+    let (_, err) = collect(
+        &model(&fake, Wire::Gemini),
+        &request("hi"),
+        Instant::now() + Duration::from_secs(5),
+    )
+    .await;
+    assert_eq!(err, Some(ErrorKind::RateLimited));
+    assert!(started.elapsed() < Duration::from_secs(2));
+    assert_eq!(fake.requests().len(), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cut_stream_and_an_error_tail_are_errors_after_the_text_already_sent() {
+    let fake = FakeModel::start();
+    for wire in BOTH {
+        fake.reset();
+        fake.reply(Reply::Stream(vec![
+            Step::Text("Half an ans".into()),
+            Step::Cut,
+        ]));
+        let (events, err) = collect(&model(&fake, wire), &request("hi"), soon()).await;
+        assert_eq!(text_of(&events), "Half an ans", "{wire:?}");
+        assert_eq!(err, Some(ErrorKind::Truncated), "{wire:?}");
+        assert!(!events.iter().any(|e| matches!(e, Event::Done(_))));
+
+        fake.reset();
+        fake.reply(Reply::Stream(vec![
+            Step::Text("Okay".into()),
+            Step::ErrorTail(json!({"error": {"code": 503, "message": "The model is overloaded. Please try again later.", "status": "UNAVAILABLE"}})),
+        ]));
+        let (events, err) = collect(&model(&fake, wire), &request("hi"), soon()).await;
+        assert_eq!(text_of(&events), "Okay", "{wire:?}");
+        assert_eq!(err, Some(ErrorKind::Unavailable), "{wire:?}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stalled_stream_ends_at_the_deadline_and_dropping_it_closes_the_connection() {
+    let fake = FakeModel::start();
+    fake.reply(Reply::Stream(vec![
+        Step::Text("Thinking".into()),
+        Step::Delay(Duration::from_secs(3)),
+        Step::Text(" more".into()),
+    ]));
+    let m = model(&fake, Wire::Gemini);
+    let (events, err) = collect(
+        &m,
+        &request("hi"),
+        Instant::now() + Duration::from_millis(500),
+    )
+    .await;
+    assert_eq!(text_of(&events), "Thinking");
+    assert_eq!(err, Some(ErrorKind::Timeout));
+
+    // A client that stops reading: the server's next write fails.
+    fake.reset();
+    fake.reply(Reply::Stream(vec![
+        Step::Text("one".into()),
+        Step::Delay(Duration::from_millis(300)),
+        Step::Text("two".into()),
+        Step::Delay(Duration::from_millis(300)),
+        Step::Text("three".into()),
+    ]));
+    let mut stream = m.stream(&request("hi"), soon()).await.expect("stream");
+    let first = stream.next().await.expect("an event").expect("ok");
+    assert_eq!(first, Event::TextDelta("one".into()));
+    drop(stream);
+    let waited = Instant::now();
+    while fake.client_disconnects() == 0 && waited.elapsed() < Duration::from_secs(5) {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(fake.client_disconnects(), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn complete_collects_a_json_answer() {
+    let fake = FakeModel::start();
+    for wire in BOTH {
+        fake.reset();
+        fake.reply(Reply::text(&["{\"choice\":", " \"dumbbell_bench_press\"}"]));
+        let mut req = request("pick");
+        req.json_output = true;
+        let turn = model(&fake, wire)
+            .complete(&req, soon())
+            .await
+            .expect("answer");
+        let v: Value = serde_json::from_str(&turn.text()).expect("json");
+        assert_eq!(v["choice"], "dumbbell_bench_press");
+        let body = &fake.requests()[0].body;
+        match wire {
+            Wire::Gemini => assert_eq!(
+                body["generationConfig"]["responseMimeType"],
+                "application/json"
+            ),
+            Wire::OpenAi => assert_eq!(body["response_format"]["type"], "json_object"),
+        }
+    }
+}
