@@ -82,8 +82,8 @@ fn main() {
             rest_v1_event_with_cognito_claims,
         ),
         (
-            "skeleton_lanes_answer_not_implemented",
-            skeleton_lanes_answer_not_implemented,
+            "stream_without_a_model_says_how_to_configure_one",
+            stream_without_a_model_says_how_to_configure_one,
         ),
     ];
     // Warm up: the first invocation starts the function process.
@@ -849,14 +849,33 @@ fn rest_v1_event_with_cognito_claims(ctx: &Ctx) -> Result<(), Failed> {
     Ok(())
 }
 
-fn skeleton_lanes_answer_not_implemented(ctx: &Ctx) -> Result<(), Failed> {
-    let r = ctx.rt.block_on(async {
+fn stream_without_a_model_says_how_to_configure_one(ctx: &Ctx) -> Result<(), Failed> {
+    let user = unique_user("stream-nomodel");
+    let body = ctx.rt.block_on(async {
         ctx.http
             .post(format!("{}/slow/v1/stream", ctx.stack.base))
-            .body("{}")
+            .header("x-user-id", user.as_str())
+            .header("content-type", "application/json")
+            .body(json!({"message": "how is my bench going?"}).to_string())
             .send()
             .await
-            .map(|r| r.status().as_u16())
-    });
-    eq(r.map_err(|e| e.to_string())?, 501, "slow lane")
+            .map_err(|e| e.to_string())?
+            .text()
+            .await
+            .map_err(|e| e.to_string())
+    })?;
+    let events = blackbox::parse_sse(&body);
+    let kinds: Vec<&str> = events.iter().map(|(k, _)| k.as_str()).collect();
+    eq(kinds, vec!["route", "error", "done"], "events")?;
+    eq(
+        events[1].1["code"].as_str(),
+        Some("MODEL_NOT_CONFIGURED"),
+        "error code",
+    )?;
+    check(
+        events[1].1["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("SLOW_MODEL")),
+        "says how to configure it",
+    )
 }

@@ -332,3 +332,23 @@ pub async fn call_json(
         body: serde_json::from_str(&text).unwrap_or(serde_json::Value::String(text)),
     }
 }
+
+/// The events of a server-sent-events body, in order: (type, data).
+pub fn parse_sse(text: &str) -> Vec<(String, serde_json::Value)> {
+    text.split("\n\n")
+        .filter(|f| !f.trim().is_empty())
+        .map(|f| {
+            let mut kind = String::new();
+            let mut data = String::new();
+            for line in f.lines() {
+                if let Some(k) = line.strip_prefix("event: ") {
+                    kind = k.to_string();
+                } else if let Some(d) = line.strip_prefix("data: ") {
+                    data.push_str(d);
+                }
+            }
+            let v = serde_json::from_str(&data).unwrap_or(serde_json::Value::String(data));
+            (kind, v)
+        })
+        .collect()
+}

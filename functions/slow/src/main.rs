@@ -1,12 +1,24 @@
-//! SLOW lane binary: a skeleton until its issue lands; every route answers 501 NOT_IMPLEMENTED.
+//! SLOW lane binary: builds the store and model clients once, then serves `POST /v1/stream` as a
+//! Lambda response stream (server-sent events).
 
+use std::sync::Arc;
+
+use coach::lanes::slow::SlowLane;
 use lambda_http::{Error, service_fn};
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Error> {
     coach::telemetry::init();
-    lambda_http::run(service_fn(|req| async move {
-        Ok::<_, Error>(coach::lanes::not_implemented::respond("slow", &req))
+    let http = coach::llm::http_client()
+        .map_err(|e| Error::from(format!("slow lane configuration: {e}")))?;
+    let lane = Arc::new(
+        SlowLane::from_env(&http)
+            .await
+            .map_err(|e| Error::from(format!("slow lane configuration: {e}")))?,
+    );
+    lambda_http::run_with_streaming_response(service_fn(move |req| {
+        let lane = lane.clone();
+        async move { Ok::<_, Error>(lane.handle(req).await) }
     }))
     .await
 }

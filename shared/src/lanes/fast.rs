@@ -82,6 +82,16 @@ impl FastLane {
                 format!("use POST {ROUTE}"),
             ));
         }
+        self.command(req, log).await
+    }
+
+    /// A copilot command, whatever the route it came on (`/v1/copilot`, or `/v1/stream`
+    /// answering in-process).
+    pub(crate) async fn command(
+        &self,
+        req: &Request,
+        log: &mut RequestLog,
+    ) -> Result<Response<Body>, ApiError> {
         let message = api::extract_message(req)?;
         let (ctx, text) = super::bind(req, self.auth, &message, log)?;
         if text.is_empty() {

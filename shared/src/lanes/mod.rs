@@ -3,6 +3,7 @@
 pub mod fast;
 pub mod functional;
 pub mod not_implemented;
+pub mod slow;
 
 use lambda_http::{Body, Request, Response};
 

@@ -3,7 +3,9 @@
 use super::*;
 
 impl FunctionalLane {
-    pub(super) async fn functional(
+    /// A smart button or monitor event, whatever the route it came on (`/v1/functional`, or
+    /// `/v1/stream` answering in-process).
+    pub(crate) async fn functional(
         &self,
         req: &Request,
         log: &mut RequestLog,

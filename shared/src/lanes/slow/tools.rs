@@ -1,0 +1,471 @@
+//! The coach's tools. The user id is never a parameter: every tool runs for the authenticated
+//! user of the request. Reads go to the store at call time, so what the model is told is what
+//! is stored now. A result is at most 15 KB (a longer one is cut and says so); a failing tool
+//! returns `{"error": {code, message}}` to the model and the loop goes on.
+//!
+//! This first set is read-only: the training snapshot, exercise search, exercise progress,
+//! suggest-weight and the active workout. Proposals and workout-mode writes come with the
+//! artifact store (issue 4, later increments).
+
+use chrono::{Duration, Utc};
+use serde_json::{Value, json};
+
+use crate::context::SessionContext;
+use crate::domain::catalog::{Exercise, catalog};
+use crate::domain::workout::{SetStatus, Workout};
+use crate::llm::ToolSpec;
+use crate::skills::history::{LOOKBACK_WEEKS, sessions_with, working_sets};
+use crate::skills::suggest;
+use crate::store::{Parts, Store};
+
+/// Largest tool result handed to the model.
+pub const MAX_RESULT_BYTES: usize = 15_000;
+/// How far back a progress query may look.
+const MAX_PROGRESS_WEEKS: i64 = 26;
+const RECENT_SESSIONS: usize = 5;
+const MAX_SEARCH_RESULTS: usize = 10;
+
+pub fn specs() -> Vec<ToolSpec> {
+    let spec = |name: &str, description: &str, parameters: Option<Value>| ToolSpec {
+        name: name.to_string(),
+        description: description.to_string(),
+        parameters,
+    };
+    vec![
+        spec(
+            "training_snapshot",
+            "The lifter's profile (unit, experience, goals, equipment), active routine and its next day, the last sessions with their top sets, and the active workout if any.",
+            None,
+        ),
+        spec(
+            "exercise_search",
+            "Find catalog exercises by name, alias, muscle or equipment words. Returns exercise ids to use with the other tools.",
+            Some(json!({"type": "object", "properties": {
+                "query": {"type": "string", "description": "e.g. 'incline dumbbell press' or 'hamstrings machine'"},
+                "limit": {"type": "integer", "minimum": 1, "maximum": 10}
+            }, "required": ["query"]})),
+        ),
+        spec(
+            "exercise_progress",
+            "One exercise's logged sessions over the last weeks, newest first: top set, estimated 1RM (Epley with RIR), working sets; and the change in estimated 1RM.",
+            Some(json!({"type": "object", "properties": {
+                "exercise_id": {"type": "string", "description": "catalog id or name"},
+                "weeks": {"type": "integer", "minimum": 1, "maximum": 26}
+            }, "required": ["exercise_id"]})),
+        ),
+        spec(
+            "suggest_weight",
+            "The load for a target number of reps and reps in reserve, from the lifter's recent sets (capped above their best), with its rationale.",
+            Some(json!({"type": "object", "properties": {
+                "exercise_id": {"type": "string"},
+                "target_reps": {"type": "integer", "minimum": 1, "maximum": 50},
+                "target_rir": {"type": "integer", "minimum": 0, "maximum": 5}
+            }, "required": ["exercise_id", "target_reps"]})),
+        ),
+        spec(
+            "workout_state",
+            "The active workout: exercises with their instance ids, planned and logged sets with ids, and the current set.",
+            None,
+        ),
+    ]
+}
+
+/// A tool failure the model can read and act on.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolError {
+    pub code: &'static str,
+    pub message: String,
+}
+
+impl ToolError {
+    fn new(code: &'static str, message: impl Into<String>) -> ToolError {
+        ToolError {
+            code,
+            message: message.into(),
+        }
+    }
+
+    pub fn to_json(&self) -> Value {
+        json!({ "error": { "code": self.code, "message": self.message } })
+    }
+}
+
+/// Runs one tool for the request's user. The result is bounded (see `bounded`).
+pub async fn run(
+    store: &Store,
+    ctx: &SessionContext,
+    name: &str,
+    args: &Value,
+) -> Result<Value, ToolError> {
+    let out = match name {
+        "training_snapshot" => training_snapshot(store, ctx).await,
+        "exercise_search" => exercise_search(args),
+        "exercise_progress" => exercise_progress(store, ctx, args).await,
+        "suggest_weight" => suggest_weight(store, ctx, args).await,
+        "workout_state" => workout_state(store, ctx).await,
+        other => Err(ToolError::new(
+            "UNKNOWN_TOOL",
+            format!(
+                "there is no tool '{other}'; available: {}",
+                specs()
+                    .iter()
+                    .map(|s| s.name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        )),
+    }?;
+    Ok(bounded(out))
+}
+
+/// Cuts a result over `MAX_RESULT_BYTES`, marking the cut.
+pub fn bounded(v: Value) -> Value {
+    let text = v.to_string();
+    if text.len() <= MAX_RESULT_BYTES {
+        return v;
+    }
+    let mut end = MAX_RESULT_BYTES - 200;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    json!({
+        "truncated": true,
+        "note": format!("the result was {} bytes; only the first {end} are given, ask for less (fewer weeks, a narrower query)", text.len()),
+        "partial_json": &text[..end],
+    })
+}
+
+fn str_arg<'a>(args: &'a Value, name: &str) -> Result<&'a str, ToolError> {
+    args[name]
+        .as_str()
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .ok_or_else(|| {
+            ToolError::new(
+                "INVALID_ARGUMENT",
+                format!("'{name}' (a string) is required"),
+            )
+        })
+}
+
+fn int_arg(
+    args: &Value,
+    name: &str,
+    range: std::ops::RangeInclusive<i64>,
+) -> Result<Option<i64>, ToolError> {
+    match &args[name] {
+        Value::Null => Ok(None),
+        v => v
+            .as_f64()
+            .filter(|f| f.fract() == 0.0)
+            .map(|f| f as i64)
+            .filter(|i| range.contains(i))
+            .map(Some)
+            .ok_or_else(|| {
+                ToolError::new(
+                    "INVALID_ARGUMENT",
+                    format!(
+                        "'{name}' must be a whole number from {} to {}",
+                        range.start(),
+                        range.end()
+                    ),
+                )
+            }),
+    }
+}
+
+fn store_failed(e: &crate::store::StoreError) -> ToolError {
+    tracing::error!(error = %e, "store call failed in a tool");
+    ToolError::new(
+        "STORE_UNAVAILABLE",
+        "the training data could not be read just now; try again",
+    )
+}
+
+fn exercise_json(e: &Exercise) -> Value {
+    json!({
+        "exercise_id": e.id,
+        "name": e.name,
+        "equipment": e.equipment,
+        "primary_muscles": e.primary_muscles,
+        "movement_pattern": e.movement_pattern,
+        "compound": e.compound,
+    })
+}
+
+fn exercise_search(args: &Value) -> Result<Value, ToolError> {
+    let query = str_arg(args, "query")?;
+    let limit = int_arg(args, "limit", 1..=MAX_SEARCH_RESULTS as i64)?.unwrap_or(5) as usize;
+    let mut found: Vec<&Exercise> = Vec::new();
+    if let Some(e) = catalog().resolve(query).exercise() {
+        found.push(e);
+    }
+    for e in catalog().closest(query, limit) {
+        if found.len() < limit && !found.iter().any(|f| f.id == e.id) {
+            found.push(e);
+        }
+    }
+    Ok(
+        json!({ "query": query, "results": found.iter().map(|e| exercise_json(e)).collect::<Vec<_>>() }),
+    )
+}
+
+async fn history(
+    store: &Store,
+    ctx: &SessionContext,
+    weeks: i64,
+) -> Result<Vec<Workout>, ToolError> {
+    store
+        .completed_workouts_since(&ctx.user_id, Utc::now() - Duration::weeks(weeks))
+        .await
+        .map_err(|e| store_failed(&e))
+}
+
+fn resolve(
+    text: &str,
+    history: &[Workout],
+) -> Result<(String, Option<&'static Exercise>), ToolError> {
+    suggest::known_exercise(text, history).ok_or_else(|| {
+        let close: Vec<String> = catalog()
+            .closest(text, 3)
+            .iter()
+            .map(|e| format!("{} ({})", e.name, e.id))
+            .collect();
+        ToolError::new(
+            "UNKNOWN_EXERCISE",
+            format!(
+                "no exercise '{text}'; close names: {}; use exercise_search",
+                close.join(", ")
+            ),
+        )
+    })
+}
+
+fn kg(v: f64) -> f64 {
+    (v * 10.0).round() / 10.0
+}
+
+async fn exercise_progress(
+    store: &Store,
+    ctx: &SessionContext,
+    args: &Value,
+) -> Result<Value, ToolError> {
+    let text = str_arg(args, "exercise_id")?;
+    let weeks = int_arg(args, "weeks", 1..=MAX_PROGRESS_WEEKS)?.unwrap_or(LOOKBACK_WEEKS);
+    let history = history(store, ctx, weeks).await?;
+    let (id, ex) = resolve(text, &history)?;
+    let since = Utc::now() - Duration::weeks(weeks);
+    let sessions: Vec<Value> = sessions_with(&history, &id, since)
+        .into_iter()
+        .map(|(w, inst)| {
+            let sets = working_sets(w, &inst);
+            let top = sets
+                .iter()
+                .max_by(|a, b| a.e1rm().unwrap_or(0.0).total_cmp(&b.e1rm().unwrap_or(0.0)));
+            json!({
+                "date": w.started_at.date_naive().to_string(),
+                "workout_id": w.id,
+                "working_sets": sets.len(),
+                "top_set": top.map(|t| json!({"weight_kg": t.weight_kg(), "reps": t.reps(), "rir": t.rir()})),
+                "e1rm_kg": top.and_then(|t| t.e1rm()).map(kg),
+            })
+        })
+        .collect();
+    let e1rms: Vec<f64> = sessions
+        .iter()
+        .filter_map(|s| s["e1rm_kg"].as_f64())
+        .collect();
+    let change = match (e1rms.last(), e1rms.first()) {
+        (Some(oldest), Some(newest)) if e1rms.len() >= 2 => Some(json!({
+            "from_kg": oldest, "to_kg": newest, "change_kg": kg(newest - oldest),
+            "change_percent": kg((newest - oldest) / oldest * 100.0),
+        })),
+        _ => None,
+    };
+    Ok(json!({
+        "exercise_id": id,
+        "name": ex.map_or(id.as_str(), |e| e.name.as_str()),
+        "weeks": weeks,
+        "sessions": sessions,
+        "e1rm_change": change,
+    }))
+}
+
+async fn suggest_weight(
+    store: &Store,
+    ctx: &SessionContext,
+    args: &Value,
+) -> Result<Value, ToolError> {
+    let text = str_arg(args, "exercise_id")?;
+    let reps = int_arg(args, "target_reps", 1..=50)?
+        .ok_or_else(|| ToolError::new("INVALID_ARGUMENT", "'target_reps' is required"))?
+        as u32;
+    let rir = int_arg(args, "target_rir", 0..=5)?.map_or(suggest::DEFAULT_TARGET_RIR, |r| r as u32);
+    let now = Utc::now();
+    let parts = Parts {
+        profile: true,
+        ..Parts::default()
+    };
+    let (state, history) = tokio::join!(
+        store.user_state(&ctx.user_id, parts, None, now),
+        history(store, ctx, LOOKBACK_WEEKS)
+    );
+    let profile = state
+        .map_err(|e| store_failed(&e))?
+        .profile
+        .unwrap_or_default();
+    let history = history?;
+    let (id, ex) = resolve(text, &history)?;
+    let s = suggest::suggest_weight(&id, ex, reps, rir, &history, &profile, now);
+    Ok(s.to_data(&id, reps, rir, &profile))
+}
+
+fn workout_brief(w: &Workout) -> Value {
+    json!({
+        "workout_id": w.id,
+        "name": w.name,
+        "started_at": w.started_at,
+        "exercises": w.exercises.iter().map(|e| json!({
+            "exercise_instance_id": e.instance_id,
+            "exercise_id": e.exercise_id,
+            "name": e.name,
+            "sets": e.sets.iter().map(|s| json!({
+                "set_id": s.id,
+                "type": s.set_type,
+                "status": s.status,
+                "planned": s.target,
+                "logged": s.actual,
+            })).collect::<Vec<_>>(),
+        })).collect::<Vec<_>>(),
+        "sets_done": w.exercises.iter().flat_map(|e| e.sets.iter()).filter(|s| s.status == SetStatus::Done).count(),
+    })
+}
+
+async fn workout_state(store: &Store, ctx: &SessionContext) -> Result<Value, ToolError> {
+    let active = store
+        .get_active_workout(&ctx.user_id)
+        .await
+        .map_err(|e| store_failed(&e))?;
+    Ok(match active {
+        Some(v) => json!({ "active": true, "workout": workout_brief(&v.value) }),
+        None => json!({ "active": false }),
+    })
+}
+
+async fn training_snapshot(store: &Store, ctx: &SessionContext) -> Result<Value, ToolError> {
+    let now = Utc::now();
+    let parts = Parts {
+        profile: true,
+        workout: true,
+        coaching: true,
+        ..Parts::default()
+    };
+    let (state, history, routines) = tokio::join!(
+        store.user_state(&ctx.user_id, parts, None, now),
+        history(store, ctx, LOOKBACK_WEEKS),
+        store.routines(&ctx.user_id)
+    );
+    let state = state.map_err(|e| store_failed(&e))?;
+    let history = history?;
+    let routines = routines.map_err(|e| store_failed(&e))?;
+    let profile = state.profile.clone().unwrap_or_default();
+    let routine = profile
+        .active_routine_id
+        .as_ref()
+        .and_then(|id| routines.iter().find(|r| &r.id == id))
+        .or(routines.first());
+    let mut recent: Vec<&Workout> = history.iter().collect();
+    recent.sort_by_key(|w| std::cmp::Reverse(w.started_at));
+    let recent: Vec<Value> = recent
+        .iter()
+        .take(RECENT_SESSIONS)
+        .map(|w| {
+            json!({
+                "date": w.started_at.date_naive().to_string(),
+                "name": w.name,
+                "exercises": w.exercises.iter().map(|e| {
+                    let sets = working_sets(w, &[e]);
+                    let top = sets.iter().max_by(|a, b| a.e1rm().unwrap_or(0.0).total_cmp(&b.e1rm().unwrap_or(0.0)));
+                    json!({
+                        "exercise_id": e.exercise_id,
+                        "name": e.name,
+                        "working_sets": sets.len(),
+                        "top_set": top.map(|t| json!({"weight_kg": t.weight_kg(), "reps": t.reps(), "rir": t.rir()})),
+                    })
+                }).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+    Ok(json!({
+        "today": ctx.today.to_string(),
+        "profile": {
+            "name": profile.display_name,
+            "unit": profile.unit.label(),
+            "experience": profile.experience,
+            "goals": profile.goals,
+            "bodyweight_kg": profile.bodyweight_kg,
+            "equipment": if profile.equipment.is_empty() { json!("full gym") } else { json!(profile.equipment) },
+        },
+        "coaching_goals": state.coaching.as_ref().map(|c| json!(c.goals)),
+        "routine": routine.map(|r| json!({
+            "routine_id": r.id,
+            "name": r.name,
+            "days": r.days.iter().map(|d| d.label.as_str()).collect::<Vec<_>>(),
+            "next_day": r.days.get(r.next_day).map(|d| d.label.as_str()),
+        })),
+        "sessions_last_8_weeks": history.len(),
+        "recent_sessions": recent,
+        "active_workout": state.workout.as_ref().map(|v| workout_brief(&v.value)),
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn search_finds_by_alias_and_bounds_the_list() {
+        let r = exercise_search(&json!({"query": "db bench", "limit": 3})).expect("results");
+        let ids: Vec<&str> = r["results"]
+            .as_array()
+            .expect("list")
+            .iter()
+            .filter_map(|e| e["exercise_id"].as_str())
+            .collect();
+        assert_eq!(ids.first().copied(), Some("dumbbell-bench-press"));
+        assert!(ids.len() <= 3);
+        let e = exercise_search(&json!({"limit": 3})).expect_err("query required");
+        assert_eq!(e.code, "INVALID_ARGUMENT");
+        let e = exercise_search(&json!({"query": "curl", "limit": 50})).expect_err("limit bounded");
+        assert!(e.message.contains("1 to 10"), "{}", e.message);
+    }
+
+    #[test]
+    fn big_results_are_cut_and_say_so() {
+        let big = json!({"rows": (0..5000).map(|i| json!({"i": i, "pad": "xxxxxxxx"})).collect::<Vec<_>>()});
+        let out = bounded(big);
+        assert_eq!(out["truncated"], true);
+        assert!(out.to_string().len() <= MAX_RESULT_BYTES);
+        let small = json!({"ok": true});
+        assert_eq!(bounded(small.clone()), small);
+    }
+
+    #[test]
+    fn every_tool_has_a_schema_both_providers_accept() {
+        for s in specs() {
+            assert!(
+                s.name.len() <= 64
+                    && s.name
+                        .chars()
+                        .all(|c| c.is_ascii_alphanumeric() || c == '_')
+            );
+            if let Some(p) = &s.parameters {
+                let text = p.to_string();
+                for banned in ["additionalProperties", "$schema", "const"] {
+                    assert!(!text.contains(banned), "{}: {banned}", s.name);
+                }
+                assert_eq!(p["type"], "object");
+            }
+        }
+    }
+}

@@ -1,0 +1,548 @@
+//! Black-box tests of the slow binary's `POST /v1/stream` through `cargo lambda watch`, with
+//! `SLOW_MODEL` pointing at the scripted fake model server (Gemini wire format): the event
+//! order of DESIGN §5, in-process FAST and FUNCTIONAL answers, tools over real stored data,
+//! failing tools, the turn limit, model retries and failures, heartbeats. Cases run one at a
+//! time because they share the fake's script.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use blackbox::fake_model::{FakeModel, Reply as ModelReply, Step};
+use blackbox::{Stack, check, done_set, eq, parse_sse, sample_workout, unique_user};
+use chrono::Utc;
+use coach::domain::workout::{ExerciseInstance, SetStatus, Workout, WorkoutStatus};
+use libtest_mimic::{Arguments, Failed, Trial};
+use serde_json::{Value, json};
+
+struct Ctx {
+    stack: Stack,
+    fake: FakeModel,
+    http: reqwest::Client,
+    rt: tokio::runtime::Handle,
+}
+
+type Case = fn(&Ctx) -> Result<(), Failed>;
+
+fn main() {
+    let mut args = Arguments::from_args();
+    args.test_threads = Some(1);
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("tokio runtime");
+    let fake = FakeModel::start();
+    let stack = rt.block_on(Stack::start_with(&[
+        ("SLOW_MODEL", "fake-pro".to_string()),
+        ("MODEL_PROVIDER", "gemini".to_string()),
+        ("GEMINI_API_KEY", "test-key".to_string()),
+        ("GEMINI_BASE_URL", fake.gemini_base()),
+        ("STREAM_HEARTBEAT_MS", "300".to_string()),
+    ]));
+    let ctx = Arc::new(Ctx {
+        stack,
+        fake,
+        http: reqwest::Client::new(),
+        rt: rt.handle().clone(),
+    });
+    let cases: Vec<(&str, Case)> = vec![
+        ("fast_commands_in_process", fast_commands_in_process),
+        ("functional_json_in_process", functional_json_in_process),
+        (
+            "progress_answered_from_tool_data",
+            progress_answered_from_tool_data,
+        ),
+        (
+            "parallel_calls_and_a_failing_tool",
+            parallel_calls_and_a_failing_tool,
+        ),
+        (
+            "turn_limit_then_a_closing_answer",
+            turn_limit_then_a_closing_answer,
+        ),
+        (
+            "rate_limit_retried_then_answered",
+            rate_limit_retried_then_answered,
+        ),
+        (
+            "server_errors_end_in_error_then_done",
+            server_errors_end_in_error_then_done,
+        ),
+        (
+            "cut_stream_is_an_error_after_the_text",
+            cut_stream_is_an_error_after_the_text,
+        ),
+        (
+            "heartbeats_while_the_model_thinks",
+            heartbeats_while_the_model_thinks,
+        ),
+        ("requests_that_cannot_stream", requests_that_cannot_stream),
+    ];
+    // The first invocation builds and starts the function.
+    ctx.fake.reply(ModelReply::text(&["warm"]));
+    let _ = stream(&ctx, "warmup", json!({"message": "hello"}));
+    let trials = cases
+        .into_iter()
+        .map(|(name, case)| {
+            let ctx = ctx.clone();
+            Trial::test(name, move || {
+                ctx.fake.reset();
+                case(&ctx)
+            })
+        })
+        .collect();
+    let conclusion = libtest_mimic::run(&args, trials);
+    drop(ctx);
+    drop(rt);
+    conclusion.exit();
+}
+
+struct Streamed {
+    status: u16,
+    content_type: String,
+    events: Vec<(String, Value)>,
+    raw: String,
+}
+
+impl Streamed {
+    /// The event types in order, heartbeats left out (they depend on timing).
+    fn kinds(&self) -> Vec<&str> {
+        self.all_kinds().into_iter().filter(|k| *k != "heartbeat").collect()
+    }
+
+    fn all_kinds(&self) -> Vec<&str> {
+        self.events.iter().map(|(k, _)| k.as_str()).collect()
+    }
+
+    fn text(&self) -> String {
+        self.events
+            .iter()
+            .filter(|(k, _)| k == "message")
+            .filter_map(|(_, v)| v["text"].as_str())
+            .collect()
+    }
+
+    fn first(&self, kind: &str) -> Option<&Value> {
+        self.events.iter().find(|(k, _)| k == kind).map(|(_, v)| v)
+    }
+}
+
+fn stream(ctx: &Ctx, user: &str, body: Value) -> Streamed {
+    ctx.rt.block_on(async {
+        let resp = ctx
+            .http
+            .post(format!("{}/slow/v1/stream", ctx.stack.base))
+            .header("x-user-id", user)
+            .header("content-type", "application/json")
+            .body(body.to_string())
+            .send()
+            .await
+            .expect("request reaches cargo lambda watch");
+        let status = resp.status().as_u16();
+        let content_type = resp
+            .headers()
+            .get("content-type")
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or_default()
+            .to_string();
+        let raw = resp.text().await.unwrap_or_default();
+        Streamed {
+            status,
+            content_type,
+            events: parse_sse(&raw),
+            raw,
+        }
+    })
+}
+
+/// The contract every stream keeps: `route` first, `done` last and once, every event's JSON
+/// carries its type, tool_start/tool_end in pairs, status before the first tool_start.
+fn well_formed(s: &Streamed) -> Result<(), Failed> {
+    eq(s.status, 200, &format!("status; body {}", s.raw))?;
+    check(
+        s.content_type.starts_with("text/event-stream"),
+        format!("content type {}", s.content_type),
+    )?;
+    let kinds = s.kinds();
+    eq(kinds.first().copied(), Some("route"), "first event")?;
+    eq(kinds.last().copied(), Some("done"), "last event")?;
+    eq(
+        kinds.iter().filter(|k| **k == "done").count(),
+        1,
+        "one done",
+    )?;
+    for (k, v) in &s.events {
+        eq(v["type"].as_str(), Some(k.as_str()), "type in the JSON")?;
+    }
+    let starts: Vec<&Value> = s
+        .events
+        .iter()
+        .filter(|(k, _)| k == "tool_start")
+        .map(|(_, v)| &v["call_id"])
+        .collect();
+    let ends: Vec<&Value> = s
+        .events
+        .iter()
+        .filter(|(k, _)| k == "tool_end")
+        .map(|(_, v)| &v["call_id"])
+        .collect();
+    eq(starts.len(), ends.len(), "tool_start/tool_end pairs")?;
+    for id in &starts {
+        check(ends.contains(id), format!("tool_end for {id}"))?;
+    }
+    if let Some(first_tool) = kinds.iter().position(|k| *k == "tool_start") {
+        check(
+            kinds[..first_tool].contains(&"status"),
+            "status before the first tool_start",
+        )?;
+    }
+    Ok(())
+}
+
+fn fast_commands_in_process(ctx: &Ctx) -> Result<(), Failed> {
+    let user = unique_user("s-fast");
+    let w = sample_workout("w-s-fast", 2);
+    ctx.rt
+        .block_on(ctx.stack.store.replace_active_workout(&user, &w))?;
+    let s = stream(ctx, &user, json!({"message": "done"}));
+    well_formed(&s)?;
+    eq(s.kinds(), vec!["route", "message", "done"], "events")?;
+    eq(s.events[0].1["lane"].as_str(), Some("fast"), "route lane")?;
+    eq(
+        s.events[0].1["intent"].as_str(),
+        Some("LOG_SET"),
+        "route intent",
+    )?;
+    check(
+        s.text().starts_with("Logged"),
+        format!("message: {}", s.text()),
+    )?;
+    let stored = ctx
+        .rt
+        .block_on(ctx.stack.store.get_active_workout(&user))?
+        .map(|v| v.value);
+    let done = stored.map_or(0, |w| {
+        w.exercises
+            .iter()
+            .flat_map(|e| e.sets.iter())
+            .filter(|s| s.status == SetStatus::Done)
+            .count()
+    });
+    eq(done, 1, "the set is logged")?;
+    eq(ctx.fake.requests().len(), 0, "no model call")
+}
+
+fn functional_json_in_process(ctx: &Ctx) -> Result<(), Failed> {
+    let user = unique_user("s-func");
+    let payload =
+        json!({"intent": "SUGGEST_WEIGHT", "exercise_id": "bench press", "target_reps": 5});
+    let s = stream(ctx, &user, json!({ "message": payload.to_string() }));
+    well_formed(&s)?;
+    eq(s.kinds(), vec!["route", "result", "done"], "events")?;
+    let result = s.first("result").cloned().unwrap_or_default();
+    eq(result["success"].as_bool(), Some(true), "envelope success")?;
+    eq(result["action"].as_str(), Some("SUGGEST"), "action")?;
+    // A functional error is an error event, still followed by done.
+    let bad = json!({"intent": "SUGGEST_WEIGHT", "exercise_id": "bench press"});
+    let s = stream(ctx, &user, json!({ "message": bad.to_string() }));
+    well_formed(&s)?;
+    eq(s.kinds(), vec!["route", "error", "done"], "events")?;
+    eq(ctx.fake.requests().len(), 0, "no model call")
+}
+
+/// A completed bench session `days_ago` at (kg, reps, rir) per set.
+fn bench(days_ago: i64, sets: &[(f64, u32, u32)]) -> Workout {
+    let start = Utc::now() - chrono::Duration::days(days_ago);
+    Workout {
+        id: format!("hist-{days_ago}"),
+        name: "Push".into(),
+        status: WorkoutStatus::Completed,
+        started_at: start,
+        completed_at: Some(start + chrono::Duration::hours(1)),
+        template_id: None,
+        routine_id: None,
+        exercises: vec![ExerciseInstance {
+            instance_id: "e1".into(),
+            exercise_id: "barbell-bench-press".into(),
+            name: "Bench Press".into(),
+            sets: sets
+                .iter()
+                .enumerate()
+                .map(|(i, d)| {
+                    done_set(
+                        &format!("h{i}"),
+                        *d,
+                        *d,
+                        start + chrono::Duration::minutes(3 * i as i64),
+                    )
+                })
+                .collect(),
+            notes: None,
+        }],
+        changes: vec![],
+    }
+}
+
+fn progress_answered_from_tool_data(ctx: &Ctx) -> Result<(), Failed> {
+    let user = unique_user("s-progress");
+    for w in [bench(21, &[(90.0, 5, 2)]), bench(7, &[(100.0, 5, 2)])] {
+        ctx.rt
+            .block_on(ctx.stack.store.put_completed_workout(&user, &w))?;
+    }
+    ctx.fake.reply(ModelReply::calls(&[(
+        "exercise_progress",
+        json!({"exercise_id": "bench press", "weeks": 8}),
+    )]));
+    ctx.fake
+        .reply(ModelReply::text(&["Your bench is ", "moving up."]));
+    let s = stream(
+        ctx,
+        &user,
+        json!({"message": "How is my bench press progressing?"}),
+    );
+    well_formed(&s)?;
+    eq(
+        s.kinds(),
+        vec![
+            "route",
+            "status",
+            "tool_start",
+            "tool_end",
+            "message",
+            "message",
+            "done",
+        ],
+        "events",
+    )?;
+    eq(s.events[0].1["lane"].as_str(), Some("slow"), "route lane")?;
+    eq(
+        s.events[0].1["intent"].as_str(),
+        Some("ANALYZE_PROGRESS"),
+        "route intent",
+    )?;
+    let end = s.first("tool_end").cloned().unwrap_or_default();
+    eq(end["tool"].as_str(), Some("exercise_progress"), "tool")?;
+    eq(end["ok"].as_bool(), Some(true), "ok")?;
+    eq(s.text(), "Your bench is moving up.".to_string(), "text")?;
+    let done = s.first("done").cloned().unwrap_or_default();
+    eq(done["lane"].as_str(), Some("slow"), "done lane")?;
+    check(
+        done["usage"]["total_tokens"]
+            .as_u64()
+            .is_some_and(|t| t > 0),
+        "usage in done",
+    )?;
+    // What the model got back is this user's stored data.
+    let reqs = ctx.fake.requests();
+    eq(reqs.len(), 2, "two model turns")?;
+    let system = reqs[0].body["systemInstruction"]["parts"][0]["text"]
+        .as_str()
+        .unwrap_or_default();
+    check(
+        system.contains("exercise_progress"),
+        "the planner hint names the tool",
+    )?;
+    let result = &reqs[1].body["contents"][2]["parts"][0]["functionResponse"]["response"];
+    eq(
+        result["exercise_id"].as_str(),
+        Some("barbell-bench-press"),
+        "resolved id",
+    )?;
+    let sessions = result["sessions"].as_array().cloned().unwrap_or_default();
+    eq(sessions.len(), 2, "both sessions")?;
+    eq(
+        sessions[0]["top_set"]["weight_kg"].as_f64(),
+        Some(100.0),
+        "newest first",
+    )?;
+    check(
+        result["e1rm_change"]["change_kg"]
+            .as_f64()
+            .is_some_and(|c| c > 0.0),
+        format!("e1RM rose: {}", result["e1rm_change"]),
+    )
+}
+
+fn parallel_calls_and_a_failing_tool(ctx: &Ctx) -> Result<(), Failed> {
+    let user = unique_user("s-parallel");
+    ctx.fake.reply(ModelReply::calls(&[
+        (
+            "exercise_search",
+            json!({"query": "incline dumbbell press"}),
+        ),
+        (
+            "exercise_progress",
+            json!({"exercise_id": "zzzz not a lift"}),
+        ),
+    ]));
+    ctx.fake.reply(ModelReply::text(&["Found it."]));
+    let s = stream(
+        ctx,
+        &user,
+        json!({"message": "find me an incline press and my progress on it"}),
+    );
+    well_formed(&s)?;
+    let ends: Vec<(Option<&str>, Option<bool>)> = s
+        .events
+        .iter()
+        .filter(|(k, _)| k == "tool_end")
+        .map(|(_, v)| (v["tool"].as_str(), v["ok"].as_bool()))
+        .collect();
+    eq(ends.len(), 2, "two tools ran")?;
+    check(
+        ends.contains(&(Some("exercise_search"), Some(true))),
+        format!("search ok: {ends:?}"),
+    )?;
+    check(
+        ends.contains(&(Some("exercise_progress"), Some(false))),
+        format!("progress failed: {ends:?}"),
+    )?;
+    eq(s.text(), "Found it.".to_string(), "the loop went on")?;
+    let reqs = ctx.fake.requests();
+    let results = reqs[1].body["contents"][2]["parts"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    eq(results.len(), 2, "one user content with both results")?;
+    eq(
+        results[1]["functionResponse"]["response"]["error"]["code"].as_str(),
+        Some("UNKNOWN_EXERCISE"),
+        "a structured error for the model",
+    )?;
+    let found = results[0]["functionResponse"]["response"]["results"][0]["exercise_id"].as_str();
+    eq(found, Some("incline-dumbbell-press"), "search result")
+}
+
+fn turn_limit_then_a_closing_answer(ctx: &Ctx) -> Result<(), Failed> {
+    let user = unique_user("s-limit");
+    for i in 0..12 {
+        ctx.fake.reply(ModelReply::calls(&[(
+            "exercise_search",
+            json!({"query": format!("curl {i}")}),
+        )]));
+    }
+    ctx.fake.reply(ModelReply::text(&["Here is what I found."]));
+    let s = stream(ctx, &user, json!({"message": "search everything"}));
+    well_formed(&s)?;
+    let reqs = ctx.fake.requests();
+    eq(reqs.len(), 13, "12 tool turns and one closing turn")?;
+    check(
+        reqs[11].body.get("tools").is_some(),
+        "tool turns offer tools",
+    )?;
+    check(
+        reqs[12].body.get("tools").is_none(),
+        "the closing turn offers none",
+    )?;
+    eq(
+        s.events.iter().filter(|(k, _)| k == "tool_start").count(),
+        12,
+        "12 tool calls",
+    )?;
+    eq(
+        s.text(),
+        "Here is what I found.".to_string(),
+        "closing answer",
+    )
+}
+
+fn rate_limit_retried_then_answered(ctx: &Ctx) -> Result<(), Failed> {
+    ctx.fake.reply(ModelReply::status(429, json!({"error": {"code": 429, "message": "Resource exhausted.", "status": "RESOURCE_EXHAUSTED",
+        "details": [{"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": "0.2s"}]}})));
+    ctx.fake.reply(ModelReply::text(&["Hello!"]));
+    let s = stream(
+        ctx,
+        &unique_user("s-429"),
+        json!({"message": "hello coach"}),
+    );
+    well_formed(&s)?;
+    eq(s.kinds(), vec!["route", "message", "done"], "events")?;
+    eq(ctx.fake.requests().len(), 2, "retried once")
+}
+
+fn server_errors_end_in_error_then_done(ctx: &Ctx) -> Result<(), Failed> {
+    for _ in 0..3 {
+        ctx.fake.reply(ModelReply::status(503, json!({"error": {"code": 503, "message": "The model is overloaded.", "status": "UNAVAILABLE"}})));
+    }
+    let s = stream(
+        ctx,
+        &unique_user("s-503"),
+        json!({"message": "hello coach"}),
+    );
+    well_formed(&s)?;
+    eq(s.kinds(), vec!["route", "error", "done"], "events")?;
+    let e = s.first("error").cloned().unwrap_or_default();
+    eq(e["code"].as_str(), Some("MODEL_UNAVAILABLE"), "code")?;
+    check(
+        !s.raw.contains("overloaded"),
+        "the provider's words stay in the log",
+    )?;
+    eq(ctx.fake.requests().len(), 3, "three attempts")
+}
+
+fn cut_stream_is_an_error_after_the_text(ctx: &Ctx) -> Result<(), Failed> {
+    ctx.fake.reply(ModelReply::Stream(vec![
+        Step::Text("Your squat".into()),
+        Step::Cut,
+    ]));
+    let s = stream(
+        ctx,
+        &unique_user("s-cut"),
+        json!({"message": "hello coach"}),
+    );
+    well_formed(&s)?;
+    eq(
+        s.kinds(),
+        vec!["route", "message", "error", "done"],
+        "events",
+    )?;
+    eq(
+        ctx.fake.requests().len(),
+        1,
+        "text already sent: no silent retry",
+    )
+}
+
+fn heartbeats_while_the_model_thinks(ctx: &Ctx) -> Result<(), Failed> {
+    // This stack's heartbeat interval is 300 ms (STREAM_HEARTBEAT_MS); the contract's is 10 s.
+    ctx.fake.reply(ModelReply::Stream(vec![
+        Step::Delay(Duration::from_millis(1200)),
+        Step::Text("Still here.".into()),
+    ]));
+    let s = stream(
+        ctx,
+        &unique_user("s-beat"),
+        json!({"message": "hello coach"}),
+    );
+    well_formed(&s)?;
+    let kinds = s.all_kinds();
+    let first_message = kinds
+        .iter()
+        .position(|k| *k == "message")
+        .unwrap_or(kinds.len());
+    let beats = kinds[..first_message]
+        .iter()
+        .filter(|k| **k == "heartbeat")
+        .count();
+    check(
+        beats >= 2,
+        format!("heartbeats before the first text: {kinds:?}"),
+    )
+}
+
+fn requests_that_cannot_stream(ctx: &Ctx) -> Result<(), Failed> {
+    let s = stream(ctx, &unique_user("s-bad"), json!({"message": "   "}));
+    eq(s.status, 400, &format!("empty message: {}", s.raw))?;
+    let v: Value = serde_json::from_str(&s.raw)?;
+    eq(v["error"]["code"].as_str(), Some("EMPTY_MESSAGE"), "code")?;
+    let status = ctx.rt.block_on(async {
+        ctx.http
+            .post(format!("{}/slow/v1/stream", ctx.stack.base))
+            .body(json!({"message": "hi"}).to_string())
+            .header("content-type", "application/json")
+            .send()
+            .await
+            .map(|r| r.status().as_u16())
+    })?;
+    eq(status, 401, "no identity")?;
+    eq(ctx.fake.requests().len(), 0, "no model call")
+}
