@@ -26,13 +26,21 @@ pids+=($!)
 for _ in $(seq 50); do (echo > "/dev/tcp/127.0.0.1/$DB_PORT") 2>/dev/null && break; sleep 0.1; done
 ./target/debug/devstack setup
 
+# Model settings pass through when set in your shell (e.g. SLOW_MODEL + GEMINI_API_KEY).
+model_env=""
+for v in MODEL_PROVIDER SLOW_MODEL FUNCTIONAL_MODEL WORKER_MODEL GEMINI_API_KEY GEMINI_BASE_URL \
+         OPENAI_API_KEY OPENAI_BASE_URL OPENAI_MAX_TOKENS_FIELD; do
+  if [ -n "${!v:-}" ]; then model_env+=",$v=${!v}"; fi
+done
+
 setsid cargo lambda watch -A 127.0.0.1 -P "$PORT" --ignore-changes \
-  --env-var "AUTH_MODE=dev,TABLE_NAME=$TABLE_NAME,AWS_ENDPOINT_URL_DYNAMODB=$AWS_ENDPOINT_URL_DYNAMODB,AWS_REGION=$AWS_REGION,AWS_ACCESS_KEY_ID=$AWS_ACCESS_KEY_ID,AWS_SECRET_ACCESS_KEY=$AWS_SECRET_ACCESS_KEY,WORKER_INVOKE_URL=http://127.0.0.1:$PORT/2015-03-31/functions/worker/invocations" &
+  --env-var "AUTH_MODE=dev,TABLE_NAME=$TABLE_NAME,AWS_ENDPOINT_URL_DYNAMODB=$AWS_ENDPOINT_URL_DYNAMODB,AWS_REGION=$AWS_REGION,AWS_ACCESS_KEY_ID=$AWS_ACCESS_KEY_ID,AWS_SECRET_ACCESS_KEY=$AWS_SECRET_ACCESS_KEY,WORKER_INVOKE_URL=http://127.0.0.1:$PORT/2015-03-31/functions/worker/invocations$model_env" &
 pids+=($!)
 for _ in $(seq 100); do (echo > "/dev/tcp/127.0.0.1/$PORT") 2>/dev/null && break; sleep 0.1; done
 
 base="http://127.0.0.1:$PORT/lambda-url/fast/v1/copilot"
 fn="http://127.0.0.1:$PORT/lambda-url/functional/v1"
+stream="http://127.0.0.1:$PORT/lambda-url/slow/v1/stream"
 cat <<MSG
 
 Local stack is up (Ctrl-C stops it). Log the demo user's Push workout:
@@ -53,6 +61,12 @@ Smart buttons, the monitor, workouts and app events (more in the README):
   curl -s $fn/workouts -H 'content-type: application/json' -H 'x-user-id: demo' -d '{"next":true}'
   curl -s $fn/events -H 'content-type: application/json' -H 'x-user-id: demo' -d '{"type":"app_opened"}'
   curl -s $fn/notifications -H 'x-user-id: demo'
+
+The coach, streamed (commands and buttons are answered there too; the coach itself needs
+SLOW_MODEL and a key in your shell before make dev, else it says MODEL_NOT_CONFIGURED):
+
+  curl -sN $stream -H 'content-type: application/json' -H 'x-user-id: demo' -d '{"message":"next"}'
+  curl -sN $stream -H 'content-type: application/json' -H 'x-user-id: demo' -d '{"message":"How is my bench press progressing?"}'
 
 MSG
 wait

@@ -106,7 +106,10 @@ struct Streamed {
 impl Streamed {
     /// The event types in order, heartbeats left out (they depend on timing).
     fn kinds(&self) -> Vec<&str> {
-        self.all_kinds().into_iter().filter(|k| *k != "heartbeat").collect()
+        self.all_kinds()
+            .into_iter()
+            .filter(|k| *k != "heartbeat")
+            .collect()
     }
 
     fn all_kinds(&self) -> Vec<&str> {

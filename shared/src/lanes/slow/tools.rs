@@ -124,15 +124,23 @@ pub fn bounded(v: Value) -> Value {
     if text.len() <= MAX_RESULT_BYTES {
         return v;
     }
-    let mut end = MAX_RESULT_BYTES - 200;
-    while !text.is_char_boundary(end) {
-        end -= 1;
+    // Escaping inside the string makes the cut JSON longer than its source: shrink until it fits.
+    let mut end = MAX_RESULT_BYTES - 300;
+    loop {
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        let out = json!({
+            "truncated": true,
+            "note": format!("the result was {} bytes; only its first {end} are given; ask for less (fewer weeks, a narrower query)", text.len()),
+            "partial_json": &text[..end],
+        });
+        let len = out.to_string().len();
+        if len <= MAX_RESULT_BYTES || end == 0 {
+            return out;
+        }
+        end = end.saturating_sub(len - MAX_RESULT_BYTES + 16);
     }
-    json!({
-        "truncated": true,
-        "note": format!("the result was {} bytes; only the first {end} are given, ask for less (fewer weeks, a narrower query)", text.len()),
-        "partial_json": &text[..end],
-    })
 }
 
 fn str_arg<'a>(args: &'a Value, name: &str) -> Result<&'a str, ToolError> {
