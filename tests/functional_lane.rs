@@ -4,15 +4,15 @@
 
 use std::sync::Arc;
 
-use blackbox::{JsonReply, Stack, call_json, check, done_set, eq, sample_workout, unique_user};
+use blackbox::{
+    JsonReply, Stack, bench_session, call_json, check, done_set, eq, sample_workout, unique_user,
+};
 use chrono::{Duration, Utc};
 use coach::domain::coaching::{CoachingContext, Phase};
 use coach::domain::plan::{Routine, RoutineDay, Template, TemplateExercise, TemplateSet};
 use coach::domain::profile::{NotificationPreference, Profile, QuietHours};
 use coach::domain::units::Unit;
-use coach::domain::workout::{
-    ExerciseInstance, SetStatus, SetTarget, SetType, Workout, WorkoutSet, WorkoutStatus,
-};
+use coach::domain::workout::{SetStatus, SetTarget, SetType, Workout, WorkoutSet};
 use libtest_mimic::{Arguments, Failed, Trial};
 use serde_json::{Value, json};
 
@@ -156,39 +156,6 @@ fn active(ctx: &Ctx, user: &str) -> Option<Workout> {
 
 fn count(ctx: &Ctx, user: &str, prefix: &str) -> usize {
     store(ctx, ctx.stack.store.count_items(user, prefix))
-}
-
-/// A completed session `days_ago` with bench sets done at (kg, reps, rir), two minutes apart.
-fn bench_session(days_ago: i64, sets: &[(f64, u32, u32)]) -> Workout {
-    let start = Utc::now() - Duration::days(days_ago);
-    Workout {
-        id: format!("hist-{days_ago}"),
-        name: "Push".into(),
-        status: WorkoutStatus::Completed,
-        started_at: start,
-        completed_at: Some(start + Duration::hours(1)),
-        template_id: Some("t-push".into()),
-        routine_id: None,
-        exercises: vec![ExerciseInstance {
-            instance_id: "e1".into(),
-            exercise_id: "barbell-bench-press".into(),
-            name: "Bench Press".into(),
-            sets: sets
-                .iter()
-                .enumerate()
-                .map(|(i, d)| {
-                    done_set(
-                        &format!("h{i}"),
-                        *d,
-                        *d,
-                        start + Duration::minutes(2 * i as i64),
-                    )
-                })
-                .collect(),
-            notes: None,
-        }],
-        changes: vec![],
-    }
 }
 
 fn put_history(ctx: &Ctx, user: &str, sessions: &[Workout]) {

@@ -4,48 +4,24 @@
 //! all leave the deterministic answer. Cases run one at a time: they share the fake's script.
 
 use std::collections::HashMap;
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use blackbox::fake_model::{FakeModel, Reply as ModelReply, Step};
-use blackbox::{JsonReply, Stack, call_json, check, done_set, eq, sample_workout, unique_user};
+use blackbox::fake_model::{Reply as ModelReply, Step};
+use blackbox::{
+    JsonReply, ModelCase, ModelStack, call_json, check, done_set, eq, sample_workout, unique_user,
+};
 use chrono::Utc;
 use coach::domain::catalog::catalog;
 use coach::domain::profile::Profile;
 use coach::skills::swap;
-use libtest_mimic::{Arguments, Failed, Trial};
+use libtest_mimic::Failed;
 use serde_json::{Value, json};
 
-struct Ctx {
-    stack: Stack,
-    fake: FakeModel,
-    http: reqwest::Client,
-    rt: tokio::runtime::Handle,
-}
-
-type Case = fn(&Ctx) -> Result<(), Failed>;
+type Ctx = ModelStack;
 
 fn main() {
-    let mut args = Arguments::from_args();
-    args.test_threads = Some(1);
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .expect("tokio runtime");
-    let fake = FakeModel::start();
-    let stack = rt.block_on(Stack::start_with(&[
-        ("FUNCTIONAL_MODEL", "fake-flash".to_string()),
-        ("MODEL_PROVIDER", "gemini".to_string()),
-        ("GEMINI_API_KEY", "test-key".to_string()),
-        ("GEMINI_BASE_URL", fake.gemini_base()),
-    ]));
-    let ctx = Arc::new(Ctx {
-        stack,
-        fake,
-        http: reqwest::Client::new(),
-        rt: rt.handle().clone(),
-    });
-    let cases: Vec<(&str, Case)> = vec![
+    let ctx = ModelStack::start("FUNCTIONAL_MODEL", &[]);
+    let cases: Vec<(&'static str, ModelCase)> = vec![
         ("swap_model_picks_a_candidate", swap_model_picks_a_candidate),
         (
             "swap_model_cannot_introduce_an_exercise",
@@ -69,26 +45,13 @@ fn main() {
         400,
         json!({"error": {"code": 400, "message": "warm-up"}}),
     ));
-    let _ = rt.block_on(call(
+    let _ = ctx.rt.block_on(call(
         &ctx,
         "/v1/functional",
         "warmup",
         json!({"message": "{\"intent\":\"SWAP_EXERCISE\",\"target\":\"squat\"}"}),
     ));
-    let trials = cases
-        .into_iter()
-        .map(|(name, case)| {
-            let ctx = ctx.clone();
-            Trial::test(name, move || {
-                ctx.fake.reset();
-                case(&ctx)
-            })
-        })
-        .collect();
-    let conclusion = libtest_mimic::run(&args, trials);
-    drop(ctx);
-    drop(rt);
-    conclusion.exit();
+    ctx.run(cases)
 }
 
 async fn call(ctx: &Ctx, path: &str, user: &str, body: Value) -> JsonReply {

@@ -233,6 +233,39 @@ pub fn done_set(
     s
 }
 
+/// A completed session `days_ago` with bench sets done at (kg, reps, rir), two minutes apart.
+pub fn bench_session(days_ago: i64, sets: &[(f64, u32, u32)]) -> Workout {
+    let start = Utc::now() - chrono::Duration::days(days_ago);
+    Workout {
+        id: format!("hist-{days_ago}"),
+        name: "Push".into(),
+        status: WorkoutStatus::Completed,
+        started_at: start,
+        completed_at: Some(start + chrono::Duration::hours(1)),
+        template_id: Some("t-push".into()),
+        routine_id: None,
+        exercises: vec![ExerciseInstance {
+            instance_id: "e1".into(),
+            exercise_id: "barbell-bench-press".into(),
+            name: "Bench Press".into(),
+            sets: sets
+                .iter()
+                .enumerate()
+                .map(|(i, d)| {
+                    done_set(
+                        &format!("h{i}"),
+                        *d,
+                        *d,
+                        start + chrono::Duration::minutes(2 * i as i64),
+                    )
+                })
+                .collect(),
+            notes: None,
+        }],
+        changes: vec![],
+    }
+}
+
 /// Bench press (a warm-up and `bench_sets` working sets at 100 kg x 8, RIR 2), then pull-ups (2 x 8).
 pub fn sample_workout(id: &str, bench_sets: usize) -> Workout {
     let mut bench = vec![planned(
@@ -351,4 +384,63 @@ pub fn parse_sse(text: &str) -> Vec<(String, serde_json::Value)> {
             (kind, v)
         })
         .collect()
+}
+
+/// A stack whose functions talk to a scripted fake model (Gemini wire format), for cases that
+/// run one at a time because they share the fake's script.
+pub struct ModelStack {
+    pub stack: Stack,
+    pub fake: fake_model::FakeModel,
+    pub http: reqwest::Client,
+    pub rt: tokio::runtime::Runtime,
+}
+
+/// One case of a `ModelStack` test binary.
+pub type ModelCase = fn(&ModelStack) -> Result<(), libtest_mimic::Failed>;
+
+impl ModelStack {
+    /// `model_var` names the lane's model variable (`SLOW_MODEL`, `FUNCTIONAL_MODEL`); `extra`
+    /// adds more environment.
+    pub fn start(model_var: &str, extra: &[(&str, String)]) -> ModelStack {
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .enable_all()
+            .build()
+            .expect("tokio runtime");
+        let fake = fake_model::FakeModel::start();
+        let mut env = vec![
+            (model_var, "fake-model".to_string()),
+            ("MODEL_PROVIDER", "gemini".to_string()),
+            ("GEMINI_API_KEY", "test-key".to_string()),
+            ("GEMINI_BASE_URL", fake.gemini_base()),
+        ];
+        env.extend(extra.iter().cloned());
+        let stack = rt.block_on(Stack::start_with(&env));
+        ModelStack {
+            stack,
+            fake,
+            http: reqwest::Client::new(),
+            rt,
+        }
+    }
+
+    /// Runs `cases` one at a time, the fake's script and records cleared before each.
+    pub fn run(self, cases: Vec<(&'static str, ModelCase)>) -> ! {
+        let mut args = libtest_mimic::Arguments::from_args();
+        args.test_threads = Some(1);
+        let ctx = std::sync::Arc::new(self);
+        let trials = cases
+            .into_iter()
+            .map(|(name, case)| {
+                let ctx = ctx.clone();
+                libtest_mimic::Trial::test(name, move || {
+                    ctx.fake.reset();
+                    case(&ctx)
+                })
+            })
+            .collect();
+        let conclusion = libtest_mimic::run(&args, trials);
+        // Stops the stack and the fake before the process exits.
+        drop(ctx);
+        conclusion.exit()
+    }
 }

@@ -4,47 +4,21 @@
 //! failing tools, the turn limit, model retries and failures, heartbeats. Cases run one at a
 //! time because they share the fake's script.
 
-use std::sync::Arc;
 use std::time::Duration;
 
-use blackbox::fake_model::{FakeModel, Reply as ModelReply, Step};
-use blackbox::{Stack, check, done_set, eq, parse_sse, sample_workout, unique_user};
-use chrono::Utc;
-use coach::domain::workout::{ExerciseInstance, SetStatus, Workout, WorkoutStatus};
-use libtest_mimic::{Arguments, Failed, Trial};
+use blackbox::fake_model::{Reply as ModelReply, Step};
+use blackbox::{
+    ModelCase, ModelStack, bench_session, check, eq, parse_sse, sample_workout, unique_user,
+};
+use coach::domain::workout::SetStatus;
+use libtest_mimic::Failed;
 use serde_json::{Value, json};
 
-struct Ctx {
-    stack: Stack,
-    fake: FakeModel,
-    http: reqwest::Client,
-    rt: tokio::runtime::Handle,
-}
-
-type Case = fn(&Ctx) -> Result<(), Failed>;
+type Ctx = ModelStack;
 
 fn main() {
-    let mut args = Arguments::from_args();
-    args.test_threads = Some(1);
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .expect("tokio runtime");
-    let fake = FakeModel::start();
-    let stack = rt.block_on(Stack::start_with(&[
-        ("SLOW_MODEL", "fake-pro".to_string()),
-        ("MODEL_PROVIDER", "gemini".to_string()),
-        ("GEMINI_API_KEY", "test-key".to_string()),
-        ("GEMINI_BASE_URL", fake.gemini_base()),
-        ("STREAM_HEARTBEAT_MS", "300".to_string()),
-    ]));
-    let ctx = Arc::new(Ctx {
-        stack,
-        fake,
-        http: reqwest::Client::new(),
-        rt: rt.handle().clone(),
-    });
-    let cases: Vec<(&str, Case)> = vec![
+    let ctx = ModelStack::start("SLOW_MODEL", &[("STREAM_HEARTBEAT_MS", "300".to_string())]);
+    let cases: Vec<(&'static str, ModelCase)> = vec![
         ("fast_commands_in_process", fast_commands_in_process),
         ("functional_json_in_process", functional_json_in_process),
         (
@@ -80,20 +54,7 @@ fn main() {
     // The first invocation builds and starts the function.
     ctx.fake.reply(ModelReply::text(&["warm"]));
     let _ = stream(&ctx, "warmup", json!({"message": "hello"}));
-    let trials = cases
-        .into_iter()
-        .map(|(name, case)| {
-            let ctx = ctx.clone();
-            Trial::test(name, move || {
-                ctx.fake.reset();
-                case(&ctx)
-            })
-        })
-        .collect();
-    let conclusion = libtest_mimic::run(&args, trials);
-    drop(ctx);
-    drop(rt);
-    conclusion.exit();
+    ctx.run(cases)
 }
 
 struct Streamed {
@@ -252,42 +213,12 @@ fn functional_json_in_process(ctx: &Ctx) -> Result<(), Failed> {
     eq(ctx.fake.requests().len(), 0, "no model call")
 }
 
-/// A completed bench session `days_ago` at (kg, reps, rir) per set.
-fn bench(days_ago: i64, sets: &[(f64, u32, u32)]) -> Workout {
-    let start = Utc::now() - chrono::Duration::days(days_ago);
-    Workout {
-        id: format!("hist-{days_ago}"),
-        name: "Push".into(),
-        status: WorkoutStatus::Completed,
-        started_at: start,
-        completed_at: Some(start + chrono::Duration::hours(1)),
-        template_id: None,
-        routine_id: None,
-        exercises: vec![ExerciseInstance {
-            instance_id: "e1".into(),
-            exercise_id: "barbell-bench-press".into(),
-            name: "Bench Press".into(),
-            sets: sets
-                .iter()
-                .enumerate()
-                .map(|(i, d)| {
-                    done_set(
-                        &format!("h{i}"),
-                        *d,
-                        *d,
-                        start + chrono::Duration::minutes(3 * i as i64),
-                    )
-                })
-                .collect(),
-            notes: None,
-        }],
-        changes: vec![],
-    }
-}
-
 fn progress_answered_from_tool_data(ctx: &Ctx) -> Result<(), Failed> {
     let user = unique_user("s-progress");
-    for w in [bench(21, &[(90.0, 5, 2)]), bench(7, &[(100.0, 5, 2)])] {
+    for w in [
+        bench_session(21, &[(90.0, 5, 2)]),
+        bench_session(7, &[(100.0, 5, 2)]),
+    ] {
         ctx.rt
             .block_on(ctx.stack.store.put_completed_workout(&user, &w))?;
     }
