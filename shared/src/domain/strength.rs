@@ -98,6 +98,11 @@ pub fn round_load(kg: f64, step_kg: f64, unit: Unit) -> f64 {
 }
 
 /// Rounds half-up to the step (a warm-up of 81.25 on a 2.5 step is 82.5, never banker's 80).
+/// One decimal, for figures shown to the lifter or the model (e1RM, changes).
+pub fn round1(x: f64) -> f64 {
+    (x * 10.0).round() / 10.0
+}
+
 pub fn round_half_up(kg: f64, step_kg: f64, unit: Unit) -> f64 {
     let step = unit.from_kg(step_kg);
     if step <= 0.0 {

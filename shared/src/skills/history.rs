@@ -38,9 +38,17 @@ impl LoggedSet<'_> {
             "weight_kg": self.weight_kg(),
             "reps": self.reps(),
             "rir": self.rir(),
-            "e1rm_kg": self.e1rm().map(|e| (e * 10.0).round() / 10.0),
+            "e1rm_kg": self.e1rm().map(crate::domain::strength::round1),
         })
     }
+}
+
+/// The set with the highest estimated 1RM.
+pub fn best_by_e1rm<'a>(sets: &[LoggedSet<'a>]) -> Option<LoggedSet<'a>> {
+    sets.iter()
+        .filter(|s| s.e1rm().is_some())
+        .max_by(|a, b| a.e1rm().unwrap_or(0.0).total_cmp(&b.e1rm().unwrap_or(0.0)))
+        .copied()
 }
 
 /// Sessions (newest first) since `since` in which `exercise_id` has at least one logged working

@@ -13,10 +13,12 @@ use chrono::{DateTime, Duration, Utc};
 use serde::Serialize;
 use serde_json::{Value, json};
 
-use super::history::{LOOKBACK_WEEKS, LoggedSet, all_working_sets, sessions_with, working_sets};
+use super::history::{
+    LOOKBACK_WEEKS, LoggedSet, all_working_sets, best_by_e1rm, sessions_with, working_sets,
+};
 use crate::domain::catalog::{Equipment, Exercise, MovementPattern, catalog};
 use crate::domain::profile::{Experience, Profile};
-use crate::domain::strength::{self, e1rm_confidence, load_ratio, pct_1rm, round_load};
+use crate::domain::strength::{self, e1rm_confidence, load_ratio, pct_1rm, round_load, round1};
 use crate::domain::units::format_weight;
 use crate::domain::workout::Workout;
 
@@ -169,17 +171,6 @@ pub fn suggest_weight(
         return s;
     }
     from_level(exercise, target_reps, target_rir, profile)
-}
-
-fn best_by_e1rm<'a>(sets: &[LoggedSet<'a>]) -> Option<LoggedSet<'a>> {
-    sets.iter()
-        .filter(|s| s.e1rm().is_some())
-        .max_by(|a, b| a.e1rm().unwrap_or(0.0).total_cmp(&b.e1rm().unwrap_or(0.0)))
-        .copied()
-}
-
-fn round1(x: f64) -> f64 {
-    (x * 10.0).round() / 10.0
 }
 
 /// A lift with the same movement pattern the lifter has history for, scaled by equipment.

@@ -129,7 +129,7 @@ async fn model_turn(
         // Poll the model and the client together, so a disconnect stops a silent model too.
         let next = tokio::select! {
             ev = stream.next() => ev,
-            () = wait_gone(emit) => return Ok(None),
+            () = emit.gone() => return Ok(None),
         };
         match next {
             None => return Ok(Some(stream.turn())),
@@ -146,12 +146,6 @@ async fn model_turn(
             }
             Some(Ok(Event::ToolCall(_) | Event::Done(_))) => {}
         }
-    }
-}
-
-async fn wait_gone(emit: &Emitter) {
-    while !emit.client_gone() {
-        tokio::time::sleep(std::time::Duration::from_millis(250)).await;
     }
 }
 

@@ -85,12 +85,7 @@ impl SlowLane {
                 log.latency_us = started.elapsed().as_micros() as u64;
                 log.emit();
                 let (parts, body) = e.to_response().into_parts();
-                let bytes = match body {
-                    Body::Text(t) => bytes::Bytes::from(t),
-                    Body::Binary(b) => bytes::Bytes::from(b),
-                    _ => bytes::Bytes::new(),
-                };
-                Response::from_parts(parts, sse::body_of(vec![bytes]))
+                Response::from_parts(parts, sse::body_of(vec![body_bytes(body)]))
             }
         }
     }
@@ -239,13 +234,16 @@ fn event_stream(body: StreamBody) -> Response<StreamBody> {
     resp
 }
 
+fn body_bytes(body: Body) -> bytes::Bytes {
+    match body {
+        Body::Text(t) => t.into(),
+        Body::Binary(b) => b.into(),
+        _ => bytes::Bytes::new(),
+    }
+}
+
 fn body_json(body: Body) -> Value {
-    let text = match body {
-        Body::Text(t) => t,
-        Body::Binary(b) => String::from_utf8_lossy(&b).into_owned(),
-        _ => String::new(),
-    };
-    serde_json::from_str(&text).unwrap_or(Value::Null)
+    serde_json::from_slice(&body_bytes(body)).unwrap_or(Value::Null)
 }
 
 /// The invocation's deadline less a margin, as a tokio instant.

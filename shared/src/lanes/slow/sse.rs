@@ -3,8 +3,6 @@
 //! nothing else went out for the heartbeat interval (also while the model is still thinking),
 //! and notices when the client has gone so the agent can stop the model.
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use bytes::Bytes;
@@ -23,29 +21,31 @@ pub fn frame(kind: &str, mut data: Value) -> Bytes {
     Bytes::from(format!("event: {kind}\ndata: {data}\n\n"))
 }
 
-/// The sending side of the stream, cheap to clone.
+/// The sending side of the stream, cheap to clone. The writer drops its receiver when the
+/// client has gone, so a closed channel is the disconnect signal.
 #[derive(Clone)]
 pub struct Emitter {
     tx: mpsc::Sender<Bytes>,
-    gone: Arc<AtomicBool>,
 }
 
 impl Emitter {
     /// Sends one event; `false` once the client has gone.
     pub async fn send(&self, kind: &str, data: Value) -> bool {
-        if self.client_gone() {
-            return false;
-        }
-        self.tx.send(frame(kind, data)).await.is_ok() && !self.client_gone()
+        self.send_frame(frame(kind, data)).await
     }
 
     /// Sends a frame made earlier (the `route` event).
     pub async fn send_frame(&self, f: Bytes) -> bool {
-        !self.client_gone() && self.tx.send(f).await.is_ok()
+        self.tx.send(f).await.is_ok()
     }
 
     pub fn client_gone(&self) -> bool {
-        self.gone.load(Ordering::Relaxed)
+        self.tx.is_closed()
+    }
+
+    /// Resolves when the client has gone.
+    pub async fn gone(&self) {
+        self.tx.closed().await
     }
 }
 
@@ -53,9 +53,8 @@ impl Emitter {
 pub fn open(heartbeat: Duration) -> (Emitter, StreamBody) {
     let (sender, body) = channel();
     let (tx, rx) = mpsc::channel(64);
-    let gone = Arc::new(AtomicBool::new(false));
-    tokio::spawn(write(sender, rx, heartbeat, gone.clone()));
-    (Emitter { tx, gone }, body)
+    tokio::spawn(write(sender, rx, heartbeat));
+    (Emitter { tx }, body)
 }
 
 /// A body holding a few frames sent at once (answers that need no model).
@@ -71,12 +70,7 @@ pub fn body_of(frames: Vec<Bytes>) -> StreamBody {
     body
 }
 
-async fn write(
-    mut sender: Sender,
-    mut rx: mpsc::Receiver<Bytes>,
-    heartbeat: Duration,
-    gone: Arc<AtomicBool>,
-) {
+async fn write(mut sender: Sender, mut rx: mpsc::Receiver<Bytes>, heartbeat: Duration) {
     loop {
         let next = tokio::select! {
             f = rx.recv() => match f {
@@ -86,7 +80,7 @@ async fn write(
             () = tokio::time::sleep(heartbeat) => frame("heartbeat", json!({})),
         };
         if sender.send_data(next).await.is_err() {
-            gone.store(true, Ordering::Relaxed);
+            // Dropping `rx` on return closes the channel: every emitter sees the client gone.
             break;
         }
     }

@@ -12,9 +12,12 @@ use serde_json::{Value, json};
 
 use crate::context::SessionContext;
 use crate::domain::catalog::{Exercise, catalog};
+use crate::domain::strength::round1;
 use crate::domain::workout::{SetStatus, Workout};
 use crate::llm::ToolSpec;
-use crate::skills::history::{LOOKBACK_WEEKS, sessions_with, working_sets};
+use crate::skills::history::{
+    LOOKBACK_WEEKS, LoggedSet, best_by_e1rm, sessions_with, working_sets,
+};
 use crate::skills::suggest;
 use crate::store::{Parts, Store};
 
@@ -249,8 +252,9 @@ fn resolve(
     })
 }
 
-fn kg(v: f64) -> f64 {
-    (v * 10.0).round() / 10.0
+/// The session's top set (highest estimated 1RM), as the model sees it.
+fn top_set_json(top: Option<LoggedSet<'_>>) -> Value {
+    json!(top.map(|t| json!({"weight_kg": t.weight_kg(), "reps": t.reps(), "rir": t.rir()})))
 }
 
 async fn exercise_progress(
@@ -267,15 +271,13 @@ async fn exercise_progress(
         .into_iter()
         .map(|(w, inst)| {
             let sets = working_sets(w, &inst);
-            let top = sets
-                .iter()
-                .max_by(|a, b| a.e1rm().unwrap_or(0.0).total_cmp(&b.e1rm().unwrap_or(0.0)));
+            let top = best_by_e1rm(&sets);
             json!({
                 "date": w.started_at.date_naive().to_string(),
                 "workout_id": w.id,
                 "working_sets": sets.len(),
-                "top_set": top.map(|t| json!({"weight_kg": t.weight_kg(), "reps": t.reps(), "rir": t.rir()})),
-                "e1rm_kg": top.and_then(|t| t.e1rm()).map(kg),
+                "top_set": top_set_json(top),
+                "e1rm_kg": top.and_then(|t| t.e1rm()).map(round1),
             })
         })
         .collect();
@@ -285,8 +287,8 @@ async fn exercise_progress(
         .collect();
     let change = match (e1rms.last(), e1rms.first()) {
         (Some(oldest), Some(newest)) if e1rms.len() >= 2 => Some(json!({
-            "from_kg": oldest, "to_kg": newest, "change_kg": kg(newest - oldest),
-            "change_percent": kg((newest - oldest) / oldest * 100.0),
+            "from_kg": oldest, "to_kg": newest, "change_kg": round1(newest - oldest),
+            "change_percent": round1((newest - oldest) / oldest * 100.0),
         })),
         _ => None,
     };
@@ -393,12 +395,12 @@ async fn training_snapshot(store: &Store, ctx: &SessionContext) -> Result<Value,
                 "name": w.name,
                 "exercises": w.exercises.iter().map(|e| {
                     let sets = working_sets(w, &[e]);
-                    let top = sets.iter().max_by(|a, b| a.e1rm().unwrap_or(0.0).total_cmp(&b.e1rm().unwrap_or(0.0)));
+                    let top = best_by_e1rm(&sets);
                     json!({
                         "exercise_id": e.exercise_id,
                         "name": e.name,
                         "working_sets": sets.len(),
-                        "top_set": top.map(|t| json!({"weight_kg": t.weight_kg(), "reps": t.reps(), "rir": t.rir()})),
+                        "top_set": top_set_json(top),
                     })
                 }).collect::<Vec<_>>(),
             })
