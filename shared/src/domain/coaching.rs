@@ -61,3 +61,21 @@ pub struct CoachingContext {
     #[serde(default)]
     pub checkin: CheckIn,
 }
+
+/// Most memories a lifter keeps active; the coach retires one before saving past this.
+pub const MAX_MEMORIES: usize = 50;
+/// Longest memory text.
+pub const MAX_MEMORY_CHARS: usize = 500;
+
+/// Something the coach keeps about the lifter across conversations ("left shoulder is cranky on
+/// overhead work", "trains at 6 am").
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Memory {
+    pub id: String,
+    pub text: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<String>,
+    pub created_at: DateTime<Utc>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retired_at: Option<DateTime<Utc>>,
+}

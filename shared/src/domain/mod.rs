@@ -1,6 +1,7 @@
 //! The training domain: units, limits, the exercise catalog, workouts, plans, the profile, the
 //! lifter's coaching context, strength arithmetic and warm-up ramps.
 
+pub mod artifact;
 pub mod catalog;
 pub mod coaching;
 pub mod limits;

@@ -1,5 +1,6 @@
 //! One handler per lane; the binaries only build their clients and call these.
 
+pub mod artifacts;
 pub mod fast;
 pub mod functional;
 pub mod not_implemented;

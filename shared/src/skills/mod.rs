@@ -6,6 +6,7 @@ pub mod events;
 pub mod history;
 pub mod monitor;
 pub mod notify;
+pub mod proposals;
 pub mod suggest;
 pub mod swap;
 pub mod workouts;

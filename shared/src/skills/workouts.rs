@@ -158,6 +158,97 @@ fn plan_exercise(
     }
 }
 
+/// An exercise added to a running workout.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Addition<'a> {
+    pub exercise: &'a Exercise,
+    pub sets: u32,
+    pub reps: u32,
+    pub rir: u32,
+    /// The lifter's or coach's weight; otherwise planned from history like a started workout.
+    pub weight_kg: Option<f64>,
+    /// `Some(true)`: a warm-up ramp (none under 30 kg); `Some(false)`: none; `None`: the
+    /// start-of-workout rule (heavy compounds only).
+    pub warmup: Option<bool>,
+}
+
+/// The workout with `add` appended after the last exercise. Returns the new instance's index.
+pub fn add_exercise(
+    w: &Workout,
+    add: &Addition<'_>,
+    history: &[Workout],
+    profile: &Profile,
+    now: DateTime<Utc>,
+) -> (Workout, usize) {
+    let te = TemplateExercise {
+        exercise_id: add.exercise.id.clone(),
+        name: add.exercise.name.clone(),
+        sets: (0..add.sets)
+            .map(|_| TemplateSet {
+                set_type: SetType::Working,
+                target: SetTarget {
+                    reps: Some(add.reps),
+                    weight_kg: add.weight_kg,
+                    rir: Some(add.rir),
+                },
+            })
+            .collect(),
+        rep_range: None,
+    };
+    let mut inst = plan_exercise(w.exercises.len(), &te, history, profile, now);
+    if let Some(kg) = add.weight_kg {
+        // A weight that was asked for beats the history's.
+        for s in inst
+            .sets
+            .iter_mut()
+            .filter(|s| s.set_type == SetType::Working)
+        {
+            s.target.weight_kg = Some(kg);
+        }
+    }
+    let working = inst
+        .sets
+        .iter()
+        .find(|s| s.set_type == SetType::Working)
+        .and_then(|s| s.target.weight_kg);
+    inst.sets.retain(|s| s.set_type != SetType::Warmup);
+    let wants_ramp = add.warmup.unwrap_or(
+        add.exercise.compound && working.is_some_and(|kg| kg >= warmup::HEAVY_COMPOUND_KG),
+    );
+    if let (true, Some(kg)) = (wants_ramp, working) {
+        let ramp = warmup::ramp(kg, step_for(Some(add.exercise), profile), profile.unit);
+        let sets = ramp.into_iter().map(|(kg, reps)| {
+            WorkoutSet::planned(
+                String::new(),
+                SetType::Warmup,
+                SetTarget {
+                    reps: Some(reps),
+                    weight_kg: Some(kg),
+                    rir: None,
+                },
+            )
+        });
+        inst.sets.splice(0..0, sets);
+    }
+    // Instance ids stay unique even after exercises were removed or swapped.
+    let mut n = w.exercises.len() + 1;
+    while w
+        .exercises
+        .iter()
+        .any(|e| e.instance_id == format!("e{n}-{}", add.exercise.id))
+    {
+        n += 1;
+    }
+    inst.instance_id = format!("e{n}-{}", add.exercise.id);
+    for (i, s) in inst.sets.iter_mut().enumerate() {
+        s.id = format!("{}-s{}", inst.instance_id, i + 1);
+    }
+    let mut out = w.clone();
+    out.exercises.push(inst);
+    let idx = out.exercises.len() - 1;
+    (out, idx)
+}
+
 /// Checks a workout about to be stored against the contract's limits.
 pub fn validate(w: &Workout) -> Result<(), LimitError> {
     limits::check_count(

@@ -13,7 +13,7 @@ use super::{
     IdempotencyRecord, SK_CONTEXT, SK_NOTIFY_STATE, Store, StoreError, from_item, key, s, to_doc,
     user_pk,
 };
-use crate::domain::coaching::CoachingContext;
+use crate::domain::coaching::{CoachingContext, Memory};
 use crate::skills::notify::{Notification, RATE_LIMIT};
 
 /// Events and notifications are kept this long.
@@ -207,5 +207,38 @@ impl Store {
             .and_then(|v| v.as_s().ok())
             .cloned();
         Ok(Page { items, next })
+    }
+
+    /// Stores a notification the gate let through, taking the 4-hour lock. False when another
+    /// notification took the lock first.
+    pub async fn send_notification(
+        &self,
+        user: &str,
+        n: &Notification,
+    ) -> Result<bool, StoreError> {
+        let tx = self
+            .notification_puts(user, n)?
+            .into_iter()
+            .map(|p| TransactWriteItem::builder().put(p).build())
+            .collect();
+        Ok(self.transact(tx).await?.is_none())
+    }
+
+    /// Saves (or rewrites) a memory: `MEMORY#<id>`.
+    pub async fn put_memory(&self, user: &str, m: &Memory) -> Result<(), StoreError> {
+        self.put_doc(user, format!("MEMORY#{}", m.id), &to_doc("memory", m)?)
+            .await
+    }
+
+    /// Every memory, retired ones included, oldest first.
+    pub async fn memories(&self, user: &str) -> Result<Vec<Memory>, StoreError> {
+        let query = self
+            .client
+            .query()
+            .table_name(&self.table)
+            .key_condition_expression("pk = :pk AND begins_with(sk, :p)")
+            .expression_attribute_values(":pk", s(user_pk(user)))
+            .expression_attribute_values(":p", s("MEMORY#"));
+        self.query_all(query).await?.iter().map(from_item).collect()
     }
 }

@@ -11,6 +11,9 @@
 //! - `EVENT#<ts>#<id>`: the app-event log (90 days);
 //! - `NOTIFY#<ts>#<id>`: notifications sent, and `NOTIFYSTATE`: when the last one went out
 //!   (the conditional lock behind the 4-hour limit);
+//! - `ARTIFACT#<id>`: proposals the lifter confirms (see `artifacts`);
+//! - `CONV#<conversation>#MSG#<seq>` and `CONV#<conversation>#SUMMARY`: the coach's conversations;
+//! - `MEMORY#<id>`: what the coach keeps about the lifter;
 //! - `MONITOR#<workout>#<rule>#<exercise>`: a monitor nudge already sent (7 days).
 //!
 //! The active workout item stays after completion without its `doc`, so its `version` keeps
@@ -18,6 +21,8 @@
 
 pub mod activity;
 pub mod admin;
+pub mod artifacts;
+pub mod conversation;
 pub mod workouts;
 
 use std::collections::HashMap;
@@ -39,8 +44,8 @@ use crate::domain::workout::Workout;
 /// How long a request's first answer is replayed for a retry with the same `corr`.
 pub const IDEMPOTENCY_TTL_SECS: i64 = 24 * 60 * 60;
 
-const SK_PROFILE: &str = "PROFILE";
-const SK_ACTIVE: &str = "WORKOUT#ACTIVE";
+pub(crate) const SK_PROFILE: &str = "PROFILE";
+pub(crate) const SK_ACTIVE: &str = "WORKOUT#ACTIVE";
 const SK_CONTEXT: &str = "CONTEXT";
 const SK_NOTIFY_STATE: &str = "NOTIFYSTATE";
 
@@ -519,7 +524,12 @@ impl Store {
         .await
     }
 
-    async fn put_doc(&self, user: &str, sk: String, doc: &str) -> Result<(), StoreError> {
+    pub(crate) async fn put_doc(
+        &self,
+        user: &str,
+        sk: String,
+        doc: &str,
+    ) -> Result<(), StoreError> {
         let mut item = key(user, sk);
         item.insert("doc".into(), s(doc));
         self.client

@@ -202,13 +202,7 @@ impl FunctionalLane {
         id: &str,
         log: &mut RequestLog,
     ) -> Result<Response<Body>, ApiError> {
-        let message = api::extract_payload(req).or_else(|e| {
-            if matches!(req.body(), Body::Empty) {
-                Ok(String::new())
-            } else {
-                Err(e)
-            }
-        })?;
+        let message = optional_payload(req)?;
         let (ctx, text) = bind(req, self.auth, &message, log)?;
         if !text.trim().is_empty() {
             only(&json_object(text)?, &[])?;
@@ -220,7 +214,7 @@ impl FunctionalLane {
     /// Completes workout `id` (idempotent: an already completed one answers the same) and
     /// enqueues the `workout_completed` job. A failed enqueue is a 503; the workout stays
     /// completed, and retrying enqueues again (the worker is idempotent).
-    pub(super) async fn complete_active(
+    pub(crate) async fn complete_active(
         &self,
         ctx: &SessionContext,
         id: &str,
@@ -296,6 +290,54 @@ impl FunctionalLane {
         };
         Ok(json!({ "workout": workout, "already_completed": already, "job": job_status }))
     }
+}
+
+/// `POST /v1/artifacts/{id}/confirm` `{"content_hash": ..}` and `/dismiss` (empty body or `{}`).
+impl FunctionalLane {
+    pub(super) async fn artifact(
+        &self,
+        req: &Request,
+        id: &str,
+        confirm: bool,
+        log: &mut RequestLog,
+    ) -> Result<Response<Body>, ApiError> {
+        let message = optional_payload(req)?;
+        let (ctx, text) = bind(req, self.auth, &message, log)?;
+        let obj = if text.trim().is_empty() {
+            Map::new()
+        } else {
+            json_object(text)?
+        };
+        let t = Instant::now();
+        let body = if confirm {
+            only(&obj, &["content_hash"])?;
+            let hash = opt_str(&obj, "content_hash")?.ok_or_else(|| {
+                invalid(
+                    "'content_hash' is required: the hash of the proposal the lifter saw",
+                    "content_hash",
+                )
+            })?;
+            super::super::artifacts::confirm(&self.store, &ctx.user_id, id, Some(hash), Utc::now())
+                .await
+        } else {
+            only(&obj, &[])?;
+            super::super::artifacts::dismiss(&self.store, &ctx.user_id, id, Utc::now()).await
+        };
+        log.store_us += t.elapsed().as_micros() as u64;
+        log.store_calls += 2;
+        Ok(api::json_response(200, &body?.to_string()))
+    }
+}
+
+/// The payload of a POST whose body may be empty.
+fn optional_payload(req: &Request) -> Result<String, ApiError> {
+    api::extract_payload(req).or_else(|e| {
+        if matches!(req.body(), Body::Empty) {
+            Ok(String::new())
+        } else {
+            Err(e)
+        }
+    })
 }
 
 pub(super) fn default_name(now: DateTime<Utc>, ctx: &SessionContext) -> String {

@@ -4,6 +4,7 @@
 //!   `{success, action, data, intent}`;
 //! - `POST /v1/events`: app events, with the notification gate;
 //! - `POST /v1/workouts`, `GET /v1/workouts/active`, `POST /v1/workouts/{id}/complete`;
+//! - `POST /v1/artifacts/{id}/confirm|dismiss` (shared with the coach's chat, `lanes::artifacts`);
 //! - `GET /v1/notifications`.
 //!
 //! One file per group of routes: `buttons`, `app_events`, `lifecycle`; `params` reads fields.
@@ -51,7 +52,7 @@ const PAGE_DEFAULT: i32 = 20;
 const PAGE_MAX: i32 = 100;
 
 /// Routes served by other issues' work: answered 501 until they land.
-const NOT_YET: [&str; 3] = ["/v1/artifacts/", "/v1/insights", "/v1/import/strong"];
+const NOT_YET: [&str; 2] = ["/v1/insights", "/v1/import/strong"];
 
 pub struct FunctionalLane {
     store: Store,
@@ -98,6 +99,11 @@ impl FunctionalLane {
             .strip_prefix("/v1/workouts/")
             .and_then(|rest| rest.strip_suffix("/complete"))
             .filter(|id| !id.is_empty() && !id.contains('/'));
+        let artifact = path.strip_prefix("/v1/artifacts/").and_then(|rest| {
+            let (id, action) = rest.split_once('/')?;
+            (!id.is_empty() && !id.contains('/') && matches!(action, "confirm" | "dismiss"))
+                .then(|| (id.to_string(), action == "confirm"))
+        });
         let expect = |m: &str| -> Result<(), ApiError> {
             if method == m {
                 Ok(())
@@ -134,6 +140,11 @@ impl FunctionalLane {
                 expect("POST")?;
                 let id = complete_id.unwrap_or_default().to_string();
                 self.complete(req, &id, log).await
+            }
+            _ if artifact.is_some() => {
+                expect("POST")?;
+                let (id, confirm) = artifact.unwrap_or_default();
+                self.artifact(req, &id, confirm, log).await
             }
             p if NOT_YET.iter().any(|n| p.starts_with(n)) => {
                 Err(ApiError::not_implemented(&format!("{method} {p}")))

@@ -3,17 +3,20 @@
 //! back and let it continue. At most `MAX_TOOL_TURNS` model turns with tools, then one closing
 //! turn without them. A failing tool is a structured error for the model, not the end of the
 //! answer; a failing model is an `error` event. `done` always ends the stream.
+//!
+//! Every answer passes the critic (`critic`): a high-risk turn is buffered, revised once and
+//! scrubbed if need be; any other turn streams live and gets a correction after it when it broke
+//! a rule.
 
 use std::time::Instant;
 
 use serde_json::{Value, json};
 
+use super::critic::{self, Facts};
 use super::sse::Emitter;
 use super::{instruction, tools};
-use crate::context::SessionContext;
 use crate::llm::{Event, Model, ModelError, Part, Request, Role, ToolResult, Turn, Usage};
 use crate::router::Intent;
-use crate::store::Store;
 
 /// Model turns that may call tools before the closing turn.
 pub const MAX_TOOL_TURNS: usize = 12;
@@ -27,25 +30,51 @@ pub struct Outcome {
     pub usage: Usage,
     pub model_turns: usize,
     pub tool_calls: usize,
+    /// Write tools that succeeded (the critic checks claims of change against these).
+    pub writes: Vec<String>,
+    pub proposals: usize,
+    /// What the lifter was shown, corrections included (stored as the conversation turn).
+    pub answer: String,
+    /// Rules the answer broke before it was revised or corrected.
+    pub violations: usize,
+    /// Ids of the proposals stored during the answer.
+    pub artifact_ids: Vec<String>,
+    /// A retried request answered from the stored exchange.
+    pub replayed: bool,
     pub error: Option<&'static str>,
+}
+
+/// What the agent is given besides the lifter's message.
+pub struct Briefing {
+    /// Earlier turns of the conversation, oldest first, within the history budget.
+    pub history: Vec<Turn>,
+    /// The per-request context (profile, goals, memories, workout brief, folded history).
+    pub context: String,
 }
 
 pub async fn run(
     model: &Model,
-    store: &Store,
-    ctx: &SessionContext,
+    env: &tools::Env<'_>,
     text: &str,
     intent: Option<Intent>,
+    briefing: Briefing,
     emit: &Emitter,
     deadline: tokio::time::Instant,
 ) -> Outcome {
     let mut out = Outcome::default();
+    let mut turns = briefing.history;
+    turns.push(Turn::user(text));
     let mut req = Request {
-        system: instruction::system(ctx, intent),
-        turns: vec![Turn::user(text)],
-        tools: tools::specs(),
+        system: instruction::system(env.ctx, intent, &briefing.context),
+        turns,
+        tools: tools::specs(env.ctx.workout_mode),
         json_output: false,
     };
+    let mut facts = Facts::default();
+    facts.add_text(text);
+    facts.add_text(&briefing.context);
+    let buffered = critic::is_high_risk(text);
+    let mut said = String::new();
     loop {
         let closing = out.model_turns == MAX_TOOL_TURNS;
         if closing {
@@ -53,7 +82,7 @@ pub async fn run(
             req.turns.push(Turn::user(CLOSING_NOTE));
         }
         out.model_turns += 1;
-        let turn = match model_turn(model, &req, emit, deadline, &mut out.usage).await {
+        let turn = match model_turn(model, &req, emit, deadline, &mut out.usage, !buffered).await {
             Ok(Some(t)) => t,
             // The client went away: stop here, the model call is already closed.
             Ok(None) => return out,
@@ -68,8 +97,15 @@ pub async fn run(
                 return out;
             }
         };
+        said.push_str(&turn.text());
         let calls: Vec<_> = turn.calls().cloned().collect();
         if calls.is_empty() || closing {
+            req.turns.push(turn);
+            let checked = review(
+                model, &mut req, said, &facts, &mut out, buffered, emit, deadline,
+            )
+            .await;
+            out.answer = checked;
             return out;
         }
         req.turns.push(turn);
@@ -87,20 +123,41 @@ pub async fn run(
         // Independent reads in one turn run concurrently.
         let results = futures_util::future::join_all(calls.iter().map(|c| async move {
             let started = Instant::now();
-            let r = tools::run(store, ctx, &c.name, &c.args).await;
+            let r = tools::run(env, &c.name, &c.args).await;
             (r, started.elapsed())
         }))
         .await;
         let mut parts = Vec::with_capacity(calls.len());
+        let mut artifacts = Vec::new();
         for (c, (r, took)) in calls.iter().zip(results) {
             let ok = r.is_ok();
-            let content = r.unwrap_or_else(|e| e.to_json());
+            let content = match r {
+                Ok(done) => {
+                    match done.effect {
+                        tools::Effect::Proposed(view) => {
+                            out.proposals += 1;
+                            artifacts.push(view);
+                        }
+                        tools::Effect::Wrote => out.writes.push(c.name.clone()),
+                        tools::Effect::None => {}
+                    }
+                    facts.add_json(&done.value);
+                    done.value
+                }
+                Err(e) => e.to_json(),
+            };
             emit.send(
                 "tool_end",
                 json!({ "tool": c.name, "call_id": c.id, "elapsed_ms": took.as_millis() as u64, "ok": ok }),
             )
             .await;
             parts.push(Part::Result(ToolResult::for_call(c, content)));
+        }
+        // Artifacts after the tool_end of the call that stored them, with their stored ids.
+        out.artifact_ids
+            .extend(super::briefing::artifact_ids(&artifacts));
+        for view in artifacts {
+            emit.send("artifact", view).await;
         }
         if emit.client_gone() {
             return out;
@@ -112,14 +169,68 @@ pub async fn run(
     }
 }
 
-/// Streams one model turn's text to the lifter and returns the whole turn; `None` when the
-/// client disconnected (dropping the stream closes the model call).
+/// The critic's pass over the whole answer. Streamed: a correction follows when it broke a rule.
+/// Buffered: one revision by the model with the findings, then the unsafe sentences replaced;
+/// the result is sent as one message. Returns what the lifter was shown.
+#[allow(clippy::too_many_arguments)]
+async fn review(
+    model: &Model,
+    req: &mut Request,
+    said: String,
+    facts: &Facts,
+    out: &mut Outcome,
+    buffered: bool,
+    emit: &Emitter,
+    deadline: tokio::time::Instant,
+) -> String {
+    let wrote = !out.writes.is_empty();
+    let found = critic::check(&said, facts, wrote);
+    out.violations = found.len();
+    if found.is_empty() {
+        if buffered {
+            emit.send("message", json!({ "text": said })).await;
+        }
+        return said;
+    }
+    tracing::warn!(violations = ?found, "critic flagged the answer");
+    if !buffered {
+        let fix = critic::correction(&found);
+        emit.send("message", json!({ "text": fix })).await;
+        return said + &fix;
+    }
+    let rules: Vec<String> = found.iter().map(|v| format!("- {}", v.rule())).collect();
+    req.tools.clear();
+    req.turns.push(Turn::user(format!(
+        "Your answer broke these rules:\n{}\nWrite the whole answer again without breaking them.",
+        rules.join("\n")
+    )));
+    let revised = match model_turn(model, req, emit, deadline, &mut out.usage, false).await {
+        Ok(Some(t)) => t.text(),
+        _ => String::new(),
+    };
+    let text = if !revised.trim().is_empty() && critic::check(&revised, facts, wrote).is_empty() {
+        revised
+    } else {
+        let base = if revised.trim().is_empty() {
+            &said
+        } else {
+            &revised
+        };
+        critic::scrub(base, facts, wrote)
+    };
+    emit.send("message", json!({ "text": text })).await;
+    text
+}
+
+/// Streams one model turn's text to the lifter (when `live`) and returns the whole turn; `None`
+/// when the client disconnected (dropping the stream closes the model call).
 async fn model_turn(
     model: &Model,
     req: &Request,
     emit: &Emitter,
     deadline: tokio::time::Instant,
     usage: &mut Usage,
+    live: bool,
 ) -> Result<Option<Turn>, ModelError> {
     let mut stream = model.stream(req, deadline).await?;
     loop {
@@ -135,7 +246,7 @@ async fn model_turn(
             None => return Ok(Some(stream.turn())),
             Some(Err(e)) => return Err(e),
             Some(Ok(Event::TextDelta(t))) => {
-                if !emit.send("message", json!({ "text": t })).await {
+                if live && !emit.send("message", json!({ "text": t })).await {
                     return Ok(None);
                 }
             }
@@ -150,24 +261,34 @@ async fn model_turn(
 }
 
 fn status_text(calls: &[crate::llm::ToolCall]) -> String {
-    let what: Vec<&str> = calls
-        .iter()
-        .map(|c| match c.name.as_str() {
+    let mut unique: Vec<&str> = Vec::new();
+    for c in calls {
+        let n = c.name.as_str();
+        let what = match n {
             "training_snapshot" => "your training overview",
             "exercise_search" => "the exercise catalog",
-            "exercise_progress" => "your progress",
+            "exercise_progress" | "training_set_query" => "your progress",
             "suggest_weight" => "your recent sets",
             "workout_state" => "your workout",
+            "routine" | "template" => "your plan",
+            "send_notification" => "your notifications",
+            _ if n.starts_with("propose_") => "a proposal",
+            _ if tools::is_workout_tool(n) => "your workout",
+            _ if n.contains("memor") || n == "update_user_context" => "your notes",
             _ => "your data",
-        })
-        .collect();
-    let mut unique: Vec<&str> = Vec::new();
-    for w in what {
-        if !unique.contains(&w) {
-            unique.push(w);
+        };
+        if !unique.contains(&what) {
+            unique.push(what);
         }
     }
-    format!("Checking {}…", unique.join(" and "))
+    let verb = if calls.iter().any(|c| c.name.starts_with("propose_")) {
+        "Drafting"
+    } else if calls.iter().any(|c| tools::is_workout_tool(&c.name)) {
+        "Updating"
+    } else {
+        "Checking"
+    };
+    format!("{verb} {}…", unique.join(" and "))
 }
 
 /// What the lifter reads when the model fails (the provider's words stay in the log).

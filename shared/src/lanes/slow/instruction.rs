@@ -17,14 +17,20 @@ not know. Never estimate the lifter's data from general knowledge.
 - Exercise ids come from exercise_search or from other tool results, never from memory.
 - Safety first: no medication or medical-treatment advice; pain is a signal to stop and see a \
 professional, never something to push through.
-- You cannot change the lifter's plan or workout yet: say what you would change and why.";
+- Plans change only through proposals: call a propose_ tool and tell the lifter it applies when \
+they confirm. Never say something was saved or changed unless a tool did it in this turn.
+- During a workout, log and adjust with the workout tools; keep heavy analysis for later.
+- Keep durable facts the lifter tells you (injuries, schedule, preferences) with save_memory; \
+update goals with update_user_context only when the lifter states them.
+- You cannot delete the lifter's history, routines or account from chat: point them to the \
+app's settings.";
 
 pub const WORKOUT_MODE: &str = "\n\nWorkout mode: the lifter is mid-session with a phone in one \
 hand. Answer in one or two short sentences; no lists unless asked.";
 
 /// The system text: the stable prefix, the workout overlay when it applies, then this
 /// request's context.
-pub fn system(ctx: &SessionContext, intent: Option<Intent>) -> String {
+pub fn system(ctx: &SessionContext, intent: Option<Intent>, context: &str) -> String {
     let mut s = String::from(PREFIX);
     if ctx.workout_mode {
         s.push_str(WORKOUT_MODE);
@@ -34,6 +40,10 @@ pub fn system(ctx: &SessionContext, intent: Option<Intent>) -> String {
         ctx.today,
         ctx.tz.name()
     ));
+    if !context.is_empty() {
+        s.push('\n');
+        s.push_str(context);
+    }
     if let Some(hint) = plan_hint(intent) {
         s.push_str("\nPlan for this message: ");
         s.push_str(hint);
@@ -48,10 +58,10 @@ pub fn plan_hint(intent: Option<Intent>) -> Option<&'static str> {
             "a progress question. Get exercise_progress for the lifts named (exercise_search first if the name is unclear); answer with the change in estimated 1RM and what drives it."
         }
         Intent::PlanRoutine | Intent::EditPlan => {
-            "a planning request. Read training_snapshot (goals, equipment, current routine) and use exercise_search for exercise ids; describe the plan you would build."
+            "a planning request. Read training_snapshot (goals, equipment, current routine), use exercise_search for exercise ids, then call propose_routine (or propose_routine_update / propose_template_update for changes) so the lifter can confirm it."
         }
         Intent::PlanWorkout | Intent::StartWorkout | Intent::NextWorkout => {
-            "a workout question. Read training_snapshot (routine and next day) and workout_state; use suggest_weight for loads."
+            "a workout question. Read training_snapshot (routine and next day) and workout_state; use suggest_weight for loads; propose_workout if the lifter wants a session planned."
         }
         Intent::CoachGeneral => {
             "a general coaching question. Read training_snapshot if the answer depends on the lifter's training."
@@ -69,10 +79,10 @@ mod tests {
         let now = chrono::Utc::now();
         let prefix = crate::context::split_prefix("hi").expect("no prefix").0;
         let ctx = SessionContext::bind("u".into(), &prefix, now);
-        let a = system(&ctx, Some(Intent::AnalyzeProgress));
-        let b = system(&ctx, None);
+        let a = system(&ctx, Some(Intent::AnalyzeProgress), "Profile: unit kg.");
+        let b = system(&ctx, None, "");
         assert!(a.starts_with(PREFIX) && b.starts_with(PREFIX));
-        assert!(a.contains("exercise_progress"));
+        assert!(a.contains("exercise_progress") && a.contains("Profile: unit kg."));
         assert!(!b.contains("Plan for this message"));
     }
 }

@@ -7,6 +7,9 @@
 //! identity) gets an ordinary JSON error with its HTTP status, like every other endpoint.
 
 pub mod agent;
+pub mod briefing;
+pub mod critic;
+pub mod gate;
 pub mod instruction;
 pub mod sse;
 pub mod tools;
@@ -21,12 +24,16 @@ use serde_json::{Value, json};
 use super::fast::FastLane;
 use super::functional::FunctionalLane;
 use super::functional::assist::Assist;
+use chrono::Utc;
+
 use crate::api::{self, ApiError};
-use crate::context::AuthMode;
+use crate::context::{AuthMode, SessionContext};
+use crate::domain::artifact::{Artifact, Proposal};
 use crate::llm::{Model, ModelLane};
 use crate::queue::JobQueue;
 use crate::router::{self, Intent, Lane};
-use crate::store::Store;
+use crate::store::conversation::Exchange;
+use crate::store::{Store, StoreError};
 use crate::telemetry::RequestLog;
 
 const ROUTE: &str = "/v1/stream";
@@ -189,22 +196,7 @@ impl SlowLane {
         let mut log = std::mem::take(log);
         tokio::spawn(async move {
             emit.send_frame(route_event).await;
-            let outcome = match &self.model {
-                Some(model) => {
-                    agent::run(model, &self.store, &ctx, &text, intent, &emit, deadline).await
-                }
-                None => {
-                    emit.send("error", json!({
-                        "code": "MODEL_NOT_CONFIGURED",
-                        "message": "No coach model is configured on this server. Set SLOW_MODEL (and MODEL_PROVIDER with GEMINI_API_KEY, or OPENAI_BASE_URL) to enable the coach; workout commands and buttons work without it.",
-                    }))
-                    .await;
-                    agent::Outcome {
-                        error: Some("MODEL_NOT_CONFIGURED"),
-                        ..agent::Outcome::default()
-                    }
-                }
-            };
+            let outcome = Box::pin(self.coach(&ctx, &text, intent, &emit, deadline)).await;
             emit.send("done", agent::done_data(intent, started, &outcome))
                 .await;
             log.status = 200;
@@ -217,6 +209,231 @@ impl SlowLane {
             log.emit();
         });
         Ok(event_stream(body))
+    }
+}
+
+impl SlowLane {
+    /// A coach message: replay a retried request, apply a confirmed proposal, ask before
+    /// anything destructive, or run the agent; then store the exchange once.
+    async fn coach(
+        &self,
+        ctx: &SessionContext,
+        text: &str,
+        intent: Option<Intent>,
+        emit: &sse::Emitter,
+        deadline: tokio::time::Instant,
+    ) -> agent::Outcome {
+        let now = Utc::now();
+        let loaded = match briefing::load(&self.store, ctx, now).await {
+            Ok(l) => l,
+            Err(e) => return fail(emit, &e).await,
+        };
+        // A retry of a request that was answered: the same answer, nothing run or written again.
+        if let Some(prev) = ctx.corr.as_deref().and_then(|c| {
+            loaded
+                .exchanges
+                .iter()
+                .find(|e| e.corr.as_deref() == Some(c))
+        }) {
+            emit.send("message", json!({ "text": prev.answer })).await;
+            return agent::Outcome {
+                answer: prev.answer.clone(),
+                replayed: true,
+                ..agent::Outcome::default()
+            };
+        }
+        let mut exchange = Exchange {
+            seq: loaded.exchanges.first().map_or(1, |e| e.seq + 1),
+            corr: ctx.corr.clone(),
+            message: text.to_string(),
+            answer: String::new(),
+            kind: "coach".into(),
+            pending_request: None,
+            artifacts: Vec::new(),
+            at: now,
+        };
+        let confirmed_request = loaded
+            .exchanges
+            .first()
+            .filter(|p| p.kind == "clarification" && now - p.at < CLARIFICATION_WINDOW)
+            .and_then(|p| p.pending_request.clone())
+            .filter(|_| gate::is_confirmation(text));
+        let mut outcome = if let Some(request) = confirmed_request {
+            // The lifter said yes to a destructive request: the coach handles it, told so.
+            let confirmed = format!("{request}\n\n(I confirm this explicitly: \"{text}\")");
+            self.agent(ctx, &confirmed, intent, &loaded, emit, deadline)
+                .await
+        } else if let Some(a) = loaded
+            .pending_artifact(ctx, now)
+            .filter(|_| gate::is_confirmation(text))
+        {
+            exchange.kind = "confirm".into();
+            exchange.artifacts.push(a.id.clone());
+            apply_from_chat(&self.store, ctx, a, emit, now).await
+        } else if let Some(verb) = gate::destructive_verb(text) {
+            let (question, options) = gate::clarification(verb, text);
+            exchange.kind = "clarification".into();
+            exchange.pending_request = Some(text.to_string());
+            emit.send(
+                "clarification",
+                json!({ "id": format!("clarify-{}", exchange.seq), "question": question, "options": options }),
+            )
+            .await;
+            agent::Outcome {
+                answer: question,
+                ..agent::Outcome::default()
+            }
+        } else {
+            self.agent(ctx, text, intent, &loaded, emit, deadline).await
+        };
+        if outcome.error.is_none() && !emit.client_gone() {
+            exchange.answer = outcome.answer.clone();
+            exchange
+                .artifacts
+                .extend(outcome.artifact_ids.iter().cloned());
+            if let Err(e) = self.remember(ctx, exchange).await {
+                tracing::error!(error = %e, "could not store the conversation turn");
+                outcome.error = Some("STORE_UNAVAILABLE");
+            }
+        }
+        outcome
+    }
+
+    async fn agent(
+        &self,
+        ctx: &SessionContext,
+        text: &str,
+        intent: Option<Intent>,
+        loaded: &briefing::Loaded,
+        emit: &sse::Emitter,
+        deadline: tokio::time::Instant,
+    ) -> agent::Outcome {
+        let Some(model) = &self.model else {
+            emit.send("error", json!({
+                "code": "MODEL_NOT_CONFIGURED",
+                "message": "No coach model is configured on this server. Set SLOW_MODEL (and MODEL_PROVIDER with GEMINI_API_KEY, or OPENAI_BASE_URL) to enable the coach; workout commands and buttons work without it.",
+            }))
+            .await;
+            return agent::Outcome {
+                error: Some("MODEL_NOT_CONFIGURED"),
+                ..agent::Outcome::default()
+            };
+        };
+        let (history, fold) = loaded.history();
+        if let Some(summary) = &fold {
+            // Folded before the model call so that the summary is in this request's context.
+            if let Err(e) = self
+                .store
+                .put_summary(&ctx.user_id, briefing::conversation_id(ctx), summary)
+                .await
+            {
+                tracing::warn!(error = %e, "could not store the conversation summary");
+            }
+        }
+        let summary = fold.as_ref().or(loaded.summary.as_ref());
+        let env = tools::Env {
+            store: &self.store,
+            ctx,
+            functional: &self.functional,
+        };
+        let briefing = agent::Briefing {
+            history,
+            context: loaded.context(ctx, summary),
+        };
+        agent::run(model, &env, text, intent, briefing, emit, deadline).await
+    }
+
+    /// Stores the exchange once: at the next free sequence number, never twice for one corr.
+    async fn remember(&self, ctx: &SessionContext, mut e: Exchange) -> Result<(), StoreError> {
+        let conv = briefing::conversation_id(ctx);
+        for _ in 0..3 {
+            if self.store.append_exchange(&ctx.user_id, conv, &e).await? {
+                return Ok(());
+            }
+            // A concurrent turn took the number: continue after the newest.
+            let (latest, _) = self
+                .store
+                .conversation(&ctx.user_id, conv, 1, Utc::now())
+                .await?;
+            match latest.first() {
+                Some(l) if e.corr.is_some() && l.corr == e.corr => return Ok(()),
+                Some(l) => e.seq = l.seq + 1,
+                None => e.seq += 1,
+            }
+        }
+        Err(StoreError::Backend(
+            "the conversation kept changing while this turn was stored".into(),
+        ))
+    }
+}
+
+/// How long a destructive request waits for its explicit yes.
+const CLARIFICATION_WINDOW: chrono::Duration = chrono::Duration::minutes(10);
+
+async fn fail(emit: &sse::Emitter, e: &StoreError) -> agent::Outcome {
+    tracing::error!(error = %e, "store call failed before the coach could answer");
+    let err = ApiError::store_unavailable();
+    emit.send("error", json!({ "code": err.code, "message": err.message }))
+        .await;
+    agent::Outcome {
+        error: Some(err.code),
+        ..agent::Outcome::default()
+    }
+}
+
+/// "Yes, save it" right after a proposal: apply exactly what is stored, no model call.
+async fn apply_from_chat(
+    store: &Store,
+    ctx: &SessionContext,
+    a: &Artifact,
+    emit: &sse::Emitter,
+    now: chrono::DateTime<Utc>,
+) -> agent::Outcome {
+    match super::artifacts::confirm(store, &ctx.user_id, &a.id, Some(&a.content_hash), now).await {
+        Ok(done) => {
+            emit.send("artifact", done["artifact"].clone()).await;
+            let text = applied_text(a);
+            emit.send("message", json!({ "text": text })).await;
+            agent::Outcome {
+                answer: text,
+                writes: vec!["confirm".into()],
+                ..agent::Outcome::default()
+            }
+        }
+        Err(e) => {
+            emit.send("error", json!({ "code": e.code, "message": e.message }))
+                .await;
+            agent::Outcome {
+                error: Some(e.code),
+                ..agent::Outcome::default()
+            }
+        }
+    }
+}
+
+/// What the lifter reads after a proposal is applied from chat.
+fn applied_text(a: &Artifact) -> String {
+    match &a.proposal {
+        Proposal::Routine { routine, .. } => format!(
+            "Saved \"{}\" ({} days) as your active routine. Next up: {}.",
+            routine.name,
+            routine.days.len(),
+            routine.days.first().map_or("day 1", |d| d.label.as_str())
+        ),
+        Proposal::RoutineUpdate { routine, .. } => {
+            format!("Updated \"{}\": {} days.", routine.name, routine.days.len())
+        }
+        Proposal::TemplateUpdate { template } => {
+            format!("Updated the template \"{}\".", template.name)
+        }
+        Proposal::Workout { workout } => format!(
+            "Started \"{}\". First up: {}.",
+            workout.name,
+            workout
+                .exercises
+                .first()
+                .map_or("your first exercise", |e| e.name.as_str())
+        ),
     }
 }
 

@@ -1,15 +1,11 @@
-//! The coach's tools. The user id is never a parameter: every tool runs for the authenticated
-//! user of the request. Reads go to the store at call time, so what the model is told is what
-//! is stored now. A result is at most 15 KB (a longer one is cut and says so); a failing tool
-//! returns `{"error": {code, message}}` to the model and the loop goes on.
-//!
-//! This first set is read-only: the training snapshot, exercise search, exercise progress,
-//! suggest-weight and the active workout. Proposals and workout-mode writes come with the
-//! artifact store (issue 4, later increments).
+//! Read tools: the training snapshot, exercise search and progress, suggest-weight, the active
+//! workout, routines and templates, and a bounded query of logged sets. Reads go to the store at
+//! call time, so what the model is told is what is stored now.
 
 use chrono::{Duration, Utc};
 use serde_json::{Value, json};
 
+use super::{Env, ToolError, int_arg, spec, store_failed, str_arg};
 use crate::context::SessionContext;
 use crate::domain::catalog::{Exercise, catalog};
 use crate::domain::strength::round1;
@@ -21,19 +17,12 @@ use crate::skills::history::{
 use crate::skills::suggest;
 use crate::store::{Parts, Store};
 
-/// Largest tool result handed to the model.
-pub const MAX_RESULT_BYTES: usize = 15_000;
 /// How far back a progress query may look.
 const MAX_PROGRESS_WEEKS: i64 = 26;
 const RECENT_SESSIONS: usize = 5;
 const MAX_SEARCH_RESULTS: usize = 10;
 
-pub fn specs() -> Vec<ToolSpec> {
-    let spec = |name: &str, description: &str, parameters: Option<Value>| ToolSpec {
-        name: name.to_string(),
-        description: description.to_string(),
-        parameters,
-    };
+pub(super) fn specs() -> Vec<ToolSpec> {
     vec![
         spec(
             "training_snapshot",
@@ -70,127 +59,50 @@ pub fn specs() -> Vec<ToolSpec> {
             "The active workout: exercises with their instance ids, planned and logged sets with ids, and the current set.",
             None,
         ),
+        spec(
+            "routine",
+            "A routine with its days and each day's template (exercises, planned sets and reps). Without routine_id: the active routine, or a list of the lifter's routines.",
+            Some(json!({"type": "object", "properties": {
+                "routine_id": {"type": "string"}
+            }})),
+        ),
+        spec(
+            "template",
+            "One workout template: its exercises with planned sets, reps and RIR.",
+            Some(json!({"type": "object", "properties": {
+                "template_id": {"type": "string"}
+            }, "required": ["template_id"]})),
+        ),
+        spec(
+            "training_set_query",
+            "Logged working sets, newest first (date, exercise, reps, weight, RIR), optionally for one exercise. Bounded: at most 100 sets from the last 180 days.",
+            Some(json!({"type": "object", "properties": {
+                "exercise_id": {"type": "string"},
+                "days": {"type": "integer", "minimum": 1, "maximum": 180},
+                "limit": {"type": "integer", "minimum": 1, "maximum": 100}
+            }})),
+        ),
     ]
 }
 
-/// A tool failure the model can read and act on.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ToolError {
-    pub code: &'static str,
-    pub message: String,
-}
-
-impl ToolError {
-    fn new(code: &'static str, message: impl Into<String>) -> ToolError {
-        ToolError {
-            code,
-            message: message.into(),
-        }
-    }
-
-    pub fn to_json(&self) -> Value {
-        json!({ "error": { "code": self.code, "message": self.message } })
-    }
-}
-
-/// Runs one tool for the request's user. The result is bounded (see `bounded`).
-pub async fn run(
-    store: &Store,
-    ctx: &SessionContext,
+/// Runs `name` if it is a read tool.
+pub(super) async fn run(
+    env: &Env<'_>,
     name: &str,
     args: &Value,
-) -> Result<Value, ToolError> {
-    let out = match name {
+) -> Option<Result<Value, ToolError>> {
+    let (store, ctx) = (env.store, env.ctx);
+    Some(match name {
         "training_snapshot" => training_snapshot(store, ctx).await,
         "exercise_search" => exercise_search(args),
         "exercise_progress" => exercise_progress(store, ctx, args).await,
         "suggest_weight" => suggest_weight(store, ctx, args).await,
         "workout_state" => workout_state(store, ctx).await,
-        other => Err(ToolError::new(
-            "UNKNOWN_TOOL",
-            format!(
-                "there is no tool '{other}'; available: {}",
-                specs()
-                    .iter()
-                    .map(|s| s.name.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
-        )),
-    }?;
-    Ok(bounded(out))
-}
-
-/// Cuts a result over `MAX_RESULT_BYTES`, marking the cut.
-pub fn bounded(v: Value) -> Value {
-    let text = v.to_string();
-    if text.len() <= MAX_RESULT_BYTES {
-        return v;
-    }
-    // Escaping inside the string makes the cut JSON longer than its source: shrink until it fits.
-    let mut end = MAX_RESULT_BYTES - 300;
-    loop {
-        while !text.is_char_boundary(end) {
-            end -= 1;
-        }
-        let out = json!({
-            "truncated": true,
-            "note": format!("the result was {} bytes; only its first {end} are given; ask for less (fewer weeks, a narrower query)", text.len()),
-            "partial_json": &text[..end],
-        });
-        let len = out.to_string().len();
-        if len <= MAX_RESULT_BYTES || end == 0 {
-            return out;
-        }
-        end = end.saturating_sub(len - MAX_RESULT_BYTES + 16);
-    }
-}
-
-fn str_arg<'a>(args: &'a Value, name: &str) -> Result<&'a str, ToolError> {
-    args[name]
-        .as_str()
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-        .ok_or_else(|| {
-            ToolError::new(
-                "INVALID_ARGUMENT",
-                format!("'{name}' (a string) is required"),
-            )
-        })
-}
-
-fn int_arg(
-    args: &Value,
-    name: &str,
-    range: std::ops::RangeInclusive<i64>,
-) -> Result<Option<i64>, ToolError> {
-    match &args[name] {
-        Value::Null => Ok(None),
-        v => v
-            .as_f64()
-            .filter(|f| f.fract() == 0.0)
-            .map(|f| f as i64)
-            .filter(|i| range.contains(i))
-            .map(Some)
-            .ok_or_else(|| {
-                ToolError::new(
-                    "INVALID_ARGUMENT",
-                    format!(
-                        "'{name}' must be a whole number from {} to {}",
-                        range.start(),
-                        range.end()
-                    ),
-                )
-            }),
-    }
-}
-
-fn store_failed(e: &crate::store::StoreError) -> ToolError {
-    tracing::error!(error = %e, "store call failed in a tool");
-    ToolError::new(
-        "STORE_UNAVAILABLE",
-        "the training data could not be read just now; try again",
-    )
+        "routine" => routine(store, ctx, args).await,
+        "template" => template(store, ctx, args).await,
+        "training_set_query" => training_set_query(store, ctx, args).await,
+        _ => return None,
+    })
 }
 
 fn exercise_json(e: &Exercise) -> Value {
@@ -330,7 +242,137 @@ async fn suggest_weight(
     Ok(s.to_data(&id, reps, rir, &profile))
 }
 
-fn workout_brief(w: &Workout) -> Value {
+async fn routine(store: &Store, ctx: &SessionContext, args: &Value) -> Result<Value, ToolError> {
+    let wanted = match &args["routine_id"] {
+        Value::Null => None,
+        _ => Some(str_arg(args, "routine_id")?.to_string()),
+    };
+    let (routines, state) = tokio::join!(
+        store.routines(&ctx.user_id),
+        store.user_state(
+            &ctx.user_id,
+            Parts {
+                profile: true,
+                ..Parts::default()
+            },
+            None,
+            Utc::now()
+        )
+    );
+    let routines = routines.map_err(|e| store_failed(&e))?;
+    let profile = state
+        .map_err(|e| store_failed(&e))?
+        .profile
+        .unwrap_or_default();
+    let id = wanted.or(profile.active_routine_id.clone());
+    let chosen = match &id {
+        Some(id) => routines.iter().find(|r| &r.id == id),
+        None if routines.len() == 1 => routines.first(),
+        None => None,
+    };
+    let Some(r) = chosen else {
+        if let Some(id) = &id {
+            return Err(ToolError::new(
+                "NOT_FOUND",
+                format!("the lifter has no routine '{id}'"),
+            ));
+        }
+        return Ok(json!({
+            "active_routine": null,
+            "routines": routines.iter().map(|r| json!({"routine_id": r.id, "name": r.name, "days": r.days.len()})).collect::<Vec<_>>(),
+        }));
+    };
+    let templates = futures_util::future::join_all(
+        r.days
+            .iter()
+            .map(|d| store.get_template(&ctx.user_id, &d.template_id)),
+    )
+    .await;
+    let mut days = Vec::with_capacity(r.days.len());
+    for (d, t) in r.days.iter().zip(templates) {
+        let t = t.map_err(|e| store_failed(&e))?;
+        days.push(json!({ "label": d.label, "template": t.as_ref().map(template_json) }));
+    }
+    Ok(json!({
+        "routine_id": r.id,
+        "name": r.name,
+        "active": profile.active_routine_id.as_deref() == Some(r.id.as_str()),
+        "next_day": r.days.get(r.next_day).map(|d| d.label.as_str()),
+        "days": days,
+    }))
+}
+
+fn template_json(t: &crate::domain::plan::Template) -> Value {
+    json!({
+        "template_id": t.id,
+        "name": t.name,
+        "exercises": t.exercises.iter().map(|e| json!({
+            "exercise_id": e.exercise_id,
+            "name": e.name,
+            "sets": e.sets.len(),
+            "reps": e.sets.first().and_then(|s| s.target.reps),
+            "rir": e.sets.first().and_then(|s| s.target.rir),
+            "rep_range": e.rep_range,
+        })).collect::<Vec<_>>(),
+    })
+}
+
+async fn template(store: &Store, ctx: &SessionContext, args: &Value) -> Result<Value, ToolError> {
+    let id = str_arg(args, "template_id")?;
+    match store
+        .get_template(&ctx.user_id, id)
+        .await
+        .map_err(|e| store_failed(&e))?
+    {
+        Some(t) => Ok(template_json(&t)),
+        None => Err(ToolError::new(
+            "NOT_FOUND",
+            format!("the lifter has no template '{id}'"),
+        )),
+    }
+}
+
+async fn training_set_query(
+    store: &Store,
+    ctx: &SessionContext,
+    args: &Value,
+) -> Result<Value, ToolError> {
+    let days = int_arg(args, "days", 1..=180)?.unwrap_or(28);
+    let limit = int_arg(args, "limit", 1..=100)?.unwrap_or(50) as usize;
+    let history = store
+        .completed_workouts_since(&ctx.user_id, Utc::now() - Duration::days(days))
+        .await
+        .map_err(|e| store_failed(&e))?;
+    let only = match &args["exercise_id"] {
+        Value::Null => None,
+        _ => Some(resolve(str_arg(args, "exercise_id")?, &history)?.0),
+    };
+    let mut sets = Vec::new();
+    let mut total = 0;
+    for w in history.iter().rev() {
+        for e in w
+            .exercises
+            .iter()
+            .filter(|e| only.as_ref().is_none_or(|id| &e.exercise_id == id))
+        {
+            for s in working_sets(w, &[e]) {
+                total += 1;
+                if sets.len() < limit {
+                    sets.push(json!({
+                        "date": w.started_at.date_naive().to_string(),
+                        "exercise_id": e.exercise_id,
+                        "reps": s.reps(), "weight_kg": s.weight_kg(), "rir": s.rir(),
+                    }));
+                }
+            }
+        }
+    }
+    Ok(
+        json!({ "days": days, "sets": sets, "total_matching": total, "truncated": total > sets.len() }),
+    )
+}
+
+pub(crate) fn workout_brief(w: &Workout) -> Value {
     json!({
         "workout_id": w.id,
         "name": w.name,
@@ -448,34 +490,5 @@ mod tests {
         assert_eq!(e.code, "INVALID_ARGUMENT");
         let e = exercise_search(&json!({"query": "curl", "limit": 50})).expect_err("limit bounded");
         assert!(e.message.contains("1 to 10"), "{}", e.message);
-    }
-
-    #[test]
-    fn big_results_are_cut_and_say_so() {
-        let big = json!({"rows": (0..5000).map(|i| json!({"i": i, "pad": "xxxxxxxx"})).collect::<Vec<_>>()});
-        let out = bounded(big);
-        assert_eq!(out["truncated"], true);
-        assert!(out.to_string().len() <= MAX_RESULT_BYTES);
-        let small = json!({"ok": true});
-        assert_eq!(bounded(small.clone()), small);
-    }
-
-    #[test]
-    fn every_tool_has_a_schema_both_providers_accept() {
-        for s in specs() {
-            assert!(
-                s.name.len() <= 64
-                    && s.name
-                        .chars()
-                        .all(|c| c.is_ascii_alphanumeric() || c == '_')
-            );
-            if let Some(p) = &s.parameters {
-                let text = p.to_string();
-                for banned in ["additionalProperties", "$schema", "const"] {
-                    assert!(!text.contains(banned), "{}: {banned}", s.name);
-                }
-                assert_eq!(p["type"], "object");
-            }
-        }
     }
 }

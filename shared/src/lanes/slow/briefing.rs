@@ -1,0 +1,363 @@
+//! What the coach knows before the first model call, read in one concurrent round of store
+//! calls: the profile, goals and memories, the last 7 days (sessions and app events), the active
+//! routine and its next day, the workout brief in workout mode, the latest proposal, and the
+//! conversation within its history budget (older exchanges folded into a stored summary).
+//!
+//! The context is compact and allowlisted: only the fields named here reach the model.
+
+use chrono::{DateTime, Duration, Utc};
+use serde_json::Value;
+
+use crate::context::SessionContext;
+use crate::domain::artifact::{Artifact, ArtifactStatus};
+use crate::domain::coaching::{CoachingContext, Memory};
+use crate::domain::plan::Routine;
+use crate::domain::profile::Profile;
+use crate::domain::workout::Workout;
+use crate::llm::Turn;
+use crate::store::conversation::{Exchange, Summary};
+use crate::store::{Parts, Store, StoreError};
+
+/// Exchanges read per request; anything older has been folded into the summary.
+pub const LOADED_EXCHANGES: i32 = 20;
+/// Exchanges replayed to the model at most, newest first, within the character budget.
+pub const KEPT_EXCHANGES: usize = 12;
+/// About 2,000 tokens of history.
+pub const HISTORY_BUDGET_CHARS: usize = 8_000;
+/// The folded summary keeps its newest lines within this.
+pub const SUMMARY_MAX_CHARS: usize = 2_000;
+/// The window of "recent" activity in the context.
+pub const RECENT_DAYS: i64 = 7;
+
+/// The conversation id used when the prefix names none.
+pub const DEFAULT_CONVERSATION: &str = "default";
+
+pub struct Loaded {
+    pub profile: Profile,
+    pub coaching: Option<CoachingContext>,
+    pub workout: Option<Workout>,
+    pub memories: Vec<Memory>,
+    pub recent_workouts: Vec<Workout>,
+    pub recent_events: Vec<Value>,
+    pub routine: Option<Routine>,
+    pub latest_artifact: Option<Artifact>,
+    /// Newest first.
+    pub exchanges: Vec<Exchange>,
+    pub summary: Option<Summary>,
+}
+
+pub fn conversation_id(ctx: &SessionContext) -> &str {
+    ctx.conversation_id
+        .as_deref()
+        .unwrap_or(DEFAULT_CONVERSATION)
+}
+
+pub async fn load(
+    store: &Store,
+    ctx: &SessionContext,
+    now: DateTime<Utc>,
+) -> Result<Loaded, StoreError> {
+    let user = ctx.user_id.as_str();
+    let parts = Parts {
+        profile: true,
+        coaching: true,
+        workout: true,
+        ..Parts::default()
+    };
+    let since = now - Duration::days(RECENT_DAYS);
+    let (state, memories, recent, events, routines, artifacts, conversation) = tokio::join!(
+        store.user_state(user, parts, None, now),
+        store.memories(user),
+        store.completed_workouts_since(user, since),
+        store.page(user, "EVENT#", 20, None, now),
+        store.routines(user),
+        store.recent_artifacts(user, 1),
+        store.conversation(user, conversation_id(ctx), LOADED_EXCHANGES, now),
+    );
+    let state = state?;
+    let profile = state.profile.unwrap_or_default();
+    let mut routines = routines?;
+    let routine = match &profile.active_routine_id {
+        Some(id) => routines.iter().position(|r| &r.id == id),
+        None if routines.len() == 1 => Some(0),
+        None => None,
+    }
+    .map(|i| routines.swap_remove(i));
+    let (exchanges, summary) = conversation?;
+    Ok(Loaded {
+        profile,
+        coaching: state.coaching,
+        workout: state.workout.map(|v| v.value),
+        memories: memories?
+            .into_iter()
+            .filter(|m| m.retired_at.is_none())
+            .collect(),
+        recent_workouts: recent?,
+        recent_events: events?
+            .items
+            .into_iter()
+            .filter(|e| {
+                e["at"]
+                    .as_str()
+                    .and_then(|t| DateTime::parse_from_rfc3339(t).ok())
+                    .is_some_and(|t| t >= since)
+            })
+            .collect(),
+        routine,
+        latest_artifact: artifacts?.into_iter().next(),
+        exchanges,
+        summary,
+    })
+}
+
+impl Loaded {
+    /// The proposal a chat "yes, save it" applies: the newest one, still pending, from this
+    /// conversation (when both name one).
+    pub fn pending_artifact(&self, ctx: &SessionContext, now: DateTime<Utc>) -> Option<&Artifact> {
+        self.latest_artifact.as_ref().filter(|a| {
+            a.status == ArtifactStatus::Proposed
+                && !a.is_expired(now)
+                && match (&a.conversation_id, &ctx.conversation_id) {
+                    (Some(x), Some(y)) => x == y,
+                    _ => true,
+                }
+        })
+    }
+
+    /// The per-request context for the instruction: compact lines, allowlisted fields.
+    pub fn context(&self, ctx: &SessionContext, summary: Option<&Summary>) -> String {
+        let p = &self.profile;
+        let mut lines = vec![format!(
+            "Profile: {}unit {}, experience {:?}, equipment {}{}{}.",
+            p.display_name
+                .as_ref()
+                .map(|n| format!("name {n}, "))
+                .unwrap_or_default(),
+            p.unit.label(),
+            p.experience,
+            if p.equipment.is_empty() {
+                "full gym".to_string()
+            } else {
+                p.equipment
+                    .iter()
+                    .map(|e| e.label())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            },
+            p.bodyweight_kg
+                .map(|b| format!(", bodyweight {b} kg"))
+                .unwrap_or_default(),
+            if p.goals.is_empty() {
+                String::new()
+            } else {
+                format!(", goals: {}", p.goals.join("; "))
+            },
+        )];
+        if let Some(c) = &self.coaching {
+            let g = &c.goals;
+            let mut parts = Vec::new();
+            if !g.objectives.is_empty() {
+                parts.push(format!("objectives: {}", g.objectives.join("; ")));
+            }
+            if let Some(t) = &g.timeline {
+                parts.push(format!("timeline: {t}"));
+            }
+            if let Some(t) = &g.current_cycle {
+                parts.push(format!("current cycle: {t}"));
+            }
+            if let Some(t) = &g.active_focus {
+                parts.push(format!("current focus: {t}"));
+            }
+            if !parts.is_empty() {
+                lines.push(format!("Goals: {}.", parts.join(", ")));
+            }
+        }
+        if !self.memories.is_empty() {
+            lines.push(format!(
+                "Memories: {}.",
+                self.memories
+                    .iter()
+                    .map(|m| format!("[{}] {}", m.id, m.text))
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            ));
+        }
+        if let Some(r) = &self.routine {
+            lines.push(format!(
+                "Active routine: {} ({}), next day: {}.",
+                r.name,
+                r.days
+                    .iter()
+                    .map(|d| d.label.as_str())
+                    .collect::<Vec<_>>()
+                    .join(" / "),
+                r.days
+                    .get(r.next_day)
+                    .map_or("unknown", |d| d.label.as_str())
+            ));
+        }
+        let sessions: Vec<String> = self
+            .recent_workouts
+            .iter()
+            .map(|w| format!("{} {}", w.started_at.date_naive(), w.name))
+            .collect();
+        lines.push(format!(
+            "Last {RECENT_DAYS} days: {} sessions{}{}.",
+            sessions.len(),
+            if sessions.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", sessions.join(", "))
+            },
+            if self.recent_events.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    "; app events: {}",
+                    self.recent_events
+                        .iter()
+                        .filter_map(|e| e["type"].as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            }
+        ));
+        if ctx.workout_mode
+            && let Some(w) = &self.workout
+        {
+            lines.push(format!(
+                "Workout brief (ids for the workout tools): {}",
+                super::tools::workout_brief(w)
+            ));
+        }
+        if let Some(s) = summary.filter(|s| !s.text.is_empty()) {
+            lines.push(format!("Earlier in this conversation:\n{}", s.text));
+        }
+        lines.join("\n")
+    }
+
+    /// The exchanges replayed to the model (oldest first) and, when exchanges fell out of the
+    /// budget since the last fold, the new summary to store.
+    pub fn history(&self) -> (Vec<Turn>, Option<Summary>) {
+        let mut used = 0;
+        let mut kept = 0;
+        for e in &self.exchanges {
+            let n = e.message.len() + e.answer.len();
+            if kept == KEPT_EXCHANGES || used + n > HISTORY_BUDGET_CHARS {
+                break;
+            }
+            used += n;
+            kept += 1;
+        }
+        let mut turns = Vec::with_capacity(kept * 2);
+        for e in self.exchanges[..kept].iter().rev() {
+            turns.push(Turn::user(e.message.clone()));
+            turns.push(Turn::model(e.answer.clone()));
+        }
+        let old = self.summary.clone().unwrap_or_default();
+        let mut folding: Vec<&Exchange> = self.exchanges[kept..]
+            .iter()
+            .filter(|e| e.seq > old.upto_seq)
+            .collect();
+        if folding.is_empty() {
+            return (turns, None);
+        }
+        folding.reverse();
+        let mut text = old.text;
+        for e in &folding {
+            let first = super::critic::sentences(&e.answer)
+                .first()
+                .map_or(String::new(), |s| s.trim().chars().take(140).collect());
+            let asked: String = e.message.chars().take(100).collect();
+            if !text.is_empty() {
+                text.push('\n');
+            }
+            text.push_str(&format!("- Lifter: {asked} / Coach: {first}"));
+        }
+        // Keep the newest lines within the cap.
+        while text.len() > SUMMARY_MAX_CHARS {
+            match text.find('\n') {
+                Some(i) => text.drain(..=i),
+                None => text.drain(..),
+            };
+        }
+        let upto = folding.last().map_or(old.upto_seq, |e| e.seq);
+        (
+            turns,
+            Some(Summary {
+                upto_seq: upto,
+                text,
+            }),
+        )
+    }
+}
+
+/// A compact record of what the stream showed, for the stored exchange.
+pub fn artifact_ids(views: &[Value]) -> Vec<String> {
+    views
+        .iter()
+        .filter_map(|v| v["artifact_id"].as_str().map(str::to_string))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn exchange(seq: u64, len: usize) -> Exchange {
+        Exchange {
+            seq,
+            corr: None,
+            message: format!("question {seq}"),
+            answer: format!("Answer {seq}. {}", "x".repeat(len)),
+            kind: "coach".into(),
+            pending_request: None,
+            artifacts: vec![],
+            at: Utc::now(),
+        }
+    }
+
+    fn loaded(exchanges: Vec<Exchange>, summary: Option<Summary>) -> Loaded {
+        Loaded {
+            profile: Profile::default(),
+            coaching: None,
+            workout: None,
+            memories: vec![],
+            recent_workouts: vec![],
+            recent_events: vec![],
+            routine: None,
+            latest_artifact: None,
+            exchanges,
+            summary,
+        }
+    }
+
+    #[test]
+    fn history_keeps_the_newest_within_budget_and_folds_the_rest_once() {
+        // 20 exchanges newest first, 1,000 characters each: 7 fit in 8,000.
+        let ex: Vec<Exchange> = (1..=20).rev().map(|s| exchange(s, 1_000)).collect();
+        let l = loaded(ex.clone(), None);
+        let (turns, summary) = l.history();
+        assert_eq!(turns.len(), 14);
+        assert_eq!(turns[0].text(), "question 14", "oldest kept first");
+        let s = summary.expect("folded");
+        assert_eq!(s.upto_seq, 13);
+        assert!(s.text.contains("question 13") && s.text.contains("Answer 13."));
+        // The next request with the same exchanges folds nothing new.
+        let (_, again) = loaded(ex, Some(s)).history();
+        assert_eq!(again, None);
+    }
+
+    #[test]
+    fn the_summary_stays_under_its_cap() {
+        let ex: Vec<Exchange> = (1..=20).rev().map(|s| exchange(s, 3_000)).collect();
+        let old = Summary {
+            upto_seq: 0,
+            text: "- old line\n".repeat(300),
+        };
+        let (_, s) = loaded(ex, Some(old)).history();
+        let s = s.expect("folded");
+        assert!(s.text.len() <= SUMMARY_MAX_CHARS);
+        assert!(s.text.contains("question 18"), "newest folded line kept");
+    }
+}

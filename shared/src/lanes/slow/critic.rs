@@ -1,0 +1,314 @@
+//! The critic and safety gate, in code (not in the prompt). It reads the coach's answer and
+//! flags:
+//! - medication or medical-treatment advice (a drug name or a dose, in a sentence that does not
+//!   refer the lifter to a doctor or pharmacist);
+//! - telling the lifter to push, train or work through pain (unless the sentence says not to);
+//! - a load (kg or lb, 20 kg and up: smaller numbers are plate steps and general advice) that
+//!   appears neither in this turn's tool results nor in the lifter's own message;
+//! - a claim that something was saved, logged or changed when no write tool succeeded.
+//!
+//! How it is enforced on a stream (see README): a turn the lifter's message makes high-risk
+//! (pain, injury, medication) is buffered, checked, revised once by the model with the findings,
+//! and replaced sentence by sentence if still unsafe; every other turn streams live and is
+//! checked when it ends, with a correction sent right after it when it broke a rule.
+
+use std::sync::LazyLock;
+
+use regex_lite::Regex;
+use serde_json::Value;
+
+/// Smallest load (kg) the number check applies to.
+pub const MIN_CHECKED_KG: f64 = 20.0;
+/// How close a stated load must be to a number in the data (rounding, unit conversion).
+const TOLERANCE_KG: f64 = 1.0;
+const LB_PER_KG: f64 = 2.204_622_6;
+
+static LOAD: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(\d{1,4}(?:[.,]\d{1,2})?)\s?(kg|kgs|kilos?|kilograms?|lb|lbs|pounds?)\b")
+        .unwrap_or_else(|e| panic!("load pattern: {e}"))
+});
+static NUMBER: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"\d+(?:\.\d+)?").unwrap_or_else(|e| panic!("number pattern: {e}"))
+});
+static MEDICATION: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(ibuprofen|naproxen|aspirin|paracetamol|acetaminophen|advil|aleve|tylenol|motrin|nsaids?|painkillers?|pain killers?|pain relievers?|muscle relaxants?|cortisone|corticosteroids?|steroid injections?|opioids?|codeine|tramadol|\d+\s?mg)\b")
+        .unwrap_or_else(|e| panic!("medication pattern: {e}"))
+});
+static REFERRAL: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(doctor|physician|pharmacist|physio|physiotherapist|gp|medical professional|can't advise|cannot advise|can't recommend|cannot recommend|not able to advise)\b")
+        .unwrap_or_else(|e| panic!("referral pattern: {e}"))
+});
+static THROUGH_PAIN: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b((push|work|train|grind|power|fight|lift|keep going)\s+(through|past|into)\s+(the\s+|your\s+|that\s+|this\s+|any\s+)?(pain|hurt|hurting|injury|twinge|ache)|ignore\s+(the\s+|your\s+|that\s+)?(pain|twinge|ache)|no pain,?\s+no gain)")
+        .unwrap_or_else(|e| panic!("pain pattern: {e}"))
+});
+static NEGATED: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(don't|do not|never|not|avoid|stop|shouldn't|should not|no need to)\b")
+        .unwrap_or_else(|e| panic!("negation pattern: {e}"))
+});
+static CHANGE_CLAIM: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b((i've|i have|i just|i've just|i)\s+(updated|added|logged|saved|changed|swapped|removed|deleted|created|scheduled|adjusted|replaced|started|completed|finished)|(has|have)\s+been\s+(updated|added|logged|saved|changed|swapped|removed|deleted|created|scheduled|started)|is\s+now\s+(saved|logged|active|updated))\b")
+        .unwrap_or_else(|e| panic!("claim pattern: {e}"))
+});
+static HIGH_RISK: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(pain|painful|hurts?|hurting|injur(y|ed|ies)|sprain(ed)?|strain(ed)?|tweak(ed)?|pulled|torn|tear|numb(ness)?|tingling|dizzy|chest|medication|meds|pills?|painkillers?|ibuprofen|advil|tylenol|doctor)\b")
+        .unwrap_or_else(|e| panic!("risk pattern: {e}"))
+});
+
+/// The numbers the answer may state: everything in this turn's tool results and the lifter's
+/// message.
+#[derive(Debug, Default, Clone)]
+pub struct Facts {
+    numbers: Vec<f64>,
+}
+
+impl Facts {
+    pub fn add_text(&mut self, text: &str) {
+        self.numbers.extend(
+            NUMBER
+                .find_iter(text)
+                .filter_map(|m| m.as_str().parse::<f64>().ok()),
+        );
+    }
+
+    pub fn add_json(&mut self, v: &Value) {
+        match v {
+            Value::Number(n) => self.numbers.extend(n.as_f64()),
+            Value::String(s) => self.add_text(s),
+            Value::Array(a) => a.iter().for_each(|x| self.add_json(x)),
+            Value::Object(m) => m.values().for_each(|x| self.add_json(x)),
+            _ => {}
+        }
+    }
+
+    /// Whether `kg` (stated as `raw` in its own unit) is backed by a number in the data.
+    fn backs(&self, kg: f64, raw: f64) -> bool {
+        self.numbers
+            .iter()
+            .any(|n| (n - kg).abs() <= TOLERANCE_KG || (n - raw).abs() < 0.01)
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Violation {
+    Medication(String),
+    ThroughPain(String),
+    UnsupportedNumber(String),
+    UnbackedChange(String),
+}
+
+impl Violation {
+    /// The rule, as told to the model when it revises.
+    pub fn rule(&self) -> String {
+        match self {
+            Violation::Medication(s) => format!(
+                "medication or treatment advice (\"{s}\"): refer to a doctor or pharmacist instead"
+            ),
+            Violation::ThroughPain(s) => format!(
+                "telling the lifter to train through pain (\"{s}\"): pain means stop and get it checked"
+            ),
+            Violation::UnsupportedNumber(s) => format!(
+                "the number \"{s}\" is not in this turn's tool data: fetch it or leave it out"
+            ),
+            Violation::UnbackedChange(s) => format!(
+                "\"{s}\" claims a change, but no write succeeded: say what you propose instead"
+            ),
+        }
+    }
+
+    /// What the lifter reads after an answer that broke this rule.
+    pub fn correction(&self) -> String {
+        match self {
+            Violation::Medication(_) => "I can't advise on medication or treatment; please ask a doctor or pharmacist.".into(),
+            Violation::ThroughPain(_) => "Don't train through pain: stop the movement that hurts and get it checked by a professional.".into(),
+            Violation::UnsupportedNumber(s) => format!("I can't back \"{s}\" with your logged data; treat that figure as unverified."),
+            Violation::UnbackedChange(_) => "Nothing in your plan or workout was changed by this answer.".into(),
+        }
+    }
+}
+
+/// Splits text into sentences (keeping their punctuation), for sentence-level checks and
+/// rewrites.
+pub fn sentences(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    let bytes = text.as_bytes();
+    for (i, b) in bytes.iter().enumerate() {
+        let end_here = matches!(b, b'.' | b'!' | b'?' | b'\n')
+            && bytes.get(i + 1).is_none_or(|n| n.is_ascii_whitespace());
+        if end_here {
+            out.push(&text[start..=i]);
+            start = i + 1;
+        }
+    }
+    if start < text.len() {
+        out.push(&text[start..]);
+    }
+    out.retain(|s| !s.trim().is_empty());
+    out
+}
+
+fn sentence_violations(s: &str, facts: &Facts, wrote: bool) -> Vec<Violation> {
+    let mut v = Vec::new();
+    let short = s.trim().chars().take(120).collect::<String>();
+    if MEDICATION.is_match(s) && !REFERRAL.is_match(s) {
+        v.push(Violation::Medication(short.clone()));
+    }
+    if let Some(m) = THROUGH_PAIN.find(s)
+        && !NEGATED.is_match(&s[..m.start()])
+    {
+        v.push(Violation::ThroughPain(short.clone()));
+    }
+    for c in LOAD.captures_iter(s) {
+        let raw: f64 = c[1].replace(',', ".").parse().unwrap_or(0.0);
+        let unit = c[2].to_ascii_lowercase();
+        let kg = if unit.starts_with('l') || unit.starts_with('p') {
+            raw / LB_PER_KG
+        } else {
+            raw
+        };
+        if kg >= MIN_CHECKED_KG && !facts.backs(kg, raw) {
+            v.push(Violation::UnsupportedNumber(c[0].to_string()));
+        }
+    }
+    let about_proposal = ["propos", "draft", "confirm", "suggest"]
+        .iter()
+        .any(|w| s.to_ascii_lowercase().contains(w));
+    if !wrote
+        && !about_proposal
+        && let Some(m) = CHANGE_CLAIM.find(s)
+        && !NEGATED.is_match(&s[..m.start()])
+    {
+        v.push(Violation::UnbackedChange(m.as_str().to_string()));
+    }
+    v
+}
+
+/// Every rule the answer breaks. `wrote`: a write tool succeeded this turn.
+pub fn check(answer: &str, facts: &Facts, wrote: bool) -> Vec<Violation> {
+    sentences(answer)
+        .into_iter()
+        .flat_map(|s| sentence_violations(s, facts, wrote))
+        .collect()
+}
+
+/// The answer without its offending sentences, followed by the corrections: the last resort
+/// for a buffered answer that is still unsafe after its revision.
+pub fn scrub(answer: &str, facts: &Facts, wrote: bool) -> String {
+    let mut kept = String::new();
+    let mut notes: Vec<String> = Vec::new();
+    for s in sentences(answer) {
+        let v = sentence_violations(s, facts, wrote);
+        if v.is_empty() {
+            kept.push_str(s);
+        } else {
+            for x in v {
+                let c = x.correction();
+                if !notes.contains(&c) {
+                    notes.push(c);
+                }
+            }
+        }
+    }
+    let mut out = kept.trim().to_string();
+    for n in notes {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(&n);
+    }
+    out
+}
+
+/// The correction sent after a streamed answer that broke rules.
+pub fn correction(violations: &[Violation]) -> String {
+    let mut notes: Vec<String> = Vec::new();
+    for v in violations {
+        let c = v.correction();
+        if !notes.contains(&c) {
+            notes.push(c);
+        }
+    }
+    format!("\n\nCorrection: {}", notes.join(" "))
+}
+
+/// A message that makes the answer high-risk (buffered and checked before the lifter sees it).
+pub fn is_high_risk(message: &str) -> bool {
+    HIGH_RISK.is_match(message)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn facts() -> Facts {
+        let mut f = Facts::default();
+        f.add_json(&json!({"top_set": {"weight_kg": 100.0, "reps": 5}, "e1rm_kg": 116.7, "note": "last: 8 x 102.5 kg"}));
+        f
+    }
+
+    #[test]
+    fn loads_must_come_from_the_data() {
+        let f = facts();
+        assert!(check("Your top set was 100 kg for 5.", &f, false).is_empty());
+        assert!(
+            check("Your e1RM is about 117 kg.", &f, false).is_empty(),
+            "rounding"
+        );
+        assert!(
+            check("Last time: 102.5kg.", &f, false).is_empty(),
+            "numbers inside strings"
+        );
+        assert!(
+            check("Add 2.5 kg next week.", &f, false).is_empty(),
+            "plate steps are advice"
+        );
+        assert!(
+            check("That is 220 lb.", &f, false).is_empty(),
+            "100 kg in pounds"
+        );
+        let v = check("Your best is 140 kg.", &f, false);
+        assert_eq!(v, vec![Violation::UnsupportedNumber("140 kg".into())]);
+    }
+
+    #[test]
+    fn unsafe_advice_is_caught_and_safe_advice_is_not() {
+        let f = Facts::default();
+        assert!(matches!(
+            check("Take 400 mg of ibuprofen before training.", &f, false)[0],
+            Violation::Medication(_)
+        ));
+        assert!(check("I can't advise on ibuprofen; ask your doctor.", &f, false).is_empty());
+        assert!(matches!(
+            check("Just push through the pain.", &f, false)[0],
+            Violation::ThroughPain(_)
+        ));
+        assert!(check("Don't push through the pain; stop and rest.", &f, false).is_empty());
+        assert!(check("Push through the last two reps.", &f, false).is_empty());
+    }
+
+    #[test]
+    fn claims_of_change_need_a_write() {
+        let f = Facts::default();
+        assert!(matches!(
+            check("I've updated your routine.", &f, false)[0],
+            Violation::UnbackedChange(_)
+        ));
+        assert!(check("I've updated your routine.", &f, true).is_empty());
+        assert!(check("I've drafted a routine for you to confirm.", &f, false).is_empty());
+        assert!(check("I have not changed anything.", &f, false).is_empty());
+    }
+
+    #[test]
+    fn scrub_keeps_the_safe_sentences() {
+        let f = Facts::default();
+        let out = scrub("Rest today. Take ibuprofen for it. Sleep well.", &f, false);
+        assert_eq!(
+            out,
+            "Rest today. Sleep well. I can't advise on medication or treatment; please ask a doctor or pharmacist."
+        );
+        assert!(is_high_risk("my knee hurts when I squat"));
+        assert!(!is_high_risk("how is my bench going?"));
+    }
+}

@@ -1,0 +1,135 @@
+//! What the slow lane decides before any model call: a short "yes, save it" right after a
+//! proposal (apply it, no model), and a destructive request (ask for an explicit confirmation).
+//! Both match whole words of the message, never substrings: the original flagged "I clearly
+//! need help" as a request to clear data.
+
+/// Replies that confirm the latest proposal (or a destructive request) when they are the whole
+/// message, give or take punctuation and "please".
+const CONFIRMATIONS: [&str; 18] = [
+    "confirm",
+    "confirmed",
+    "yes",
+    "yes save it",
+    "save it",
+    "yes go ahead",
+    "go ahead",
+    "do it",
+    "yes do it",
+    "apply it",
+    "accept",
+    "accept it",
+    "sounds good save it",
+    "looks good save it",
+    "yes confirm",
+    "yep",
+    "yes delete it",
+    "yes reset it",
+];
+
+const DESTRUCTIVE_VERBS: [&str; 7] = [
+    "delete", "remove", "clear", "reset", "wipe", "erase", "purge",
+];
+
+/// What a destructive verb must apply to for the request to touch stored data (removing a
+/// planned set mid-workout is not destructive).
+const DATA_OBJECTS: [&str; 17] = [
+    "data",
+    "history",
+    "routine",
+    "routines",
+    "plan",
+    "plans",
+    "program",
+    "template",
+    "templates",
+    "workouts",
+    "everything",
+    "all",
+    "account",
+    "progress",
+    "logs",
+    "memories",
+    "profile",
+];
+
+fn words(text: &str) -> Vec<String> {
+    text.to_lowercase()
+        .split(|c: char| !c.is_alphanumeric() && c != '\'')
+        .filter(|w| !w.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+/// Whether the whole message is a confirmation ("Yes, save it!", "go ahead please").
+pub fn is_confirmation(text: &str) -> bool {
+    let mut w = words(text);
+    w.retain(|x| x != "please" && x != "ok" && x != "okay");
+    let joined = w.join(" ");
+    !joined.is_empty() && CONFIRMATIONS.contains(&joined.as_str())
+}
+
+/// A destructive request: a destructive verb and a data object, as whole words. Returns the verb.
+pub fn destructive_verb(text: &str) -> Option<&'static str> {
+    let w = words(text);
+    let verb = DESTRUCTIVE_VERBS.iter().find(|v| {
+        w.iter()
+            .any(|x| x == *v || x.strip_suffix('s') == Some(**v))
+    })?;
+    w.iter()
+        .any(|x| DATA_OBJECTS.contains(&x.as_str()))
+        .then_some(*verb)
+}
+
+/// The clarification asked before anything destructive happens.
+pub fn clarification(verb: &str, request: &str) -> (String, Vec<String>) {
+    let shown: String = request.chars().take(120).collect();
+    (
+        format!(
+            "You asked to {verb} stored data (\"{shown}\"). This cannot be undone. Are you sure?"
+        ),
+        vec![format!("Yes, {verb} it"), "No, keep it".to_string()],
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn confirmations_are_whole_messages() {
+        for yes in [
+            "confirm",
+            "Yes, save it!",
+            "go ahead please",
+            "Do it.",
+            "YES",
+        ] {
+            assert!(is_confirmation(yes), "{yes}");
+        }
+        for no in [
+            "yes but change the squat",
+            "save it for later?",
+            "",
+            "confirm my bench numbers",
+        ] {
+            assert!(!is_confirmation(no), "{no}");
+        }
+    }
+
+    #[test]
+    fn destructive_requests_match_whole_words() {
+        assert_eq!(
+            destructive_verb("delete my workout history"),
+            Some("delete")
+        );
+        assert_eq!(destructive_verb("Reset my routine"), Some("reset"));
+        assert_eq!(destructive_verb("please clear all my data"), Some("clear"));
+        assert_eq!(
+            destructive_verb("I clearly need help with my routine"),
+            None
+        );
+        assert_eq!(destructive_verb("remove the last set"), None);
+        assert_eq!(destructive_verb("my deleted-scenes plan"), None);
+        assert_eq!(destructive_verb("how do I reset my form on squats"), None);
+    }
+}

@@ -1,0 +1,285 @@
+//! Memory and context tools: what the coach keeps about the lifter across conversations, the
+//! lifter's goals and focus, and notifications (through the same gate as app events: the
+//! lifter's preference, quiet hours in their timezone, at most one every 4 hours).
+
+use chrono::Utc;
+use serde_json::{Value, json};
+
+use super::{Env, Output, ToolError, spec, store_failed, str_arg};
+use crate::domain::coaching::{MAX_MEMORIES, MAX_MEMORY_CHARS, Memory};
+use crate::domain::limits;
+use crate::llm::ToolSpec;
+use crate::skills::notify::{self, Notification, Priority};
+use crate::store::Parts;
+
+/// Longest notification text (it goes to a phone's lock screen).
+const MAX_NOTIFICATION_CHARS: usize = 240;
+
+pub(super) fn specs() -> Vec<ToolSpec> {
+    vec![
+        spec(
+            "save_memory",
+            "Keep a durable fact about the lifter for future conversations (an injury to train around, a schedule, a preference). Not for one-off details.",
+            Some(json!({"type": "object", "properties": {
+                "text": {"type": "string", "description": "one short sentence"},
+                "kind": {"type": "string", "description": "e.g. injury, schedule, preference"}
+            }, "required": ["text"]})),
+        ),
+        spec(
+            "retire_memory",
+            "Retire a memory that is no longer true (by memory_id from list_memories).",
+            Some(
+                json!({"type": "object", "properties": {"memory_id": {"type": "string"}}, "required": ["memory_id"]}),
+            ),
+        ),
+        spec(
+            "list_memories",
+            "The memories kept about the lifter, with their ids.",
+            None,
+        ),
+        spec(
+            "update_user_context",
+            "Update the lifter's goals: objectives, timeline, current cycle (e.g. 'cutting until May') and active focus (e.g. 'bench 100 kg by summer'). Only what the lifter said.",
+            Some(json!({"type": "object", "properties": {
+                "objectives": {"type": "array", "items": {"type": "string"}},
+                "timeline": {"type": "string"},
+                "current_cycle": {"type": "string"},
+                "active_focus": {"type": "string"}
+            }})),
+        ),
+        spec(
+            "send_notification",
+            "Send the lifter a notification later in the app (a reminder they asked for). The lifter's notification settings, quiet hours and a limit of one every 4 hours decide whether it is sent.",
+            Some(json!({"type": "object", "properties": {
+                "message": {"type": "string"},
+                "priority": {"type": "string", "enum": ["low", "normal", "high"]}
+            }, "required": ["message"]})),
+        ),
+    ]
+}
+
+pub(super) async fn run(
+    env: &Env<'_>,
+    name: &str,
+    args: &Value,
+) -> Option<Result<Output, ToolError>> {
+    Some(match name {
+        "save_memory" => save(env, args).await.map(Output::wrote),
+        "retire_memory" => retire(env, args).await.map(Output::wrote),
+        "list_memories" => list(env).await.map(Output::read),
+        "update_user_context" => update_context(env, args).await.map(Output::wrote),
+        "send_notification" => send(env, args).await,
+        _ => return None,
+    })
+}
+
+fn too_long(field: &str, max: usize) -> ToolError {
+    ToolError::new(
+        "INVALID_ARGUMENT",
+        format!("'{field}' is longer than {max} characters"),
+    )
+}
+
+async fn active_memories(env: &Env<'_>) -> Result<Vec<Memory>, ToolError> {
+    let mut all = env
+        .store
+        .memories(&env.ctx.user_id)
+        .await
+        .map_err(|e| store_failed(&e))?;
+    all.retain(|m| m.retired_at.is_none());
+    Ok(all)
+}
+
+async fn save(env: &Env<'_>, args: &Value) -> Result<Value, ToolError> {
+    let text = str_arg(args, "text")?;
+    if text.chars().count() > MAX_MEMORY_CHARS {
+        return Err(too_long("text", MAX_MEMORY_CHARS));
+    }
+    let active = active_memories(env).await?;
+    if let Some(same) = active.iter().find(|m| m.text.eq_ignore_ascii_case(text)) {
+        return Ok(json!({ "memory_id": same.id, "already_saved": true }));
+    }
+    if active.len() >= MAX_MEMORIES {
+        return Err(ToolError::new(
+            "TOO_MANY_MEMORIES",
+            format!("{MAX_MEMORIES} memories are kept; retire one first"),
+        ));
+    }
+    let now = Utc::now();
+    let m = Memory {
+        id: format!(
+            "m-{}-{:05x}",
+            now.format("%Y%m%d%H%M%S"),
+            now.timestamp_subsec_micros() & 0xfffff
+        ),
+        text: text.to_string(),
+        kind: args["kind"].as_str().map(|k| k.chars().take(40).collect()),
+        created_at: now,
+        retired_at: None,
+    };
+    env.store
+        .put_memory(&env.ctx.user_id, &m)
+        .await
+        .map_err(|e| store_failed(&e))?;
+    Ok(json!({ "memory_id": m.id, "saved": true }))
+}
+
+async fn retire(env: &Env<'_>, args: &Value) -> Result<Value, ToolError> {
+    let id = str_arg(args, "memory_id")?;
+    let all = env
+        .store
+        .memories(&env.ctx.user_id)
+        .await
+        .map_err(|e| store_failed(&e))?;
+    let mut m = all.into_iter().find(|m| m.id == id).ok_or_else(|| {
+        ToolError::new("NOT_FOUND", format!("no memory '{id}'; use list_memories"))
+    })?;
+    if m.retired_at.is_none() {
+        m.retired_at = Some(Utc::now());
+        env.store
+            .put_memory(&env.ctx.user_id, &m)
+            .await
+            .map_err(|e| store_failed(&e))?;
+    }
+    Ok(json!({ "memory_id": id, "retired": true }))
+}
+
+async fn list(env: &Env<'_>) -> Result<Value, ToolError> {
+    let active = active_memories(env).await?;
+    Ok(
+        json!({ "memories": active.iter().map(|m| json!({"memory_id": m.id, "text": m.text, "kind": m.kind, "saved": m.created_at.date_naive().to_string()})).collect::<Vec<_>>() }),
+    )
+}
+
+fn opt_text(args: &Value, name: &str) -> Result<Option<String>, ToolError> {
+    match &args[name] {
+        Value::Null => Ok(None),
+        v => {
+            let t = v.as_str().map(str::trim).ok_or_else(|| {
+                ToolError::new("INVALID_ARGUMENT", format!("'{name}' must be a string"))
+            })?;
+            limits::check_name("name", t).map_err(|_| too_long(name, limits::MAX_NAME_CHARS))?;
+            Ok(Some(t.to_string()))
+        }
+    }
+}
+
+async fn update_context(env: &Env<'_>, args: &Value) -> Result<Value, ToolError> {
+    // Validate everything before reading or writing.
+    let objectives = match &args["objectives"] {
+        Value::Null => None,
+        Value::Array(items) if items.len() <= 10 => Some(
+            items
+                .iter()
+                .map(|i| {
+                    i.as_str()
+                        .map(str::trim)
+                        .filter(|s| !s.is_empty() && s.chars().count() <= limits::MAX_NAME_CHARS)
+                        .map(str::to_string)
+                        .ok_or_else(|| {
+                            ToolError::new(
+                                "INVALID_ARGUMENT",
+                                "each objective is a short non-empty string",
+                            )
+                        })
+                })
+                .collect::<Result<Vec<_>, _>>()?,
+        ),
+        _ => {
+            return Err(ToolError::new(
+                "INVALID_ARGUMENT",
+                "'objectives' is a list of at most 10 strings",
+            ));
+        }
+    };
+    let timeline = opt_text(args, "timeline")?;
+    let cycle = opt_text(args, "current_cycle")?;
+    let focus = opt_text(args, "active_focus")?;
+    if objectives.is_none() && timeline.is_none() && cycle.is_none() && focus.is_none() {
+        return Err(ToolError::new(
+            "INVALID_ARGUMENT",
+            "give at least one of objectives, timeline, current_cycle, active_focus",
+        ));
+    }
+    let parts = Parts {
+        coaching: true,
+        ..Parts::default()
+    };
+    let state = env
+        .store
+        .user_state(&env.ctx.user_id, parts, None, Utc::now())
+        .await
+        .map_err(|e| store_failed(&e))?;
+    let mut c = state.coaching.unwrap_or_default();
+    if let Some(o) = objectives {
+        c.goals.objectives = o;
+    }
+    c.goals.timeline = timeline.or(c.goals.timeline);
+    c.goals.current_cycle = cycle.or(c.goals.current_cycle);
+    c.goals.active_focus = focus.or(c.goals.active_focus);
+    env.store
+        .put_coaching(&env.ctx.user_id, &c)
+        .await
+        .map_err(|e| store_failed(&e))?;
+    Ok(json!({ "goals": c.goals }))
+}
+
+async fn send(env: &Env<'_>, args: &Value) -> Result<Output, ToolError> {
+    let message = str_arg(args, "message")?;
+    if message.chars().count() > MAX_NOTIFICATION_CHARS {
+        return Err(too_long("message", MAX_NOTIFICATION_CHARS));
+    }
+    let priority = match args["priority"].as_str() {
+        None => Priority::Normal,
+        Some("low") => Priority::Low,
+        Some("normal") => Priority::Normal,
+        Some("high") => Priority::High,
+        Some(_) => {
+            return Err(ToolError::new(
+                "INVALID_ARGUMENT",
+                "'priority' is low, normal or high",
+            ));
+        }
+    };
+    let now = Utc::now();
+    let parts = Parts {
+        profile: true,
+        notify_state: true,
+        ..Parts::default()
+    };
+    let state = env
+        .store
+        .user_state(&env.ctx.user_id, parts, None, now)
+        .await
+        .map_err(|e| store_failed(&e))?;
+    let profile = state.profile.unwrap_or_default();
+    if let Err(why) = notify::gate(&profile, priority, state.last_notified, now) {
+        return Ok(Output::read(
+            json!({ "sent": false, "suppressed": why.as_str() }),
+        ));
+    }
+    let n = Notification {
+        id: format!(
+            "n-{}-{:05x}",
+            now.format("%Y%m%d%H%M%S"),
+            now.timestamp_subsec_micros() & 0xfffff
+        ),
+        message: message.to_string(),
+        priority,
+        source: "coach".into(),
+        channel: "in_app".into(),
+        created_at: now,
+    };
+    let sent = env
+        .store
+        .send_notification(&env.ctx.user_id, &n)
+        .await
+        .map_err(|e| store_failed(&e))?;
+    Ok(if sent {
+        Output::wrote(json!({ "sent": true, "notification_id": n.id }))
+    } else {
+        Output::read(
+            json!({ "sent": false, "suppressed": notify::Suppressed::RateLimited.as_str() }),
+        )
+    })
+}

@@ -1,0 +1,361 @@
+//! Workout-mode tools: changes to the active workout while the lifter trains. Each one reads
+//! the workout, applies the change with the same skills as the app's buttons and the copilot,
+//! and commits it on the workout's version (re-applied if something else wrote first).
+
+use chrono::{DateTime, Duration, Utc};
+use serde_json::{Value, json};
+
+use super::read::workout_brief;
+use super::{Env, ToolError, int_arg, spec, store_failed, str_arg};
+use crate::domain::catalog::catalog;
+use crate::domain::limits::{self, MAX_REPS, MAX_RIR};
+use crate::domain::profile::Profile;
+use crate::domain::workout::{SetAction, SetResult, SetStatus, Workout};
+use crate::llm::ToolSpec;
+use crate::skills::history::LOOKBACK_WEEKS;
+use crate::skills::suggest::DEFAULT_TARGET_RIR;
+use crate::skills::{swap, workouts};
+use crate::store::{CommitOutcome, Parts};
+use crate::telemetry::RequestLog;
+
+/// Read-apply-commit attempts before giving up on a workout that keeps changing.
+const MAX_ATTEMPTS: u32 = 4;
+
+pub(super) fn specs() -> Vec<ToolSpec> {
+    let set_values = |required: &[&str]| {
+        json!({"type": "object", "properties": {
+            "set_id": {"type": "string", "description": "from workout_state; default: the current set"},
+            "reps": {"type": "integer", "minimum": 0, "maximum": 500},
+            "weight_kg": {"type": "number", "minimum": 0, "maximum": 1500},
+            "rir": {"type": "integer", "minimum": 0, "maximum": 5}
+        }, "required": required})
+    };
+    vec![
+        spec(
+            "log_set",
+            "Log a set the lifter did (reps, weight in kg, optional RIR): the current set, or set_id.",
+            Some(set_values(&["reps"])),
+        ),
+        spec(
+            "add_exercise",
+            "Add an exercise to the end of the active workout. Weight from the lifter's history unless given; warmup=true adds a ramp of 50/65/80% x 10/8/5 reps (none under 30 kg).",
+            Some(json!({"type": "object", "properties": {
+                "exercise_id": {"type": "string"},
+                "sets": {"type": "integer", "minimum": 1, "maximum": 10},
+                "reps": {"type": "integer", "minimum": 1, "maximum": 50},
+                "rir": {"type": "integer", "minimum": 0, "maximum": 5},
+                "weight_kg": {"type": "number", "minimum": 0, "maximum": 1500},
+                "warmup": {"type": "boolean"}
+            }, "required": ["exercise_id"]})),
+        ),
+        spec(
+            "prescribe_set",
+            "Change the plan of a set not yet done: reps, weight in kg, RIR.",
+            Some(set_values(&["set_id"])),
+        ),
+        spec(
+            "swap_exercise",
+            "Replace an exercise of the active workout (by exercise_instance_id) with another; planned weights are re-derived. If sets are logged, confirm=true keeps them and moves the rest.",
+            Some(json!({"type": "object", "properties": {
+                "exercise_instance_id": {"type": "string"},
+                "exercise_id": {"type": "string"},
+                "confirm": {"type": "boolean"}
+            }, "required": ["exercise_instance_id", "exercise_id"]})),
+        ),
+        spec(
+            "remove_set",
+            "Remove a planned set that was not done (logged sets stay; the lifter can say 'undo').",
+            Some(
+                json!({"type": "object", "properties": {"set_id": {"type": "string"}}, "required": ["set_id"]}),
+            ),
+        ),
+        spec(
+            "complete_workout",
+            "Finish the active workout (the lifter asked to finish). Its analysis is queued.",
+            None,
+        ),
+    ]
+}
+
+pub(super) async fn run(
+    env: &Env<'_>,
+    name: &str,
+    args: &Value,
+) -> Option<Result<Value, ToolError>> {
+    Some(match name {
+        "log_set" => edit(env, false, |w, _, _, now| log_set(w, args, now)).await,
+        "add_exercise" => edit(env, true, |w, h, p, now| add_exercise(w, args, h, p, now)).await,
+        "prescribe_set" => edit(env, false, |w, _, _, _| prescribe_set(w, args)).await,
+        "swap_exercise" => edit(env, true, |w, h, p, now| swap_exercise(w, args, h, p, now)).await,
+        "remove_set" => edit(env, false, |w, _, _, _| remove_set(w, args)).await,
+        "complete_workout" => complete(env).await,
+        _ => return None,
+    })
+}
+
+/// A change to the workout and what to tell the model; `None` workout: nothing to change.
+type Change = (Option<Workout>, Value);
+
+async fn edit<F>(env: &Env<'_>, needs_history: bool, apply: F) -> Result<Value, ToolError>
+where
+    F: Fn(&Workout, &[Workout], &Profile, DateTime<Utc>) -> Result<Change, ToolError>,
+{
+    let user = env.ctx.user_id.as_str();
+    for attempt in 0..MAX_ATTEMPTS {
+        let now = Utc::now();
+        let parts = Parts {
+            workout: true,
+            profile: true,
+            ..Parts::default()
+        };
+        let (state, history) = tokio::join!(env.store.user_state(user, parts, None, now), async {
+            if needs_history {
+                env.store
+                    .completed_workouts_since(user, now - Duration::weeks(LOOKBACK_WEEKS))
+                    .await
+            } else {
+                Ok(Vec::new())
+            }
+        });
+        let state = state.map_err(|e| store_failed(&e))?;
+        let history = history.map_err(|e| store_failed(&e))?;
+        let Some(active) = state.workout else {
+            return Err(ToolError::new(
+                "NO_ACTIVE_WORKOUT",
+                "the lifter has no active workout",
+            ));
+        };
+        if let Some(wanted) = env.ctx.workout_id.as_deref()
+            && wanted != active.value.id
+        {
+            return Err(ToolError::new(
+                "WORKOUT_MISMATCH",
+                format!("workout {wanted} is not the active workout"),
+            ));
+        }
+        let profile = state.profile.unwrap_or_default();
+        let (changed, mut answer) = apply(&active.value, &history, &profile, now)?;
+        let Some(changed) = changed else {
+            return Ok(answer);
+        };
+        workouts::validate(&changed).map_err(|e| {
+            ToolError::new("INVALID_ARGUMENT", format!("{}: {}", e.field, e.message))
+        })?;
+        match env
+            .store
+            .commit_workout(user, &changed, active.version, None, now)
+            .await
+            .map_err(|e| store_failed(&e))?
+        {
+            CommitOutcome::Committed => {
+                answer["workout"] = workout_brief(&changed);
+                return Ok(answer);
+            }
+            _ => tokio::time::sleep(crate::lanes::backoff(attempt)).await,
+        }
+    }
+    Err(ToolError::new(
+        "CONFLICT",
+        "the workout kept changing; nothing was changed, try again",
+    ))
+}
+
+fn invalid(e: limits::LimitError) -> ToolError {
+    ToolError::new("INVALID_ARGUMENT", format!("{}: {}", e.field, e.message))
+}
+
+fn weight_arg(args: &Value) -> Result<Option<f64>, ToolError> {
+    match &args["weight_kg"] {
+        Value::Null => Ok(None),
+        v => {
+            let kg = v.as_f64().ok_or_else(|| {
+                ToolError::new("INVALID_ARGUMENT", "'weight_kg' must be a number")
+            })?;
+            limits::check_weight_kg("weight_kg", kg).map_err(invalid)?;
+            Ok(Some(kg))
+        }
+    }
+}
+
+fn set_arg<'a>(w: &Workout, args: &'a Value) -> Result<Option<&'a str>, ToolError> {
+    Ok(match &args["set_id"] {
+        Value::Null => None,
+        _ => {
+            let id = str_arg(args, "set_id")?;
+            if w.find_set(id).is_none() {
+                return Err(ToolError::new(
+                    "NOT_FOUND",
+                    format!("no set '{id}' in the active workout; use workout_state"),
+                ));
+            }
+            Some(id)
+        }
+    })
+}
+
+fn log_set(w: &Workout, args: &Value, now: DateTime<Utc>) -> Result<Change, ToolError> {
+    let reps = int_arg(args, "reps", 0..=i64::from(MAX_REPS))?
+        .ok_or_else(|| ToolError::new("INVALID_ARGUMENT", "'reps' is required"))?
+        as u32;
+    let rir = int_arg(args, "rir", 0..=i64::from(MAX_RIR))?.map(|r| r as u32);
+    let weight = weight_arg(args)?;
+    let pos = match set_arg(w, args)? {
+        Some(id) => w.find_set(id),
+        None => w.current_set(),
+    }
+    .ok_or_else(|| {
+        ToolError::new(
+            "NO_SET",
+            "no planned set is left; add one with add_exercise or prescribe more",
+        )
+    })?;
+    let set = w.set_at(pos);
+    let result = SetResult {
+        reps,
+        weight_kg: weight.or(set.target.weight_kg),
+        rir,
+        rpe: None,
+        failure: reps == 0,
+    };
+    if set.status == SetStatus::Done && set.actual.as_ref() == Some(&result) {
+        // Logged already with these values (a retried call): nothing to change.
+        return Ok((None, json!({ "logged": set.id, "already_logged": true })));
+    }
+    let mut changed = w.clone();
+    let s = changed.set_at_mut(pos);
+    s.actual = Some(result);
+    s.status = SetStatus::Done;
+    s.completed_at = Some(now);
+    let id = s.id.clone();
+    changed.record_change(id.clone(), SetAction::Logged, now);
+    Ok((Some(changed), json!({ "logged": id })))
+}
+
+fn add_exercise(
+    w: &Workout,
+    args: &Value,
+    history: &[Workout],
+    profile: &Profile,
+    now: DateTime<Utc>,
+) -> Result<Change, ToolError> {
+    let text = str_arg(args, "exercise_id")?;
+    let exercise = catalog().resolve(text).exercise().ok_or_else(|| {
+        ToolError::new(
+            "UNKNOWN_EXERCISE",
+            format!("no exercise '{text}'; use exercise_search"),
+        )
+    })?;
+    let add = workouts::Addition {
+        exercise,
+        sets: int_arg(args, "sets", 1..=10)?.map_or(workouts::DEFAULT_SETS, |n| n as u32),
+        reps: int_arg(args, "reps", 1..=50)?.map_or(workouts::DEFAULT_REPS, |n| n as u32),
+        rir: int_arg(args, "rir", 0..=5)?.map_or(DEFAULT_TARGET_RIR, |n| n as u32),
+        weight_kg: weight_arg(args)?,
+        warmup: match &args["warmup"] {
+            Value::Null => None,
+            v => Some(v.as_bool().ok_or_else(|| {
+                ToolError::new("INVALID_ARGUMENT", "'warmup' must be true or false")
+            })?),
+        },
+    };
+    let (changed, idx) = workouts::add_exercise(w, &add, history, profile, now);
+    let inst = &changed.exercises[idx];
+    let answer = json!({ "added": inst.instance_id, "sets": inst.sets.iter().map(|s| json!({
+        "set_id": s.id, "type": s.set_type, "reps": s.target.reps, "weight_kg": s.target.weight_kg,
+    })).collect::<Vec<_>>() });
+    Ok((Some(changed), answer))
+}
+
+fn prescribe_set(w: &Workout, args: &Value) -> Result<Change, ToolError> {
+    let id = set_arg(w, args)?
+        .ok_or_else(|| ToolError::new("INVALID_ARGUMENT", "'set_id' is required"))?;
+    let pos = w
+        .find_set(id)
+        .ok_or_else(|| ToolError::new("NOT_FOUND", "no such set"))?;
+    if w.set_at(pos).status != SetStatus::Planned {
+        return Err(ToolError::new(
+            "SET_DONE",
+            format!("set {id} is already done; only planned sets can be changed"),
+        ));
+    }
+    let mut changed = w.clone();
+    let t = &mut changed.set_at_mut(pos).target;
+    if let Some(r) = int_arg(args, "reps", 1..=i64::from(MAX_REPS))? {
+        t.reps = Some(r as u32);
+    }
+    if let Some(kg) = weight_arg(args)? {
+        t.weight_kg = Some(kg);
+    }
+    if let Some(r) = int_arg(args, "rir", 0..=i64::from(MAX_RIR))? {
+        t.rir = Some(r as u32);
+    }
+    let target = json!(t);
+    Ok((Some(changed), json!({ "prescribed": id, "target": target })))
+}
+
+fn swap_exercise(
+    w: &Workout,
+    args: &Value,
+    history: &[Workout],
+    profile: &Profile,
+    now: DateTime<Utc>,
+) -> Result<Change, ToolError> {
+    let instance = str_arg(args, "exercise_instance_id")?;
+    let target = swap::resolve_target(str_arg(args, "exercise_id")?, history)
+        .map_err(|m| ToolError::new("UNKNOWN_EXERCISE", m))?;
+    let confirm = args["confirm"].as_bool().unwrap_or(false);
+    match swap::apply(w, instance, target, confirm, history, profile, now) {
+        Ok(a) => Ok((
+            Some(a.workout),
+            json!({ "swapped_to": a.instance_id, "weights": a.weights }),
+        )),
+        Err(swap::ApplyError::InstanceNotFound) => Err(ToolError::new(
+            "NOT_FOUND",
+            format!("no exercise '{instance}' in the active workout; use workout_state"),
+        )),
+        Err(swap::ApplyError::SetsLogged { logged, name }) => Err(ToolError::new(
+            "SETS_LOGGED",
+            format!(
+                "{logged} sets of {name} are logged; ask the lifter, then call again with confirm=true to keep them and move the rest"
+            ),
+        )),
+    }
+}
+
+fn remove_set(w: &Workout, args: &Value) -> Result<Change, ToolError> {
+    let id = set_arg(w, args)?
+        .ok_or_else(|| ToolError::new("INVALID_ARGUMENT", "'set_id' is required"))?;
+    let pos = w
+        .find_set(id)
+        .ok_or_else(|| ToolError::new("NOT_FOUND", "no such set"))?;
+    if w.set_at(pos).status == SetStatus::Done {
+        return Err(ToolError::new(
+            "SET_DONE",
+            format!(
+                "set {id} is logged; logged sets are not removed here (the lifter can say 'undo' right after logging)"
+            ),
+        ));
+    }
+    let mut changed = w.clone();
+    changed.exercises[pos.exercise].sets.remove(pos.set);
+    if changed.exercises[pos.exercise].sets.is_empty() {
+        changed.exercises.remove(pos.exercise);
+    }
+    Ok((Some(changed), json!({ "removed": id })))
+}
+
+async fn complete(env: &Env<'_>) -> Result<Value, ToolError> {
+    let active = env
+        .store
+        .get_active_workout(&env.ctx.user_id)
+        .await
+        .map_err(|e| store_failed(&e))?
+        .ok_or_else(|| ToolError::new("NO_ACTIVE_WORKOUT", "the lifter has no active workout"))?;
+    let mut log = RequestLog::new("slow", None);
+    let done = env
+        .functional
+        .complete_active(env.ctx, &active.value.id, &mut log)
+        .await
+        .map_err(|e| ToolError::new("COMPLETE_FAILED", e.message))?;
+    Ok(json!({ "completed": active.value.id, "job": done["job"] }))
+}
