@@ -423,6 +423,35 @@ impl ModelStack {
         }
     }
 
+    /// One `POST /v1/stream` as the app sends it, read to the end.
+    pub fn stream(&self, user: &str, body: serde_json::Value) -> Streamed {
+        self.rt.block_on(async {
+            let resp = self
+                .http
+                .post(format!("{}/slow/v1/stream", self.stack.base))
+                .header("x-user-id", user)
+                .header("content-type", "application/json")
+                .body(body.to_string())
+                .send()
+                .await
+                .expect("request reaches cargo lambda watch");
+            let status = resp.status().as_u16();
+            let content_type = resp
+                .headers()
+                .get("content-type")
+                .and_then(|v| v.to_str().ok())
+                .unwrap_or_default()
+                .to_string();
+            let raw = resp.text().await.unwrap_or_default();
+            Streamed {
+                status,
+                content_type,
+                events: parse_sse(&raw),
+                raw,
+            }
+        })
+    }
+
     /// Runs `cases` one at a time, the fake's script and records cleared before each.
     pub fn run(self, cases: Vec<(&'static str, ModelCase)>) -> ! {
         let mut args = libtest_mimic::Arguments::from_args();
@@ -443,4 +472,82 @@ impl ModelStack {
         drop(ctx);
         conclusion.exit()
     }
+}
+
+/// A read `/v1/stream` answer.
+pub struct Streamed {
+    pub status: u16,
+    pub content_type: String,
+    pub events: Vec<(String, serde_json::Value)>,
+    pub raw: String,
+}
+
+impl Streamed {
+    /// The event types in order, heartbeats left out (they depend on timing).
+    pub fn kinds(&self) -> Vec<&str> {
+        self.all_kinds()
+            .into_iter()
+            .filter(|k| *k != "heartbeat")
+            .collect()
+    }
+
+    pub fn all_kinds(&self) -> Vec<&str> {
+        self.events.iter().map(|(k, _)| k.as_str()).collect()
+    }
+
+    pub fn text(&self) -> String {
+        self.events
+            .iter()
+            .filter(|(k, _)| k == "message")
+            .filter_map(|(_, v)| v["text"].as_str())
+            .collect()
+    }
+
+    pub fn first(&self, kind: &str) -> Option<&serde_json::Value> {
+        self.events.iter().find(|(k, _)| k == kind).map(|(_, v)| v)
+    }
+}
+
+/// The contract every stream keeps: `route` first, `done` last and once, every event's JSON
+/// carries its type, tool_start/tool_end in pairs, status before the first tool_start.
+pub fn well_formed(s: &Streamed) -> Result<(), libtest_mimic::Failed> {
+    eq(s.status, 200, &format!("status; body {}", s.raw))?;
+    check(
+        s.content_type.starts_with("text/event-stream"),
+        format!("content type {}", s.content_type),
+    )?;
+    let kinds = s.kinds();
+    eq(kinds.first().copied(), Some("route"), "first event")?;
+    eq(kinds.last().copied(), Some("done"), "last event")?;
+    eq(
+        kinds.iter().filter(|k| **k == "done").count(),
+        1,
+        "one done",
+    )?;
+    for (k, v) in &s.events {
+        eq(v["type"].as_str(), Some(k.as_str()), "type in the JSON")?;
+    }
+    let starts: Vec<&serde_json::Value> = s
+        .events
+        .iter()
+        .filter(|(k, _)| k == "tool_start")
+        .map(|(_, v)| &v["call_id"])
+        .collect();
+    let ends: Vec<&serde_json::Value> = s
+        .events
+        .iter()
+        .filter(|(k, _)| k == "tool_end")
+        .map(|(_, v)| &v["call_id"])
+        .collect();
+    eq(starts.len(), ends.len(), "tool_start/tool_end pairs")?;
+    for id in &starts {
+        check(ends.contains(id), format!("tool_end for {id}"))?;
+    }
+    if let Some(first_tool) = kinds.iter().position(|k| *k == "tool_start") {
+        check(
+            kinds[..first_tool].contains(&"status"),
+            "status before the first tool_start",
+        )?;
+    }
+    Ok(())
 }

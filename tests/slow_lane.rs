@@ -8,7 +8,8 @@ use std::time::Duration;
 
 use blackbox::fake_model::{Reply as ModelReply, Step};
 use blackbox::{
-    ModelCase, ModelStack, bench_session, check, eq, parse_sse, sample_workout, unique_user,
+    ModelCase, ModelStack, Streamed, bench_session, check, eq, sample_workout, unique_user,
+    well_formed,
 };
 use coach::domain::workout::SetStatus;
 use libtest_mimic::Failed;
@@ -57,109 +58,8 @@ fn main() {
     ctx.run(cases)
 }
 
-struct Streamed {
-    status: u16,
-    content_type: String,
-    events: Vec<(String, Value)>,
-    raw: String,
-}
-
-impl Streamed {
-    /// The event types in order, heartbeats left out (they depend on timing).
-    fn kinds(&self) -> Vec<&str> {
-        self.all_kinds()
-            .into_iter()
-            .filter(|k| *k != "heartbeat")
-            .collect()
-    }
-
-    fn all_kinds(&self) -> Vec<&str> {
-        self.events.iter().map(|(k, _)| k.as_str()).collect()
-    }
-
-    fn text(&self) -> String {
-        self.events
-            .iter()
-            .filter(|(k, _)| k == "message")
-            .filter_map(|(_, v)| v["text"].as_str())
-            .collect()
-    }
-
-    fn first(&self, kind: &str) -> Option<&Value> {
-        self.events.iter().find(|(k, _)| k == kind).map(|(_, v)| v)
-    }
-}
-
 fn stream(ctx: &Ctx, user: &str, body: Value) -> Streamed {
-    ctx.rt.block_on(async {
-        let resp = ctx
-            .http
-            .post(format!("{}/slow/v1/stream", ctx.stack.base))
-            .header("x-user-id", user)
-            .header("content-type", "application/json")
-            .body(body.to_string())
-            .send()
-            .await
-            .expect("request reaches cargo lambda watch");
-        let status = resp.status().as_u16();
-        let content_type = resp
-            .headers()
-            .get("content-type")
-            .and_then(|v| v.to_str().ok())
-            .unwrap_or_default()
-            .to_string();
-        let raw = resp.text().await.unwrap_or_default();
-        Streamed {
-            status,
-            content_type,
-            events: parse_sse(&raw),
-            raw,
-        }
-    })
-}
-
-/// The contract every stream keeps: `route` first, `done` last and once, every event's JSON
-/// carries its type, tool_start/tool_end in pairs, status before the first tool_start.
-fn well_formed(s: &Streamed) -> Result<(), Failed> {
-    eq(s.status, 200, &format!("status; body {}", s.raw))?;
-    check(
-        s.content_type.starts_with("text/event-stream"),
-        format!("content type {}", s.content_type),
-    )?;
-    let kinds = s.kinds();
-    eq(kinds.first().copied(), Some("route"), "first event")?;
-    eq(kinds.last().copied(), Some("done"), "last event")?;
-    eq(
-        kinds.iter().filter(|k| **k == "done").count(),
-        1,
-        "one done",
-    )?;
-    for (k, v) in &s.events {
-        eq(v["type"].as_str(), Some(k.as_str()), "type in the JSON")?;
-    }
-    let starts: Vec<&Value> = s
-        .events
-        .iter()
-        .filter(|(k, _)| k == "tool_start")
-        .map(|(_, v)| &v["call_id"])
-        .collect();
-    let ends: Vec<&Value> = s
-        .events
-        .iter()
-        .filter(|(k, _)| k == "tool_end")
-        .map(|(_, v)| &v["call_id"])
-        .collect();
-    eq(starts.len(), ends.len(), "tool_start/tool_end pairs")?;
-    for id in &starts {
-        check(ends.contains(id), format!("tool_end for {id}"))?;
-    }
-    if let Some(first_tool) = kinds.iter().position(|k| *k == "tool_start") {
-        check(
-            kinds[..first_tool].contains(&"status"),
-            "status before the first tool_start",
-        )?;
-    }
-    Ok(())
+    ctx.stream(user, body)
 }
 
 fn fast_commands_in_process(ctx: &Ctx) -> Result<(), Failed> {

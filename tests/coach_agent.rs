@@ -1,0 +1,603 @@
+//! Black-box tests of the coach on `POST /v1/stream` with the scripted fake model (Gemini wire
+//! format): proposals confirmed by endpoint and by chat, the critic on a streamed answer and on
+//! a buffered high-risk one, workout-mode tools, destructive requests, conversation turns stored
+//! once and replayed into the next request, memories and notifications.
+
+use blackbox::fake_model::Reply as ModelReply;
+use blackbox::{
+    JsonReply, ModelCase, ModelStack, Streamed, bench_session, call_json, check, eq,
+    sample_workout, unique_user, well_formed,
+};
+use libtest_mimic::Failed;
+use serde_json::{Value, json};
+
+type Ctx = ModelStack;
+
+fn main() {
+    let ctx = ModelStack::start("SLOW_MODEL", &[]);
+    let cases: Vec<(&'static str, ModelCase)> = vec![
+        (
+            "plan_ppl_routine_confirmed_by_endpoint",
+            plan_ppl_routine_confirmed_by_endpoint,
+        ),
+        (
+            "chat_yes_applies_the_latest_proposal",
+            chat_yes_applies_the_latest_proposal,
+        ),
+        (
+            "invented_number_is_corrected_after_the_stream",
+            invented_number_is_corrected_after_the_stream,
+        ),
+        (
+            "high_risk_answer_is_revised_before_it_is_shown",
+            high_risk_answer_is_revised_before_it_is_shown,
+        ),
+        (
+            "workout_mode_adds_curls_with_warmups",
+            workout_mode_adds_curls_with_warmups,
+        ),
+        (
+            "destructive_request_needs_an_explicit_yes",
+            destructive_request_needs_an_explicit_yes,
+        ),
+        (
+            "turns_stored_once_and_replayed_as_history",
+            turns_stored_once_and_replayed_as_history,
+        ),
+        (
+            "memories_and_notifications_through_the_gate",
+            memories_and_notifications_through_the_gate,
+        ),
+    ];
+    ctx.fake.reply(ModelReply::text(&["warm"]));
+    let _ = ctx.stream("warmup", json!({"message": "hello"}));
+    ctx.run(cases)
+}
+
+fn functional(ctx: &Ctx, user: &str, path: &str, body: Option<Value>) -> JsonReply {
+    ctx.rt.block_on(call_json(
+        &ctx.http,
+        "POST",
+        format!("{}/functional{path}", ctx.stack.base),
+        user,
+        body,
+    ))
+}
+
+fn count(ctx: &Ctx, user: &str, prefix: &str) -> Result<usize, Failed> {
+    Ok(ctx.rt.block_on(ctx.stack.store.count_items(user, prefix))?)
+}
+
+fn kinds_of(s: &Streamed) -> Vec<&str> {
+    s.kinds()
+}
+
+fn system_text(body: &Value) -> String {
+    body["systemInstruction"]["parts"][0]["text"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
+}
+
+fn plan_ppl_routine_confirmed_by_endpoint(ctx: &Ctx) -> Result<(), Failed> {
+    let user = unique_user("c-plan");
+    ctx.fake.reply(ModelReply::calls(&[
+        ("exercise_search", json!({"query": "bench press"})),
+        ("exercise_search", json!({"query": "barbell row"})),
+        ("exercise_search", json!({"query": "back squat"})),
+    ]));
+    let days = json!([
+        {"label": "Push", "exercises": [{"exercise_id": "barbell-bench-press", "sets": 3, "reps": 8, "rep_range": [6, 10]}]},
+        {"label": "Pull", "exercises": [{"exercise_id": "barbell-row", "sets": 3, "reps": 10}]},
+        {"label": "Legs", "exercises": [{"exercise_id": "Squat (Barbell)", "sets": 4, "reps": 6}]},
+    ]);
+    ctx.fake.reply(ModelReply::calls(&[(
+        "propose_routine",
+        json!({"name": "Push Pull Legs", "days": days}),
+    )]));
+    ctx.fake.reply(ModelReply::text(&[
+        "Here is a push/pull/legs split. ",
+        "Confirm to save it.",
+    ]));
+    let s = ctx.stream(
+        &user,
+        json!({"message": "Plan me a push pull legs routine"}),
+    );
+    well_formed(&s)?;
+    eq(
+        kinds_of(&s),
+        vec![
+            "route",
+            "status",
+            "tool_start",
+            "tool_start",
+            "tool_start",
+            "tool_end",
+            "tool_end",
+            "tool_end",
+            "status",
+            "tool_start",
+            "tool_end",
+            "artifact",
+            "message",
+            "message",
+            "done",
+        ],
+        "events",
+    )?;
+    eq(
+        s.events[0].1["intent"].as_str(),
+        Some("PLAN_ROUTINE"),
+        "intent",
+    )?;
+    let art = s.first("artifact").cloned().unwrap_or_default();
+    eq(art["artifact_type"].as_str(), Some("routine"), "type")?;
+    eq(art["status"].as_str(), Some("proposed"), "status")?;
+    eq(art["actions"].clone(), json!(["confirm", "dismiss"]), "actions")?;
+    let id = art["artifact_id"].as_str().unwrap_or_default().to_string();
+    let hash = art["content_hash"].as_str().unwrap_or_default().to_string();
+    let content_days = art["artifact_content"]["routine"]["days"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    eq(content_days.len(), 3, "three days shown")?;
+    eq(
+        art["artifact_content"]["templates"][2]["exercises"][0]["exercise_id"].as_str(),
+        Some("back-squat"),
+        "names resolved to catalog ids",
+    )?;
+    // The id in the stream is the stored id, and nothing is applied yet.
+    let stored = ctx.rt.block_on(ctx.stack.store.get_artifact(&user, &id))?;
+    check(stored.is_some(), "the artifact is stored under its id")?;
+    eq(
+        count(ctx, &user, "ROUTINE#")?,
+        0,
+        "no routine before confirm",
+    )?;
+    // A stale hash is refused and changes nothing.
+    let r = functional(
+        ctx,
+        &user,
+        &format!("/v1/artifacts/{id}/confirm"),
+        Some(json!({"content_hash": "0000"})),
+    );
+    eq(r.status, 409, "stale hash")?;
+    eq(
+        r.body["error"]["code"].as_str(),
+        Some("STALE_CONTENT_HASH"),
+        "code",
+    )?;
+    eq(count(ctx, &user, "ROUTINE#")?, 0, "nothing applied")?;
+    // Another user cannot see it.
+    let r = functional(
+        ctx,
+        &unique_user("c-other"),
+        &format!("/v1/artifacts/{id}/confirm"),
+        Some(json!({"content_hash": hash})),
+    );
+    eq(r.status, 404, "another user's artifact")?;
+    // The right hash applies exactly the stored content.
+    let r = functional(
+        ctx,
+        &user,
+        &format!("/v1/artifacts/{id}/confirm"),
+        Some(json!({"content_hash": hash})),
+    );
+    eq(r.status, 200, &format!("confirm: {}", r.body))?;
+    eq(r.body["already_applied"].as_bool(), Some(false), "applied")?;
+    let routine_id = r.body["applied"]["routine_id"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    let routine = ctx
+        .rt
+        .block_on(ctx.stack.store.get_routine(&user, &routine_id))?
+        .ok_or("the routine exists")?;
+    eq(routine.name.as_str(), "Push Pull Legs", "routine name")?;
+    let labels: Vec<&str> = routine.days.iter().map(|d| d.label.as_str()).collect();
+    eq(labels, vec!["Push", "Pull", "Legs"], "days")?;
+    let legs = ctx
+        .rt
+        .block_on(
+            ctx.stack
+                .store
+                .get_template(&user, &routine.days[2].template_id),
+        )?
+        .ok_or("the legs template exists")?;
+    eq(legs.exercises[0].sets.len(), 4, "4 squat sets")?;
+    // Applying twice changes nothing the second time.
+    let r = functional(
+        ctx,
+        &user,
+        &format!("/v1/artifacts/{id}/confirm"),
+        Some(json!({"content_hash": hash})),
+    );
+    eq(r.status, 200, "second confirm")?;
+    eq(r.body["already_applied"].as_bool(), Some(true), "already")?;
+    eq(count(ctx, &user, "ROUTINE#")?, 1, "one routine")?;
+    eq(count(ctx, &user, "TEMPLATE#")?, 3, "three templates")?;
+    // The routine is active: "start my next workout" starts its first day.
+    let r = functional(ctx, &user, "/v1/workouts", Some(json!({"next": true})));
+    eq(r.status, 201, &format!("start next: {}", r.body))?;
+    check(
+        r.body["workout"]["name"]
+            .as_str()
+            .is_some_and(|n| n.starts_with("Push")),
+        format!("first day: {}", r.body["workout"]["name"]),
+    )?;
+    let r = functional(ctx, &user, &format!("/v1/artifacts/{id}/dismiss"), None);
+    eq(r.status, 409, "an applied proposal cannot be dismissed")
+}
+
+fn chat_yes_applies_the_latest_proposal(ctx: &Ctx) -> Result<(), Failed> {
+    let user = unique_user("c-chat-yes");
+    let conv = "(context: conversation_id=cv1)";
+    ctx.fake.reply(ModelReply::calls(&[(
+        "propose_workout",
+        json!({"name": "Arms", "exercises": [{"exercise_id": "barbell-curl", "sets": 3, "reps": 10}]}),
+    )]));
+    ctx.fake
+        .reply(ModelReply::text(&["An arm session; say yes to start it."]));
+    let s = ctx.stream(
+        &user,
+        json!({"message": format!("{conv} plan me a quick arm workout")}),
+    );
+    well_formed(&s)?;
+    let art = s.first("artifact").cloned().unwrap_or_default();
+    eq(art["artifact_type"].as_str(), Some("workout"), "type")?;
+    let calls_before = ctx.fake.requests().len();
+    let s = ctx.stream(&user, json!({"message": format!("{conv} Yes, save it!")}));
+    well_formed(&s)?;
+    eq(
+        kinds_of(&s),
+        vec!["route", "artifact", "message", "done"],
+        "events",
+    )?;
+    let applied = s.first("artifact").cloned().unwrap_or_default();
+    eq(
+        &applied["artifact_id"],
+        &art["artifact_id"],
+        "the latest proposal",
+    )?;
+    eq(applied["status"].as_str(), Some("accepted"), "accepted")?;
+    eq(ctx.fake.requests().len(), calls_before, "no model call")?;
+    let active = ctx
+        .rt
+        .block_on(ctx.stack.store.get_active_workout(&user))?
+        .ok_or("the workout started")?;
+    eq(active.value.name.as_str(), "Arms", "workout")?;
+    eq(
+        active.value.exercises[0].exercise_id.as_str(),
+        "barbell-curl",
+        "exactly the proposed exercise",
+    )?;
+    // Dismissing after acceptance is refused; a new dismiss of a new proposal works.
+    let id = art["artifact_id"].as_str().unwrap_or_default();
+    let r = functional(ctx, &user, &format!("/v1/artifacts/{id}/dismiss"), None);
+    eq(r.status, 409, "applied")?;
+    let r = functional(ctx, &user, "/v1/artifacts/a-nope/dismiss", None);
+    eq(r.status, 404, "unknown id")
+}
+
+fn invented_number_is_corrected_after_the_stream(ctx: &Ctx) -> Result<(), Failed> {
+    let user = unique_user("c-critic");
+    ctx.rt.block_on(
+        ctx.stack
+            .store
+            .put_completed_workout(&user, &bench_session(7, &[(100.0, 5, 2)])),
+    )?;
+    ctx.fake.reply(ModelReply::calls(&[(
+        "exercise_progress",
+        json!({"exercise_id": "bench press"}),
+    )]));
+    ctx.fake.reply(ModelReply::text(&[
+        "Your top set was 100 kg for 5. ",
+        "Your best ever is 140 kg.",
+    ]));
+    let s = ctx.stream(&user, json!({"message": "How is my bench going?"}));
+    well_formed(&s)?;
+    let messages: Vec<String> = s
+        .events
+        .iter()
+        .filter(|(k, _)| k == "message")
+        .filter_map(|(_, v)| v["text"].as_str().map(str::to_string))
+        .collect();
+    eq(
+        messages.len(),
+        3,
+        &format!("two deltas and a correction: {messages:?}"),
+    )?;
+    check(
+        messages[2].contains("Correction") && messages[2].contains("140 kg"),
+        format!("correction names the invented number: {}", messages[2]),
+    )?;
+    check(
+        !messages[2].contains("100 kg"),
+        "the number from the data is not flagged",
+    )?;
+    eq(
+        kinds_of(&s).last().copied(),
+        Some("done"),
+        "done after the correction",
+    )
+}
+
+fn high_risk_answer_is_revised_before_it_is_shown(ctx: &Ctx) -> Result<(), Failed> {
+    let user = unique_user("c-risk");
+    ctx.fake.reply(ModelReply::text(&[
+        "Take 400 mg of ibuprofen ",
+        "and push through the pain.",
+    ]));
+    ctx.fake.reply(ModelReply::text(&[
+        "Stop overhead pressing today and get the shoulder checked by a doctor or physio.",
+    ]));
+    let s = ctx.stream(
+        &user,
+        json!({"message": "My shoulder hurts when I press. What should I take?"}),
+    );
+    well_formed(&s)?;
+    eq(
+        kinds_of(&s),
+        vec!["route", "message", "done"],
+        "one buffered message",
+    )?;
+    let text = s.text();
+    check(
+        !text.to_lowercase().contains("ibuprofen") && !text.contains("push through"),
+        format!("nothing unsafe reached the lifter: {text}"),
+    )?;
+    check(text.contains("doctor"), format!("the revision: {text}"))?;
+    let reqs = ctx.fake.requests();
+    eq(reqs.len(), 2, "draft and one revision")?;
+    let revise = reqs[1].body.to_string();
+    check(
+        revise.contains("broke these rules") && revise.contains("medication"),
+        "the revision request names the rules",
+    )?;
+    eq(
+        reqs[1].body["tools"].is_null(),
+        true,
+        "no tools in the revision",
+    )
+}
+
+fn workout_mode_adds_curls_with_warmups(ctx: &Ctx) -> Result<(), Failed> {
+    let user = unique_user("c-curls");
+    let w = sample_workout("w-curls", 2);
+    ctx.rt
+        .block_on(ctx.stack.store.replace_active_workout(&user, &w))?;
+    ctx.fake.reply(ModelReply::calls(&[
+        ("training_snapshot", json!({})),
+        (
+            "add_exercise",
+            json!({"exercise_id": "barbell-curl", "sets": 3, "reps": 10, "weight_kg": 40, "warmup": true}),
+        ),
+    ]));
+    ctx.fake
+        .reply(ModelReply::text(&["Curls added with three warm-ups."]));
+    let s = ctx.stream(
+        &user,
+        json!({"message": "(context: workout_id=w-curls) add barbell curls, 3x10 at 40 kg with warm-ups"}),
+    );
+    well_formed(&s)?;
+    let ends: Vec<(String, bool)> = s
+        .events
+        .iter()
+        .filter(|(k, _)| k == "tool_end")
+        .map(|(_, v)| {
+            (
+                v["tool"].as_str().unwrap_or_default().to_string(),
+                v["ok"].as_bool().unwrap_or(true),
+            )
+        })
+        .collect();
+    check(
+        ends.contains(&("training_snapshot".into(), false))
+            && ends.contains(&("add_exercise".into(), true)),
+        format!("heavy tool refused, write ok: {ends:?}"),
+    )?;
+    let reqs = ctx.fake.requests();
+    let first = &reqs[0].body;
+    check(
+        system_text(first).contains("Workout mode") && system_text(first).contains("w-curls"),
+        "workout overlay and brief in the instruction",
+    )?;
+    let refused = reqs[1].body.to_string();
+    check(
+        refused.contains("HEAVY_TOOL_IN_WORKOUT") && refused.contains("workout_state"),
+        "the refusal names the light alternative",
+    )?;
+    let active = ctx
+        .rt
+        .block_on(ctx.stack.store.get_active_workout(&user))?
+        .ok_or("still active")?
+        .value;
+    let curls = active.exercises.last().ok_or("an exercise")?;
+    eq(
+        curls.exercise_id.as_str(),
+        "barbell-curl",
+        "curls added last",
+    )?;
+    let sets: Vec<(String, Option<f64>, Option<u32>)> = curls
+        .sets
+        .iter()
+        .map(|s| {
+            (
+                format!("{:?}", s.set_type).to_lowercase(),
+                s.target.weight_kg,
+                s.target.reps,
+            )
+        })
+        .collect();
+    // 50/65/80 % of 40 kg, half-up to 2.5 kg: 20, 26 -> 25, 32 -> 32.5.
+    eq(
+        sets,
+        vec![
+            ("warmup".into(), Some(20.0), Some(10)),
+            ("warmup".into(), Some(25.0), Some(8)),
+            ("warmup".into(), Some(32.5), Some(5)),
+            ("working".into(), Some(40.0), Some(10)),
+            ("working".into(), Some(40.0), Some(10)),
+            ("working".into(), Some(40.0), Some(10)),
+        ],
+        "warm-up ramp then working sets",
+    )
+}
+
+fn destructive_request_needs_an_explicit_yes(ctx: &Ctx) -> Result<(), Failed> {
+    let user = unique_user("c-destroy");
+    let conv = "(context: conversation_id=cv-d)";
+    let s = ctx.stream(
+        &user,
+        json!({"message": format!("{conv} delete my workout history")}),
+    );
+    well_formed(&s)?;
+    eq(
+        kinds_of(&s),
+        vec!["route", "clarification", "done"],
+        "events",
+    )?;
+    let c = s.first("clarification").cloned().unwrap_or_default();
+    check(
+        c["options"][0]
+            .as_str()
+            .is_some_and(|o| o.starts_with("Yes, delete")),
+        format!("options: {}", c["options"]),
+    )?;
+    check(c["id"].is_string(), "an id")?;
+    eq(ctx.fake.requests().len(), 0, "no model call")?;
+    // The explicit yes hands the original request to the coach, marked as confirmed.
+    ctx.fake.reply(ModelReply::text(&[
+        "I can't delete history from chat; use the app's settings.",
+    ]));
+    let s = ctx.stream(&user, json!({"message": format!("{conv} Yes, delete it")}));
+    well_formed(&s)?;
+    let reqs = ctx.fake.requests();
+    eq(reqs.len(), 1, "the coach answers the confirmed request")?;
+    let body = reqs[0].body.to_string();
+    check(
+        body.contains("delete my workout history") && body.contains("confirm this explicitly"),
+        "the original request, confirmed",
+    )?;
+    // Whole words only: "clearly" is not "clear".
+    ctx.fake.reset();
+    ctx.fake.reply(ModelReply::text(&["Happy to help."]));
+    let s = ctx.stream(
+        &user,
+        json!({"message": "I clearly need help with my routine"}),
+    );
+    well_formed(&s)?;
+    check(
+        s.first("clarification").is_none(),
+        "no clarification for 'clearly'",
+    )?;
+    eq(ctx.fake.requests().len(), 1, "the coach answered")
+}
+
+fn turns_stored_once_and_replayed_as_history(ctx: &Ctx) -> Result<(), Failed> {
+    let user = unique_user("c-conv");
+    ctx.fake.reply(ModelReply::text(&["Hi Sam, noted."]));
+    let first = json!({"message": "(context: conversation_id=cv2 corr=r-1) My name is Sam and I train at 6 am"});
+    let s = ctx.stream(&user, first.clone());
+    well_formed(&s)?;
+    // The same corr again: the stored answer, no model call, nothing stored twice.
+    let s = ctx.stream(&user, first);
+    well_formed(&s)?;
+    eq(s.text(), "Hi Sam, noted.".to_string(), "replayed answer")?;
+    eq(
+        ctx.fake.requests().len(),
+        1,
+        "one model call for two deliveries",
+    )?;
+    eq(count(ctx, &user, "CONV#cv2#MSG#")?, 1, "one stored turn")?;
+    // The next message carries the conversation so far.
+    ctx.fake.reply(ModelReply::text(&["Sure."]));
+    let s = ctx.stream(
+        &user,
+        json!({"message": "(context: conversation_id=cv2 corr=r-2) What time do I train?"}),
+    );
+    well_formed(&s)?;
+    let reqs = ctx.fake.requests();
+    let contents = reqs[1].body["contents"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let texts: Vec<(String, String)> = contents
+        .iter()
+        .map(|c| {
+            (
+                c["role"].as_str().unwrap_or_default().to_string(),
+                c["parts"][0]["text"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_string(),
+            )
+        })
+        .collect();
+    eq(
+        texts,
+        vec![
+            ("user".into(), "My name is Sam and I train at 6 am".into()),
+            ("model".into(), "Hi Sam, noted.".into()),
+            ("user".into(), "What time do I train?".into()),
+        ],
+        "history then the new message",
+    )?;
+    eq(count(ctx, &user, "CONV#cv2#MSG#")?, 2, "two stored turns")
+}
+
+fn memories_and_notifications_through_the_gate(ctx: &Ctx) -> Result<(), Failed> {
+    let user = unique_user("c-memory");
+    ctx.fake.reply(ModelReply::calls(&[
+        (
+            "save_memory",
+            json!({"text": "Left shoulder is cranky on overhead work", "kind": "injury"}),
+        ),
+        (
+            "send_notification",
+            json!({"message": "Deload week starts Monday"}),
+        ),
+    ]));
+    ctx.fake
+        .reply(ModelReply::text(&["Noted, and I'll remind you."]));
+    let s = ctx.stream(
+        &user,
+        json!({"message": "Remember my left shoulder is cranky overhead, and remind me about the deload"}),
+    );
+    well_formed(&s)?;
+    let ok: Vec<bool> = s
+        .events
+        .iter()
+        .filter(|(k, _)| k == "tool_end")
+        .map(|(_, v)| v["ok"].as_bool().unwrap_or(false))
+        .collect();
+    eq(ok, vec![true, true], "both tools ran")?;
+    eq(count(ctx, &user, "MEMORY#")?, 1, "memory stored")?;
+    eq(count(ctx, &user, "NOTIFY#")?, 1, "notification stored")?;
+    let sent = ctx.fake.requests()[1].body.to_string();
+    check(
+        sent.contains("\\\"sent\\\":true") || sent.contains("\"sent\":true"),
+        "the gate let it through",
+    )?;
+    // A second one inside 4 hours is suppressed by the gate, and nothing is stored.
+    ctx.fake.reset();
+    ctx.fake.reply(ModelReply::calls(&[(
+        "send_notification",
+        json!({"message": "Another reminder"}),
+    )]));
+    ctx.fake.reply(ModelReply::text(&["That one has to wait."]));
+    let s = ctx.stream(&user, json!({"message": "remind me again about it"}));
+    well_formed(&s)?;
+    let back = ctx.fake.requests()[1].body.to_string();
+    check(
+        back.contains("rate_limited"),
+        "suppressed by the 4-hour limit",
+    )?;
+    eq(count(ctx, &user, "NOTIFY#")?, 1, "still one notification")?;
+    // The memory reaches the next request's context.
+    let system = system_text(&ctx.fake.requests()[0].body);
+    check(
+        system.contains("Left shoulder is cranky on overhead work"),
+        "memory in the context",
+    )
+}
