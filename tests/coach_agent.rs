@@ -48,6 +48,10 @@ fn main() {
             "memories_and_notifications_through_the_gate",
             memories_and_notifications_through_the_gate,
         ),
+        (
+            "terminal_chat_client_confirms_a_proposal",
+            terminal_chat_client_confirms_a_proposal,
+        ),
     ];
     ctx.fake.reply(ModelReply::text(&["warm"]));
     let _ = ctx.stream("warmup", json!({"message": "hello"}));
@@ -133,7 +137,11 @@ fn plan_ppl_routine_confirmed_by_endpoint(ctx: &Ctx) -> Result<(), Failed> {
     let art = s.first("artifact").cloned().unwrap_or_default();
     eq(art["artifact_type"].as_str(), Some("routine"), "type")?;
     eq(art["status"].as_str(), Some("proposed"), "status")?;
-    eq(art["actions"].clone(), json!(["confirm", "dismiss"]), "actions")?;
+    eq(
+        art["actions"].clone(),
+        json!(["confirm", "dismiss"]),
+        "actions",
+    )?;
     let id = art["artifact_id"].as_str().unwrap_or_default().to_string();
     let hash = art["content_hash"].as_str().unwrap_or_default().to_string();
     let content_days = art["artifact_content"]["routine"]["days"]
@@ -599,5 +607,69 @@ fn memories_and_notifications_through_the_gate(ctx: &Ctx) -> Result<(), Failed> 
     check(
         system.contains("Left shoulder is cranky on overhead work"),
         "memory in the context",
+    )
+}
+
+fn terminal_chat_client_confirms_a_proposal(ctx: &Ctx) -> Result<(), Failed> {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let user = unique_user("c-term");
+    ctx.fake.reply(ModelReply::calls(&[(
+        "propose_workout",
+        json!({"name": "Quick Legs", "exercises": [{"exercise_id": "back-squat", "sets": 3, "reps": 5}]}),
+    )]));
+    ctx.fake
+        .reply(ModelReply::text(&["Here is a quick leg day."]));
+    let target = std::env::var("CARGO_TARGET_DIR")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|_| blackbox::workspace_root().join("target"));
+    let mut child = Command::new(target.join("debug/devstack"))
+        .args([
+            "chat",
+            "--base",
+            &ctx.stack.base,
+            "--user",
+            &user,
+            "--conversation",
+            "cv-term",
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("devstack is built by the test command: {e}"))?;
+    child
+        .stdin
+        .take()
+        .ok_or("stdin")?
+        .write_all(b"plan me a quick leg day\n/confirm\n/quit\n")?;
+    let out = child.wait_with_output()?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    eq(
+        out.status.success(),
+        true,
+        &format!("exit; stderr {}", String::from_utf8_lossy(&out.stderr)),
+    )?;
+    for want in [
+        "[slow ",
+        "propose_workout ok",
+        "workout: Quick Legs [proposed]",
+        "Squat: 3 × 5 @",
+        "coach> Here is a quick leg day.",
+        "accepted",
+    ] {
+        check(
+            text.contains(want),
+            format!("'{want}' in the transcript:\n{text}"),
+        )?;
+    }
+    let active = ctx
+        .rt
+        .block_on(ctx.stack.store.get_active_workout(&user))?
+        .ok_or("confirmed from the terminal")?;
+    eq(
+        active.value.name.as_str(),
+        "Quick Legs",
+        "the proposed workout started",
     )
 }

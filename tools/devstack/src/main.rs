@@ -6,7 +6,10 @@
 //!   first binary given (the baseline), measured with a local Runtime API.
 //! - `devstack e2e --url URL [--n N]`: seeds a user with a workout of N planned sets, sends N
 //!   "done" requests one after another, and prints the median and p99 round trip.
+//! - `devstack chat [--base URL] [--user U] [--conversation C] [--workout W]`: a terminal chat
+//!   with the coach on the local stack (`/v1/stream`), with `/confirm` for proposals.
 
+mod chat;
 mod coldstart;
 mod demo;
 mod e2e;
@@ -14,7 +17,7 @@ mod e2e;
 use std::path::PathBuf;
 
 fn usage() -> String {
-    "usage: devstack setup | devstack coldstart [--runs N] [--env K=V]... BASELINE_BIN BIN... | devstack e2e --url URL [--n N] | devstack e2e-functional --base URL [--n N]".into()
+    "usage: devstack setup | devstack coldstart [--runs N] [--env K=V]... BASELINE_BIN BIN... | devstack e2e --url URL [--n N] | devstack e2e-functional --base URL [--n N] | devstack chat [--base URL] [--user U] [--conversation C] [--workout W]".into()
 }
 
 #[tokio::main]
@@ -121,6 +124,26 @@ async fn run() -> Result<(), String> {
                 std::env::var("TABLE_NAME").map_err(|_| "TABLE_NAME is not set".to_string())?;
             let store = coach::store::Store::from_env(table).await;
             e2e::run_functional(&store, &base.ok_or_else(usage)?, n).await
+        }
+        Some("chat") => {
+            let mut o = chat::Options {
+                base: "http://127.0.0.1:9000/lambda-url".into(),
+                user: demo::DEMO_USER.into(),
+                conversation: format!("chat-{}", chrono::Utc::now().format("%Y%m%d%H%M%S")),
+                workout: None,
+            };
+            let mut it = args.iter().skip(1);
+            while let Some(a) = it.next() {
+                let v = it.next().cloned().ok_or_else(usage)?;
+                match a.as_str() {
+                    "--base" => o.base = v,
+                    "--user" => o.user = v,
+                    "--conversation" => o.conversation = v,
+                    "--workout" => o.workout = Some(v),
+                    _ => return Err(usage()),
+                }
+            }
+            chat::run(o).await
         }
         _ => Err(usage()),
     }
