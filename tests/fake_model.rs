@@ -69,6 +69,10 @@ pub struct Recorded {
     pub path: String,
     pub headers: Vec<(String, String)>,
     pub body: Value,
+    /// When the request was read.
+    pub at: std::time::Instant,
+    /// When the scripted stream started to be written (its first text, if it starts with one).
+    pub replied_at: Option<std::time::Instant>,
 }
 
 impl Recorded {
@@ -197,18 +201,21 @@ async fn serve(mut sock: TcpStream, state: Arc<Mutex<State>>) {
     };
     let body: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
     let text = body.to_string();
-    let reply = {
+    let (reply, index) = {
         let mut s = state.lock().unwrap_or_else(|p| p.into_inner());
+        let index = s.requests.len();
         s.requests.push(Recorded {
             path: path.clone(),
             headers,
             body,
+            at: std::time::Instant::now(),
+            replied_at: None,
         });
         let pos = s
             .replies
             .iter()
             .position(|(m, _)| m.as_ref().is_none_or(|m| text.contains(m.as_str())));
-        pos.map(|i| s.replies.remove(i).1)
+        (pos.map(|i| s.replies.remove(i).1), index)
     };
     let format = if path.contains(":streamGenerateContent") {
         Format::Gemini
@@ -237,6 +244,14 @@ async fn serve(mut sock: TcpStream, state: Arc<Mutex<State>>) {
             let _ = write_status(&mut sock, status, &body, &headers).await;
         }
         Reply::Stream(steps) => {
+            if let Some(r) = state
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .requests
+                .get_mut(index)
+            {
+                r.replied_at = Some(std::time::Instant::now());
+            }
             if stream(&mut sock, format, &steps).await.is_err() {
                 state
                     .lock()
