@@ -132,19 +132,7 @@ fn plan_exercise(
         && ex.compound
         && w >= warmup::HEAVY_COMPOUND_KG
     {
-        let ramp = warmup::ramp(w, step_for(Some(ex), profile), profile.unit);
-        let warmups = ramp.into_iter().map(|(kg, reps)| {
-            WorkoutSet::planned(
-                String::new(),
-                SetType::Warmup,
-                SetTarget {
-                    reps: Some(reps),
-                    weight_kg: Some(kg),
-                    rir: None,
-                },
-            )
-        });
-        sets.splice(0..0, warmups);
+        sets.splice(0..0, warmup_sets(w, ex, profile));
     }
     for (n, s) in sets.iter_mut().enumerate() {
         s.id = format!("{instance_id}-s{}", n + 1);
@@ -216,19 +204,8 @@ pub fn add_exercise(
         add.exercise.compound && working.is_some_and(|kg| kg >= warmup::HEAVY_COMPOUND_KG),
     );
     if let (true, Some(kg)) = (wants_ramp, working) {
-        let ramp = warmup::ramp(kg, step_for(Some(add.exercise), profile), profile.unit);
-        let sets = ramp.into_iter().map(|(kg, reps)| {
-            WorkoutSet::planned(
-                String::new(),
-                SetType::Warmup,
-                SetTarget {
-                    reps: Some(reps),
-                    weight_kg: Some(kg),
-                    rir: None,
-                },
-            )
-        });
-        inst.sets.splice(0..0, sets);
+        inst.sets
+            .splice(0..0, warmup_sets(kg, add.exercise, profile));
     }
     // Instance ids stay unique even after exercises were removed or swapped.
     let mut n = w.exercises.len() + 1;
@@ -247,6 +224,24 @@ pub fn add_exercise(
     out.exercises.push(inst);
     let idx = out.exercises.len() - 1;
     (out, idx)
+}
+
+/// The warm-up ramp before working sets at `working_kg` (ids are given by the caller).
+fn warmup_sets(working_kg: f64, ex: &Exercise, profile: &Profile) -> Vec<WorkoutSet> {
+    warmup::ramp(working_kg, step_for(Some(ex), profile), profile.unit)
+        .into_iter()
+        .map(|(kg, reps)| {
+            WorkoutSet::planned(
+                String::new(),
+                SetType::Warmup,
+                SetTarget {
+                    reps: Some(reps),
+                    weight_kg: Some(kg),
+                    rir: None,
+                },
+            )
+        })
+        .collect()
 }
 
 /// Checks a workout about to be stored against the contract's limits.

@@ -232,13 +232,10 @@ impl Store {
 
     /// Every memory, retired ones included, oldest first.
     pub async fn memories(&self, user: &str) -> Result<Vec<Memory>, StoreError> {
-        let query = self
-            .client
-            .query()
-            .table_name(&self.table)
-            .key_condition_expression("pk = :pk AND begins_with(sk, :p)")
-            .expression_attribute_values(":pk", s(user_pk(user)))
-            .expression_attribute_values(":p", s("MEMORY#"));
-        self.query_all(query).await?.iter().map(from_item).collect()
+        self.items_under(user, "MEMORY#")
+            .await?
+            .iter()
+            .map(from_item)
+            .collect()
     }
 }

@@ -572,6 +572,15 @@ impl Store {
     /// How many items a user has under a sort-key prefix (tests and the demo loader use this to
     /// prove that nothing was duplicated).
     pub async fn count_items(&self, user: &str, sk_prefix: &str) -> Result<usize, StoreError> {
+        Ok(self.items_under(user, sk_prefix).await?.len())
+    }
+
+    /// Every item of a user under a sort-key prefix, page by page.
+    pub(crate) async fn items_under(
+        &self,
+        user: &str,
+        sk_prefix: &str,
+    ) -> Result<Vec<HashMap<String, AttributeValue>>, StoreError> {
         let query = self
             .client
             .query()
@@ -579,7 +588,7 @@ impl Store {
             .key_condition_expression("pk = :pk AND begins_with(sk, :p)")
             .expression_attribute_values(":pk", s(user_pk(user)))
             .expression_attribute_values(":p", s(sk_prefix));
-        Ok(self.query_all(query).await?.len())
+        self.query_all(query).await
     }
 
     /// Runs a query to the end, page by page.

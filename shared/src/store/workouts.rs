@@ -148,14 +148,11 @@ impl Store {
 
     /// Every routine of the user.
     pub async fn routines(&self, user: &str) -> Result<Vec<Routine>, StoreError> {
-        let query = self
-            .client
-            .query()
-            .table_name(&self.table)
-            .key_condition_expression("pk = :pk AND begins_with(sk, :p)")
-            .expression_attribute_values(":pk", s(user_pk(user)))
-            .expression_attribute_values(":p", s("ROUTINE#"));
-        self.query_all(query).await?.iter().map(from_item).collect()
+        self.items_under(user, "ROUTINE#")
+            .await?
+            .iter()
+            .map(from_item)
+            .collect()
     }
 
     async fn get_doc<T: serde::de::DeserializeOwned>(
