@@ -5,8 +5,8 @@
 
 use blackbox::fake_model::Reply as ModelReply;
 use blackbox::{
-    JsonReply, ModelCase, ModelStack, Streamed, bench_session, call_json, check, eq,
-    sample_workout, unique_user, well_formed,
+    JsonReply, ModelCase, ModelStack, bench_session, call_json, check, eq, sample_workout,
+    unique_user, well_formed,
 };
 use libtest_mimic::Failed;
 use serde_json::{Value, json};
@@ -72,10 +72,6 @@ fn count(ctx: &Ctx, user: &str, prefix: &str) -> Result<usize, Failed> {
     Ok(ctx.rt.block_on(ctx.stack.store.count_items(user, prefix))?)
 }
 
-fn kinds_of(s: &Streamed) -> Vec<&str> {
-    s.kinds()
-}
-
 fn system_text(body: &Value) -> String {
     body["systemInstruction"]["parts"][0]["text"]
         .as_str()
@@ -109,7 +105,7 @@ fn plan_ppl_routine_confirmed_by_endpoint(ctx: &Ctx) -> Result<(), Failed> {
     );
     well_formed(&s)?;
     eq(
-        kinds_of(&s),
+        s.kinds(),
         vec![
             "route",
             "status",
@@ -257,7 +253,7 @@ fn chat_yes_applies_the_latest_proposal(ctx: &Ctx) -> Result<(), Failed> {
     let s = ctx.stream(&user, json!({"message": format!("{conv} Yes, save it!")}));
     well_formed(&s)?;
     eq(
-        kinds_of(&s),
+        s.kinds(),
         vec!["route", "artifact", "message", "done"],
         "events",
     )?;
@@ -324,7 +320,7 @@ fn invented_number_is_corrected_after_the_stream(ctx: &Ctx) -> Result<(), Failed
         "the number from the data is not flagged",
     )?;
     eq(
-        kinds_of(&s).last().copied(),
+        s.kinds().last().copied(),
         Some("done"),
         "done after the correction",
     )
@@ -345,7 +341,7 @@ fn high_risk_answer_is_revised_before_it_is_shown(ctx: &Ctx) -> Result<(), Faile
     );
     well_formed(&s)?;
     eq(
-        kinds_of(&s),
+        s.kinds(),
         vec!["route", "message", "done"],
         "one buffered message",
     )?;
@@ -460,11 +456,7 @@ fn destructive_request_needs_an_explicit_yes(ctx: &Ctx) -> Result<(), Failed> {
         json!({"message": format!("{conv} delete my workout history")}),
     );
     well_formed(&s)?;
-    eq(
-        kinds_of(&s),
-        vec!["route", "clarification", "done"],
-        "events",
-    )?;
+    eq(s.kinds(), vec!["route", "clarification", "done"], "events")?;
     let c = s.first("clarification").cloned().unwrap_or_default();
     check(
         c["options"][0]

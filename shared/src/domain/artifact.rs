@@ -131,8 +131,14 @@ impl Artifact {
 
 /// An id that sorts by creation time (the newest pending proposal is found by a reverse query).
 pub fn new_artifact_id(now: DateTime<Utc>) -> String {
+    time_id("a", now)
+}
+
+/// `<prefix>-<yyyymmddHHMMSS>-<microseconds in hex>`: sorts by time, and two ids made in one
+/// second differ. Used for artifacts, the plans they create, memories and notifications.
+pub fn time_id(prefix: &str, now: DateTime<Utc>) -> String {
     format!(
-        "a-{}-{:05x}",
+        "{prefix}-{}-{:05x}",
         now.format("%Y%m%d%H%M%S"),
         now.timestamp_subsec_micros() & 0xfffff
     )

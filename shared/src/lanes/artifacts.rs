@@ -25,7 +25,7 @@ pub fn view(a: &Artifact, now: DateTime<Utc>) -> Value {
     } else {
         a.status.as_str()
     };
-    let content: Value = serde_json::from_str(&a.proposal.content_json()).unwrap_or(Value::Null);
+    let content = serde_json::to_value(&a.proposal).unwrap_or(Value::Null);
     json!({
         "artifact_id": a.id,
         "artifact_type": a.proposal.artifact_type(),

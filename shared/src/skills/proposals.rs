@@ -7,7 +7,7 @@ use serde_json::{Map, Value};
 
 use super::suggest::DEFAULT_TARGET_RIR;
 use super::workouts;
-use crate::domain::artifact::{MAX_ARTIFACT_BYTES, Proposal};
+use crate::domain::artifact::{MAX_ARTIFACT_BYTES, Proposal, time_id};
 use crate::domain::catalog::catalog;
 use crate::domain::limits::{self, LimitError, MAX_REPS, MAX_RIR};
 use crate::domain::plan::{Routine, RoutineDay, Template, TemplateExercise, TemplateSet};
@@ -34,15 +34,6 @@ fn err(field: impl Into<String>, message: impl Into<String>) -> ProposalError {
         field: field.into(),
         message: message.into(),
     }
-}
-
-/// The id stamp shared by a proposal's new items (the same clock as its artifact id).
-fn stamp(now: DateTime<Utc>) -> String {
-    format!(
-        "{}-{:05x}",
-        now.format("%Y%m%d%H%M%S"),
-        now.timestamp_subsec_micros() & 0xfffff
-    )
 }
 
 fn object<'a>(v: &'a Value, field: &str) -> Result<&'a Map<String, Value>, ProposalError> {
@@ -171,7 +162,7 @@ pub fn exercises(v: Option<&Value>, field: &str) -> Result<Vec<TemplateExercise>
 /// The days of a routine: `[{"label": "Push", "exercises": [...]}, ...]`, as templates.
 fn days(
     v: &Map<String, Value>,
-    stamp: &str,
+    now: DateTime<Utc>,
 ) -> Result<(Vec<RoutineDay>, Vec<Template>), ProposalError> {
     let items = v
         .get("days")
@@ -190,7 +181,7 @@ fn days(
         let label = required_text(o, "label", &format!("{f}.label"))?;
         let exercises = exercises(o.get("exercises"), &format!("{f}.exercises"))?;
         let t = Template {
-            id: format!("t-{stamp}-{}", i + 1),
+            id: format!("{}-{}", time_id("t", now), i + 1),
             name: label.to_string(),
             exercises,
         };
@@ -219,10 +210,9 @@ fn bounded(p: Proposal) -> Result<Proposal, ProposalError> {
 pub fn routine(args: &Value, now: DateTime<Utc>) -> Result<Proposal, ProposalError> {
     let o = object(args, "arguments")?;
     let name = required_text(o, "name", "name")?;
-    let stamp = stamp(now);
-    let (days, templates) = days(o, &stamp)?;
+    let (days, templates) = days(o, now)?;
     let routine = Routine {
-        id: format!("r-{stamp}"),
+        id: time_id("r", now),
         name: name.to_string(),
         days,
         next_day: 0,
@@ -242,7 +232,7 @@ pub fn routine_update(
         Some(_) => required_text(o, "name", "name")?.to_string(),
         None => existing.name.clone(),
     };
-    let (days, templates) = days(o, &stamp(now))?;
+    let (days, templates) = days(o, now)?;
     let routine = Routine {
         id: existing.id.clone(),
         name,

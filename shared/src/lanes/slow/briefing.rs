@@ -1,7 +1,6 @@
 //! What the coach knows before the first model call, read in one concurrent round of store
 //! calls: the profile, goals and memories, the last 7 days (sessions and app events), the active
-//! routine and its next day, the workout brief in workout mode, the latest proposal, and the
-//! conversation within its history budget (older exchanges folded into a stored summary).
+//! routine and its next day, the workout brief in workout mode, and the conversation within its history budget (older exchanges folded into a stored summary).
 //!
 //! The context is compact and allowlisted: only the fields named here reach the model.
 
@@ -40,7 +39,6 @@ pub struct Loaded {
     pub recent_workouts: Vec<Workout>,
     pub recent_events: Vec<Value>,
     pub routine: Option<Routine>,
-    pub latest_artifact: Option<Artifact>,
     /// Newest first.
     pub exchanges: Vec<Exchange>,
     pub summary: Option<Summary>,
@@ -65,13 +63,12 @@ pub async fn load(
         ..Parts::default()
     };
     let since = now - Duration::days(RECENT_DAYS);
-    let (state, memories, recent, events, routines, artifacts, conversation) = tokio::join!(
+    let (state, memories, recent, events, routines, conversation) = tokio::join!(
         store.user_state(user, parts, None, now),
         store.memories(user),
         store.completed_workouts_since(user, since),
         store.page(user, "EVENT#", 20, None, now),
         store.routines(user),
-        store.recent_artifacts(user, 1),
         store.conversation(user, conversation_id(ctx), LOADED_EXCHANGES, now),
     );
     let state = state?;
@@ -104,26 +101,34 @@ pub async fn load(
             })
             .collect(),
         routine,
-        latest_artifact: artifacts?.into_iter().next(),
         exchanges,
         summary,
     })
 }
 
-impl Loaded {
-    /// The proposal a chat "yes, save it" applies: the newest one, still pending, from this
-    /// conversation (when both name one).
-    pub fn pending_artifact(&self, ctx: &SessionContext, now: DateTime<Utc>) -> Option<&Artifact> {
-        self.latest_artifact.as_ref().filter(|a| {
-            a.status == ArtifactStatus::Proposed
-                && !a.is_expired(now)
-                && match (&a.conversation_id, &ctx.conversation_id) {
-                    (Some(x), Some(y)) => x == y,
-                    _ => true,
-                }
-        })
-    }
+/// The proposal a chat "yes, save it" applies: the newest one, still pending, from this
+/// conversation (when both name one). Read only for a confirmation, off the common path.
+pub async fn pending_artifact(
+    store: &Store,
+    ctx: &SessionContext,
+    now: DateTime<Utc>,
+) -> Result<Option<Artifact>, StoreError> {
+    let newest = store
+        .recent_artifacts(&ctx.user_id, 1)
+        .await?
+        .into_iter()
+        .next();
+    Ok(newest.filter(|a| {
+        a.status == ArtifactStatus::Proposed
+            && !a.is_expired(now)
+            && match (&a.conversation_id, &ctx.conversation_id) {
+                (Some(x), Some(y)) => x == y,
+                _ => true,
+            }
+    }))
+}
 
+impl Loaded {
     /// The per-request context for the instruction: compact lines, allowlisted fields.
     pub fn context(&self, ctx: &SessionContext, summary: Option<&Summary>) -> String {
         let p = &self.profile;
@@ -326,7 +331,6 @@ mod tests {
             recent_workouts: vec![],
             recent_events: vec![],
             routine: None,
-            latest_artifact: None,
             exchanges,
             summary,
         }

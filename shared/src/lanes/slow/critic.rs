@@ -196,22 +196,16 @@ pub fn check(answer: &str, facts: &Facts, wrote: bool) -> Vec<Violation> {
 /// for a buffered answer that is still unsafe after its revision.
 pub fn scrub(answer: &str, facts: &Facts, wrote: bool) -> String {
     let mut kept = String::new();
-    let mut notes: Vec<String> = Vec::new();
+    let mut found = Vec::new();
     for s in sentences(answer) {
         let v = sentence_violations(s, facts, wrote);
         if v.is_empty() {
             kept.push_str(s);
-        } else {
-            for x in v {
-                let c = x.correction();
-                if !notes.contains(&c) {
-                    notes.push(c);
-                }
-            }
         }
+        found.extend(v);
     }
     let mut out = kept.trim().to_string();
-    for n in notes {
+    for n in notes(&found) {
         if !out.is_empty() {
             out.push(' ');
         }
@@ -222,6 +216,11 @@ pub fn scrub(answer: &str, facts: &Facts, wrote: bool) -> String {
 
 /// The correction sent after a streamed answer that broke rules.
 pub fn correction(violations: &[Violation]) -> String {
+    format!("\n\nCorrection: {}", notes(violations).join(" "))
+}
+
+/// Each distinct correction once, in order.
+fn notes(violations: &[Violation]) -> Vec<String> {
     let mut notes: Vec<String> = Vec::new();
     for v in violations {
         let c = v.correction();
@@ -229,7 +228,7 @@ pub fn correction(violations: &[Violation]) -> String {
             notes.push(c);
         }
     }
-    format!("\n\nCorrection: {}", notes.join(" "))
+    notes
 }
 
 /// A message that makes the answer high-risk (buffered and checked before the lifter sees it).

@@ -252,21 +252,27 @@ impl SlowLane {
             artifacts: Vec::new(),
             at: now,
         };
+        let confirming = gate::is_confirmation(text);
         let confirmed_request = loaded
             .exchanges
             .first()
             .filter(|p| p.kind == "clarification" && now - p.at < CLARIFICATION_WINDOW)
             .and_then(|p| p.pending_request.clone())
-            .filter(|_| gate::is_confirmation(text));
+            .filter(|_| confirming);
+        let pending = if confirming && confirmed_request.is_none() {
+            match briefing::pending_artifact(&self.store, ctx, now).await {
+                Ok(a) => a,
+                Err(e) => return fail(emit, &e).await,
+            }
+        } else {
+            None
+        };
         let mut outcome = if let Some(request) = confirmed_request {
             // The lifter said yes to a destructive request: the coach handles it, told so.
             let confirmed = format!("{request}\n\n(I confirm this explicitly: \"{text}\")");
             self.agent(ctx, &confirmed, intent, &loaded, emit, deadline)
                 .await
-        } else if let Some(a) = loaded
-            .pending_artifact(ctx, now)
-            .filter(|_| gate::is_confirmation(text))
-        {
+        } else if let Some(a) = &pending {
             exchange.kind = "confirm".into();
             exchange.artifacts.push(a.id.clone());
             apply_from_chat(&self.store, ctx, a, emit, now).await
@@ -320,16 +326,6 @@ impl SlowLane {
             };
         };
         let (history, fold) = loaded.history();
-        if let Some(summary) = &fold {
-            // Folded before the model call so that the summary is in this request's context.
-            if let Err(e) = self
-                .store
-                .put_summary(&ctx.user_id, briefing::conversation_id(ctx), summary)
-                .await
-            {
-                tracing::warn!(error = %e, "could not store the conversation summary");
-            }
-        }
         let summary = fold.as_ref().or(loaded.summary.as_ref());
         let env = tools::Env {
             store: &self.store,
@@ -340,7 +336,23 @@ impl SlowLane {
             history,
             context: loaded.context(ctx, summary),
         };
-        agent::run(model, &env, text, intent, briefing, emit, deadline).await
+        // The fold is stored alongside the answer, not before the first model call (the summary
+        // is already in this request's context).
+        let store_fold = async {
+            if let Some(summary) = &fold
+                && let Err(e) = self
+                    .store
+                    .put_summary(&ctx.user_id, briefing::conversation_id(ctx), summary)
+                    .await
+            {
+                tracing::warn!(error = %e, "could not store the conversation summary");
+            }
+        };
+        let (outcome, ()) = tokio::join!(
+            agent::run(model, &env, text, intent, briefing, emit, deadline),
+            store_fold
+        );
+        outcome
     }
 
     /// Stores the exchange once: at the next free sequence number, never twice for one corr.

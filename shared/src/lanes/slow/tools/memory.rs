@@ -6,6 +6,7 @@ use chrono::Utc;
 use serde_json::{Value, json};
 
 use super::{Env, Output, ToolError, spec, store_failed, str_arg};
+use crate::domain::artifact::time_id;
 use crate::domain::coaching::{MAX_MEMORIES, MAX_MEMORY_CHARS, Memory};
 use crate::domain::limits;
 use crate::llm::ToolSpec;
@@ -107,11 +108,7 @@ async fn save(env: &Env<'_>, args: &Value) -> Result<Value, ToolError> {
     }
     let now = Utc::now();
     let m = Memory {
-        id: format!(
-            "m-{}-{:05x}",
-            now.format("%Y%m%d%H%M%S"),
-            now.timestamp_subsec_micros() & 0xfffff
-        ),
+        id: time_id("m", now),
         text: text.to_string(),
         kind: args["kind"].as_str().map(|k| k.chars().take(40).collect()),
         created_at: now,
@@ -259,11 +256,7 @@ async fn send(env: &Env<'_>, args: &Value) -> Result<Output, ToolError> {
         ));
     }
     let n = Notification {
-        id: format!(
-            "n-{}-{:05x}",
-            now.format("%Y%m%d%H%M%S"),
-            now.timestamp_subsec_micros() & 0xfffff
-        ),
+        id: time_id("n", now),
         message: message.to_string(),
         priority,
         source: "coach".into(),
