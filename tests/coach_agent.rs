@@ -52,6 +52,10 @@ fn main() {
             "terminal_chat_client_confirms_a_proposal",
             terminal_chat_client_confirms_a_proposal,
         ),
+        (
+            "analytics_tools_and_flags_share_the_analysis",
+            analytics_tools_and_flags_share_the_analysis,
+        ),
     ];
     ctx.fake.reply(ModelReply::text(&["warm"]));
     let _ = ctx.stream("warmup", json!({"message": "hello"}));
@@ -663,5 +667,83 @@ fn terminal_chat_client_confirms_a_proposal(ctx: &Ctx) -> Result<(), Failed> {
         active.value.name.as_str(),
         "Quick Legs",
         "the proposed workout started",
+    )
+}
+
+/// Five weeks of bench stuck at 80 kg × 8 at RIR 1, twice a week: the context's flags, the
+/// training analysis and the muscle-group progress all report the same plateau from one analysis.
+fn analytics_tools_and_flags_share_the_analysis(ctx: &Ctx) -> Result<(), Failed> {
+    let user = unique_user("c-analysis");
+    for days_ago in [1, 3, 8, 10, 15, 17, 22, 24, 29, 31] {
+        ctx.rt.block_on(
+            ctx.stack
+                .store
+                .put_completed_workout(&user, &bench_session(days_ago, &[(80.0, 8, 1); 3])),
+        )?;
+    }
+    ctx.fake.reply(ModelReply::calls(&[
+        ("training_analysis", json!({})),
+        ("muscle_group_progress", json!({"muscle_group": "chest"})),
+        ("muscle_group_progress", json!({"muscle_group": "elbows"})),
+    ]));
+    ctx.fake
+        .reply(ModelReply::text(&["Your bench has stalled at 104 kg."]));
+    let s = ctx.stream(
+        &user,
+        json!({"message": "how is my training going overall?"}),
+    );
+    well_formed(&s)?;
+    let reqs = ctx.fake.requests();
+    let system = system_text(&reqs[0].body);
+    // e1RM of 80 × 8 at RIR 1: 80 × (1 + 9/30) = 104.
+    check(
+        system.contains("Training flags: Plateau: Bench Press (")
+            && system.contains("weeks at e1RM ~104 kg"),
+        format!("flags in the context: {system}"),
+    )?;
+    let results = reqs[1].body["contents"][2]["parts"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    eq(results.len(), 3, "three results")?;
+    let analysis = &results[0]["functionResponse"]["response"];
+    let stall = &analysis["flags"]["plateaus"][0];
+    eq(
+        stall["exercise_id"].as_str(),
+        Some("barbell-bench-press"),
+        "the stalled lift",
+    )?;
+    // RIR 1 throughout: grinding without progress, so a deload.
+    eq(stall["action"].as_str(), Some("deload"), "action")?;
+    eq(
+        analysis["progression_candidates"].as_array().map(Vec::len),
+        Some(0),
+        "no reserve, no progression",
+    )?;
+    let chest = &results[1]["functionResponse"]["response"];
+    eq(
+        chest["top_exercises"][0]["exercise_id"].as_str(),
+        Some("barbell-bench-press"),
+        "top exercise",
+    )?;
+    check(
+        chest["top_exercises"][0]["plateau"]["weeks"].as_u64() == stall["weeks"].as_u64(),
+        "the same plateau from both tools",
+    )?;
+    // Sessions 1 and 3 days ago: 6 hard sets in the last 7 days, under chest's MEV of 10.
+    eq(
+        chest["last_7_days"][0]["hard_sets"].as_f64(),
+        Some(6.0),
+        "hard sets",
+    )?;
+    eq(
+        chest["last_7_days"][0]["status"].as_str(),
+        Some("below_mev"),
+        "status",
+    )?;
+    eq(
+        results[2]["functionResponse"]["response"]["error"]["code"].as_str(),
+        Some("UNKNOWN_MUSCLE_GROUP"),
+        "a clear error for an unknown group",
     )
 }

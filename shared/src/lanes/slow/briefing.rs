@@ -1,17 +1,21 @@
 //! What the coach knows before the first model call, read in one concurrent round of store
-//! calls: the profile, goals and memories, the last 7 days (sessions and app events), the active
-//! routine and its next day, the workout brief in workout mode, and the conversation within its history budget (older exchanges folded into a stored summary).
+//! calls: the profile, goals and memories, the last 7 days (sessions and app events), a strength
+//! summary and the active training flags (from the last 12 weeks, by the same analysis the worker
+//! runs), the active routine and its next day, the workout brief in workout mode, and the
+//! conversation within its history budget (older exchanges folded into a stored summary).
 //!
 //! The context is compact and allowlisted: only the fields named here reach the model.
 
 use chrono::{DateTime, Duration, Utc};
 use serde_json::Value;
 
+use crate::analysis::{self, series::WeekPoint};
 use crate::context::SessionContext;
 use crate::domain::artifact::{Artifact, ArtifactStatus};
 use crate::domain::coaching::{CoachingContext, Memory};
 use crate::domain::plan::Routine;
 use crate::domain::profile::Profile;
+use crate::domain::strength::round1;
 use crate::domain::workout::Workout;
 use crate::llm::Turn;
 use crate::store::conversation::{Exchange, Summary};
@@ -36,13 +40,18 @@ pub struct Loaded {
     pub coaching: Option<CoachingContext>,
     pub workout: Option<Workout>,
     pub memories: Vec<Memory>,
-    pub recent_workouts: Vec<Workout>,
+    /// Completed workouts of the last [`analysis::ANALYSIS_WEEKS`] weeks, oldest first.
+    pub workouts: Vec<Workout>,
     pub recent_events: Vec<Value>,
     pub routine: Option<Routine>,
     /// Newest first.
     pub exchanges: Vec<Exchange>,
     pub summary: Option<Summary>,
+    pub now: DateTime<Utc>,
 }
+
+/// Exercises named in the strength summary, most trained first.
+pub const STRENGTH_SUMMARY_EXERCISES: usize = 5;
 
 pub fn conversation_id(ctx: &SessionContext) -> &str {
     ctx.conversation_id
@@ -66,7 +75,7 @@ pub async fn load(
     let (state, memories, recent, events, routines, conversation) = tokio::join!(
         store.user_state(user, parts, None, now),
         store.memories(user),
-        store.completed_workouts_since(user, since),
+        store.completed_workouts_since(user, now - Duration::weeks(analysis::ANALYSIS_WEEKS)),
         store.page(user, "EVENT#", 20, None, now),
         store.routines(user),
         store.conversation(user, conversation_id(ctx), LOADED_EXCHANGES, now),
@@ -89,7 +98,7 @@ pub async fn load(
             .into_iter()
             .filter(|m| m.retired_at.is_none())
             .collect(),
-        recent_workouts: recent?,
+        workouts: recent?,
         recent_events: events?
             .items
             .into_iter()
@@ -103,6 +112,7 @@ pub async fn load(
         routine,
         exchanges,
         summary,
+        now,
     })
 }
 
@@ -201,9 +211,11 @@ impl Loaded {
                     .map_or("unknown", |d| d.label.as_str())
             ));
         }
+        let since = self.now - Duration::days(RECENT_DAYS);
         let sessions: Vec<String> = self
-            .recent_workouts
+            .workouts
             .iter()
+            .filter(|w| w.started_at >= since)
             .map(|w| format!("{} {}", w.started_at.date_naive(), w.name))
             .collect();
         lines.push(format!(
@@ -227,6 +239,13 @@ impl Loaded {
                 )
             }
         ));
+        if let Some(line) = self.strength_summary(ctx) {
+            lines.push(line);
+        }
+        let flags = analysis::flags(&self.workouts, self.now, ctx.tz).lines();
+        if !flags.is_empty() {
+            lines.push(format!("Training flags: {}.", flags.join("; ")));
+        }
         if ctx.workout_mode
             && let Some(w) = &self.workout
         {
@@ -239,6 +258,42 @@ impl Loaded {
             lines.push(format!("Earlier in this conversation:\n{}", s.text));
         }
         lines.join("\n")
+    }
+
+    /// Best e1RM of the most trained exercises over the loaded weeks, with its change from the
+    /// first week that had one: "Squat 140 kg (+7.5 since 2026-09-01)".
+    fn strength_summary(&self, ctx: &SessionContext) -> Option<String> {
+        let mut series: Vec<(String, Vec<WeekPoint>)> =
+            analysis::series::weekly_series(&self.workouts, ctx.tz)
+                .into_iter()
+                .collect();
+        series.sort_by_key(|(_, pts)| std::cmp::Reverse(pts.iter().map(|p| p.sets).sum::<u32>()));
+        let parts: Vec<String> = series
+            .iter()
+            .filter_map(|(id, pts)| {
+                let with: Vec<&WeekPoint> =
+                    pts.iter().filter(|p| p.e1rm_max_kg.is_some()).collect();
+                let (first, last) = (with.first()?, with.last()?);
+                let (a, b) = (first.e1rm_max_kg?, last.e1rm_max_kg?);
+                let change = if with.len() > 1 {
+                    format!(" ({:+} since week of {})", round1(b - a), first.week_start)
+                } else {
+                    String::new()
+                };
+                Some(format!(
+                    "{} {b} kg{change}",
+                    analysis::name_of(&self.workouts, id)
+                ))
+            })
+            .take(STRENGTH_SUMMARY_EXERCISES)
+            .collect();
+        (!parts.is_empty()).then(|| {
+            format!(
+                "Strength (weekly best e1RM, last {} weeks): {}.",
+                analysis::ANALYSIS_WEEKS,
+                parts.join("; ")
+            )
+        })
     }
 
     /// The exchanges replayed to the model (oldest first) and, when exchanges fell out of the
@@ -328,12 +383,47 @@ mod tests {
             coaching: None,
             workout: None,
             memories: vec![],
-            recent_workouts: vec![],
+            workouts: vec![],
             recent_events: vec![],
             routine: None,
             exchanges,
             summary,
+            now: Utc::now(),
         }
+    }
+
+    #[test]
+    fn context_carries_the_strength_summary_and_the_flags() {
+        use crate::analysis::tests::{at_day, session, working};
+        // Four weeks of bench stuck at 80 × 8 at RIR 1; squat up 5 kg a week.
+        let mut l = loaded(vec![], None);
+        for w in 0..4 {
+            l.workouts.push(session(
+                7 * w,
+                "back-squat",
+                &vec![working(100.0 + 5.0 * w as f64, 5, None, Some(2)); 3],
+            ));
+            l.workouts.push(session(
+                7 * w + 2,
+                "barbell-bench-press",
+                &vec![working(80.0, 8, None, Some(1)); 3],
+            ));
+        }
+        l.now = at_day(28);
+        let (p, _) = crate::context::split_prefix("hi").expect("prefix");
+        let ctx = SessionContext::bind("u".into(), &p, l.now);
+        let text = l.context(&ctx, None);
+        // Squat: 100 × (1 + 7/30) = 123.3 in week one, 115 × 7/30 → 141.8 in week four (equal
+        // sets: by id). Bench: 80 × (1 + 9/30) = 104 every week.
+        assert!(
+            text.contains("Strength (weekly best e1RM, last 12 weeks): Squat 141.8 kg (+18.5 since week of 2026-01-05); Bench Press 104 kg (+0 since week of 2026-01-05)."),
+            "{text}"
+        );
+        assert!(
+            text.contains("Training flags: Plateau: Bench Press (4 weeks at e1RM ~104 kg"),
+            "{text}"
+        );
+        assert!(text.contains("Last 7 days: 2 sessions"), "{text}");
     }
 
     #[test]

@@ -55,7 +55,7 @@ pub fn system(ctx: &SessionContext, intent: Option<Intent>, context: &str) -> St
 pub fn plan_hint(intent: Option<Intent>) -> Option<&'static str> {
     Some(match intent? {
         Intent::AnalyzeProgress => {
-            "a progress question. Get exercise_progress for the lifts named (exercise_search first if the name is unclear); answer with the change in estimated 1RM and what drives it."
+            "a progress question. For named lifts get exercise_progress (exercise_search first if the name is unclear), for a muscle group muscle_group_progress, for the overall picture (plateaus, volume, fatigue, what to progress) training_analysis; answer with the change in estimated 1RM and what drives it."
         }
         Intent::PlanRoutine | Intent::EditPlan => {
             "a planning request. Read training_snapshot (goals, equipment, current routine), use exercise_search for exercise ids, then call propose_routine (or propose_routine_update / propose_template_update for changes) so the lifter can confirm it."

@@ -2,11 +2,13 @@
 //! user of the request. A result is at most 15 KB (a longer one is cut and says so); a failing
 //! tool returns `{"error": {code, message}}` to the model and the loop goes on.
 //!
-//! One module per kind: `read` (training data), `propose` (proposals the lifter confirms),
+//! One module per kind: `read` (training data), `analytics` (progress and analysis, by the
+//! worker's analysis functions), `propose` (proposals the lifter confirms),
 //! `workout` (workout-mode writes to the active workout), `memory` (memories, the coaching
 //! context and notifications). Workout-mode writes are offered only in workout mode; heavy tools
 //! are refused there with the light alternative named.
 
+mod analytics;
 mod memory;
 mod propose;
 mod read;
@@ -63,8 +65,12 @@ impl Output {
 }
 
 /// Heavy tools and the light alternative to use mid-workout.
-const HEAVY_IN_WORKOUT: [(&str, &str); 5] = [
+const HEAVY_IN_WORKOUT: [(&str, &str); 6] = [
     ("training_snapshot", "workout_state"),
+    (
+        "training_analysis",
+        "exercise_progress for the current exercise",
+    ),
     (
         "training_set_query",
         "exercise_progress for the current exercise",
@@ -91,6 +97,7 @@ fn spec(name: &str, description: &str, parameters: Option<Value>) -> ToolSpec {
 /// The tools offered for this request.
 pub fn specs(workout_mode: bool) -> Vec<ToolSpec> {
     let mut all = read::specs();
+    all.extend(analytics::specs());
     all.extend(propose::specs());
     if workout_mode {
         all.extend(workout::specs());
@@ -110,6 +117,8 @@ pub async fn run(env: &Env<'_>, name: &str, args: &Value) -> Result<Output, Tool
         ));
     }
     let out = if let Some(r) = read::run(env, name, args).await {
+        r.map(Output::read)
+    } else if let Some(r) = analytics::run(env, name, args).await {
         r.map(Output::read)
     } else if let Some(r) = propose::run(env, name, args).await {
         r

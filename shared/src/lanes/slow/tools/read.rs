@@ -1,4 +1,4 @@
-//! Read tools: the training snapshot, exercise search and progress, suggest-weight, the active
+//! Read tools: the training snapshot, exercise search, suggest-weight, the active
 //! workout, routines and templates, and a bounded query of logged sets. Reads go to the store at
 //! call time, so what the model is told is what is stored now.
 
@@ -8,17 +8,12 @@ use serde_json::{Value, json};
 use super::{Env, ToolError, int_arg, spec, store_failed, str_arg};
 use crate::context::SessionContext;
 use crate::domain::catalog::{Exercise, catalog};
-use crate::domain::strength::round1;
 use crate::domain::workout::{SetStatus, Workout};
 use crate::llm::ToolSpec;
-use crate::skills::history::{
-    LOOKBACK_WEEKS, LoggedSet, best_by_e1rm, sessions_with, working_sets,
-};
+use crate::skills::history::{LOOKBACK_WEEKS, LoggedSet, best_by_e1rm, working_sets};
 use crate::skills::suggest;
 use crate::store::{Parts, Store};
 
-/// How far back a progress query may look.
-const MAX_PROGRESS_WEEKS: i64 = 26;
 const RECENT_SESSIONS: usize = 5;
 const MAX_SEARCH_RESULTS: usize = 10;
 
@@ -36,14 +31,6 @@ pub(super) fn specs() -> Vec<ToolSpec> {
                 "query": {"type": "string", "description": "e.g. 'incline dumbbell press' or 'hamstrings machine'"},
                 "limit": {"type": "integer", "minimum": 1, "maximum": 10}
             }, "required": ["query"]})),
-        ),
-        spec(
-            "exercise_progress",
-            "One exercise's logged sessions over the last weeks, newest first: top set, estimated 1RM (Epley with RIR), working sets; and the change in estimated 1RM.",
-            Some(json!({"type": "object", "properties": {
-                "exercise_id": {"type": "string", "description": "catalog id or name"},
-                "weeks": {"type": "integer", "minimum": 1, "maximum": 26}
-            }, "required": ["exercise_id"]})),
         ),
         spec(
             "suggest_weight",
@@ -95,7 +82,6 @@ pub(super) async fn run(
     Some(match name {
         "training_snapshot" => training_snapshot(store, ctx).await,
         "exercise_search" => exercise_search(args),
-        "exercise_progress" => exercise_progress(store, ctx, args).await,
         "suggest_weight" => suggest_weight(store, ctx, args).await,
         "workout_state" => workout_state(store, ctx).await,
         "routine" => routine(store, ctx, args).await,
@@ -133,7 +119,7 @@ fn exercise_search(args: &Value) -> Result<Value, ToolError> {
     )
 }
 
-async fn history(
+pub(super) async fn history(
     store: &Store,
     ctx: &SessionContext,
     weeks: i64,
@@ -144,7 +130,7 @@ async fn history(
         .map_err(|e| store_failed(&e))
 }
 
-fn resolve(
+pub(super) fn resolve(
     text: &str,
     history: &[Workout],
 ) -> Result<(String, Option<&'static Exercise>), ToolError> {
@@ -165,52 +151,8 @@ fn resolve(
 }
 
 /// The session's top set (highest estimated 1RM), as the model sees it.
-fn top_set_json(top: Option<LoggedSet<'_>>) -> Value {
+pub(super) fn top_set_json(top: Option<LoggedSet<'_>>) -> Value {
     json!(top.map(|t| json!({"weight_kg": t.weight_kg(), "reps": t.reps(), "rir": t.rir()})))
-}
-
-async fn exercise_progress(
-    store: &Store,
-    ctx: &SessionContext,
-    args: &Value,
-) -> Result<Value, ToolError> {
-    let text = str_arg(args, "exercise_id")?;
-    let weeks = int_arg(args, "weeks", 1..=MAX_PROGRESS_WEEKS)?.unwrap_or(LOOKBACK_WEEKS);
-    let history = history(store, ctx, weeks).await?;
-    let (id, ex) = resolve(text, &history)?;
-    let since = Utc::now() - Duration::weeks(weeks);
-    let sessions: Vec<Value> = sessions_with(&history, &id, since)
-        .into_iter()
-        .map(|(w, inst)| {
-            let sets = working_sets(w, &inst);
-            let top = best_by_e1rm(&sets);
-            json!({
-                "date": w.started_at.date_naive().to_string(),
-                "workout_id": w.id,
-                "working_sets": sets.len(),
-                "top_set": top_set_json(top),
-                "e1rm_kg": top.and_then(|t| t.e1rm()).map(round1),
-            })
-        })
-        .collect();
-    let e1rms: Vec<f64> = sessions
-        .iter()
-        .filter_map(|s| s["e1rm_kg"].as_f64())
-        .collect();
-    let change = match (e1rms.last(), e1rms.first()) {
-        (Some(oldest), Some(newest)) if e1rms.len() >= 2 => Some(json!({
-            "from_kg": oldest, "to_kg": newest, "change_kg": round1(newest - oldest),
-            "change_percent": round1((newest - oldest) / oldest * 100.0),
-        })),
-        _ => None,
-    };
-    Ok(json!({
-        "exercise_id": id,
-        "name": ex.map_or(id.as_str(), |e| e.name.as_str()),
-        "weeks": weeks,
-        "sessions": sessions,
-        "e1rm_change": change,
-    }))
 }
 
 async fn suggest_weight(

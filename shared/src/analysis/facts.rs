@@ -1,0 +1,303 @@
+//! Per-set facts: how hard a set was, how much load it moved, and which muscle groups it
+//! trained. Everything else in the analysis is a sum of these.
+
+use chrono::{DateTime, Datelike, NaiveDate, Utc};
+use chrono_tz::Tz;
+use serde::Serialize;
+
+use crate::domain::catalog::{Exercise, Muscle, catalog};
+use crate::domain::strength::effective_rir;
+use crate::domain::workout::{SetType, WorkoutSet};
+
+/// A set with this many reps in reserve or fewer (or taken to failure) is a hard set.
+pub const HARD_SET_MAX_RIR: u32 = 2;
+/// Up to this reserve a set still counts half.
+pub const MODERATE_SET_MAX_RIR: u32 = 4;
+/// Credit of a set at RIR 3–4.
+pub const MODERATE_SET_CREDIT: f64 = 0.5;
+/// Credit of a set whose effort nobody recorded: most logged working sets are fairly hard, but
+/// not all, so less than a full set.
+pub const UNKNOWN_EFFORT_CREDIT: f64 = 0.75;
+/// A muscle group trained as a primary mover gets the set's full credit, as a secondary half.
+pub const PRIMARY_SHARE: f64 = 1.0;
+pub const SECONDARY_SHARE: f64 = 0.5;
+
+/// A set the lifter did (has a result) that is not a warm-up.
+fn done_working(s: &WorkoutSet) -> bool {
+    s.actual.is_some() && s.set_type != SetType::Warmup
+}
+
+/// How much a set counts towards "hard sets" (the reference's table): warm-ups 0, RIR ≤ 2 or
+/// failure 1, RIR 3–4 0.5, unknown effort 0.75, anything easier 0.
+pub fn hard_set_credit(s: &WorkoutSet) -> f64 {
+    let Some(r) = s.actual.as_ref().filter(|_| done_working(s)) else {
+        return 0.0;
+    };
+    match effective_rir(r) {
+        Some(rir) if rir <= HARD_SET_MAX_RIR => 1.0,
+        Some(rir) if rir <= MODERATE_SET_MAX_RIR => MODERATE_SET_CREDIT,
+        Some(_) => 0.0,
+        None => UNKNOWN_EFFORT_CREDIT,
+    }
+}
+
+/// Strength volume of a set (kg × reps) for done working sets with a load. Timed and carry
+/// sets (0 reps) and bodyweight sets without a recorded load move no counted volume.
+pub fn volume_kg(s: &WorkoutSet) -> f64 {
+    match s.actual.as_ref().filter(|_| done_working(s)) {
+        Some(r) => r.weight_kg.unwrap_or(0.0).max(0.0) * f64::from(r.reps),
+        None => 0.0,
+    }
+}
+
+/// The groups weekly volume is counted in and judged against volume landmarks. Finer than the
+/// catalog's six body regions (arms and legs hide too much), coarser than its 22 muscles.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum VolumeGroup {
+    Chest,
+    Back,
+    Traps,
+    Shoulders,
+    Biceps,
+    Triceps,
+    Forearms,
+    Quads,
+    Hamstrings,
+    Glutes,
+    Calves,
+    Abs,
+}
+
+impl VolumeGroup {
+    pub const ALL: [VolumeGroup; 12] = [
+        VolumeGroup::Chest,
+        VolumeGroup::Back,
+        VolumeGroup::Traps,
+        VolumeGroup::Shoulders,
+        VolumeGroup::Biceps,
+        VolumeGroup::Triceps,
+        VolumeGroup::Forearms,
+        VolumeGroup::Quads,
+        VolumeGroup::Hamstrings,
+        VolumeGroup::Glutes,
+        VolumeGroup::Calves,
+        VolumeGroup::Abs,
+    ];
+
+    pub fn id(self) -> &'static str {
+        match self {
+            VolumeGroup::Chest => "chest",
+            VolumeGroup::Back => "back",
+            VolumeGroup::Traps => "traps",
+            VolumeGroup::Shoulders => "shoulders",
+            VolumeGroup::Biceps => "biceps",
+            VolumeGroup::Triceps => "triceps",
+            VolumeGroup::Forearms => "forearms",
+            VolumeGroup::Quads => "quads",
+            VolumeGroup::Hamstrings => "hamstrings",
+            VolumeGroup::Glutes => "glutes",
+            VolumeGroup::Calves => "calves",
+            VolumeGroup::Abs => "abs",
+        }
+    }
+
+    /// The group a muscle's sets count for. Lower back, hip flexors, adductors and abductors are
+    /// trained by compound lifts but have no landmark of their own, so they count for none.
+    pub fn of(m: Muscle) -> Option<VolumeGroup> {
+        use Muscle::*;
+        Some(match m {
+            Chest | UpperChest => VolumeGroup::Chest,
+            Lats | UpperBack => VolumeGroup::Back,
+            Traps => VolumeGroup::Traps,
+            FrontDelts | SideDelts | RearDelts => VolumeGroup::Shoulders,
+            Biceps | Brachialis => VolumeGroup::Biceps,
+            Triceps => VolumeGroup::Triceps,
+            Forearms => VolumeGroup::Forearms,
+            Quads => VolumeGroup::Quads,
+            Hamstrings => VolumeGroup::Hamstrings,
+            Glutes => VolumeGroup::Glutes,
+            Calves => VolumeGroup::Calves,
+            Abs | Obliques => VolumeGroup::Abs,
+            LowerBack | HipFlexors | Adductors | Abductors => return None,
+        })
+    }
+
+    /// A group by id, or a body region ("legs", "arms", "core") as the groups it covers.
+    pub fn parse_many(text: &str) -> Vec<VolumeGroup> {
+        let t = text.trim().to_ascii_lowercase().replace([' ', '-'], "_");
+        use VolumeGroup::*;
+        match t.as_str() {
+            "legs" | "lower_body" => vec![Quads, Hamstrings, Glutes, Calves],
+            "arms" => vec![Biceps, Triceps, Forearms],
+            "core" => vec![Abs],
+            "delts" | "shoulder" => vec![Shoulders],
+            "lats" | "upper_back" => vec![Back],
+            _ => VolumeGroup::ALL
+                .into_iter()
+                .filter(|g| g.id() == t || g.id().trim_end_matches('s') == t)
+                .collect(),
+        }
+    }
+}
+
+/// Weekly hard-set landmarks of one group: below `mev` a lifter is unlikely to grow, above
+/// `mrv` unlikely to recover.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Landmarks {
+    pub mev: f64,
+    pub mrv: f64,
+}
+
+/// Minimum effective and maximum recoverable volume in hard sets per week, per group. Values
+/// from Israetel, Hoffmann & Smith, "Scientific Principles of Hypertrophy Training" (Renaissance
+/// Periodization, 2021), volume landmarks per muscle, as the original system tabulated them
+/// (shoulders use the side-delt figures). Individual lifters differ; these are starting points.
+pub fn landmarks(g: VolumeGroup) -> Landmarks {
+    let (mev, mrv) = match g {
+        VolumeGroup::Chest => (10.0, 20.0),
+        VolumeGroup::Back => (10.0, 22.0),
+        VolumeGroup::Traps => (4.0, 16.0),
+        VolumeGroup::Shoulders => (8.0, 20.0),
+        VolumeGroup::Biceps => (6.0, 18.0),
+        VolumeGroup::Triceps => (6.0, 18.0),
+        VolumeGroup::Forearms => (4.0, 14.0),
+        VolumeGroup::Quads => (8.0, 18.0),
+        VolumeGroup::Hamstrings => (6.0, 16.0),
+        VolumeGroup::Glutes => (4.0, 16.0),
+        VolumeGroup::Calves => (6.0, 16.0),
+        VolumeGroup::Abs => (4.0, 16.0),
+    };
+    Landmarks { mev, mrv }
+}
+
+/// The share of a set each group gets for an exercise: primary movers 1.0, secondary 0.5, a
+/// group counted once at its largest share (chest and upper chest are one group).
+pub fn group_shares(exercise: &Exercise) -> Vec<(VolumeGroup, f64)> {
+    let mut out: Vec<(VolumeGroup, f64)> = Vec::new();
+    let muscles = exercise
+        .primary_muscles
+        .iter()
+        .map(|m| (*m, PRIMARY_SHARE))
+        .chain(
+            exercise
+                .secondary_muscles
+                .iter()
+                .map(|m| (*m, SECONDARY_SHARE)),
+        );
+    for (m, share) in muscles {
+        let Some(g) = VolumeGroup::of(m) else {
+            continue;
+        };
+        match out.iter_mut().find(|(og, _)| *og == g) {
+            Some((_, s)) => *s = s.max(share),
+            None => out.push((g, share)),
+        }
+    }
+    out
+}
+
+/// Group shares of an exercise by id; the lifter's own exercises (not in the catalog) have none.
+pub fn shares_for(exercise_id: &str) -> Vec<(VolumeGroup, f64)> {
+    catalog()
+        .get(exercise_id)
+        .map(group_shares)
+        .unwrap_or_default()
+}
+
+/// The lifter's calendar day of an instant.
+pub fn local_date(at: DateTime<Utc>, tz: Tz) -> NaiveDate {
+    at.with_timezone(&tz).date_naive()
+}
+
+/// The Monday of the ISO week containing `d`.
+pub fn week_start(d: NaiveDate) -> NaiveDate {
+    d - chrono::Days::new(u64::from(d.weekday().num_days_from_monday()))
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use crate::domain::workout::{SetResult, SetTarget};
+
+    pub(crate) fn set(kg: f64, reps: u32, rir: Option<u32>) -> WorkoutSet {
+        let mut s = WorkoutSet::planned("s", SetType::Working, SetTarget::default());
+        s.actual = Some(SetResult {
+            reps,
+            weight_kg: Some(kg),
+            rir,
+            rpe: None,
+            failure: false,
+        });
+        s
+    }
+
+    #[test]
+    fn hard_set_credit_follows_the_table() {
+        assert_eq!(hard_set_credit(&set(100.0, 8, Some(0))), 1.0);
+        assert_eq!(hard_set_credit(&set(100.0, 8, Some(HARD_SET_MAX_RIR))), 1.0);
+        assert_eq!(hard_set_credit(&set(100.0, 8, Some(3))), 0.5);
+        assert_eq!(
+            hard_set_credit(&set(100.0, 8, Some(MODERATE_SET_MAX_RIR))),
+            0.5
+        );
+        assert_eq!(hard_set_credit(&set(100.0, 8, Some(5))), 0.0);
+        assert_eq!(hard_set_credit(&set(100.0, 8, None)), 0.75);
+        let mut failed = set(100.0, 6, None);
+        if let Some(r) = failed.actual.as_mut() {
+            r.failure = true;
+        }
+        assert_eq!(hard_set_credit(&failed), 1.0);
+        let mut warm = set(60.0, 8, Some(0));
+        warm.set_type = SetType::Warmup;
+        assert_eq!(hard_set_credit(&warm), 0.0);
+        let planned = WorkoutSet::planned("p", SetType::Working, SetTarget::default());
+        assert_eq!(hard_set_credit(&planned), 0.0);
+    }
+
+    #[test]
+    fn volume_leaves_out_warmups_and_timed_sets() {
+        assert_eq!(volume_kg(&set(100.0, 8, None)), 800.0);
+        let mut warm = set(60.0, 8, None);
+        warm.set_type = SetType::Warmup;
+        assert_eq!(volume_kg(&warm), 0.0);
+        assert_eq!(volume_kg(&set(20.0, 0, None)), 0.0);
+        let mut drop = set(80.0, 10, Some(0));
+        drop.set_type = SetType::Dropset;
+        assert_eq!(volume_kg(&drop), 800.0);
+    }
+
+    #[test]
+    fn bench_counts_fully_for_chest_and_half_for_shoulders_and_triceps() {
+        let shares = shares_for("barbell-bench-press");
+        let get = |g| shares.iter().find(|(x, _)| *x == g).map(|(_, s)| *s);
+        assert_eq!(get(VolumeGroup::Chest), Some(PRIMARY_SHARE));
+        assert_eq!(get(VolumeGroup::Triceps), Some(SECONDARY_SHARE));
+        assert_eq!(get(VolumeGroup::Shoulders), Some(SECONDARY_SHARE));
+        assert!(shares_for("my-own-exercise").is_empty());
+    }
+
+    #[test]
+    fn every_group_has_landmarks_in_order_and_parses() {
+        for g in VolumeGroup::ALL {
+            let l = landmarks(g);
+            assert!(0.0 < l.mev && l.mev < l.mrv, "{g:?}");
+            assert_eq!(VolumeGroup::parse_many(g.id()), vec![g]);
+        }
+        assert_eq!(VolumeGroup::parse_many("Quad"), vec![VolumeGroup::Quads]);
+        assert_eq!(VolumeGroup::parse_many("legs").len(), 4);
+        assert!(VolumeGroup::parse_many("elbows").is_empty());
+    }
+
+    #[test]
+    fn weeks_start_on_monday_in_the_lifters_zone() {
+        let d = NaiveDate::from_ymd_opt(2026, 11, 22).unwrap_or_default(); // a Sunday
+        assert_eq!(week_start(d).to_string(), "2026-11-16");
+        // 23:30 UTC on Sunday is already Monday in Stockholm.
+        let t = "2026-11-22T23:30:00Z".parse().unwrap_or_default();
+        assert_eq!(
+            week_start(local_date(t, chrono_tz::Europe::Stockholm)).to_string(),
+            "2026-11-23"
+        );
+    }
+}

@@ -1,0 +1,327 @@
+//! Training analysis: pure functions over the lifter's completed workouts. The worker's insight
+//! cards and weekly reviews and the coach's analytics tools and context flags all call these,
+//! so the lifter hears the same numbers from both.
+//!
+//! - `facts`: per set (hard-set credit, volume, muscle-group shares, landmarks, weeks);
+//! - `session`: per workout (totals, per-exercise tops, personal records);
+//! - `series`: per exercise per week (e1RM, sets, volume, loads, reserve), plateau, trend;
+//! - `load`: group volume against MEV/MRV, ACWR, consistency;
+//! - `progression`: double-progression candidates.
+
+pub mod facts;
+pub mod load;
+pub mod progression;
+pub mod series;
+pub mod session;
+
+use chrono::{DateTime, Duration, Utc};
+use chrono_tz::Tz;
+use serde::Serialize;
+
+use self::facts::VolumeGroup;
+use self::load::{Acwr, GroupVolume, VolumeStatus};
+use self::series::{StallAction, plateau, weekly_series};
+use crate::domain::catalog::catalog;
+use crate::domain::workout::Workout;
+
+/// An exercise is checked for a plateau only if trained within this many days: an old stall
+/// of a lift the lifter dropped is history, not a flag.
+pub const RECENT_DAYS: i64 = 14;
+/// Weekly series look back this far.
+pub const ANALYSIS_WEEKS: i64 = 12;
+/// A group must have been trained within this many days to be flagged below MEV: a group the
+/// lifter never trains is a choice of program, reported in the review but not flagged.
+pub const TRAINED_WITHIN_DAYS: i64 = 28;
+/// This many stalls that call for a deload recommend one overall.
+pub const DELOAD_STALLS: usize = 2;
+
+/// A recently trained exercise at a plateau.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Stall {
+    pub exercise_id: String,
+    pub exercise_name: String,
+    pub weeks: usize,
+    pub last_e1rm_kg: f64,
+    pub avg_rir: Option<f64>,
+    pub action: StallAction,
+    pub advice: &'static str,
+}
+
+/// The name of an exercise id: the catalog's, else the newest name the lifter used.
+pub fn name_of(history: &[Workout], exercise_id: &str) -> String {
+    catalog().get(exercise_id).map_or_else(
+        || {
+            history
+                .iter()
+                .rev()
+                .flat_map(|w| w.exercises.iter())
+                .find(|e| e.exercise_id == exercise_id)
+                .map_or_else(|| exercise_id.to_string(), |e| e.name.clone())
+        },
+        |e| e.name.clone(),
+    )
+}
+
+/// Plateaus of exercises trained in the last [`RECENT_DAYS`], longest first.
+pub fn stalls(history: &[Workout], now: DateTime<Utc>, tz: Tz) -> Vec<Stall> {
+    let since = now - Duration::weeks(ANALYSIS_WEEKS);
+    let recent_from = facts::week_start(facts::local_date(now - Duration::days(RECENT_DAYS), tz));
+    let window: Vec<Workout> = history
+        .iter()
+        .filter(|w| w.started_at >= since && w.started_at <= now)
+        .cloned()
+        .collect();
+    let mut out: Vec<Stall> = weekly_series(&window, tz)
+        .into_iter()
+        .filter(|(_, pts)| pts.last().is_some_and(|p| p.week_start >= recent_from))
+        .filter_map(|(id, pts)| {
+            let p = plateau(&pts)?;
+            Some(Stall {
+                exercise_name: name_of(history, &id),
+                exercise_id: id,
+                weeks: p.weeks,
+                last_e1rm_kg: p.last_e1rm_kg,
+                avg_rir: p.avg_rir,
+                action: p.action,
+                advice: p.action.advice(),
+            })
+        })
+        .collect();
+    out.sort_by(|a, b| {
+        b.weeks
+            .cmp(&a.weeks)
+            .then(a.exercise_id.cmp(&b.exercise_id))
+    });
+    out
+}
+
+/// What the coach should know before answering anything about training: active flags.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Flags {
+    pub plateaus: Vec<Stall>,
+    pub below_mev: Vec<GroupVolume>,
+    pub above_mrv: Vec<GroupVolume>,
+    pub acwr: Option<Acwr>,
+    pub deload_recommended: bool,
+}
+
+pub fn flags(history: &[Workout], now: DateTime<Utc>, tz: Tz) -> Flags {
+    let plateaus = stalls(history, now, tz);
+    let trained = load::hard_sets_by_group(history, now - Duration::days(TRAINED_WITHIN_DAYS), now);
+    let volume = load::weekly_group_volume(history, now);
+    let is_trained = |g: &VolumeGroup| trained.get(g).is_some_and(|h| *h > 0.0);
+    let below_mev = volume
+        .iter()
+        .filter(|v| v.status == VolumeStatus::BelowMev && is_trained(&v.muscle_group))
+        .cloned()
+        .collect();
+    let above_mrv = volume
+        .into_iter()
+        .filter(|v| v.status == VolumeStatus::AboveMrv)
+        .collect();
+    let acwr = load::acwr(history, now);
+    let deload_stalls = plateaus
+        .iter()
+        .filter(|s| s.action == StallAction::Deload)
+        .count();
+    Flags {
+        deload_recommended: acwr.as_ref().is_some_and(|a| a.deload_suggested)
+            || deload_stalls >= DELOAD_STALLS,
+        plateaus,
+        below_mev,
+        above_mrv,
+        acwr,
+    }
+}
+
+impl Flags {
+    /// One short line per flag, for the coach's context.
+    pub fn lines(&self) -> Vec<String> {
+        let mut out: Vec<String> = self
+            .plateaus
+            .iter()
+            .take(3)
+            .map(|s| {
+                format!(
+                    "Plateau: {} ({} weeks at e1RM ~{} kg; suggested: {})",
+                    s.exercise_name, s.weeks, s.last_e1rm_kg, s.advice
+                )
+            })
+            .collect();
+        let groups = |v: &[GroupVolume]| {
+            v.iter()
+                .map(|g| format!("{} {}", g.muscle_group.id(), g.hard_sets))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        if !self.below_mev.is_empty() {
+            out.push(format!(
+                "Below MEV this week (hard sets): {}",
+                groups(&self.below_mev)
+            ));
+        }
+        if !self.above_mrv.is_empty() {
+            out.push(format!(
+                "Above MRV this week (hard sets): {}",
+                groups(&self.above_mrv)
+            ));
+        }
+        if let Some(a) = &self.acwr {
+            let status = serde_json::to_value(a.status).unwrap_or_default();
+            out.push(format!(
+                "ACWR {} ({}; acute {} vs chronic {} hard sets a week)",
+                a.ratio,
+                status.as_str().unwrap_or_default(),
+                a.acute,
+                a.chronic
+            ));
+        }
+        if self.deload_recommended {
+            out.push("Deload recommended".into());
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use chrono::{DateTime, Duration, Utc};
+
+    use super::*;
+    use crate::domain::workout::{
+        ExerciseInstance, SetResult, SetStatus, SetTarget, SetType, WorkoutSet, WorkoutStatus,
+    };
+
+    /// Midnight UTC of day `d` counted from Monday 2026-01-05 (day 0 is a Monday).
+    pub(crate) fn at_day(d: i64) -> DateTime<Utc> {
+        let monday: DateTime<Utc> = "2026-01-05T00:00:00Z".parse().unwrap_or_default();
+        monday + Duration::days(d)
+    }
+
+    /// A done working set: `kg` × `reps`, planned for `target` reps, at `rir` in reserve.
+    pub(crate) fn working(kg: f64, reps: u32, target: Option<u32>, rir: Option<u32>) -> WorkoutSet {
+        WorkoutSet {
+            id: "s".into(),
+            set_type: SetType::Working,
+            status: SetStatus::Done,
+            target: SetTarget {
+                reps: target,
+                weight_kg: Some(kg),
+                rir: None,
+            },
+            actual: Some(SetResult {
+                reps,
+                weight_kg: Some(kg),
+                rir,
+                rpe: None,
+                failure: false,
+            }),
+            completed_at: None,
+        }
+    }
+
+    /// A completed workout at 18:00 UTC on day `d` with one exercise.
+    pub(crate) fn session(d: i64, exercise_id: &str, sets: &[WorkoutSet]) -> Workout {
+        Workout {
+            id: format!("w{d}-{exercise_id}"),
+            name: "Session".into(),
+            status: WorkoutStatus::Completed,
+            started_at: at_day(d) + Duration::hours(18),
+            completed_at: None,
+            template_id: None,
+            routine_id: None,
+            exercises: vec![ExerciseInstance {
+                instance_id: "i1".into(),
+                exercise_id: exercise_id.into(),
+                name: exercise_id.into(),
+                sets: sets.to_vec(),
+                notes: None,
+            }],
+            changes: Vec::new(),
+        }
+    }
+
+    /// Golden numbers on five weeks of a two-lift program, derived by hand in the comments.
+    #[test]
+    fn golden_five_weeks() {
+        let mut h = Vec::new();
+        for week in 0..5 {
+            let monday = 7 * week;
+            // Squat climbs 5 kg a week: 3 × 5 at RIR 2, 100, 105, ... 120 kg.
+            let squat = 100.0 + 5.0 * week as f64;
+            h.push(session(
+                monday,
+                "back-squat",
+                &vec![working(squat, 5, Some(5), Some(2)); 3],
+            ));
+            // Bench is stuck at 3 × 8 × 80 kg at RIR 1 (twice a week).
+            for day in [monday + 1, monday + 3] {
+                h.push(session(
+                    day,
+                    "barbell-bench-press",
+                    &vec![working(80.0, 8, Some(8), Some(1)); 3],
+                ));
+            }
+        }
+        let now = at_day(35); // the Monday after week 4
+        let f = flags(&h, now, chrono_tz::UTC);
+        // Bench e1RM every week: 80 × (1 + 9/30) = 104 → five flat weeks, RIR 1 < 2: deload.
+        assert_eq!(f.plateaus.len(), 1);
+        let bench = &f.plateaus[0];
+        assert_eq!(
+            (bench.exercise_id.as_str(), bench.weeks),
+            ("barbell-bench-press", 5)
+        );
+        assert_eq!(
+            (bench.last_e1rm_kg, bench.action),
+            (104.0, StallAction::Deload)
+        );
+        // Squat e1RM 100 × (1 + 7/30) = 123.3, then 129.5, ...: +5 % a week, no plateau.
+        // Hard sets in the last 7 days (days 28–34): squat 3, bench 6. Chest 6 < MEV 10, and
+        // quads 3 < 8, glutes 3 < 4 (squat primaries), triceps and shoulders 3 (bench
+        // secondaries) < 6 and 8: all trained, all flagged.
+        let below: Vec<&str> = f.below_mev.iter().map(|g| g.muscle_group.id()).collect();
+        assert_eq!(below, ["chest", "shoulders", "triceps", "quads", "glutes"]);
+        assert!(f.above_mrv.is_empty());
+        // ACWR: 9 hard sets a week throughout → acute 9, chronic 9, ratio 1.0.
+        let a = f.acwr.as_ref().expect("acwr");
+        assert_eq!((a.acute, a.chronic, a.ratio), (9.0, 9.0, 1.0));
+        // One deload stall is below DELOAD_STALLS and ACWR is optimal.
+        assert!(!f.deload_recommended);
+        // The squat went up every session, so no two sessions share a top load: double
+        // progression has nothing to add. The bench never reached RIR 2: nothing either.
+        assert_eq!(
+            progression::candidate(&h, "back-squat", &Default::default()),
+            None
+        );
+        assert_eq!(
+            progression::candidate(&h, "barbell-bench-press", &Default::default()),
+            None
+        );
+        let lines = f.lines();
+        assert!(
+            lines[0].starts_with("Plateau: Bench Press (5 weeks"),
+            "{lines:?}"
+        );
+        assert!(
+            lines.iter().any(|l| l.starts_with("ACWR 1 (optimal")),
+            "{lines:?}"
+        );
+    }
+
+    #[test]
+    fn dropped_lifts_are_not_flagged() {
+        // Bench flat for 4 weeks, then not trained for 3 weeks.
+        let h: Vec<Workout> = (0..4)
+            .map(|w| {
+                session(
+                    7 * w,
+                    "barbell-bench-press",
+                    &vec![working(80.0, 8, None, Some(1)); 3],
+                )
+            })
+            .collect();
+        assert_eq!(stalls(&h, at_day(24), chrono_tz::UTC).len(), 1);
+        assert!(stalls(&h, at_day(49), chrono_tz::UTC).is_empty());
+    }
+}

@@ -1,0 +1,292 @@
+//! One workout's numbers: volume, hard sets per group, per-exercise tops, and the personal
+//! records it set against everything before it.
+
+use std::collections::BTreeMap;
+
+use chrono::NaiveDate;
+use chrono_tz::Tz;
+use serde::Serialize;
+
+use super::facts::{VolumeGroup, hard_set_credit, local_date, shares_for, volume_kg};
+use crate::domain::catalog::catalog;
+use crate::domain::strength::{
+    MAX_E1RM_REPS, e1rm_confidence, effective_rir, is_working_result, round1, set_e1rm,
+};
+use crate::domain::workout::{ExerciseInstance, Workout};
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ExerciseSession {
+    pub exercise_id: String,
+    pub name: String,
+    pub sets: u32,
+    pub hard_sets: f64,
+    pub volume_kg: f64,
+    pub top_weight_kg: Option<f64>,
+    pub best_e1rm_kg: Option<f64>,
+    pub e1rm_confidence: Option<f64>,
+    pub avg_rir: Option<f64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SessionSummary {
+    pub workout_id: String,
+    pub date: NaiveDate,
+    pub duration_min: Option<i64>,
+    pub sets: u32,
+    pub hard_sets: f64,
+    pub volume_kg: f64,
+    /// Hard sets per group (primary 1.0, secondary 0.5), largest first.
+    pub hard_sets_by_group: Vec<(VolumeGroup, f64)>,
+    pub exercises: Vec<ExerciseSession>,
+}
+
+/// The display name of an exercise: the catalog's, else what the lifter called it.
+pub fn exercise_name(e: &ExerciseInstance) -> String {
+    catalog()
+        .get(&e.exercise_id)
+        .map_or_else(|| e.name.clone(), |c| c.name.clone())
+}
+
+/// One exercise's working sets in a workout (all its instances together).
+fn exercise_session(w: &Workout, exercise_id: &str) -> Option<ExerciseSession> {
+    let instances: Vec<&ExerciseInstance> = w
+        .exercises
+        .iter()
+        .filter(|e| e.exercise_id == exercise_id)
+        .collect();
+    let sets: Vec<_> = instances
+        .iter()
+        .flat_map(|e| e.sets.iter())
+        .filter(|s| is_working_result(s))
+        .collect();
+    let first = instances.first()?;
+    if sets.is_empty() {
+        return None;
+    }
+    // The best e1RM with the rep count Epley saw (reps plus reserve), which is what its
+    // confidence depends on.
+    let best = sets
+        .iter()
+        .filter_map(|s| {
+            let r = s.actual.as_ref()?;
+            let seen = (r.reps + effective_rir(r).unwrap_or(0)).min(MAX_E1RM_REPS);
+            Some((set_e1rm(s)?, seen))
+        })
+        .max_by(|a, b| a.0.total_cmp(&b.0));
+    let rirs: Vec<u32> = sets
+        .iter()
+        .filter_map(|s| s.actual.as_ref().and_then(effective_rir))
+        .collect();
+    Some(ExerciseSession {
+        exercise_id: exercise_id.to_string(),
+        name: exercise_name(first),
+        sets: sets.len() as u32,
+        hard_sets: sets.iter().map(|s| hard_set_credit(s)).sum(),
+        volume_kg: sets.iter().map(|s| volume_kg(s)).sum(),
+        top_weight_kg: sets
+            .iter()
+            .filter_map(|s| s.actual.as_ref().filter(|r| r.reps > 0)?.weight_kg)
+            .reduce(f64::max),
+        best_e1rm_kg: best.map(|b| round1(b.0)),
+        e1rm_confidence: best.and_then(|b| e1rm_confidence(b.1)),
+        avg_rir: (!rirs.is_empty())
+            .then(|| round1(f64::from(rirs.iter().sum::<u32>()) / rirs.len() as f64)),
+    })
+}
+
+/// The distinct exercise ids of a workout in the order first done.
+pub fn exercise_ids(w: &Workout) -> Vec<&str> {
+    let mut ids: Vec<&str> = Vec::new();
+    for e in &w.exercises {
+        if !ids.contains(&e.exercise_id.as_str()) {
+            ids.push(&e.exercise_id);
+        }
+    }
+    ids
+}
+
+pub fn summarise(w: &Workout, tz: Tz) -> SessionSummary {
+    let exercises: Vec<ExerciseSession> = exercise_ids(w)
+        .into_iter()
+        .filter_map(|id| exercise_session(w, id))
+        .collect();
+    let mut groups: BTreeMap<VolumeGroup, f64> = BTreeMap::new();
+    for e in &exercises {
+        for (g, share) in shares_for(&e.exercise_id) {
+            *groups.entry(g).or_default() += e.hard_sets * share;
+        }
+    }
+    let mut by_group: Vec<(VolumeGroup, f64)> = groups.into_iter().collect();
+    by_group.sort_by(|a, b| b.1.total_cmp(&a.1));
+    SessionSummary {
+        workout_id: w.id.clone(),
+        date: local_date(w.started_at, tz),
+        duration_min: w
+            .completed_at
+            .map(|c| (c - w.started_at).num_minutes())
+            .filter(|m| *m > 0),
+        sets: exercises.iter().map(|e| e.sets).sum(),
+        hard_sets: exercises.iter().map(|e| e.hard_sets).sum(),
+        volume_kg: exercises.iter().map(|e| e.volume_kg).sum(),
+        hard_sets_by_group: by_group,
+        exercises,
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum PrKind {
+    /// The best estimated one-rep max ever.
+    E1rm,
+    /// The heaviest load ever lifted for exactly this many reps.
+    RepMax { reps: u32 },
+    /// The most volume ever moved on the exercise in one session.
+    SessionVolume,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Pr {
+    pub exercise_id: String,
+    pub name: String,
+    #[serde(flatten)]
+    pub kind: PrKind,
+    pub value_kg: f64,
+    pub previous_kg: f64,
+}
+
+/// The records `w` set against `prior` (the workouts before it). An exercise done for the first
+/// time sets no records: a first session is a baseline, not a PR.
+pub fn personal_records(w: &Workout, prior: &[Workout]) -> Vec<Pr> {
+    let mut out = Vec::new();
+    let earlier: Vec<&Workout> = prior
+        .iter()
+        .filter(|p| p.id != w.id && p.started_at < w.started_at)
+        .collect();
+    for id in exercise_ids(w) {
+        let Some(now) = exercise_session(w, id) else {
+            continue;
+        };
+        let before: Vec<ExerciseSession> = earlier
+            .iter()
+            .filter_map(|p| exercise_session(p, id))
+            .collect();
+        if before.is_empty() {
+            continue;
+        }
+        let mut push = |kind, value: f64, previous: f64| {
+            if value > previous + 1e-9 && previous > 0.0 {
+                out.push(Pr {
+                    exercise_id: id.to_string(),
+                    name: now.name.clone(),
+                    kind,
+                    value_kg: round1(value),
+                    previous_kg: round1(previous),
+                });
+            }
+        };
+        let best_before = before
+            .iter()
+            .filter_map(|b| b.best_e1rm_kg)
+            .reduce(f64::max);
+        if let (Some(v), Some(p)) = (now.best_e1rm_kg, best_before) {
+            push(PrKind::E1rm, v, p);
+        }
+        let vol_before = before.iter().map(|b| b.volume_kg).fold(0.0, f64::max);
+        push(PrKind::SessionVolume, now.volume_kg, vol_before);
+        // Rep maxes: the heaviest load at each rep count, this session against before.
+        let rep_max = |workouts: &mut dyn Iterator<Item = &Workout>| {
+            let mut best: BTreeMap<u32, f64> = BTreeMap::new();
+            for wk in workouts {
+                for s in wk
+                    .exercises
+                    .iter()
+                    .filter(|e| e.exercise_id == id)
+                    .flat_map(|e| e.sets.iter())
+                    .filter(|s| is_working_result(s))
+                {
+                    if let Some(r) = s.actual.as_ref().filter(|r| r.reps > 0)
+                        && let Some(kg) = r.weight_kg
+                    {
+                        let e = best.entry(r.reps).or_insert(kg);
+                        *e = e.max(kg);
+                    }
+                }
+            }
+            best
+        };
+        let then = rep_max(&mut earlier.iter().copied());
+        for (reps, kg) in rep_max(&mut std::iter::once(w)) {
+            if let Some(prev) = then.get(&reps) {
+                push(PrKind::RepMax { reps }, kg, *prev);
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::tests::{session, working};
+    use crate::domain::workout::SetType;
+
+    #[test]
+    fn a_session_adds_up_its_sets() {
+        let mut w = session(
+            1,
+            "barbell-bench-press",
+            &[
+                working(100.0, 8, Some(8), Some(2)),
+                working(100.0, 8, Some(8), Some(1)),
+                working(100.0, 6, Some(8), Some(4)),
+            ],
+        );
+        let mut warm = working(60.0, 8, None, None);
+        warm.set_type = SetType::Warmup;
+        w.exercises[0].sets.insert(0, warm);
+        w.completed_at = Some(w.started_at + chrono::Duration::minutes(55));
+        let s = summarise(&w, chrono_tz::UTC);
+        // 800 + 800 + 600; hard sets 1 + 1 + 0.5; the warm-up counts for nothing.
+        assert_eq!((s.sets, s.volume_kg, s.hard_sets), (3, 2200.0, 2.5));
+        assert_eq!(s.duration_min, Some(55));
+        // Chest is primary (2.5), triceps and front delts secondary (1.25 each).
+        assert_eq!(s.hard_sets_by_group[0], (VolumeGroup::Chest, 2.5));
+        assert!(s.hard_sets_by_group.contains(&(VolumeGroup::Triceps, 1.25)));
+        let e = &s.exercises[0];
+        // Best e1RM: 100 × 8 at RIR 2 is a 10-rep max: 100 × (1 + 10/30) = 133.3; the 6 at
+        // RIR 4 is also 10 → 133.3; confidence of an 8-rep set 0.8.
+        assert_eq!(
+            (e.best_e1rm_kg, e.e1rm_confidence),
+            (Some(133.3), Some(0.8))
+        );
+        assert_eq!((e.top_weight_kg, e.avg_rir), (Some(100.0), Some(2.3)));
+    }
+
+    #[test]
+    fn records_beat_what_came_before() {
+        let before = session(1, "back-squat", &vec![working(140.0, 5, None, Some(2)); 3]);
+        // Today: 145 × 5 (new 5RM and e1RM), 140 × 3 (no 3RM before: not a record).
+        let today = session(
+            8,
+            "back-squat",
+            &[
+                working(145.0, 5, None, Some(2)),
+                working(145.0, 5, None, Some(2)),
+                working(140.0, 3, None, Some(3)),
+            ],
+        );
+        let prs = personal_records(&today, std::slice::from_ref(&before));
+        let kinds: Vec<PrKind> = prs.iter().map(|p| p.kind).collect();
+        // e1RM: 145 × (1 + 7/30) = 178.8 against 140 × 7/30 → 172.7.
+        assert_eq!(prs[0].kind, PrKind::E1rm);
+        assert_eq!((prs[0].value_kg, prs[0].previous_kg), (178.8, 172.7));
+        // Volume 1450 + 420 = 1870 < 2100 before: no volume record.
+        assert!(!kinds.contains(&PrKind::SessionVolume));
+        assert!(kinds.contains(&PrKind::RepMax { reps: 5 }));
+        assert!(!kinds.contains(&PrKind::RepMax { reps: 3 }));
+        // The first session of an exercise is a baseline.
+        assert!(personal_records(&before, &[]).is_empty());
+        // A workout is never compared with itself or later ones.
+        assert!(personal_records(&before, &[before.clone(), today.clone()]).is_empty());
+    }
+}

@@ -1,0 +1,239 @@
+//! Analytics reads: exercise progress, muscle-group progress and the training analysis. They
+//! call the same `analysis` functions as the worker's insight cards and weekly reviews, so the
+//! coach and the cards never disagree about a number.
+
+use chrono::{Duration, Utc};
+use serde_json::{Value, json};
+
+use super::read::{history, resolve, top_set_json};
+use super::{Env, ToolError, int_arg, spec, str_arg};
+use crate::analysis::{self, facts::VolumeGroup, load, progression, series};
+use crate::domain::strength::round1;
+use crate::llm::ToolSpec;
+use crate::skills::history::{LOOKBACK_WEEKS, best_by_e1rm, sessions_with, working_sets};
+
+/// How far back a progress query may look.
+const MAX_PROGRESS_WEEKS: i64 = 26;
+/// Exercises listed per muscle group, and trends in the analysis.
+const TOP_EXERCISES: usize = 5;
+const MAX_TRENDS: usize = 10;
+
+pub(super) fn specs() -> Vec<ToolSpec> {
+    vec![
+        spec(
+            "exercise_progress",
+            "One exercise over the last weeks: sessions newest first (top set, estimated 1RM with RIR, working sets), weekly points (best e1RM, sets, hard sets, volume, loads, average RIR), the e1RM change and slope, a plateau if any, and whether double progression says to add load.",
+            Some(json!({"type": "object", "properties": {
+                "exercise_id": {"type": "string", "description": "catalog id or name"},
+                "weeks": {"type": "integer", "minimum": 1, "maximum": MAX_PROGRESS_WEEKS}
+            }, "required": ["exercise_id"]})),
+        ),
+        spec(
+            "muscle_group_progress",
+            "Weekly hard sets of a muscle group (primary movers 1, secondary 0.5) against its MEV/MRV volume landmarks, the exercises that trained it most, and their plateaus. Groups: chest, back, traps, shoulders, biceps, triceps, forearms, quads, hamstrings, glutes, calves, abs; or legs, arms, core.",
+            Some(json!({"type": "object", "properties": {
+                "muscle_group": {"type": "string"},
+                "weeks": {"type": "integer", "minimum": 1, "maximum": MAX_PROGRESS_WEEKS}
+            }, "required": ["muscle_group"]})),
+        ),
+        spec(
+            "training_analysis",
+            "The whole picture, computed now from the last 12 weeks: plateaus with suggested actions, muscle groups below MEV or above MRV this week, ACWR (training load vs the last 4 weeks) and whether to deload, consistency, exercise trends, and progression candidates.",
+            None,
+        ),
+    ]
+}
+
+pub(super) async fn run(
+    env: &Env<'_>,
+    name: &str,
+    args: &Value,
+) -> Option<Result<Value, ToolError>> {
+    Some(match name {
+        "exercise_progress" => exercise_progress(env, args).await,
+        "muscle_group_progress" => muscle_group_progress(env, args).await,
+        "training_analysis" => training_analysis(env).await,
+        _ => return None,
+    })
+}
+
+async fn exercise_progress(env: &Env<'_>, args: &Value) -> Result<Value, ToolError> {
+    let text = str_arg(args, "exercise_id")?;
+    let weeks = int_arg(args, "weeks", 1..=MAX_PROGRESS_WEEKS)?.unwrap_or(LOOKBACK_WEEKS);
+    let (history, profile) = tokio::join!(history(env.store, env.ctx, weeks), profile(env));
+    let (history, profile) = (history?, profile?);
+    let (id, ex) = resolve(text, &history)?;
+    let since = Utc::now() - Duration::weeks(weeks);
+    let sessions: Vec<Value> = sessions_with(&history, &id, since)
+        .into_iter()
+        .map(|(w, inst)| {
+            let sets = working_sets(w, &inst);
+            let top = best_by_e1rm(&sets);
+            json!({
+                "date": w.started_at.with_timezone(&env.ctx.tz).date_naive().to_string(),
+                "workout_id": w.id,
+                "working_sets": sets.len(),
+                "top_set": top_set_json(top),
+                "e1rm_kg": top.and_then(|t| t.e1rm()).map(round1),
+            })
+        })
+        .collect();
+    let e1rms: Vec<f64> = sessions
+        .iter()
+        .filter_map(|s| s["e1rm_kg"].as_f64())
+        .collect();
+    let change = match (e1rms.last(), e1rms.first()) {
+        (Some(oldest), Some(newest)) if e1rms.len() >= 2 => Some(json!({
+            "from_kg": oldest, "to_kg": newest, "change_kg": round1(newest - oldest),
+            "change_percent": round1((newest - oldest) / oldest * 100.0),
+        })),
+        _ => None,
+    };
+    let points = series::weekly_series(&history, env.ctx.tz)
+        .remove(&id)
+        .unwrap_or_default();
+    let compound = ex.is_none_or(|e| e.compound);
+    Ok(json!({
+        "exercise_id": id,
+        "name": analysis::name_of(&history, &id),
+        "weeks": weeks,
+        "sessions": sessions,
+        "e1rm_change": change,
+        "weekly": points,
+        "trend": series::trend(&points, compound),
+        "plateau": series::plateau(&points),
+        "progression": progression::candidate(&history, &id, &profile),
+    }))
+}
+
+async fn profile(env: &Env<'_>) -> Result<crate::domain::profile::Profile, ToolError> {
+    let parts = crate::store::Parts {
+        profile: true,
+        ..Default::default()
+    };
+    Ok(env
+        .store
+        .user_state(&env.ctx.user_id, parts, None, Utc::now())
+        .await
+        .map_err(|e| super::store_failed(&e))?
+        .profile
+        .unwrap_or_default())
+}
+
+async fn muscle_group_progress(env: &Env<'_>, args: &Value) -> Result<Value, ToolError> {
+    let text = str_arg(args, "muscle_group")?;
+    let groups = VolumeGroup::parse_many(text);
+    if groups.is_empty() {
+        return Err(ToolError::new(
+            "UNKNOWN_MUSCLE_GROUP",
+            format!(
+                "no muscle group '{text}'; use one of: {}, or legs, arms, core",
+                VolumeGroup::ALL.map(|g| g.id()).join(", ")
+            ),
+        ));
+    }
+    let weeks = int_arg(args, "weeks", 1..=MAX_PROGRESS_WEEKS)?.unwrap_or(LOOKBACK_WEEKS);
+    let history = history(env.store, env.ctx, weeks).await?;
+    let now = Utc::now();
+    let weekly: Vec<Value> = load::weekly_group_series(&history, env.ctx.tz)
+        .into_iter()
+        .map(|(week, by_group)| {
+            let sets: Vec<Value> = groups
+                .iter()
+                .map(|g| {
+                    let h = round1(by_group.get(g).copied().unwrap_or(0.0));
+                    json!({"muscle_group": g, "hard_sets": h,
+                           "status": load::VolumeStatus::of(h, analysis::facts::landmarks(*g))})
+                })
+                .collect();
+            json!({"week_start": week.to_string(), "groups": sets})
+        })
+        .collect();
+    let last_7_days: Vec<Value> = load::weekly_group_volume(&history, now)
+        .into_iter()
+        .filter(|v| groups.contains(&v.muscle_group))
+        .map(|v| json!(v))
+        .collect();
+    // The exercises that gave the group the most hard sets over the window.
+    let mut by_exercise: Vec<(String, f64)> = Vec::new();
+    for w in &history {
+        for e in &w.exercises {
+            let share: f64 = analysis::facts::shares_for(&e.exercise_id)
+                .iter()
+                .filter(|(g, _)| groups.contains(g))
+                .map(|(_, s)| *s)
+                .fold(0.0, f64::max);
+            let credit: f64 = e
+                .sets
+                .iter()
+                .map(analysis::facts::hard_set_credit)
+                .sum::<f64>()
+                * share;
+            if credit > 0.0 {
+                match by_exercise.iter_mut().find(|(id, _)| *id == e.exercise_id) {
+                    Some((_, c)) => *c += credit,
+                    None => by_exercise.push((e.exercise_id.clone(), credit)),
+                }
+            }
+        }
+    }
+    by_exercise.sort_by(|a, b| b.1.total_cmp(&a.1));
+    let stalls = analysis::stalls(&history, now, env.ctx.tz);
+    let top: Vec<Value> = by_exercise
+        .iter()
+        .take(TOP_EXERCISES)
+        .map(|(id, credit)| {
+            json!({
+                "exercise_id": id,
+                "name": analysis::name_of(&history, id),
+                "hard_sets": round1(*credit),
+                "plateau": stalls.iter().find(|s| &s.exercise_id == id),
+            })
+        })
+        .collect();
+    Ok(json!({
+        "muscle_groups": groups,
+        "landmarks": groups.iter().map(|g| json!({"muscle_group": g, "landmarks": analysis::facts::landmarks(*g)})).collect::<Vec<_>>(),
+        "weeks": weeks,
+        "weekly": weekly,
+        "last_7_days": last_7_days,
+        "top_exercises": top,
+    }))
+}
+
+async fn training_analysis(env: &Env<'_>) -> Result<Value, ToolError> {
+    let (history, profile) = tokio::join!(
+        history(env.store, env.ctx, analysis::ANALYSIS_WEEKS),
+        profile(env)
+    );
+    let (history, profile) = (history?, profile?);
+    let now = Utc::now();
+    let tz = env.ctx.tz;
+    let flags = analysis::flags(&history, now, tz);
+    let mut series: Vec<(String, Vec<series::WeekPoint>)> =
+        series::weekly_series(&history, tz).into_iter().collect();
+    series.sort_by_key(|(_, pts)| std::cmp::Reverse(pts.iter().map(|p| p.sets).sum::<u32>()));
+    let trends: Vec<Value> = series
+        .iter()
+        .take(MAX_TRENDS)
+        .map(|(id, pts)| {
+            let compound = crate::domain::catalog::catalog()
+                .get(id)
+                .is_none_or(|e| e.compound);
+            json!({"exercise_id": id, "name": analysis::name_of(&history, id),
+                   "trend": series::trend(pts, compound)})
+        })
+        .collect();
+    let candidates: Vec<progression::Candidate> = series
+        .iter()
+        .filter_map(|(id, _)| progression::candidate(&history, id, &profile))
+        .collect();
+    Ok(json!({
+        "weeks": analysis::ANALYSIS_WEEKS,
+        "sessions": history.len(),
+        "flags": flags,
+        "consistency": load::consistency(&history, now),
+        "exercise_trends": trends,
+        "progression_candidates": candidates,
+    }))
+}
