@@ -2,8 +2,12 @@
 # Performance figures for the README (not part of `make test`; release builds take minutes).
 #   scripts/bench.sh micro     criterion: prefix + route + parse vs the original regex table;
 #                              swap ranking, suggest-weight and monitor rules vs a plain catalog filter
-#   scripts/bench.sh size      stripped release sizes, x86_64 and arm64 (cargo lambda build --arm64)
-#   scripts/bench.sh cold      cold start: fast vs a bare lambda_runtime hello-world, median of 20
+#   scripts/bench.sh size      stripped release sizes of the four lanes, x86_64 and arm64
+#                              (cargo lambda build --arm64)
+#   scripts/bench.sh cold      cold start of the four lanes vs a bare lambda_runtime hello-world,
+#                              median of 20 (the slow lane with a model configured)
+#   scripts/bench.sh slow      SLOW lane overhead, release build: coach_load (200 concurrent
+#                              streams, then 30 one at a time) against the fake model
 #   scripts/bench.sh e2e       200 sequential "done" on the local stack (release build, dynoxide),
 #                              then 100 of each functional request for a user with the demo history
 #   scripts/bench.sh           all of them
@@ -20,19 +24,32 @@ micro() {
   done
 }
 
-release() { cargo build --release --quiet -p fast -p functional -p worker -p devstack; }
+LANES=(fast functional slow worker)
+
+release() { cargo build --release --quiet -p fast -p functional -p slow -p worker -p devstack; }
 
 size() {
   release
-  echo "x86_64 (cargo build --release): $(stat -c %s target/release/fast) bytes fast, $(stat -c %s target/release/hello-bare) bytes hello-bare"
+  for b in hello-bare "${LANES[@]}"; do
+    echo "x86_64 (cargo build --release): $b $(stat -c %s "target/release/$b") bytes"
+  done
   rustup target add aarch64-unknown-linux-gnu >/dev/null 2>&1 || { echo "cannot add the arm64 target"; exit 1; }
-  cargo lambda build --release --arm64 --quiet -p fast
-  echo "arm64 (cargo lambda build --release --arm64): $(stat -c %s target/lambda/fast/bootstrap) bytes fast"
+  for b in "${LANES[@]}"; do
+    cargo lambda build --release --arm64 --quiet -p "$b"
+    echo "arm64 (cargo lambda build --release --arm64): $b $(stat -c %s "target/lambda/$b/bootstrap") bytes"
+  done
 }
 
 cold() {
   release
-  ./target/release/devstack coldstart --runs "${RUNS:-20}" target/release/hello-bare target/release/fast
+  # A model configured, so the slow and functional lanes build their model clients as deployed.
+  ./target/release/devstack coldstart --runs "${RUNS:-20}" \
+    --env SLOW_MODEL=gemini-2.5-flash --env FUNCTIONAL_MODEL=gemini-2.5-flash --env GEMINI_API_KEY=coldstart \
+    target/release/hello-bare "${LANES[@]/#/target/release/}"
+}
+
+slow() {
+  cargo test --release -p blackbox --test coach_load 2>&1 | grep -E '^coach_load:'
 }
 
 e2e() {
@@ -73,7 +90,7 @@ PY
 }
 
 case "${1:-all}" in
-  micro) micro ;; size) size ;; cold) cold ;; e2e) e2e ;;
-  all) micro; size; cold; e2e ;;
-  *) echo "usage: scripts/bench.sh [micro|size|cold|e2e]"; exit 2 ;;
+  micro) micro ;; size) size ;; cold) cold ;; e2e) e2e ;; slow) slow ;;
+  all) micro; size; cold; e2e; slow ;;
+  *) echo "usage: scripts/bench.sh [micro|size|cold|e2e|slow]"; exit 2 ;;
 esac

@@ -51,6 +51,10 @@ fn main() {
             heartbeats_while_the_model_thinks,
         ),
         ("requests_that_cannot_stream", requests_that_cannot_stream),
+        (
+            "client_disconnect_stops_the_model_call",
+            client_disconnect_stops_the_model_call,
+        ),
     ];
     // The first invocation builds and starts the function.
     ctx.fake.reply(ModelReply::text(&["warm"]));
@@ -379,4 +383,68 @@ fn requests_that_cannot_stream(ctx: &Ctx) -> Result<(), Failed> {
     })?;
     eq(status, 401, "no identity")?;
     eq(ctx.fake.requests().len(), 0, "no model call")
+}
+
+/// The lifter closes the app mid-answer: the HTTP client drops the stream after the first text.
+/// The lane closes its model call (the fake sees its next write fail) long before the scripted
+/// answer would have ended, asks the model nothing more, and stores no half answer, so a retry
+/// with the same `corr` runs again instead of replaying a fragment.
+fn client_disconnect_stops_the_model_call(ctx: &Ctx) -> Result<(), Failed> {
+    let user = unique_user("s-gone");
+    let mut steps = vec![Step::Text("Let me look at that. ".into())];
+    for i in 0..10 {
+        steps.push(Step::Delay(Duration::from_millis(500)));
+        steps.push(Step::Text(format!("part {i}. ")));
+    }
+    ctx.fake.reply(ModelReply::Stream(steps));
+    let message = "(context: corr=gone-1) how should I structure my week?";
+    let first = ctx.rt.block_on(async {
+        let mut resp = ctx
+            .http
+            .post(format!("{}/slow/v1/stream", ctx.stack.base))
+            .header("x-user-id", &user)
+            .header("content-type", "application/json")
+            .body(json!({ "message": message }).to_string())
+            .send()
+            .await?;
+        let mut seen = String::new();
+        while !seen.contains("event: message") {
+            match resp.chunk().await? {
+                Some(c) => seen.push_str(&String::from_utf8_lossy(&c)),
+                None => break,
+            }
+        }
+        drop(resp);
+        Ok::<_, reqwest::Error>(seen)
+    })?;
+    check(
+        first.contains("Let me look at that."),
+        format!("the first text arrived: {first}"),
+    )?;
+    // The scripted answer takes 5 s; a write that fails (not the stream's end) is a disconnect.
+    let waited = std::time::Instant::now();
+    while ctx.fake.client_disconnects() == 0 && waited.elapsed() < Duration::from_secs(4) {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    eq(
+        ctx.fake.client_disconnects(),
+        1,
+        "the model call was closed",
+    )?;
+    std::thread::sleep(Duration::from_millis(300));
+    eq(ctx.fake.requests().len(), 1, "no further model turn")?;
+    let stored = ctx
+        .rt
+        .block_on(ctx.stack.store.count_items(&user, "CONV#"))?;
+    eq(stored, 0, "no half answer stored")?;
+    // The retry with the same corr is answered afresh.
+    ctx.fake.reply(ModelReply::text(&["Three full-body days."]));
+    let s = stream(ctx, &user, json!({ "message": message }));
+    well_formed(&s)?;
+    eq(
+        s.text(),
+        "Three full-body days.".to_string(),
+        "a fresh answer",
+    )?;
+    eq(ctx.fake.requests().len(), 2, "the retry asked the model")
 }
