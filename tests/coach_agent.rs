@@ -681,6 +681,18 @@ fn analytics_tools_and_flags_share_the_analysis(ctx: &Ctx) -> Result<(), Failed>
                 .put_completed_workout(&user, &bench_session(days_ago, &[(80.0, 8, 1); 3])),
         )?;
     }
+    // The worker's card for the newest session, as the queue would have it written.
+    let job = json!({"type": "workout_completed", "user_id": user, "workout_id": "hist-1"});
+    let invoked = ctx.rt.block_on(
+        ctx.http
+            .post(format!(
+                "http://127.0.0.1:{}/2015-03-31/functions/worker/invocations",
+                ctx.stack.port
+            ))
+            .body(coach::queue::sqs_event(&job.to_string()).to_string())
+            .send(),
+    )?;
+    eq(invoked.status().as_u16(), 200, "the worker ran")?;
     ctx.fake.reply(ModelReply::calls(&[
         ("training_analysis", json!({})),
         ("muscle_group_progress", json!({"muscle_group": "chest"})),
@@ -719,6 +731,12 @@ fn analytics_tools_and_flags_share_the_analysis(ctx: &Ctx) -> Result<(), Failed>
         analysis["progression_candidates"].as_array().map(Vec::len),
         Some(0),
         "no reserve, no progression",
+    )?;
+    let card = &analysis["latest_insight_cards"][0];
+    check(
+        card["flags"][0]["type"].as_str() == Some("stall")
+            && card["flags"][0]["exercise_id"].as_str() == Some("barbell-bench-press"),
+        format!("the worker's card, with the same stall: {card}"),
     )?;
     let chest = &results[1]["functionResponse"]["response"];
     eq(

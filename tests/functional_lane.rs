@@ -767,6 +767,19 @@ fn workout_lifecycle_from_the_routine(ctx: &Ctx) -> Result<(), Failed> {
         Some(true),
         "second completion",
     )?;
+    // The worker wrote one insight card, however often the completion was sent.
+    let cards = get(ctx, "/v1/insights", &user);
+    eq(cards.status, 200, "insights")?;
+    eq(
+        cards.body["items"].as_array().map(Vec::len),
+        Some(1),
+        &format!("one card: {}", cards.body),
+    )?;
+    eq(
+        cards.body["items"][0]["workout_id"].as_str(),
+        Some(id.as_str()),
+        "the card is this workout's",
+    )?;
     eq(
         count(ctx, &user, "WORKOUT#2"),
         2,
@@ -1322,7 +1335,11 @@ fn other_lanes_and_later_routes(ctx: &Ctx) -> Result<(), Failed> {
         Some("fast"),
         "points at the fast lane",
     )?;
-    expect_err(&get(ctx, "/v1/insights", &user), 501, "NOT_IMPLEMENTED")?;
+    expect_err(
+        &get(ctx, "/v1/import/strong", &user),
+        501,
+        "NOT_IMPLEMENTED",
+    )?;
     expect_err(
         &get(ctx, "/v1/functional", &user),
         405,

@@ -1,22 +1,42 @@
-//! WORKER lane binary: a skeleton until its issue lands. It processes nothing and reports every
-//! record of the batch as failed, so SQS keeps the jobs (and dead-letters them after the
-//! template's receive limit) instead of silently dropping them.
+//! WORKER lane binary: builds the store client once, then handles SQS batches with partial
+//! batch responses (see `coach::lanes::worker`).
 
+use std::sync::Arc;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use coach::lanes::worker::WorkerLane;
 use lambda_runtime::{Error, LambdaEvent, service_fn};
-use serde_json::{Value, json};
+use serde_json::Value;
+
+/// The budget when the runtime gives no usable deadline: local emulators (cargo lambda watch
+/// sends its timeout, 600000, where Lambda sends an epoch time in milliseconds).
+const LOCAL_BUDGET: Duration = Duration::from_secs(30);
+
+/// The invocation's deadline as an `Instant` (Lambda gives epoch milliseconds).
+fn deadline(epoch_ms: u64) -> Instant {
+    let now_ms = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64);
+    match epoch_ms.checked_sub(now_ms) {
+        Some(left) if left > 0 => Instant::now() + Duration::from_millis(left),
+        _ => Instant::now() + LOCAL_BUDGET,
+    }
+}
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Error> {
     coach::telemetry::init();
-    lambda_runtime::run(service_fn(|event: LambdaEvent<Value>| async move {
-        let failures: Vec<Value> = event.payload["Records"]
-            .as_array()
-            .map(|records| {
-                records.iter().filter_map(|r| r["messageId"].as_str()).map(|id| json!({ "itemIdentifier": id })).collect()
-            })
-            .unwrap_or_default();
-        println!("{}", json!({"level":"WARN","event":"batch","lane":"worker","outcome":"NOT_IMPLEMENTED","records":failures.len()}));
-        Ok::<_, Error>(json!({ "batchItemFailures": failures }))
+    let lane = Arc::new(
+        WorkerLane::from_env()
+            .await
+            .map_err(|e| Error::from(format!("worker configuration: {e}")))?,
+    );
+    lambda_runtime::run(service_fn(move |event: LambdaEvent<Value>| {
+        let lane = lane.clone();
+        async move {
+            let until = deadline(event.context.deadline);
+            Ok::<_, Error>(lane.handle(&event.payload, until).await)
+        }
     }))
     .await
 }

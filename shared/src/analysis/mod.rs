@@ -6,11 +6,14 @@
 //! - `session`: per workout (totals, per-exercise tops, personal records);
 //! - `series`: per exercise per week (e1RM, sets, volume, loads, reserve), plateau, trend;
 //! - `load`: group volume against MEV/MRV, ACWR, consistency;
-//! - `progression`: double-progression candidates.
+//! - `progression`: double-progression candidates;
+//! - `card` and `review`: the worker's post-workout insight card and weekly review.
 
+pub mod card;
 pub mod facts;
 pub mod load;
 pub mod progression;
+pub mod review;
 pub mod series;
 pub mod session;
 

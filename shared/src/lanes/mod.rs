@@ -5,6 +5,7 @@ pub mod fast;
 pub mod functional;
 pub mod not_implemented;
 pub mod slow;
+pub mod worker;
 
 use lambda_http::{Body, Request, Response};
 

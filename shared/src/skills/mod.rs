@@ -3,6 +3,7 @@
 pub mod autofill;
 pub mod copilot;
 pub mod events;
+pub mod health;
 pub mod history;
 pub mod monitor;
 pub mod notify;

@@ -111,7 +111,11 @@ impl Store {
 
     /// The lock item (only if the last notification is older than the rate limit) and the
     /// notification itself.
-    fn notification_puts(&self, user: &str, n: &Notification) -> Result<[Put; 2], StoreError> {
+    pub(super) fn notification_puts(
+        &self,
+        user: &str,
+        n: &Notification,
+    ) -> Result<[Put; 2], StoreError> {
         let build = |e: aws_sdk_dynamodb::error::BuildError| StoreError::Request(e.to_string());
         let mut lock = key(user, SK_NOTIFY_STATE);
         lock.insert(

@@ -23,6 +23,7 @@ pub mod activity;
 pub mod admin;
 pub mod artifacts;
 pub mod conversation;
+pub mod jobs;
 pub mod workouts;
 
 use std::collections::HashMap;

@@ -167,9 +167,12 @@ impl FunctionalLane {
         Err(conflict())
     }
 
-    pub(super) async fn notifications(
+    /// A newest-first page of the items under `prefix` (`NOTIFY#` for GET /v1/notifications,
+    /// `INSIGHT#` for GET /v1/insights), with an opaque cursor for the next page.
+    pub(super) async fn feed(
         &self,
         req: &Request,
+        prefix: &str,
         log: &mut RequestLog,
     ) -> Result<Response<Body>, ApiError> {
         let (ctx, _) = bind(req, self.auth, "", log)?;
@@ -190,7 +193,7 @@ impl FunctionalLane {
         let cursor = match params.first("cursor") {
             Some(c) => Some(
                 decode_cursor(c)
-                    .filter(|sk| sk.starts_with("NOTIFY#"))
+                    .filter(|sk| sk.starts_with(prefix))
                     .ok_or_else(|| invalid("cursor is not one this endpoint returned", "cursor"))?,
             ),
             None => None,
@@ -198,13 +201,7 @@ impl FunctionalLane {
         let t = Instant::now();
         let page = self
             .store
-            .page(
-                &ctx.user_id,
-                "NOTIFY#",
-                limit,
-                cursor.as_deref(),
-                Utc::now(),
-            )
+            .page(&ctx.user_id, prefix, limit, cursor.as_deref(), Utc::now())
             .await;
         log.store_us += t.elapsed().as_micros() as u64;
         log.store_calls += 1;

@@ -5,7 +5,7 @@
 //! - `POST /v1/events`: app events, with the notification gate;
 //! - `POST /v1/workouts`, `GET /v1/workouts/active`, `POST /v1/workouts/{id}/complete`;
 //! - `POST /v1/artifacts/{id}/confirm|dismiss` (shared with the coach's chat, `lanes::artifacts`);
-//! - `GET /v1/notifications`.
+//! - `GET /v1/notifications`, `GET /v1/insights` (cards the worker wrote), newest first.
 //!
 //! One file per group of routes: `buttons`, `app_events`, `lifecycle`; `params` reads fields.
 //! Every route validates the whole request before it reads or writes; writes that race use the
@@ -52,7 +52,7 @@ const PAGE_DEFAULT: i32 = 20;
 const PAGE_MAX: i32 = 100;
 
 /// Routes served by other issues' work: answered 501 until they land.
-const NOT_YET: [&str; 2] = ["/v1/insights", "/v1/import/strong"];
+const NOT_YET: [&str; 1] = ["/v1/import/strong"];
 
 pub struct FunctionalLane {
     store: Store,
@@ -134,7 +134,11 @@ impl FunctionalLane {
             }
             "/v1/notifications" => {
                 expect("GET")?;
-                self.notifications(req, log).await
+                self.feed(req, "NOTIFY#", log).await
+            }
+            "/v1/insights" => {
+                expect("GET")?;
+                self.feed(req, "INSIGHT#", log).await
             }
             _ if complete_id.is_some() => {
                 expect("POST")?;

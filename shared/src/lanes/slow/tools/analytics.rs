@@ -17,6 +17,8 @@ const MAX_PROGRESS_WEEKS: i64 = 26;
 /// Exercises listed per muscle group, and trends in the analysis.
 const TOP_EXERCISES: usize = 5;
 const MAX_TRENDS: usize = 10;
+/// The worker's newest insight cards shown with the analysis.
+const STORED_CARDS: i32 = 3;
 
 pub(super) fn specs() -> Vec<ToolSpec> {
     vec![
@@ -38,7 +40,7 @@ pub(super) fn specs() -> Vec<ToolSpec> {
         ),
         spec(
             "training_analysis",
-            "The whole picture, computed now from the last 12 weeks: plateaus with suggested actions, muscle groups below MEV or above MRV this week, ACWR (training load vs the last 4 weeks) and whether to deload, consistency, exercise trends, and progression candidates.",
+            "The whole picture, computed now from the last 12 weeks: plateaus with suggested actions, muscle groups below MEV or above MRV this week, ACWR (training load vs the last 4 weeks) and whether to deload, consistency, exercise trends, and progression candidates; with the newest post-workout insight cards and weekly review.",
             None,
         ),
     ]
@@ -202,12 +204,31 @@ async fn muscle_group_progress(env: &Env<'_>, args: &Value) -> Result<Value, Too
 }
 
 async fn training_analysis(env: &Env<'_>) -> Result<Value, ToolError> {
-    let (history, profile) = tokio::join!(
+    let now = Utc::now();
+    let user = env.ctx.user_id.as_str();
+    let (history, profile, cards, review) = tokio::join!(
         history(env.store, env.ctx, analysis::ANALYSIS_WEEKS),
-        profile(env)
+        profile(env),
+        env.store.page(user, "INSIGHT#", STORED_CARDS, None, now),
+        env.store.latest_review(user),
     );
     let (history, profile) = (history?, profile?);
-    let now = Utc::now();
+    let cards = cards.map_err(|e| super::store_failed(&e))?;
+    let review = review.map_err(|e| super::store_failed(&e))?;
+    // What the worker stored: the newest cards and review, in brief.
+    let cards: Vec<Value> = cards
+        .items
+        .iter()
+        .map(|c| {
+            json!({"workout_date": c["workout_date"], "summary": c["summary"],
+                   "flags": c["flags"], "recommendations": c["recommendations"]})
+        })
+        .collect();
+    let review = review.map(|r| {
+        json!({"week": r["id"], "summary": r["summary"], "training_load": r["training_load"],
+               "stalled_exercises": r["stalled_exercises"],
+               "progression_candidates": r["progression_candidates"]})
+    });
     let tz = env.ctx.tz;
     let flags = analysis::flags(&history, now, tz);
     let mut series: Vec<(String, Vec<series::WeekPoint>)> =
@@ -235,5 +256,7 @@ async fn training_analysis(env: &Env<'_>) -> Result<Value, ToolError> {
         "consistency": load::consistency(&history, now),
         "exercise_trends": trends,
         "progression_candidates": candidates,
+        "latest_insight_cards": cards,
+        "latest_weekly_review": review,
     }))
 }

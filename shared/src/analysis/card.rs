@@ -1,0 +1,526 @@
+//! The post-workout insight card: what the session achieved (highlights), what needs attention
+//! (flags) and what to do next (recommendations), all computed; the summary is deterministic
+//! text built from the same facts (a model-written summary is not implemented).
+
+use chrono::{DateTime, Duration, NaiveDate, Utc};
+use chrono_tz::Tz;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use sha2::{Digest, Sha256};
+
+use super::load::{self, AcwrStatus};
+use super::progression::{self, Candidate};
+use super::series::StallAction;
+use super::session::{self, PrKind};
+use crate::domain::profile::Profile;
+use crate::domain::strength::{effective_rir, round1};
+use crate::domain::workout::{SetType, Workout};
+
+/// Cards stay relevant for a week.
+pub const CARD_TTL_DAYS: i64 = 7;
+/// A session this much above the average of the last four weeks' sessions is "volume up".
+pub const VOLUME_UP: f64 = 0.10;
+/// Weeks in a row with at least one session that make a consistency highlight.
+pub const STREAK_WEEKS: usize = 4;
+/// The share of sets (with effort recorded) within 2 reps of failure that make an intensity
+/// highlight, and the fewest such sets it needs.
+pub const INTENSE_SHARE: f64 = 0.75;
+pub const INTENSE_MIN_SETS: usize = 6;
+/// This week's hard sets below this share of the 4-week weekly average is a volume drop.
+pub const VOLUME_DROP: f64 = 0.7;
+/// Failure sets in one session that make a fatigue flag, or an average reserve below
+/// [`FATIGUE_RIR`] over at least [`INTENSE_MIN_SETS`] sets.
+pub const FATIGUE_FAILURE_SETS: usize = 3;
+pub const FATIGUE_RIR: f64 = 1.0;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Highlight {
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub message: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exercise_id: Option<String>,
+    pub data: Value,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Flag {
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// info | warning | action
+    pub severity: String,
+    pub message: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exercise_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub muscle_group: Option<String>,
+    pub data: Value,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Recommendation {
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// An exercise id, a muscle group, or "program".
+    pub target: String,
+    pub action: String,
+    pub reasoning: String,
+    pub confidence: f64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub suggested_weight_kg: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target_reps: Option<u32>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct InsightCard {
+    pub id: String,
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub workout_id: String,
+    pub workout_date: NaiveDate,
+    pub summary: String,
+    pub highlights: Vec<Highlight>,
+    pub flags: Vec<Flag>,
+    pub recommendations: Vec<Recommendation>,
+    pub created_at: DateTime<Utc>,
+    pub expires_at: DateTime<Utc>,
+}
+
+/// The card's id depends only on the workout, so a re-run rewrites the same card.
+pub fn card_id(workout_id: &str) -> String {
+    let digest = Sha256::digest(workout_id.as_bytes());
+    let hex: String = digest[..8].iter().map(|b| format!("{b:02x}")).collect();
+    format!("ins-{hex}")
+}
+
+fn kg(x: f64) -> String {
+    format!("{} kg", round1(x))
+}
+
+/// The card for `w`, judged against `history` (completed workouts; `w` itself may be among
+/// them, later ones are ignored).
+pub fn post_workout_card(
+    w: &Workout,
+    history: &[Workout],
+    profile: &Profile,
+    tz: Tz,
+    created_at: DateTime<Utc>,
+) -> InsightCard {
+    // The card sees the world as of the workout's end (a workout without one ends a minute
+    // after it started), so the workout itself is inside every "last 7 days" window.
+    let end = w
+        .completed_at
+        .filter(|c| *c > w.started_at)
+        .unwrap_or(w.started_at + Duration::minutes(1));
+    let upto: Vec<Workout> = history
+        .iter()
+        .filter(|h| h.id != w.id && h.started_at < w.started_at)
+        .cloned()
+        .chain(std::iter::once(w.clone()))
+        .collect();
+    let prior = &upto[..upto.len() - 1];
+    let s = session::summarise(w, tz);
+    let mut highlights = Vec::new();
+    // Records: e1RM first, then rep maxes and volume, at most one line per exercise and kind.
+    let mut prs = session::personal_records(w, prior);
+    prs.sort_by_key(|p| match p.kind {
+        PrKind::E1rm => 0,
+        PrKind::RepMax { .. } => 1,
+        PrKind::SessionVolume => 2,
+    });
+    for p in &prs {
+        let what = match p.kind {
+            PrKind::E1rm => "estimated 1RM".to_string(),
+            PrKind::RepMax { reps } => format!("{reps}-rep best"),
+            PrKind::SessionVolume => "session volume".to_string(),
+        };
+        highlights.push(Highlight {
+            kind: "pr".into(),
+            message: format!(
+                "New {what} on {}: {} (was {})",
+                p.name,
+                kg(p.value_kg),
+                kg(p.previous_kg)
+            ),
+            exercise_id: Some(p.exercise_id.clone()),
+            data: json!(p),
+        });
+    }
+    let recent: Vec<&Workout> = prior
+        .iter()
+        .filter(|h| h.started_at >= w.started_at - Duration::weeks(4))
+        .collect();
+    if !recent.is_empty() {
+        let avg = recent
+            .iter()
+            .map(|h| session::summarise(h, tz).volume_kg)
+            .sum::<f64>()
+            / recent.len() as f64;
+        if avg > 0.0 && s.volume_kg > avg * (1.0 + VOLUME_UP) {
+            highlights.push(Highlight {
+                kind: "volume_up".into(),
+                message: format!(
+                    "{} moved, {}% above your 4-week session average of {}",
+                    kg(s.volume_kg),
+                    ((s.volume_kg / avg - 1.0) * 100.0).round(),
+                    kg(avg)
+                ),
+                exercise_id: None,
+                data: json!({"volume_kg": round1(s.volume_kg), "average_kg": round1(avg)}),
+            });
+        }
+    }
+    let streak = week_streak(&upto, w.started_at, tz);
+    if streak >= STREAK_WEEKS {
+        highlights.push(Highlight {
+            kind: "consistency".into(),
+            message: format!("{streak} weeks in a row with training"),
+            exercise_id: None,
+            data: json!({"weeks": streak}),
+        });
+    }
+    let efforts: Vec<u32> = w
+        .exercises
+        .iter()
+        .flat_map(|e| e.sets.iter())
+        .filter(|x| x.set_type != SetType::Warmup)
+        .filter_map(|x| x.actual.as_ref().and_then(effective_rir))
+        .collect();
+    let hard = efforts.iter().filter(|r| **r <= 2).count();
+    if efforts.len() >= INTENSE_MIN_SETS && hard as f64 >= efforts.len() as f64 * INTENSE_SHARE {
+        highlights.push(Highlight {
+            kind: "intensity".into(),
+            message: format!(
+                "{hard} of {} sets within 2 reps of failure: productive effort",
+                efforts.len()
+            ),
+            exercise_id: None,
+            data: json!({"hard_sets": hard, "sets_with_effort": efforts.len()}),
+        });
+    }
+
+    let mut flags = Vec::new();
+    let mut recs = Vec::new();
+    let here: Vec<&str> = session::exercise_ids(w);
+    for st in super::stalls(&upto, end, tz)
+        .into_iter()
+        .filter(|st| here.contains(&st.exercise_id.as_str()))
+    {
+        flags.push(Flag {
+            kind: "stall".into(),
+            severity: if st.action == StallAction::Swap {
+                "action"
+            } else {
+                "warning"
+            }
+            .into(),
+            message: format!(
+                "{} has stalled for {} weeks (e1RM about {})",
+                st.exercise_name,
+                st.weeks,
+                kg(st.last_e1rm_kg)
+            ),
+            exercise_id: Some(st.exercise_id.clone()),
+            muscle_group: None,
+            data: json!(st),
+        });
+        let (kind, confidence) = match st.action {
+            StallAction::IncreaseLoad => ("progression", 0.7),
+            StallAction::Deload => ("deload", 0.7),
+            StallAction::Swap => ("swap", 0.6),
+            StallAction::VaryRepRange => ("rep_progression", 0.6),
+        };
+        recs.push(Recommendation {
+            kind: kind.into(),
+            target: st.exercise_id.clone(),
+            action: format!("{}: {}", st.exercise_name, st.advice),
+            reasoning: format!(
+                "e1RM within 2% for {} weeks{}",
+                st.weeks,
+                st.avg_rir
+                    .map(|r| format!(" at an average of {r} reps in reserve"))
+                    .unwrap_or_default()
+            ),
+            confidence,
+            suggested_weight_kg: None,
+            target_reps: None,
+        });
+    }
+    if let Some(a) = load::acwr(&upto, end) {
+        if matches!(a.status, AcwrStatus::HighRisk | AcwrStatus::Overreached) {
+            flags.push(Flag {
+                kind: "overreach".into(),
+                severity: if a.deload_suggested {
+                    "action"
+                } else {
+                    "warning"
+                }
+                .into(),
+                message: format!(
+                    "Training load is rising fast: {} hard sets this week against {} a week over the last four (ratio {})",
+                    a.acute, a.chronic, a.ratio
+                ),
+                exercise_id: None,
+                muscle_group: None,
+                data: json!(a),
+            });
+        } else if a.acute < a.chronic * VOLUME_DROP {
+            flags.push(Flag {
+                kind: "volume_drop".into(),
+                severity: "info".into(),
+                message: format!(
+                    "{} hard sets this week, under your usual {} a week",
+                    a.acute, a.chronic
+                ),
+                exercise_id: None,
+                muscle_group: None,
+                data: json!(a),
+            });
+        }
+        if a.deload_suggested {
+            recs.push(Recommendation {
+                kind: "deload".into(),
+                target: "program".into(),
+                action: "Take a deload week: keep the loads, cut the sets by about half".into(),
+                reasoning: format!("acute:chronic load ratio {} ({:?})", a.ratio, a.status),
+                confidence: 0.75,
+                suggested_weight_kg: None,
+                target_reps: None,
+            });
+        }
+    }
+    let failures = w
+        .exercises
+        .iter()
+        .flat_map(|e| e.sets.iter())
+        .filter(|x| x.actual.as_ref().is_some_and(|r| r.failure))
+        .count();
+    let avg_rir = (!efforts.is_empty())
+        .then(|| f64::from(efforts.iter().sum::<u32>()) / efforts.len() as f64);
+    if failures >= FATIGUE_FAILURE_SETS
+        || (efforts.len() >= INTENSE_MIN_SETS && avg_rir.is_some_and(|r| r < FATIGUE_RIR))
+    {
+        flags.push(Flag {
+            kind: "fatigue".into(),
+            severity: "warning".into(),
+            message: format!(
+                "{failures} sets to failure{}: leave a rep or two in reserve next time",
+                avg_rir
+                    .map(|r| format!(", average {} reps in reserve", round1(r)))
+                    .unwrap_or_default()
+            ),
+            exercise_id: None,
+            muscle_group: None,
+            data: json!({"failure_sets": failures, "avg_rir": avg_rir.map(round1)}),
+        });
+    }
+    for id in &here {
+        if let Some(c) = progression::candidate(&upto, id, profile) {
+            recs.push(progression_rec(&c));
+        }
+    }
+    for g in super::flags(&upto, end, tz).below_mev.iter().filter(|g| {
+        s.hard_sets_by_group
+            .iter()
+            .any(|(sg, _)| *sg == g.muscle_group)
+    }) {
+        recs.push(Recommendation {
+            kind: "volume_adjust".into(),
+            target: g.muscle_group.id().into(),
+            action: format!(
+                "Add {} hard sets of {} a week",
+                (g.mev - g.hard_sets).ceil(),
+                g.muscle_group.id()
+            ),
+            reasoning: format!(
+                "{} hard sets in the last 7 days, under the {} that reliably drive growth",
+                g.hard_sets, g.mev
+            ),
+            confidence: 0.6,
+            suggested_weight_kg: None,
+            target_reps: None,
+        });
+    }
+    let summary = summary(w, &s, &highlights, &flags);
+    InsightCard {
+        id: card_id(&w.id),
+        kind: "post_workout".into(),
+        workout_id: w.id.clone(),
+        workout_date: s.date,
+        summary,
+        highlights,
+        flags,
+        recommendations: recs,
+        created_at,
+        expires_at: created_at + Duration::days(CARD_TTL_DAYS),
+    }
+}
+
+fn progression_rec(c: &Candidate) -> Recommendation {
+    Recommendation {
+        kind: "progression".into(),
+        target: c.exercise_id.clone(),
+        action: format!(
+            "{}: {} for {} reps next time",
+            c.exercise_name,
+            kg(c.suggested_kg),
+            c.target_reps
+        ),
+        reasoning: c.reason.clone(),
+        confidence: c.confidence,
+        suggested_weight_kg: Some(c.suggested_kg),
+        target_reps: Some(c.target_reps),
+    }
+}
+
+/// Weeks in a row, ending with the week of `at`, with at least one session.
+fn week_streak(history: &[Workout], at: DateTime<Utc>, tz: Tz) -> usize {
+    use super::facts::{local_date, week_start};
+    let weeks: std::collections::BTreeSet<NaiveDate> = history
+        .iter()
+        .filter(|h| h.started_at <= at)
+        .map(|h| week_start(local_date(h.started_at, tz)))
+        .collect();
+    let mut week = week_start(local_date(at, tz));
+    let mut n = 0;
+    while weeks.contains(&week) {
+        n += 1;
+        week = week - chrono::Days::new(7);
+    }
+    n
+}
+
+fn summary(
+    w: &Workout,
+    s: &session::SessionSummary,
+    highlights: &[Highlight],
+    flags: &[Flag],
+) -> String {
+    let mut text = format!(
+        "{}: {} working sets, {} moved{}.",
+        w.name,
+        s.sets,
+        kg(s.volume_kg),
+        s.duration_min
+            .map(|m| format!(" in {m} minutes"))
+            .unwrap_or_default()
+    );
+    let prs: Vec<&Highlight> = highlights.iter().filter(|h| h.kind == "pr").collect();
+    if let Some(first) = prs.first() {
+        text.push_str(&format!(" {}.", first.message));
+        if prs.len() > 1 {
+            text.push_str(&format!(" {} more records.", prs.len() - 1));
+        }
+    }
+    if let Some(f) = flags.first() {
+        text.push_str(&format!(" {}.", f.message));
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::tests::{at_day, session, working};
+
+    #[test]
+    fn a_record_session_after_steady_weeks() {
+        // Four weeks of bench 3 × 8 × 80 at RIR 2 on Mondays, then 3 × 8 × 85 at RIR 2.
+        let mut h: Vec<Workout> = (0..4)
+            .map(|k| {
+                session(
+                    7 * k,
+                    "barbell-bench-press",
+                    &vec![working(80.0, 8, Some(8), Some(2)); 3],
+                )
+            })
+            .collect();
+        let mut today = session(
+            28,
+            "barbell-bench-press",
+            &vec![working(85.0, 8, Some(8), Some(2)); 3],
+        );
+        today.completed_at = Some(today.started_at + Duration::minutes(40));
+        h.push(today.clone());
+        let card = post_workout_card(&today, &h, &Profile::default(), chrono_tz::UTC, at_day(28));
+        assert_eq!(card.id, card_id(&today.id));
+        assert_eq!(card.workout_date.to_string(), "2026-02-02");
+        let kinds: Vec<&str> = card.highlights.iter().map(|x| x.kind.as_str()).collect();
+        // e1RM 85 × (1 + 10/30) = 113.3 over 106.7; the 8-rep best 85 over 80; volume 2040
+        // over 1920 (+6 %: a volume record, but not 10 % above the average: no volume_up);
+        // five Mondays in a row; 3 sets is too few for an intensity highlight.
+        assert_eq!(kinds, ["pr", "pr", "pr", "consistency"]);
+        assert_eq!(
+            card.highlights[0].message,
+            "New estimated 1RM on Bench Press: 113.3 kg (was 106.7 kg)"
+        );
+        assert_eq!(card.highlights[3].data["weeks"], 5);
+        // 85 kg is a new load (one session): no progression yet. Chest got 3 hard sets in the
+        // last 7 days, under its MEV of 10: add 7.
+        let volume: Vec<&Recommendation> = card
+            .recommendations
+            .iter()
+            .filter(|r| r.kind == "volume_adjust")
+            .collect();
+        assert_eq!(volume[0].target, "chest");
+        assert_eq!(volume[0].action, "Add 7 hard sets of chest a week");
+        assert!(card.recommendations.iter().all(|r| r.kind != "progression"));
+        assert!(card.summary.starts_with(
+            "Session: 3 working sets, 2040 kg moved in 40 minutes. New estimated 1RM on Bench Press"
+        ));
+        // The same inputs give the same card (only created_at may differ).
+        let again = post_workout_card(&today, &h, &Profile::default(), chrono_tz::UTC, at_day(28));
+        assert_eq!(again, card);
+    }
+
+    #[test]
+    fn grinding_to_failure_is_flagged_and_a_stall_gets_an_action() {
+        let mut h = Vec::new();
+        for k in 0..4 {
+            // 6 sets of squat at 100 × 5, RIR 0, flat for four weeks.
+            h.push(session(
+                7 * k,
+                "back-squat",
+                &vec![working(100.0, 5, Some(5), Some(0)); 6],
+            ));
+        }
+        let today = h[3].clone();
+        let card = post_workout_card(&today, &h, &Profile::default(), chrono_tz::UTC, at_day(22));
+        let flags: Vec<&str> = card.flags.iter().map(|f| f.kind.as_str()).collect();
+        // Stall 4 weeks at RIR 0: deload; avg RIR 0 over 6 sets: fatigue.
+        assert_eq!(flags, ["stall", "fatigue"]);
+        assert!(
+            card.recommendations
+                .iter()
+                .any(|r| r.kind == "deload" && r.target == "back-squat")
+        );
+        assert!(card.highlights.iter().any(|x| x.kind == "intensity"));
+    }
+
+    #[test]
+    fn two_sessions_with_reserve_recommend_the_next_load() {
+        let h: Vec<Workout> = [0, 3]
+            .iter()
+            .map(|d| {
+                session(
+                    *d,
+                    "barbell-row",
+                    &vec![working(60.0, 8, Some(8), Some(3)); 3],
+                )
+            })
+            .collect();
+        let card = post_workout_card(&h[1], &h, &Profile::default(), chrono_tz::UTC, at_day(3));
+        let p = card
+            .recommendations
+            .iter()
+            .find(|r| r.kind == "progression")
+            .expect("a progression");
+        // 60 kg: 2.5 % is 1.5 → one 2.5 kg step.
+        assert_eq!(
+            (p.suggested_weight_kg, p.target_reps),
+            (Some(62.5), Some(8))
+        );
+        assert_eq!(p.action, "Barbell Row: 62.5 kg for 8 reps next time");
+    }
+}

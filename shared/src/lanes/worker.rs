@@ -1,0 +1,409 @@
+//! WORKER lane: SQS jobs, at-least-once. Each record is one job (DESIGN §5):
+//! `workout_completed` → a post-workout insight card; `weekly_review` → the review of one ISO
+//! week; `health_metric_changed` → a decision, and a notification when the change matters and
+//! the notification gate allows it.
+//!
+//! Idempotent: a job claims `JOB#<type>#<subject>` first; its outputs and its completion are one
+//! transaction. A redelivered message finds the job done and writes nothing; a run that crashed
+//! leaves a claim whose lease ends with the invocation, and the redelivery runs it again to the
+//! same end state (the outputs have deterministic keys). A record that is not JSON, has an
+//! unknown `type` or misses fields fails alone (partial batch response) with a logged reason;
+//! SQS dead-letters it after three receives.
+
+use std::time::Instant;
+
+use chrono::{DateTime, NaiveDate, Utc};
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use crate::analysis::{card, review};
+use crate::skills::health;
+use crate::skills::notify::{self, Notification};
+use crate::store::jobs::{Claim, Output, health_sk};
+use crate::store::{Parts, Store, StoreError};
+
+/// A record is not started with less than this left of the invocation (a job is a few store
+/// calls and milliseconds of analysis; Lambda's own default timeout is 3 s).
+pub const RECORD_MIN_BUDGET: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// A job, as the queue carries it.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Job {
+    WorkoutCompleted {
+        user_id: String,
+        workout_id: String,
+    },
+    WeeklyReview {
+        user_id: String,
+        week_ending: NaiveDate,
+    },
+    HealthMetricChanged {
+        user_id: String,
+        metric: String,
+        value: f64,
+        baseline: f64,
+        observed_at: DateTime<Utc>,
+    },
+}
+
+pub const JOB_TYPES: [&str; 3] = [
+    "workout_completed",
+    "weekly_review",
+    "health_metric_changed",
+];
+
+impl Job {
+    /// Parses a record body; the error says why it can never succeed.
+    pub fn parse(body: &str) -> Result<Job, String> {
+        let v: Value =
+            serde_json::from_str(body).map_err(|e| format!("the body is not JSON: {e}"))?;
+        let kind = v["type"].as_str().unwrap_or_default().to_string();
+        if !JOB_TYPES.contains(&kind.as_str()) {
+            return Err(format!(
+                "unknown job type '{kind}' (known: {})",
+                JOB_TYPES.join(", ")
+            ));
+        }
+        let job: Job =
+            serde_json::from_value(v).map_err(|e| format!("a {kind} job is malformed: {e}"))?;
+        if job.user().trim().is_empty() {
+            return Err(format!("a {kind} job has an empty user_id"));
+        }
+        Ok(job)
+    }
+
+    pub fn user(&self) -> &str {
+        match self {
+            Job::WorkoutCompleted { user_id, .. }
+            | Job::WeeklyReview { user_id, .. }
+            | Job::HealthMetricChanged { user_id, .. } => user_id,
+        }
+    }
+
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Job::WorkoutCompleted { .. } => "workout_completed",
+            Job::WeeklyReview { .. } => "weekly_review",
+            Job::HealthMetricChanged { .. } => "health_metric_changed",
+        }
+    }
+
+    /// `JOB#<type>#<subject>`: one workout, one ISO week, one metric observation.
+    pub fn claim_key(&self) -> String {
+        let subject = match self {
+            Job::WorkoutCompleted { workout_id, .. } => workout_id.clone(),
+            Job::WeeklyReview { week_ending, .. } => review::iso_week_id(*week_ending),
+            Job::HealthMetricChanged {
+                metric,
+                observed_at,
+                ..
+            } => format!("{metric}@{}", observed_at.format("%Y-%m-%dT%H:%M:%SZ")),
+        };
+        format!("JOB#{}#{subject}", self.kind())
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum JobError {
+    #[error("another run holds the job; leave it for later")]
+    Busy,
+    #[error("{0}")]
+    Invalid(String),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// What a job did, for the log and the command-line tool.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Report {
+    Done(Value),
+    /// Already done by an earlier delivery.
+    Duplicate,
+}
+
+pub struct WorkerLane {
+    store: Store,
+}
+
+impl WorkerLane {
+    pub fn new(store: Store) -> Self {
+        Self { store }
+    }
+
+    pub async fn from_env() -> Result<Self, String> {
+        let table = std::env::var("TABLE_NAME")
+            .ok()
+            .filter(|t| !t.trim().is_empty())
+            .ok_or("TABLE_NAME is not set")?;
+        Ok(Self::new(Store::from_env(table).await))
+    }
+
+    /// Handles one SQS batch and answers the partial-batch response: the ids of the records to
+    /// deliver again. `deadline` is the invocation's.
+    pub async fn handle(&self, event: &Value, deadline: Instant) -> Value {
+        let records = event["Records"].as_array().cloned().unwrap_or_default();
+        let mut failures = Vec::new();
+        for r in &records {
+            let id = r["messageId"].as_str().unwrap_or_default().to_string();
+            let started = Instant::now();
+            let left = deadline.saturating_duration_since(started);
+            let outcome = if left < RECORD_MIN_BUDGET {
+                Err((
+                    "OUT_OF_TIME",
+                    "not started: too little of the invocation left".to_string(),
+                ))
+            } else {
+                self.record(r["body"].as_str().unwrap_or_default(), deadline)
+                    .await
+            };
+            let (outcome, reason) = match &outcome {
+                Ok((kind, Report::Done(_))) => (format!("{kind}:done"), None),
+                Ok((kind, Report::Duplicate)) => (format!("{kind}:duplicate"), None),
+                Err((code, why)) => (code.to_string(), Some(why.clone())),
+            };
+            if reason.is_some() {
+                failures.push(json!({ "itemIdentifier": id }));
+            }
+            println!(
+                "{}",
+                json!({
+                    "level": if reason.is_some() { "WARN" } else { "INFO" },
+                    "event": "job", "lane": "worker", "message_id": id,
+                    "outcome": outcome, "reason": reason,
+                    "latency_ms": started.elapsed().as_secs_f64() * 1000.0,
+                })
+            );
+        }
+        json!({ "batchItemFailures": failures })
+    }
+
+    async fn record(
+        &self,
+        body: &str,
+        deadline: Instant,
+    ) -> Result<(&'static str, Report), (&'static str, String)> {
+        let job = Job::parse(body).map_err(|why| ("INVALID_JOB", why))?;
+        let left = deadline.saturating_duration_since(Instant::now());
+        let budget = left.saturating_sub(RECORD_MIN_BUDGET / 2);
+        let lease = Utc::now() + chrono::Duration::from_std(left).unwrap_or_default();
+        match tokio::time::timeout(budget, self.run(&job, lease, Utc::now())).await {
+            Ok(Ok(r)) => Ok((job.kind(), r)),
+            Ok(Err(JobError::Busy)) => Err(("BUSY", JobError::Busy.to_string())),
+            Ok(Err(e @ JobError::Invalid(_))) => Err(("INVALID_JOB", e.to_string())),
+            Ok(Err(e @ JobError::Store(_))) => Err(("STORE_UNAVAILABLE", e.to_string())),
+            Err(_) => Err((
+                "OUT_OF_TIME",
+                "the job did not finish within the invocation".into(),
+            )),
+        }
+    }
+
+    /// Runs one job under its claim (leased until `lease`).
+    pub async fn run(
+        &self,
+        job: &Job,
+        lease: DateTime<Utc>,
+        now: DateTime<Utc>,
+    ) -> Result<Report, JobError> {
+        let user = job.user();
+        let sk = job.claim_key();
+        let rerun_done = matches!(job, Job::WeeklyReview { .. });
+        let run = match self
+            .store
+            .claim_job(user, &sk, lease, rerun_done, now)
+            .await?
+        {
+            Claim::Claimed { run } => run,
+            Claim::Done => return Ok(Report::Duplicate),
+            Claim::Busy => return Err(JobError::Busy),
+        };
+        let result = self.execute(job, &sk, &run, now, false).await;
+        if result.is_err() {
+            // Give the claim back so the redelivery need not wait for the lease.
+            if let Err(e) = self.store.release_job(user, &sk, &run).await {
+                tracing::warn!(error = %e, "could not release a failed job's claim");
+            }
+        }
+        result
+    }
+
+    /// Computes a job's output without claiming or writing anything (`--dry-run`).
+    pub async fn dry_run(&self, job: &Job, now: DateTime<Utc>) -> Result<Value, JobError> {
+        match self.execute(job, "", "", now, true).await? {
+            Report::Done(v) => Ok(v),
+            Report::Duplicate => Ok(Value::Null),
+        }
+    }
+
+    async fn execute(
+        &self,
+        job: &Job,
+        sk: &str,
+        run: &str,
+        now: DateTime<Utc>,
+        dry: bool,
+    ) -> Result<Report, JobError> {
+        let user = job.user();
+        let parts = Parts {
+            profile: true,
+            notify_state: true,
+            ..Parts::default()
+        };
+        let state = self.store.user_state(user, parts, None, now).await?;
+        let profile = state.profile.clone().unwrap_or_default();
+        let tz = notify::timezone(&profile);
+        // Writes the outputs with the job's completion; a dry run writes nothing.
+        let finish = async |outputs: &[Output<'_>]| -> Result<bool, StoreError> {
+            if dry {
+                return Ok(true);
+            }
+            self.store.finish_job(user, sk, run, outputs, now).await
+        };
+        match job {
+            Job::WorkoutCompleted { workout_id, .. } => {
+                let history = self.store.completed_workouts(user).await?;
+                let w = history
+                    .iter()
+                    .find(|w| &w.id == workout_id)
+                    .ok_or_else(|| {
+                        JobError::Invalid(format!("no completed workout '{workout_id}'"))
+                    })?;
+                let c = card::post_workout_card(w, &history, &profile, tz, now);
+                let out = json!(c);
+                if !finish(&[Output::Insight {
+                    card: &c,
+                    at: w.started_at,
+                }])
+                .await?
+                {
+                    return Err(JobError::Busy);
+                }
+                Ok(Report::Done(out))
+            }
+            Job::WeeklyReview { week_ending, .. } => {
+                let history = self.store.completed_workouts(user).await?;
+                let r = review::weekly_review(&history, *week_ending, &profile, tz, now);
+                let out = json!(r);
+                if !finish(&[Output::Review(&r)]).await? {
+                    return Err(JobError::Busy);
+                }
+                Ok(Report::Done(out))
+            }
+            Job::HealthMetricChanged {
+                metric,
+                value,
+                baseline,
+                observed_at,
+                ..
+            } => {
+                let dsk = health_sk(*observed_at, metric);
+                if !dry && let Some(d) = self.store.health_decision(user, &dsk).await? {
+                    // Decided by a run that crashed before marking the job done: finish it.
+                    if !finish(&[]).await? {
+                        return Err(JobError::Busy);
+                    }
+                    return Ok(Report::Done(d));
+                }
+                let a = health::assess(metric, *value, *baseline, &profile);
+                let gate = if a.significant {
+                    Some(notify::gate(&profile, a.priority, state.last_notified, now))
+                } else {
+                    None
+                };
+                let notification = match (&gate, &a.message) {
+                    (Some(Ok(())), Some(message)) => Some(Notification {
+                        id: format!(
+                            "n-{}",
+                            dsk.trim_start_matches("HEALTH#").replace([':', '#'], "-")
+                        ),
+                        message: message.clone(),
+                        priority: a.priority,
+                        source: "health_metric".into(),
+                        channel: "push".into(),
+                        created_at: now,
+                    }),
+                    _ => None,
+                };
+                let decision = |sent: Option<&Notification>, suppressed: Option<&str>| {
+                    json!({
+                        "metric": metric, "value": value, "baseline": baseline,
+                        "observed_at": observed_at, "assessment": a,
+                        "sent": sent.is_some(),
+                        "notification_id": sent.map(|n| n.id.clone()),
+                        "suppressed": suppressed,
+                        "decided_at": now,
+                    })
+                };
+                let suppressed = match &gate {
+                    Some(Err(why)) => Some(why.as_str()),
+                    _ => None,
+                };
+                let d = decision(notification.as_ref(), suppressed);
+                let done = finish(&[Output::Health {
+                    sk: dsk.clone(),
+                    decision: &d,
+                    notification: notification.as_ref(),
+                }])
+                .await?;
+                if done {
+                    return Ok(Report::Done(d));
+                }
+                if notification.is_some() {
+                    // Another notification took the 4-hour lock meanwhile: record that instead.
+                    let d = decision(None, Some(notify::Suppressed::RateLimited.as_str()));
+                    if finish(&[Output::Health {
+                        sk: dsk,
+                        decision: &d,
+                        notification: None,
+                    }])
+                    .await?
+                    {
+                        return Ok(Report::Done(d));
+                    }
+                }
+                Err(JobError::Busy)
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn jobs_parse_or_say_why_not() {
+        let j = Job::parse(r#"{"type":"workout_completed","user_id":"u1","workout_id":"w1"}"#);
+        assert_eq!(
+            j.as_ref().map(Job::claim_key).ok().as_deref(),
+            Some("JOB#workout_completed#w1")
+        );
+        let r = Job::parse(r#"{"type":"weekly_review","user_id":"u1","week_ending":"2026-11-22"}"#);
+        assert_eq!(
+            r.map(|j| j.claim_key()).ok().as_deref(),
+            Some("JOB#weekly_review#2026-W47")
+        );
+        let h = Job::parse(
+            r#"{"type":"health_metric_changed","user_id":"u1","metric":"hrv","value":40,"baseline":55,"observed_at":"2026-11-22T06:00:00Z"}"#,
+        );
+        assert_eq!(
+            h.map(|j| j.claim_key()).ok().as_deref(),
+            Some("JOB#health_metric_changed#hrv@2026-11-22T06:00:00Z")
+        );
+        let err = |b: &str| Job::parse(b).err().unwrap_or_default();
+        assert!(err("not json").starts_with("the body is not JSON"));
+        assert!(
+            err(r#"{"type":"daily_brief","user_id":"u"}"#)
+                .starts_with("unknown job type 'daily_brief'")
+        );
+        assert!(
+            err(r#"{"type":"workout_completed","user_id":"u"}"#)
+                .contains("missing field `workout_id`")
+        );
+        assert!(
+            err(r#"{"type":"workout_completed","user_id":" ","workout_id":"w"}"#)
+                .contains("empty user_id")
+        );
+    }
+}

@@ -1,0 +1,276 @@
+//! The worker's storage: job claims (`JOB#<type>#<subject>`), and the job outputs written in the
+//! same transaction as the claim's completion, so a job is either done with all its output or
+//! not done at all: insight cards (`INSIGHT#<workout start>#<id>`), weekly reviews
+//! (`REVIEW#<YYYY-Www>`), health decisions (`HEALTH#<observed_at>#<metric>`, with the
+//! notification when one is sent), and the weekly roster of active users (`ROSTER#<YYYY-Www>`
+//! partitions, one item per user) that the weekly fan-out reads.
+
+use std::collections::HashMap;
+
+use aws_sdk_dynamodb::types::{AttributeValue, Put, TransactWriteItem, Update};
+use chrono::{DateTime, Duration, Utc};
+use serde_json::Value;
+
+use super::{Store, StoreError, from_item, key, s, string, to_doc};
+use crate::analysis::card::InsightCard;
+use crate::analysis::review::{WeeklyReview, iso_week_id};
+use crate::skills::notify::Notification;
+
+/// Roster entries outlive the 30-day activity window comfortably.
+pub const ROSTER_TTL_DAYS: i64 = 60;
+/// Health decisions are kept as long as events and notifications.
+pub const HEALTH_TTL_DAYS: i64 = super::activity::ACTIVITY_TTL_DAYS;
+
+/// What claiming a job found.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Claim {
+    /// This run owns the job until its lease ends.
+    Claimed { run: String },
+    /// The job finished before (a redelivered or duplicated message).
+    Done,
+    /// Another run holds a live lease: leave the message for later.
+    Busy,
+}
+
+/// One output item of a job, written with the job's completion.
+pub enum Output<'a> {
+    Insight {
+        card: &'a InsightCard,
+        at: DateTime<Utc>,
+    },
+    Review(&'a WeeklyReview),
+    Health {
+        sk: String,
+        decision: &'a Value,
+        notification: Option<&'a Notification>,
+    },
+}
+
+fn build(e: aws_sdk_dynamodb::error::BuildError) -> StoreError {
+    StoreError::Request(e.to_string())
+}
+
+fn roster_pk(at: DateTime<Utc>) -> String {
+    format!("ROSTER#{}", iso_week_id(at.date_naive()))
+}
+
+pub fn health_sk(observed_at: DateTime<Utc>, metric: &str) -> String {
+    format!(
+        "HEALTH#{}#{metric}",
+        observed_at.format("%Y-%m-%dT%H:%M:%SZ")
+    )
+}
+
+impl Store {
+    /// Claims `JOB#<kind>#<subject>` for a run leased until `lease_until`: free, or its lease
+    /// ended (a run that crashed), or (`rerun_done`) finished before and worth redoing.
+    pub async fn claim_job(
+        &self,
+        user: &str,
+        job_sk: &str,
+        lease_until: DateTime<Utc>,
+        rerun_done: bool,
+        now: DateTime<Utc>,
+    ) -> Result<Claim, StoreError> {
+        let run = format!("r{}", now.timestamp_nanos_opt().unwrap_or_default());
+        let mut item = key(user, job_sk);
+        item.insert("status".into(), s("running"));
+        item.insert("run".into(), s(&run));
+        item.insert(
+            "lease_until".into(),
+            AttributeValue::N(lease_until.timestamp_millis().to_string()),
+        );
+        item.insert("claimed_at".into(), s(now.to_rfc3339()));
+        let mut condition =
+            "attribute_not_exists(pk) OR (#st = :running AND lease_until < :now)".to_string();
+        let mut put = self
+            .client
+            .put_item()
+            .table_name(&self.table)
+            .set_item(Some(item))
+            .expression_attribute_names("#st", "status")
+            .expression_attribute_values(":running", s("running"))
+            .expression_attribute_values(
+                ":now",
+                AttributeValue::N(now.timestamp_millis().to_string()),
+            );
+        if rerun_done {
+            condition.push_str(" OR #st = :done");
+            put = put.expression_attribute_values(":done", s("done"));
+        }
+        let out = put.condition_expression(condition).send().await;
+        match out {
+            Ok(_) => Ok(Claim::Claimed { run }),
+            Err(aws_sdk_dynamodb::error::SdkError::ServiceError(e))
+                if e.err().is_conditional_check_failed_exception() =>
+            {
+                let existing = self.get_item(user, job_sk).await?;
+                Ok(
+                    match existing.and_then(|i| string(&i, "status")).as_deref() {
+                        Some("done") => Claim::Done,
+                        _ => Claim::Busy,
+                    },
+                )
+            }
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    /// Gives a claim back (the run failed), so the redelivered message can run at once.
+    pub async fn release_job(&self, user: &str, job_sk: &str, run: &str) -> Result<(), StoreError> {
+        let out = self
+            .client
+            .delete_item()
+            .table_name(&self.table)
+            .set_key(Some(key(user, job_sk)))
+            .condition_expression("#run = :run")
+            .expression_attribute_names("#run", "run")
+            .expression_attribute_values(":run", s(run))
+            .send()
+            .await;
+        match out {
+            Ok(_) => Ok(()),
+            // Someone else owns it now: nothing to give back.
+            Err(aws_sdk_dynamodb::error::SdkError::ServiceError(e))
+                if e.err().is_conditional_check_failed_exception() =>
+            {
+                Ok(())
+            }
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    /// Writes the job's outputs and marks it done, in one transaction, only while this run
+    /// still owns the claim. False when it does not (the lease passed to another run, which
+    /// writes the same outputs) or a health decision exists already.
+    pub async fn finish_job(
+        &self,
+        user: &str,
+        job_sk: &str,
+        run: &str,
+        outputs: &[Output<'_>],
+        now: DateTime<Utc>,
+    ) -> Result<bool, StoreError> {
+        let put = |item: HashMap<String, AttributeValue>| {
+            Put::builder()
+                .table_name(&self.table)
+                .set_item(Some(item))
+                .build()
+                .map_err(build)
+        };
+        let mut items = Vec::new();
+        for o in outputs {
+            match o {
+                Output::Insight { card, at } => {
+                    let mut item = key(
+                        user,
+                        format!("INSIGHT#{}#{}", at.format("%Y-%m-%dT%H:%M:%SZ"), card.id),
+                    );
+                    item.insert("doc".into(), s(to_doc("insight", card)?));
+                    items.push(TransactWriteItem::builder().put(put(item)?).build());
+                    // The user trained this week: the weekly fan-out reviews them.
+                    let mut roster = HashMap::from([
+                        ("pk".to_string(), s(roster_pk(*at))),
+                        ("sk".to_string(), s(user)),
+                    ]);
+                    roster.insert(
+                        "expires_at".into(),
+                        AttributeValue::N((at.timestamp() + ROSTER_TTL_DAYS * 86_400).to_string()),
+                    );
+                    items.push(TransactWriteItem::builder().put(put(roster)?).build());
+                }
+                Output::Review(r) => {
+                    let mut item = key(user, format!("REVIEW#{}", r.id));
+                    item.insert("doc".into(), s(to_doc("review", r)?));
+                    items.push(TransactWriteItem::builder().put(put(item)?).build());
+                }
+                Output::Health {
+                    sk,
+                    decision,
+                    notification,
+                } => {
+                    let mut item = key(user, sk.clone());
+                    item.insert("doc".into(), s(decision.to_string()));
+                    item.insert(
+                        "expires_at".into(),
+                        AttributeValue::N((now.timestamp() + HEALTH_TTL_DAYS * 86_400).to_string()),
+                    );
+                    let p = Put::builder()
+                        .table_name(&self.table)
+                        .set_item(Some(item))
+                        .condition_expression("attribute_not_exists(pk)")
+                        .build()
+                        .map_err(build)?;
+                    items.push(TransactWriteItem::builder().put(p).build());
+                    if let Some(n) = notification {
+                        for p in self.notification_puts(user, n)? {
+                            items.push(TransactWriteItem::builder().put(p).build());
+                        }
+                    }
+                }
+            }
+        }
+        let done = Update::builder()
+            .table_name(&self.table)
+            .set_key(Some(key(user, job_sk)))
+            .update_expression("SET #st = :done, done_at = :now")
+            .condition_expression("#run = :run")
+            .expression_attribute_names("#st", "status")
+            .expression_attribute_names("#run", "run")
+            .expression_attribute_values(":done", s("done"))
+            .expression_attribute_values(":now", s(now.to_rfc3339()))
+            .expression_attribute_values(":run", s(run))
+            .build()
+            .map_err(build)?;
+        items.push(TransactWriteItem::builder().update(done).build());
+        Ok(self.transact(items).await?.is_none())
+    }
+
+    /// A stored health decision, if the job decided before.
+    pub async fn health_decision(&self, user: &str, sk: &str) -> Result<Option<Value>, StoreError> {
+        self.get_item(user, sk)
+            .await?
+            .map(|i| from_item(&i))
+            .transpose()
+    }
+
+    /// The newest weekly review.
+    pub async fn latest_review(&self, user: &str) -> Result<Option<Value>, StoreError> {
+        let page = self.page(user, "REVIEW#", 1, None, Utc::now()).await?;
+        Ok(page.items.into_iter().next())
+    }
+
+    /// Users who completed a workout in the weeks overlapping `[now − days, now]`.
+    pub async fn active_users(
+        &self,
+        now: DateTime<Utc>,
+        days: i64,
+    ) -> Result<Vec<String>, StoreError> {
+        let mut weeks = Vec::new();
+        let mut at = now - Duration::days(days);
+        while at <= now + Duration::days(7) {
+            let pk = roster_pk(at);
+            if !weeks.contains(&pk) {
+                weeks.push(pk);
+            }
+            at += Duration::days(7);
+        }
+        let mut users: Vec<String> = Vec::new();
+        for pk in weeks {
+            let q = self
+                .client
+                .query()
+                .table_name(&self.table)
+                .key_condition_expression("pk = :pk")
+                .expression_attribute_values(":pk", s(pk));
+            for item in self.query_all(q).await? {
+                if let Some(u) = string(&item, "sk")
+                    && !users.contains(&u)
+                {
+                    users.push(u);
+                }
+            }
+        }
+        Ok(users)
+    }
+}

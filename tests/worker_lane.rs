@@ -1,0 +1,400 @@
+//! Black-box tests of the worker binary: SQS events posted to its invoke endpoint in `cargo
+//! lambda watch` (as Lambda's event source mapping delivers them), outcomes checked in the
+//! partial-batch response and in the stored items: redelivery, a poison record in a batch, a
+//! crashed run retried, weekly reviews rewritten, and the health-metric gate's reasons.
+
+use std::sync::Arc;
+
+use blackbox::{Stack, bench_session, call_json, check, eq, unique_user};
+use chrono::{Duration, Utc};
+use coach::domain::profile::{NotificationPreference, Profile, QuietHours};
+use coach::skills::notify::{Notification, Priority};
+use coach::store::jobs::Claim;
+use libtest_mimic::{Arguments, Failed, Trial};
+use serde_json::{Value, json};
+
+struct Ctx {
+    stack: Stack,
+    http: reqwest::Client,
+    rt: tokio::runtime::Handle,
+}
+
+type Case = fn(&Ctx) -> Result<(), Failed>;
+
+fn main() {
+    let args = Arguments::from_args();
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("tokio runtime");
+    let stack = rt.block_on(Stack::start());
+    let ctx = Arc::new(Ctx {
+        stack,
+        http: reqwest::Client::new(),
+        rt: rt.handle().clone(),
+    });
+    let cases: Vec<(&str, Case)> = vec![
+        ("card_once_under_redelivery", card_once_under_redelivery),
+        ("poison_records_fail_alone", poison_records_fail_alone),
+        ("crashed_run_is_retried", crashed_run_is_retried),
+        (
+            "weekly_review_rewritten_not_duplicated",
+            weekly_review_rewritten_not_duplicated,
+        ),
+        ("health_gate_reasons", health_gate_reasons),
+    ];
+    // The first invocation builds and starts the worker.
+    let _ = rt.block_on(invoke(
+        &ctx,
+        &[("warm", json!({"type": "nothing"}).to_string())],
+    ));
+    let trials = cases
+        .into_iter()
+        .map(|(name, case)| {
+            let ctx = ctx.clone();
+            Trial::test(name, move || case(&ctx))
+        })
+        .collect();
+    let conclusion = libtest_mimic::run(&args, trials);
+    drop(ctx);
+    drop(rt);
+    conclusion.exit();
+}
+
+/// One SQS batch of (message id, body) records; returns the failed message ids.
+async fn invoke(ctx: &Ctx, records: &[(&str, String)]) -> Result<Vec<String>, Failed> {
+    let records: Vec<Value> = records
+        .iter()
+        .map(|(id, body)| {
+            json!({
+                "messageId": id, "receiptHandle": id, "body": body,
+                "attributes": {"ApproximateReceiveCount": "1", "SentTimestamp": "0",
+                               "SenderId": "test", "ApproximateFirstReceiveTimestamp": "0"},
+                "messageAttributes": {}, "md5OfBody": "", "eventSource": "aws:sqs",
+                "eventSourceARN": "arn:aws:sqs:us-east-1:000000000000:coach-jobs", "awsRegion": "us-east-1",
+            })
+        })
+        .collect();
+    let url = format!(
+        "http://127.0.0.1:{}/2015-03-31/functions/worker/invocations",
+        ctx.stack.port
+    );
+    let resp = ctx
+        .http
+        .post(url)
+        .json(&json!({ "Records": records }))
+        .send()
+        .await?;
+    let body: Value = resp.json().await?;
+    Ok(body["batchItemFailures"]
+        .as_array()
+        .ok_or_else(|| format!("not a batch response: {body}"))?
+        .iter()
+        .filter_map(|f| f["itemIdentifier"].as_str().map(str::to_string))
+        .collect())
+}
+
+fn run(ctx: &Ctx, records: &[(&str, String)]) -> Result<Vec<String>, Failed> {
+    ctx.rt.block_on(invoke(ctx, records))
+}
+
+fn count(ctx: &Ctx, user: &str, prefix: &str) -> Result<usize, Failed> {
+    Ok(ctx.rt.block_on(ctx.stack.store.count_items(user, prefix))?)
+}
+
+fn completed(user: &str, workout_id: &str) -> String {
+    json!({"type": "workout_completed", "user_id": user, "workout_id": workout_id}).to_string()
+}
+
+/// Three weeks of bench, the last session a record.
+fn seed_bench(ctx: &Ctx, user: &str) -> Result<String, Failed> {
+    for (days_ago, kg) in [(15, 90.0), (8, 90.0), (1, 95.0)] {
+        ctx.rt.block_on(
+            ctx.stack
+                .store
+                .put_completed_workout(user, &bench_session(days_ago, &[(kg, 5, 2); 3])),
+        )?;
+    }
+    Ok("hist-1".into())
+}
+
+fn card_once_under_redelivery(ctx: &Ctx) -> Result<(), Failed> {
+    let user = unique_user("w-card");
+    let w = seed_bench(ctx, &user)?;
+    // The same message twice in one batch, then redelivered in another.
+    let failed = run(
+        ctx,
+        &[("m1", completed(&user, &w)), ("m2", completed(&user, &w))],
+    )?;
+    eq(failed, Vec::<String>::new(), "both records succeed")?;
+    let failed = run(ctx, &[("m1-again", completed(&user, &w))])?;
+    eq(failed, Vec::<String>::new(), "the redelivery succeeds")?;
+    eq(count(ctx, &user, "INSIGHT#")?, 1, "one card")?;
+    let page = ctx.rt.block_on(call_json(
+        &ctx.http,
+        "GET",
+        format!("{}/functional/v1/insights", ctx.stack.base),
+        &user,
+        None,
+    ));
+    let card = &page.body["items"][0];
+    eq(
+        card["workout_id"].as_str(),
+        Some(w.as_str()),
+        "the card's workout",
+    )?;
+    eq(card["type"].as_str(), Some("post_workout"), "type")?;
+    // 95 × 5 at RIR 2: e1RM 95 × (1 + 7/30) = 117.2 over 90 × 7/30 → 111.0.
+    eq(
+        card["highlights"][0]["message"].as_str(),
+        Some("New estimated 1RM on Bench Press: 117.2 kg (was 111 kg)"),
+        "the record",
+    )?;
+    check(
+        card["summary"]
+            .as_str()
+            .is_some_and(|s| s.starts_with("Push: 3 working sets, 1425 kg moved in 60 minutes.")),
+        format!("summary: {}", card["summary"]),
+    )
+}
+
+fn poison_records_fail_alone(ctx: &Ctx) -> Result<(), Failed> {
+    let user = unique_user("w-poison");
+    let w = seed_bench(ctx, &user)?;
+    let failed = run(
+        ctx,
+        &[
+            ("good", completed(&user, &w)),
+            ("not-json", "{not json".into()),
+            (
+                "unknown",
+                json!({"type": "daily_brief", "user_id": user}).to_string(),
+            ),
+            (
+                "missing",
+                json!({"type": "workout_completed", "user_id": user}).to_string(),
+            ),
+            ("no-workout", completed(&user, "w-does-not-exist")),
+        ],
+    )?;
+    eq(
+        failed,
+        vec![
+            "not-json".to_string(),
+            "unknown".into(),
+            "missing".into(),
+            "no-workout".into(),
+        ],
+        "exactly the bad records are reported",
+    )?;
+    eq(count(ctx, &user, "INSIGHT#")?, 1, "the good record's card")?;
+    // The failed job gave its claim back: nothing is left holding it.
+    eq(
+        count(ctx, &user, "JOB#workout_completed#w-does-not-exist")?,
+        0,
+        "no claim left behind",
+    )
+}
+
+fn crashed_run_is_retried(ctx: &Ctx) -> Result<(), Failed> {
+    let user = unique_user("w-crash");
+    let w = seed_bench(ctx, &user)?;
+    let sk = format!("JOB#workout_completed#{w}");
+    let now = Utc::now();
+    // A run that is still going (its lease is live): the record fails and is redelivered later.
+    let live = ctx.rt.block_on(ctx.stack.store.claim_job(
+        &user,
+        &sk,
+        now + Duration::minutes(5),
+        false,
+        now,
+    ))?;
+    check(
+        matches!(live, Claim::Claimed { .. }),
+        "claimed by the other run",
+    )?;
+    eq(
+        run(ctx, &[("busy", completed(&user, &w))])?,
+        vec!["busy".to_string()],
+        "busy",
+    )?;
+    eq(
+        count(ctx, &user, "INSIGHT#")?,
+        0,
+        "nothing written meanwhile",
+    )?;
+    // Another run crashed: its claim is left with a lease that has ended. The redelivery
+    // takes the job over and finishes it.
+    let user2 = unique_user("w-crash2");
+    let w2 = seed_bench(ctx, &user2)?;
+    let sk2 = format!("JOB#workout_completed#{w2}");
+    ctx.rt.block_on(ctx.stack.store.claim_job(
+        &user2,
+        &sk2,
+        now - Duration::seconds(1),
+        false,
+        now - Duration::minutes(1),
+    ))?;
+    eq(
+        run(ctx, &[("retry", completed(&user2, &w2))])?,
+        Vec::<String>::new(),
+        "retried",
+    )?;
+    eq(
+        count(ctx, &user2, "INSIGHT#")?,
+        1,
+        "one card after the crash",
+    )?;
+    eq(
+        run(ctx, &[("again", completed(&user2, &w2))])?,
+        Vec::<String>::new(),
+        "a later duplicate is acknowledged",
+    )?;
+    eq(count(ctx, &user2, "INSIGHT#")?, 1, "still one card")
+}
+
+fn weekly_review_rewritten_not_duplicated(ctx: &Ctx) -> Result<(), Failed> {
+    let user = unique_user("w-review");
+    seed_bench(ctx, &user)?;
+    let today = Utc::now().date_naive();
+    let job = json!({"type": "weekly_review", "user_id": user, "week_ending": today}).to_string();
+    eq(
+        run(ctx, &[("r1", job.clone())])?,
+        Vec::<String>::new(),
+        "first review",
+    )?;
+    let first = ctx.rt.block_on(ctx.stack.store.latest_review(&user))?;
+    // A workout added to the week (an import, say), and the review asked for again.
+    ctx.rt.block_on(
+        ctx.stack
+            .store
+            .put_completed_workout(&user, &bench_session(0, &[(95.0, 5, 2); 2])),
+    )?;
+    eq(
+        run(ctx, &[("r2", job)])?,
+        Vec::<String>::new(),
+        "second review",
+    )?;
+    eq(count(ctx, &user, "REVIEW#")?, 1, "one review for the week")?;
+    let second = ctx
+        .rt
+        .block_on(ctx.stack.store.latest_review(&user))?
+        .unwrap_or_default();
+    let first = first.unwrap_or_default();
+    eq(
+        first["id"].clone(),
+        second["id"].clone(),
+        "the same ISO week",
+    )?;
+    let sets = |r: &Value| r["training_load"]["sets"].as_u64().unwrap_or(0);
+    eq(
+        sets(&second),
+        sets(&first) + 2,
+        "rewritten with the new sets",
+    )
+}
+
+fn health(user: &str, metric: &str, value: f64, baseline: f64, at: &str) -> String {
+    json!({"type": "health_metric_changed", "user_id": user, "metric": metric,
+           "value": value, "baseline": baseline, "observed_at": at})
+    .to_string()
+}
+
+fn decision(ctx: &Ctx, user: &str) -> Result<Value, Failed> {
+    let page = ctx
+        .rt
+        .block_on(ctx.stack.store.page(user, "HEALTH#", 1, None, Utc::now()))?;
+    Ok(page.items.into_iter().next().unwrap_or_default())
+}
+
+fn health_gate_reasons(ctx: &Ctx) -> Result<(), Failed> {
+    // Sent: a resting heart rate 15 % up, for a lifter with default settings. Redelivered: once.
+    let user = unique_user("w-hr");
+    let job = health(
+        &user,
+        "resting_heart_rate",
+        69.0,
+        60.0,
+        "2026-11-20T06:00:00Z",
+    );
+    eq(
+        run(ctx, &[("h1", job.clone()), ("h2", job)])?,
+        Vec::<String>::new(),
+        "sent",
+    )?;
+    let d = decision(ctx, &user)?;
+    eq(d["sent"].as_bool(), Some(true), &format!("decision: {d}"))?;
+    eq(count(ctx, &user, "NOTIFY#")?, 1, "one notification")?;
+    // Not significant: recorded, nothing sent.
+    let calm = unique_user("w-calm");
+    run(
+        ctx,
+        &[(
+            "h3",
+            health(
+                &calm,
+                "resting_heart_rate",
+                61.0,
+                60.0,
+                "2026-11-20T06:00:00Z",
+            ),
+        )],
+    )?;
+    let d = decision(ctx, &calm)?;
+    eq(
+        d["assessment"]["significant"].as_bool(),
+        Some(false),
+        "not significant",
+    )?;
+    eq(count(ctx, &calm, "NOTIFY#")?, 0, "nothing sent")?;
+    // The gate's three reasons.
+    let off = unique_user("w-off");
+    let profile = Profile {
+        notification_preference: NotificationPreference::Off,
+        ..Profile::default()
+    };
+    ctx.rt
+        .block_on(ctx.stack.store.put_profile(&off, &profile))?;
+    let quiet = unique_user("w-quiet");
+    let now = Utc::now().time();
+    let profile = Profile {
+        quiet_hours: Some(QuietHours {
+            start: now - Duration::hours(1),
+            end: now + Duration::hours(1),
+        }),
+        ..Profile::default()
+    };
+    ctx.rt
+        .block_on(ctx.stack.store.put_profile(&quiet, &profile))?;
+    let busy = unique_user("w-limit");
+    let earlier = Notification {
+        id: "n-earlier".into(),
+        message: "Check in".into(),
+        priority: Priority::Normal,
+        source: "checkin_prompt".into(),
+        channel: "in_app".into(),
+        created_at: Utc::now() - Duration::hours(1),
+    };
+    ctx.rt
+        .block_on(ctx.stack.store.send_notification(&busy, &earlier))?;
+    for (u, id) in [(&off, "g1"), (&quiet, "g2"), (&busy, "g3")] {
+        run(
+            ctx,
+            &[(id, health(u, "hrv", 35.0, 50.0, "2026-11-21T06:00:00Z"))],
+        )?;
+    }
+    for (u, why) in [
+        (&off, "preference_off"),
+        (&quiet, "quiet_hours"),
+        (&busy, "rate_limited"),
+    ] {
+        let d = decision(ctx, u)?;
+        eq(d["sent"].as_bool(), Some(false), why)?;
+        eq(d["suppressed"].as_str(), Some(why), &format!("reason: {d}"))?;
+    }
+    eq(
+        count(ctx, &busy, "NOTIFY#")?,
+        1,
+        "only the earlier notification",
+    )
+}
