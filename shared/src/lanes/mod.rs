@@ -3,7 +3,6 @@
 pub mod artifacts;
 pub mod fast;
 pub mod functional;
-pub mod not_implemented;
 pub mod slow;
 pub mod worker;
 
