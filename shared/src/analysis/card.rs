@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
-use super::load::{self, AcwrStatus};
+use super::load::AcwrStatus;
 use super::progression::{self, Candidate};
 use super::series::StallAction;
 use super::session::{self, PrKind};
@@ -203,8 +203,11 @@ pub fn post_workout_card(
     let mut flags = Vec::new();
     let mut recs = Vec::new();
     let here: Vec<&str> = session::exercise_ids(w);
-    for st in super::stalls(&upto, end, tz)
-        .into_iter()
+    // Stalls, ACWR and group volume as of the workout's end, computed once.
+    let active = super::flags(&upto, end, tz);
+    for st in active
+        .plateaus
+        .iter()
         .filter(|st| here.contains(&st.exercise_id.as_str()))
     {
         flags.push(Flag {
@@ -247,7 +250,7 @@ pub fn post_workout_card(
             target_reps: None,
         });
     }
-    if let Some(a) = load::acwr(&upto, end) {
+    if let Some(a) = &active.acwr {
         if matches!(a.status, AcwrStatus::HighRisk | AcwrStatus::Overreached) {
             flags.push(Flag {
                 kind: "overreach".into(),
@@ -320,7 +323,7 @@ pub fn post_workout_card(
             recs.push(progression_rec(&c));
         }
     }
-    for g in super::flags(&upto, end, tz).below_mev.iter().filter(|g| {
+    for g in active.below_mev.iter().filter(|g| {
         s.hard_sets_by_group
             .iter()
             .any(|(sg, _)| *sg == g.muscle_group)

@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use crate::domain::catalog::{Exercise, Muscle, catalog};
 use crate::domain::strength::effective_rir;
-use crate::domain::workout::{SetType, WorkoutSet};
+use crate::domain::workout::{ExerciseInstance, SetType, WorkoutSet};
 
 /// A set with this many reps in reserve or fewer (or taken to failure) is a hard set.
 pub const HARD_SET_MAX_RIR: u32 = 2;
@@ -203,6 +203,18 @@ pub fn shares_for(exercise_id: &str) -> Vec<(VolumeGroup, f64)> {
         .get(exercise_id)
         .map(group_shares)
         .unwrap_or_default()
+}
+
+/// Hard sets an exercise instance gave each group (its sets' credit times the group's share).
+pub fn group_credits(e: &ExerciseInstance) -> Vec<(VolumeGroup, f64)> {
+    let credit: f64 = e.sets.iter().map(hard_set_credit).sum();
+    if credit == 0.0 {
+        return Vec::new();
+    }
+    shares_for(&e.exercise_id)
+        .into_iter()
+        .map(|(g, share)| (g, credit * share))
+        .collect()
 }
 
 /// The lifter's calendar day of an instant.

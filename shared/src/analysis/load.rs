@@ -8,7 +8,7 @@ use chrono_tz::Tz;
 use serde::Serialize;
 
 use super::facts::{
-    Landmarks, VolumeGroup, hard_set_credit, landmarks, local_date, shares_for, week_start,
+    Landmarks, VolumeGroup, group_credits, hard_set_credit, landmarks, local_date, week_start,
 };
 use crate::domain::strength::round1;
 use crate::domain::workout::Workout;
@@ -35,14 +35,8 @@ pub fn hard_sets_by_group(
 ) -> BTreeMap<VolumeGroup, f64> {
     let mut out = BTreeMap::new();
     for w in history.iter().filter(|w| within(w, from, to)) {
-        for e in &w.exercises {
-            let credit: f64 = e.sets.iter().map(hard_set_credit).sum();
-            if credit == 0.0 {
-                continue;
-            }
-            for (g, share) in shares_for(&e.exercise_id) {
-                *out.entry(g).or_default() += credit * share;
-            }
+        for (g, c) in w.exercises.iter().flat_map(group_credits) {
+            *out.entry(g).or_default() += c;
         }
     }
     out
@@ -58,11 +52,8 @@ pub fn weekly_group_series(
         let week = out
             .entry(week_start(local_date(w.started_at, tz)))
             .or_default();
-        for e in &w.exercises {
-            let credit: f64 = e.sets.iter().map(hard_set_credit).sum();
-            for (g, share) in shares_for(&e.exercise_id) {
-                *week.entry(g).or_default() += credit * share;
-            }
+        for (g, c) in w.exercises.iter().flat_map(group_credits) {
+            *week.entry(g).or_default() += c;
         }
     }
     out

@@ -134,16 +134,7 @@ pub fn candidate(history: &[Workout], exercise_id: &str, profile: &Profile) -> O
         let step = step_for(exercise, profile);
         suggested = round_load(suggested, step, Unit::Lb).max(newest.kg + step);
     }
-    let name = exercise.map_or_else(
-        || {
-            history
-                .iter()
-                .flat_map(|w| w.exercises.iter())
-                .find(|e| e.exercise_id == exercise_id)
-                .map_or(exercise_id.to_string(), |e| e.name.clone())
-        },
-        |e| e.name.clone(),
-    );
+    let name = super::name_of(history, exercise_id);
     let confidence =
         (BASE_CONFIDENCE + CONFIDENCE_PER_SESSION * (run - PROGRESSION_SESSIONS) as f64).min(0.95);
     Some(Candidate {

@@ -180,9 +180,7 @@ pub fn weekly_review(
         .filter(|w| w.started_at >= window_from)
         .cloned()
         .collect();
-    let mut all_series: Vec<(String, Vec<series::WeekPoint>)> =
-        series::weekly_series(&window, tz).into_iter().collect();
-    all_series.sort_by_key(|(_, p)| std::cmp::Reverse(p.iter().map(|x| x.sets).sum::<u32>()));
+    let all_series = series::most_trained(&window, tz);
     let exercise_trends: Vec<Trend> = all_series
         .iter()
         .take(MAX_TRENDS)

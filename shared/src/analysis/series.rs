@@ -102,6 +102,14 @@ pub fn weekly_series(history: &[Workout], tz: Tz) -> BTreeMap<String, Vec<WeekPo
         .collect()
 }
 
+/// Every exercise's weekly series, the most trained (working sets over `history`) first, ties
+/// by id.
+pub fn most_trained(history: &[Workout], tz: Tz) -> Vec<(String, Vec<WeekPoint>)> {
+    let mut all: Vec<(String, Vec<WeekPoint>)> = weekly_series(history, tz).into_iter().collect();
+    all.sort_by_key(|(_, pts)| std::cmp::Reverse(pts.iter().map(|p| p.sets).sum::<u32>()));
+    all
+}
+
 /// A week needs this many working sets to say anything about a plateau.
 pub const PLATEAU_MIN_SETS: u32 = 2;
 /// An e1RM within this fraction above the baseline is no progress.

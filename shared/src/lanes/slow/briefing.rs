@@ -263,11 +263,7 @@ impl Loaded {
     /// Best e1RM of the most trained exercises over the loaded weeks, with its change from the
     /// first week that had one: "Squat 140 kg (+7.5 since 2026-09-01)".
     fn strength_summary(&self, ctx: &SessionContext) -> Option<String> {
-        let mut series: Vec<(String, Vec<WeekPoint>)> =
-            analysis::series::weekly_series(&self.workouts, ctx.tz)
-                .into_iter()
-                .collect();
-        series.sort_by_key(|(_, pts)| std::cmp::Reverse(pts.iter().map(|p| p.sets).sum::<u32>()));
+        let series = analysis::series::most_trained(&self.workouts, ctx.tz);
         let parts: Vec<String> = series
             .iter()
             .filter_map(|(id, pts)| {

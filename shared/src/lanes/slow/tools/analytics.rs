@@ -231,9 +231,7 @@ async fn training_analysis(env: &Env<'_>) -> Result<Value, ToolError> {
     });
     let tz = env.ctx.tz;
     let flags = analysis::flags(&history, now, tz);
-    let mut series: Vec<(String, Vec<series::WeekPoint>)> =
-        series::weekly_series(&history, tz).into_iter().collect();
-    series.sort_by_key(|(_, pts)| std::cmp::Reverse(pts.iter().map(|p| p.sets).sum::<u32>()));
+    let series = series::most_trained(&history, tz);
     let trends: Vec<Value> = series
         .iter()
         .take(MAX_TRENDS)
