@@ -1337,8 +1337,8 @@ fn other_lanes_and_later_routes(ctx: &Ctx) -> Result<(), Failed> {
     )?;
     expect_err(
         &get(ctx, "/v1/import/strong", &user),
-        501,
-        "NOT_IMPLEMENTED",
+        405,
+        "METHOD_NOT_ALLOWED",
     )?;
     expect_err(
         &get(ctx, "/v1/functional", &user),

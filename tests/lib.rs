@@ -228,6 +228,7 @@ pub fn done_set(
         rir: Some(done.2),
         rpe: None,
         failure: false,
+        ..Default::default()
     });
     s.completed_at = Some(at);
     s
@@ -263,6 +264,7 @@ pub fn bench_session(days_ago: i64, sets: &[(f64, u32, u32)]) -> Workout {
             notes: None,
         }],
         changes: vec![],
+        notes: None,
     }
 }
 
@@ -311,6 +313,7 @@ pub fn sample_workout(id: &str, bench_sets: usize) -> Workout {
             },
         ],
         changes: Vec::new(),
+        notes: None,
     }
 }
 

@@ -43,6 +43,7 @@ fn set(kg: f64, reps: u32, rir: u32, at: chrono::DateTime<Utc>) -> WorkoutSet {
         rir: Some(rir),
         rpe: None,
         failure: false,
+        ..Default::default()
     });
     s.completed_at = Some(at);
     s
@@ -83,6 +84,7 @@ fn history() -> Vec<Workout> {
                     })
                     .collect(),
                 changes: vec![],
+                notes: None,
             }
         })
         .collect()

@@ -5,6 +5,7 @@ pub mod analysis;
 pub mod api;
 pub mod context;
 pub mod domain;
+pub mod import;
 pub mod lanes;
 pub mod llm;
 pub mod queue;

@@ -47,8 +47,10 @@ impl Delivery {
 #[error("could not enqueue the job: {0}")]
 pub struct QueueError(String);
 
-/// How long the local worker may take to answer.
-const LOCAL_INVOKE_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long the local worker may take to answer (a batch of ten jobs).
+const LOCAL_INVOKE_TIMEOUT: Duration = Duration::from_secs(30);
+/// SQS takes at most ten messages per batch, and hands a worker at most ten per invocation.
+pub const BATCH_MESSAGES: usize = 10;
 
 impl JobQueue {
     /// `QUEUE_URL` (SQS) or else `WORKER_INVOKE_URL` (local), from the environment.
@@ -109,12 +111,98 @@ impl JobQueue {
     }
 }
 
+impl JobQueue {
+    /// Sends many jobs: SQS batches of ten, or locally one worker invocation per ten jobs (as
+    /// SQS would deliver them). Returns how many were handed over.
+    pub async fn send_all(&self, jobs: &[Value]) -> Result<usize, QueueError> {
+        let mut sent = 0;
+        for chunk in jobs.chunks(BATCH_MESSAGES) {
+            let bodies: Vec<String> = chunk.iter().map(Value::to_string).collect();
+            match self {
+                JobQueue::Sqs { client, url } => {
+                    let entries = bodies
+                        .iter()
+                        .enumerate()
+                        .map(|(i, b)| {
+                            aws_sdk_sqs::types::SendMessageBatchRequestEntry::builder()
+                                .id(format!("m{i}"))
+                                .message_body(b)
+                                .build()
+                                .map_err(|e| QueueError(e.to_string()))
+                        })
+                        .collect::<Result<Vec<_>, _>>()?;
+                    let out = client
+                        .send_message_batch()
+                        .queue_url(url)
+                        .set_entries(Some(entries))
+                        .send()
+                        .await
+                        .map_err(|e| {
+                            QueueError(aws_sdk_sqs::error::DisplayErrorContext(&e).to_string())
+                        })?;
+                    if let Some(f) = out.failed.first() {
+                        return Err(QueueError(format!(
+                            "{} of {} messages refused: {}",
+                            out.failed.len(),
+                            bodies.len(),
+                            f.message.as_deref().unwrap_or(&f.code)
+                        )));
+                    }
+                }
+                JobQueue::LocalInvoke { http, url } => {
+                    let resp = http
+                        .post(url)
+                        .header("content-type", "application/json")
+                        .body(sqs_batch_event(&bodies).to_string())
+                        .send()
+                        .await
+                        .map_err(|e| QueueError(format!("local worker at {url}: {e}")))?;
+                    if !resp.status().is_success() {
+                        return Err(QueueError(format!(
+                            "local worker at {url} answered {}",
+                            resp.status()
+                        )));
+                    }
+                }
+                JobQueue::Disabled => return Ok(sent),
+            }
+            sent += chunk.len();
+        }
+        Ok(sent)
+    }
+
+    /// "sqs", "local_invoke" or "disabled", for answers that say where jobs went.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            JobQueue::Sqs { .. } => "sqs",
+            JobQueue::LocalInvoke { .. } => "local_invoke",
+            JobQueue::Disabled => "disabled",
+        }
+    }
+}
+
 /// The event SQS hands a Lambda for one message.
 pub fn sqs_event(body: &str) -> Value {
+    sqs_batch_event(&[body.to_string()])
+}
+
+/// The event SQS hands a Lambda for a batch of messages.
+pub fn sqs_batch_event(bodies: &[String]) -> Value {
     let now = chrono::Utc::now();
-    let id = format!("local-{}", now.timestamp_nanos_opt().unwrap_or_default());
+    let records: Vec<Value> = bodies
+        .iter()
+        .enumerate()
+        .map(|(i, body)| sqs_record(body, i, now))
+        .collect();
+    json!({ "Records": records })
+}
+
+fn sqs_record(body: &str, i: usize, now: chrono::DateTime<chrono::Utc>) -> Value {
+    let id = format!(
+        "local-{}-{i}",
+        now.timestamp_nanos_opt().unwrap_or_default()
+    );
     json!({
-        "Records": [{
             "messageId": id,
             "receiptHandle": id,
             "body": body,
@@ -129,6 +217,5 @@ pub fn sqs_event(body: &str) -> Value {
             "eventSource": "aws:sqs",
             "eventSourceARN": "arn:aws:sqs:us-east-1:000000000000:coach-jobs-local",
             "awsRegion": "us-east-1",
-        }]
     })
 }

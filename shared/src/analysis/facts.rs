@@ -22,9 +22,10 @@ pub const UNKNOWN_EFFORT_CREDIT: f64 = 0.75;
 pub const PRIMARY_SHARE: f64 = 1.0;
 pub const SECONDARY_SHARE: f64 = 0.5;
 
-/// A set the lifter did (has a result) that is not a warm-up.
+/// A set the lifter did (has a result) that is not a warm-up and has reps (timed and distance
+/// sets are kept in the history but are not strength work).
 fn done_working(s: &WorkoutSet) -> bool {
-    s.actual.is_some() && s.set_type != SetType::Warmup
+    s.actual.as_ref().is_some_and(|r| !r.is_timed()) && s.set_type != SetType::Warmup
 }
 
 /// How much a set counts towards "hard sets" (the reference's table): warm-ups 0, RIR ≤ 2 or
@@ -240,6 +241,7 @@ pub(crate) mod tests {
             rir,
             rpe: None,
             failure: false,
+            ..Default::default()
         });
         s
     }
@@ -277,6 +279,30 @@ pub(crate) mod tests {
         let mut drop = set(80.0, 10, Some(0));
         drop.set_type = SetType::Dropset;
         assert_eq!(volume_kg(&drop), 800.0);
+    }
+
+    #[test]
+    fn timed_and_distance_sets_are_not_strength_work() {
+        // A 60 s plank and a 40 m farmer's carry with 32 kg: kept, but no credit and no volume.
+        let mut plank = set(0.0, 0, None);
+        let mut carry = set(32.0, 0, None);
+        if let (Some(p), Some(c)) = (plank.actual.as_mut(), carry.actual.as_mut()) {
+            p.seconds = Some(60);
+            c.distance_m = Some(40.0);
+        }
+        for s in [&plank, &carry] {
+            assert!(s.actual.as_ref().is_some_and(SetResult::is_timed));
+            assert_eq!(hard_set_credit(s), 0.0);
+            assert_eq!(volume_kg(s), 0.0);
+            assert!(!crate::domain::strength::is_working_result(s));
+        }
+        // A failed set with no reps is still a hard set.
+        let mut failed = set(100.0, 0, None);
+        if let Some(r) = failed.actual.as_mut() {
+            r.failure = true;
+            r.seconds = Some(20);
+        }
+        assert_eq!(hard_set_credit(&failed), 1.0);
     }
 
     #[test]

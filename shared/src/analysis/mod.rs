@@ -218,6 +218,7 @@ pub(crate) mod tests {
                 rir,
                 rpe: None,
                 failure: false,
+                ..Default::default()
             }),
             completed_at: None,
         }
@@ -241,6 +242,7 @@ pub(crate) mod tests {
                 notes: None,
             }],
             changes: Vec::new(),
+            notes: None,
         }
     }
 

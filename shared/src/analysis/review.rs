@@ -113,8 +113,20 @@ fn to_value<T: Serialize>(v: &T) -> Value {
     serde_json::to_value(v).unwrap_or_default()
 }
 
+/// How far back a review looks: its trend window and the week before it. Everything the review
+/// reports (load against last week, ACWR's four weeks, consistency's eight, trends and stalls
+/// over [`super::ANALYSIS_WEEKS`]) lies inside; progression candidates and "enough history"
+/// judgements see no further back either, so a review never needs the whole history.
+pub const LOOKBACK_WEEKS: i64 = super::ANALYSIS_WEEKS + 1;
+
+/// The workouts a review of the week containing `week_ending` reads: started in `[from, end)`.
+pub fn window(week_ending: NaiveDate, tz: Tz) -> (DateTime<Utc>, DateTime<Utc>) {
+    let end = local_midnight(week_start(week_ending) + chrono::Days::new(7), tz);
+    (end - Duration::weeks(LOOKBACK_WEEKS), end)
+}
+
 /// The review of the ISO week containing `week_ending`, in the lifter's timezone, from the
-/// completed workouts in `history` (later ones are ignored).
+/// completed workouts in `history` inside its [`window`] (others are ignored).
 pub fn weekly_review(
     history: &[Workout],
     week_ending: NaiveDate,
@@ -124,10 +136,10 @@ pub fn weekly_review(
 ) -> WeeklyReview {
     let start = week_start(week_ending);
     let end_date = start + chrono::Days::new(7);
-    let end = local_midnight(end_date, tz);
+    let (from, end) = window(week_ending, tz);
     let upto: Vec<Workout> = history
         .iter()
-        .filter(|w| w.started_at < end)
+        .filter(|w| w.started_at >= from && w.started_at < end)
         .cloned()
         .collect();
     let in_week = |from: NaiveDate| {
@@ -306,6 +318,30 @@ mod tests {
         assert_eq!(iso_week_id(ny), "2026-W53");
         let m = local_midnight(d, chrono_tz::Europe::Stockholm);
         assert_eq!(m.to_rfc3339(), "2026-11-21T23:00:00+00:00");
+    }
+
+    #[test]
+    fn the_window_ends_with_the_week_and_reaches_back_lookback_weeks() {
+        let sunday = NaiveDate::from_ymd_opt(2026, 1, 18).unwrap_or_default();
+        let (from, end) = window(sunday, chrono_tz::Europe::Berlin);
+        // Monday 2026-01-19 00:00 in Berlin is 2026-01-18 23:00 UTC.
+        assert_eq!(end.to_rfc3339(), "2026-01-18T23:00:00+00:00");
+        assert_eq!(end - from, Duration::weeks(LOOKBACK_WEEKS));
+        // A workout older than the window changes nothing.
+        let recent = session(
+            10,
+            "barbell-bench-press",
+            &vec![working(80.0, 8, Some(8), Some(2)); 3],
+        );
+        let ancient = session(
+            -200,
+            "barbell-bench-press",
+            &vec![working(60.0, 8, Some(8), Some(2)); 3],
+        );
+        let r = |h: &[Workout]| {
+            weekly_review(h, sunday, &Profile::default(), chrono_tz::UTC, at_day(14))
+        };
+        assert_eq!(r(&[ancient, recent.clone()]), r(&[recent]));
     }
 
     #[test]

@@ -83,14 +83,6 @@ impl ApiError {
             "the training store is not reachable right now; nothing was changed, please retry",
         )
     }
-
-    pub fn not_implemented(what: &str) -> Self {
-        Self::new(
-            501,
-            "NOT_IMPLEMENTED",
-            format!("{what} is not implemented yet"),
-        )
-    }
 }
 
 impl From<LimitError> for ApiError {
@@ -149,6 +141,18 @@ pub fn header_str<'a>(req: &'a Request, name: &str) -> Option<&'a str> {
     req.headers().get(name)?.to_str().ok()
 }
 
+/// The request's media type, lower case, without parameters ("text/csv; charset=utf-8" gives
+/// "text/csv"); empty when absent.
+pub fn media_type(req: &Request) -> String {
+    header_str(req, "content-type")
+        .unwrap_or("")
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase()
+}
+
 /// Reads the message: `{"message": "..."}` as JSON, or the whole body as `text/plain`.
 /// Enforces the body (64 KiB) and message (10,000 characters) limits.
 pub fn extract_message(req: &Request) -> Result<String, ApiError> {
@@ -178,13 +182,7 @@ fn read_message(req: &Request, bare_object: bool) -> Result<String, ApiError> {
             ),
         ));
     }
-    let content_type = header_str(req, "content-type")
-        .unwrap_or("")
-        .split(';')
-        .next()
-        .unwrap_or("")
-        .trim()
-        .to_ascii_lowercase();
+    let content_type = media_type(req);
     let Ok(text) = std::str::from_utf8(bytes) else {
         return Err(ApiError::new(
             400,

@@ -63,9 +63,10 @@ pub fn effective_rir(r: &SetResult) -> Option<u32> {
     r.failure.then_some(0)
 }
 
-/// A set that was done, is not a warm-up, and says something about strength.
+/// A set that was done, is not a warm-up, and says something about strength (a timed or
+/// distance set does not).
 pub fn is_working_result(s: &WorkoutSet) -> bool {
-    s.set_type != SetType::Warmup && s.actual.is_some()
+    s.set_type != SetType::Warmup && s.actual.as_ref().is_some_and(|r| !r.is_timed())
 }
 
 /// The e1RM of a logged set.
@@ -158,6 +159,7 @@ mod tests {
             rir: None,
             rpe: Some(8.5),
             failure: false,
+            ..Default::default()
         };
         assert_eq!(effective_rir(&r), Some(2));
         let failed = SetResult {

@@ -43,7 +43,7 @@ pub struct SetTarget {
 }
 
 /// What the lifter did. Effort is RIR or RPE, whichever the lifter gave.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 pub struct SetResult {
     pub reps: u32,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -54,6 +54,25 @@ pub struct SetResult {
     pub rpe: Option<f64>,
     #[serde(default)]
     pub failure: bool,
+    /// Time under load of a timed set (a plank, a carry, a cardio row from an import).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seconds: Option<u32>,
+    /// Distance covered, in metres (carries, sled pushes, cardio rows).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub distance_m: Option<f64>,
+    /// The lifter's note on this set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub notes: Option<String>,
+}
+
+impl SetResult {
+    /// A timed or distance set: no reps, but time or distance. It is kept in the history and
+    /// left out of strength volume, hard sets and e1RM.
+    pub fn is_timed(&self) -> bool {
+        self.reps == 0
+            && !self.failure
+            && (self.seconds.is_some_and(|s| s > 0) || self.distance_m.is_some_and(|d| d > 0.0))
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -129,6 +148,8 @@ pub struct Workout {
     pub exercises: Vec<ExerciseInstance>,
     #[serde(default)]
     pub changes: Vec<SetChange>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub notes: Option<String>,
 }
 
 /// Where a set sits: indexes into the workout plus its "n of N" among counted sets.
@@ -194,8 +215,15 @@ impl Workout {
     /// Checks the structural limits of DESIGN §5.
     pub fn validate(&self) -> Result<(), LimitError> {
         limits::check_name("name", &self.name)?;
+        if let Some(notes) = &self.notes {
+            limits::check_notes("notes", notes)?;
+        }
         for notes in self.exercises.iter().filter_map(|e| e.notes.as_deref()) {
             limits::check_notes("exercises.notes", notes)?;
+        }
+        let set_notes = self.exercises.iter().flat_map(|e| &e.sets);
+        for notes in set_notes.filter_map(|s| s.actual.as_ref()?.notes.as_deref()) {
+            limits::check_notes("sets.notes", notes)?;
         }
         limits::check_exercises(
             self.exercises
@@ -253,6 +281,7 @@ mod tests {
                 },
             ],
             changes: vec![],
+            notes: None,
         }
     }
 

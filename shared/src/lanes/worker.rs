@@ -282,7 +282,11 @@ impl WorkerLane {
                 Ok(Report::Done(out))
             }
             Job::WeeklyReview { week_ending, .. } => {
-                let history = self.store.completed_workouts(user).await?;
+                let (from, to) = review::window(*week_ending, tz);
+                let history = self
+                    .store
+                    .completed_workouts_between(user, from, to)
+                    .await?;
                 let r = review::weekly_review(&history, *week_ending, &profile, tz, now);
                 let out = json!(r);
                 if !finish(&[Output::Review(&r)]).await? {

@@ -203,6 +203,7 @@ mod tests {
                 rir: Some(rir),
                 rpe: None,
                 failure: false,
+                ..Default::default()
             });
         }
         s
@@ -232,6 +233,7 @@ mod tests {
                 set(95.0, 8, Some((95.0, 7, 1))),
             ])],
             changes: vec![],
+            notes: None,
         }]
     }
 

@@ -274,6 +274,7 @@ fn log(cmd: &Command, w: &Workout, unit: Unit, now: DateTime<Utc>) -> Outcome {
             _ => None,
         },
         failure: reps == 0,
+        ..Default::default()
     });
     set.status = SetStatus::Done;
     set.completed_at = Some(now);
@@ -419,6 +420,7 @@ mod tests {
                 },
             ],
             changes: vec![],
+            notes: None,
         }
     }
 

@@ -345,6 +345,7 @@ mod tests {
                 rir: Some(rir),
                 rpe: None,
                 failure: false,
+                ..Default::default()
             });
             s.completed_at = Some(t0() + Duration::minutes(at_min));
         }
@@ -374,6 +375,7 @@ mod tests {
                 notes: None,
             }],
             changes: vec![],
+            notes: None,
         }
     }
 

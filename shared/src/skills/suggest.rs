@@ -325,6 +325,7 @@ mod tests {
             rir: Some(rir),
             rpe: None,
             failure: false,
+            ..Default::default()
         });
         s
     }
@@ -346,6 +347,7 @@ mod tests {
                 notes: None,
             }],
             changes: vec![],
+            notes: None,
         }
     }
 

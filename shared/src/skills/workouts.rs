@@ -60,6 +60,7 @@ pub fn from_template(
         routine_id: routine.map(|r| r.id.clone()),
         exercises,
         changes: Vec::new(),
+        notes: None,
     }
 }
 
@@ -324,6 +325,7 @@ mod tests {
             rir: Some(rir),
             rpe: None,
             failure: false,
+            ..Default::default()
         });
         Workout {
             id: "old".into(),
@@ -341,6 +343,7 @@ mod tests {
                 notes: None,
             }],
             changes: vec![],
+            notes: None,
         }
     }
 

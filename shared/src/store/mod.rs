@@ -23,6 +23,7 @@ pub mod activity;
 pub mod admin;
 pub mod artifacts;
 pub mod conversation;
+pub mod history;
 pub mod jobs;
 pub mod workouts;
 
@@ -544,15 +545,7 @@ impl Store {
 
     /// Completed workouts, oldest first, paging through the whole history.
     pub async fn completed_workouts(&self, user: &str) -> Result<Vec<Workout>, StoreError> {
-        let query = self
-            .client
-            .query()
-            .table_name(&self.table)
-            // WORKOUT#ACTIVE sorts after every dated key, so this range excludes it.
-            .key_condition_expression("pk = :pk AND sk BETWEEN :lo AND :hi")
-            .expression_attribute_values(":pk", s(user_pk(user)))
-            .expression_attribute_values(":lo", s("WORKOUT#0"))
-            .expression_attribute_values(":hi", s("WORKOUT#9~"));
+        let query = self.workout_range(user, workouts::WORKOUTS_LO, workouts::WORKOUTS_HI);
         self.query_all(query).await?.iter().map(from_item).collect()
     }
 

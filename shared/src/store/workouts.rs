@@ -10,6 +10,15 @@ use super::{SK_ACTIVE, Store, StoreError, completed_sk, from_item, key, s, to_do
 use crate::domain::plan::{Routine, Template};
 use crate::domain::workout::Workout;
 
+/// The bounds of every completed workout's key.
+pub(crate) const WORKOUTS_LO: &str = "WORKOUT#0";
+pub(crate) const WORKOUTS_HI: &str = "WORKOUT#9~";
+
+/// The key prefix of a workout started at `t` (keys carry the start to the second).
+fn workout_key_at(t: DateTime<Utc>) -> String {
+    format!("WORKOUT#{}", t.format("%Y-%m-%dT%H:%M:%SZ"))
+}
+
 impl Store {
     /// Makes `workout` the active workout unless one is active. Returns false (and writes
     /// nothing) when one is.
@@ -94,24 +103,49 @@ impl Store {
         Ok(self.transact(items).await?.is_none())
     }
 
+    /// A query for the completed workouts whose keys lie in `[lo, hi]` (oldest first).
+    /// `WORKOUT#ACTIVE` sorts after every dated key, so the full range `WORKOUT#0`..`WORKOUT#9~`
+    /// excludes it.
+    pub(crate) fn workout_range(
+        &self,
+        user: &str,
+        lo: &str,
+        hi: &str,
+    ) -> aws_sdk_dynamodb::operation::query::builders::QueryFluentBuilder {
+        self.client
+            .query()
+            .table_name(&self.table)
+            .key_condition_expression("pk = :pk AND sk BETWEEN :lo AND :hi")
+            .expression_attribute_values(":pk", s(user_pk(user)))
+            .expression_attribute_values(":lo", s(lo))
+            .expression_attribute_values(":hi", s(hi))
+    }
+
     /// Completed workouts started at or after `since`, oldest first.
     pub async fn completed_workouts_since(
         &self,
         user: &str,
         since: DateTime<Utc>,
     ) -> Result<Vec<Workout>, StoreError> {
-        let query = self
-            .client
-            .query()
-            .table_name(&self.table)
-            .key_condition_expression("pk = :pk AND sk BETWEEN :lo AND :hi")
-            .expression_attribute_values(":pk", s(user_pk(user)))
-            .expression_attribute_values(
-                ":lo",
-                s(format!("WORKOUT#{}", since.format("%Y-%m-%dT%H:%M:%SZ"))),
-            )
-            .expression_attribute_values(":hi", s("WORKOUT#9~"));
+        let query = self.workout_range(user, &workout_key_at(since), WORKOUTS_HI);
         self.query_all(query).await?.iter().map(from_item).collect()
+    }
+
+    /// Completed workouts started in `[from, to)`, oldest first.
+    pub async fn completed_workouts_between(
+        &self,
+        user: &str,
+        from: DateTime<Utc>,
+        to: DateTime<Utc>,
+    ) -> Result<Vec<Workout>, StoreError> {
+        // "WORKOUT#<to>" sorts before any key of a workout started at `to`.
+        let query = self.workout_range(user, &workout_key_at(from), &workout_key_at(to));
+        let items = self.query_all(query).await?;
+        let workouts: Vec<Workout> = items.iter().map(from_item).collect::<Result<_, _>>()?;
+        Ok(workouts
+            .into_iter()
+            .filter(|w| w.started_at >= from && w.started_at < to)
+            .collect())
     }
 
     /// A completed workout by id, searching the history newest first.
@@ -122,13 +156,7 @@ impl Store {
     ) -> Result<Option<Workout>, StoreError> {
         let suffix = format!("#{id}");
         let query = self
-            .client
-            .query()
-            .table_name(&self.table)
-            .key_condition_expression("pk = :pk AND sk BETWEEN :lo AND :hi")
-            .expression_attribute_values(":pk", s(user_pk(user)))
-            .expression_attribute_values(":lo", s("WORKOUT#0"))
-            .expression_attribute_values(":hi", s("WORKOUT#9~"))
+            .workout_range(user, WORKOUTS_LO, WORKOUTS_HI)
             .scan_index_forward(false);
         let items = self.query_all(query).await?;
         items

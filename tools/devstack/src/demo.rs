@@ -183,6 +183,7 @@ pub fn history(now: DateTime<Utc>) -> Vec<Workout> {
                                     rir: Some((2 + w.signum()).max(0) as u32),
                                     rpe: None,
                                     failure: false,
+                                    ..Default::default()
                                 }),
                                 completed_at: Some(
                                     started + Duration::minutes(5 + 4 * (e as i64 * 3 + n as i64)),
@@ -203,6 +204,7 @@ pub fn history(now: DateTime<Utc>) -> Vec<Workout> {
                 routine_id: Some("demo-ppl".into()),
                 exercises,
                 changes: Vec::new(),
+                notes: None,
             });
         }
     }
@@ -261,6 +263,7 @@ pub fn active_workout(now: DateTime<Utc>) -> Workout {
         routine_id: Some("demo-ppl".into()),
         exercises,
         changes: Vec::new(),
+        notes: None,
     }
 }
 

@@ -44,6 +44,7 @@ fn workout(sets: usize) -> Workout {
         routine_id: None,
         exercises,
         changes: Vec::new(),
+        notes: None,
     }
 }
 

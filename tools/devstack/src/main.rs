@@ -8,16 +8,21 @@
 //!   "done" requests one after another, and prints the median and p99 round trip.
 //! - `devstack chat [--base URL] [--user U] [--conversation C] [--workout W]`: a terminal chat
 //!   with the coach on the local stack (`/v1/stream`), with `/confirm` for proposals.
+//! - `devstack import-strong --user U --file F [--tz TZ] [--unit kg|lb]`: imports a Strong
+//!   export for one user, as `POST /v1/import/strong` does (reviews go to `QUEUE_URL` or
+//!   `WORKER_INVOKE_URL` when set), and prints the report.
+//! - `devstack strong-sample --rows N [--last-day YYYY-MM-DD]`: prints a synthetic Strong export.
 
 mod chat;
 mod coldstart;
 mod demo;
 mod e2e;
+mod strong;
 
 use std::path::PathBuf;
 
 fn usage() -> String {
-    "usage: devstack setup | devstack coldstart [--runs N] [--env K=V]... BASELINE_BIN BIN... | devstack e2e --url URL [--n N] | devstack e2e-functional --base URL [--n N] | devstack chat [--base URL] [--user U] [--conversation C] [--workout W]".into()
+    "usage: devstack setup | devstack coldstart [--runs N] [--env K=V]... BASELINE_BIN BIN... | devstack e2e --url URL [--n N] | devstack e2e-functional --base URL [--n N] | devstack chat [--base URL] [--user U] [--conversation C] [--workout W] | devstack import-strong --user U --file F [--tz TZ] [--unit kg|lb] | devstack strong-sample --rows N [--last-day YYYY-MM-DD]".into()
 }
 
 #[tokio::main]
@@ -144,6 +149,64 @@ async fn run() -> Result<(), String> {
                 }
             }
             chat::run(o).await
+        }
+        Some("import-strong") => {
+            let (mut user, mut file, mut tz, mut unit) = (None, None, None, "kg".to_string());
+            let mut it = args.iter().skip(1);
+            while let Some(a) = it.next() {
+                let v = it.next().cloned().ok_or_else(usage)?;
+                match a.as_str() {
+                    "--user" => user = Some(v),
+                    "--file" => file = Some(v),
+                    "--tz" => tz = Some(v.parse().map_err(|_| format!("unknown timezone {v}"))?),
+                    "--unit" => unit = v,
+                    _ => return Err(usage()),
+                }
+            }
+            let (user, file) = (user.ok_or_else(usage)?, file.ok_or_else(usage)?);
+            let unit = coach::domain::units::Unit::parse(&unit).ok_or("--unit is kg or lb")?;
+            let text = std::fs::read_to_string(&file).map_err(|e| format!("{file}: {e}"))?;
+            let table =
+                std::env::var("TABLE_NAME").map_err(|_| "TABLE_NAME is not set".to_string())?;
+            let aws = coach::store::aws_config_from_env().await;
+            let store = coach::store::Store::from_config(&aws, table);
+            let queue = coach::queue::JobQueue::from_env(&aws);
+            let started = std::time::Instant::now();
+            let out = coach::import::strong_export(
+                &store,
+                &queue,
+                &user,
+                &text,
+                tz,
+                unit,
+                chrono::Utc::now(),
+            )
+            .await
+            .map_err(|e| e.to_string())?;
+            eprintln!(
+                "imported in {:.0} ms",
+                started.elapsed().as_secs_f64() * 1000.0
+            );
+            println!(
+                "{}",
+                serde_json::to_string_pretty(&out).map_err(|e| e.to_string())?
+            );
+            Ok(())
+        }
+        Some("strong-sample") => {
+            let mut rows = 5000usize;
+            let mut last_day = chrono::Utc::now().date_naive();
+            let mut it = args.iter().skip(1);
+            while let Some(a) = it.next() {
+                let v = it.next().ok_or_else(usage)?;
+                match a.as_str() {
+                    "--rows" => rows = v.parse().map_err(|_| usage())?,
+                    "--last-day" => last_day = v.parse().map_err(|_| usage())?,
+                    _ => return Err(usage()),
+                }
+            }
+            print!("{}", strong::sample(rows, last_day));
+            Ok(())
         }
         _ => Err(usage()),
     }

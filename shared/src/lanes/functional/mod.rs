@@ -5,9 +5,11 @@
 //! - `POST /v1/events`: app events, with the notification gate;
 //! - `POST /v1/workouts`, `GET /v1/workouts/active`, `POST /v1/workouts/{id}/complete`;
 //! - `POST /v1/artifacts/{id}/confirm|dismiss` (shared with the coach's chat, `lanes::artifacts`);
-//! - `GET /v1/notifications`, `GET /v1/insights` (cards the worker wrote), newest first.
+//! - `GET /v1/notifications`, `GET /v1/insights` (cards the worker wrote), newest first;
+//! - `POST /v1/import/strong`: a Strong app export into the history.
 //!
-//! One file per group of routes: `buttons`, `app_events`, `lifecycle`; `params` reads fields.
+//! One file per group of routes: `buttons`, `app_events`, `lifecycle`, `import`; `params`
+//! reads fields.
 //! Every route validates the whole request before it reads or writes; writes that race use the
 //! store's conditions and are re-applied on the new state.
 
@@ -21,6 +23,7 @@ use serde_json::{Map, Value, json};
 mod app_events;
 pub mod assist;
 mod buttons;
+mod import;
 mod lifecycle;
 mod params;
 
@@ -50,9 +53,6 @@ const MONITOR_CLAIM_DAYS: i64 = 7;
 /// Notifications per page: default and maximum.
 const PAGE_DEFAULT: i32 = 20;
 const PAGE_MAX: i32 = 100;
-
-/// Routes served by other issues' work: answered 501 until they land.
-const NOT_YET: [&str; 1] = ["/v1/import/strong"];
 
 pub struct FunctionalLane {
     store: Store,
@@ -140,6 +140,10 @@ impl FunctionalLane {
                 expect("GET")?;
                 self.feed(req, "INSIGHT#", log).await
             }
+            "/v1/import/strong" => {
+                expect("POST")?;
+                self.import_strong(req, log).await
+            }
             _ if complete_id.is_some() => {
                 expect("POST")?;
                 let id = complete_id.unwrap_or_default().to_string();
@@ -149,9 +153,6 @@ impl FunctionalLane {
                 expect("POST")?;
                 let (id, confirm) = artifact.unwrap_or_default();
                 self.artifact(req, &id, confirm, log).await
-            }
-            p if NOT_YET.iter().any(|n| p.starts_with(n)) => {
-                Err(ApiError::not_implemented(&format!("{method} {p}")))
             }
             p => Err(ApiError::new(
                 404,

@@ -216,6 +216,7 @@ fn log_set(w: &Workout, args: &Value, now: DateTime<Utc>) -> Result<Change, Tool
         rir,
         rpe: None,
         failure: reps == 0,
+        ..Default::default()
     };
     if set.status == SetStatus::Done && set.actual.as_ref() == Some(&result) {
         // Logged already with these values (a retried call): nothing to change.

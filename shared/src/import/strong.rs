@@ -1,0 +1,990 @@
+//! The Strong app's CSV export, read into completed workouts. Pure: the caller reads what the
+//! user already has and writes the result.
+//!
+//! Two layouts, found by their header (column order does not matter):
+//! - current: `Date, Workout Name, Duration, Exercise Name, Set Order, Weight, Reps, Distance,
+//!   Seconds, Notes, Workout Notes, RPE`, weights in the unit the caller says (kg by default);
+//! - older: adds `Weight Unit` and `Distance Unit` per row and names the duration
+//!   `Workout Duration`; often semicolon delimited with decimal commas.
+//!
+//! Rows: `Set Order` is a number (working set), `W` (warm-up), `D` (drop set) or `F` (a working
+//! set to failure); "Rest Timer" rows are not sets and are counted, not imported. A row with 0
+//! reps and a time or distance is a timed set (kept, out of strength volume and e1RM). An empty
+//! RPE stays empty: no RIR is invented. Dates are local times in the lifter's timezone. A row
+//! that cannot be read is rejected with its line and reason; the rest is imported.
+
+use std::collections::{BTreeSet, HashMap, HashSet};
+
+use chrono::{DateTime, Duration, NaiveDate, NaiveDateTime, TimeZone, Utc};
+use chrono_tz::Tz;
+use serde::Serialize;
+use sha2::{Digest, Sha256};
+
+use super::csv::{self, Record};
+use crate::analysis::facts::{local_date, week_start};
+use crate::domain::catalog::{Resolution, catalog};
+use crate::domain::limits::{
+    self, MAX_EXERCISES_PER_WORKOUT, MAX_RPE, MAX_SETS_PER_EXERCISE, MIN_RPE,
+};
+use crate::domain::units::Unit;
+use crate::domain::workout::{
+    ExerciseInstance, SetResult, SetStatus, SetTarget, SetType, Workout, WorkoutSet, WorkoutStatus,
+};
+
+/// Rejected rows and warnings listed in the answer; beyond this only their count is given.
+pub const MAX_LISTED: usize = 100;
+/// A row dated more than this after the import is rejected (a clock or format mix-up).
+pub const FUTURE_TOLERANCE_HOURS: i64 = 36;
+/// A stored workout must fit one DynamoDB item (400 KB) with room for its keys.
+pub const MAX_WORKOUT_DOC_BYTES: usize = 350_000;
+const METRES_PER_MILE: f64 = 1_609.344;
+
+/// How to read the file.
+#[derive(Debug, Clone, Copy)]
+pub struct Options {
+    pub tz: Tz,
+    /// The unit of weights in a file without a `Weight Unit` column (and of distances without a
+    /// `Distance Unit`: km with kg, miles with lb).
+    pub unit: Unit,
+    pub now: DateTime<Utc>,
+}
+
+/// An exercise the catalog does not know, stored as the user's own.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct OwnExercise {
+    pub id: String,
+    pub name: String,
+    /// The catalog exercise it is probably the same as, for the app to offer a merge.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub similar_to: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LineNote {
+    pub line: usize,
+    pub reason: String,
+}
+
+/// What the file held and what became of it.
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+pub struct Summary {
+    pub layout: &'static str,
+    pub delimiter: String,
+    /// Data rows (records after the header).
+    pub rows: usize,
+    pub workouts: usize,
+    pub sets: usize,
+    pub warmup_sets: usize,
+    pub drop_sets: usize,
+    pub failure_sets: usize,
+    pub timed_sets: usize,
+    pub rest_timer_rows: usize,
+    /// Distinct exercises the catalog resolved.
+    pub exercises_resolved: usize,
+    /// Exercises already among the user's own.
+    pub exercises_own: usize,
+    /// Exercises created as the user's own by this import.
+    pub exercises_created: Vec<OwnExercise>,
+    pub first_workout: Option<NaiveDate>,
+    pub last_workout: Option<NaiveDate>,
+    pub rejected_rows: usize,
+    pub rejected: Vec<LineNote>,
+    pub warning_count: usize,
+    pub warnings: Vec<LineNote>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Parsed {
+    /// Oldest first.
+    pub workouts: Vec<Workout>,
+    /// Every own exercise the workouts use (created or not): writing them again is harmless.
+    pub own_exercises: Vec<OwnExercise>,
+    /// The Sunday ending each ISO week (in the lifter's timezone) with an imported workout.
+    pub weeks: Vec<NaiveDate>,
+    pub summary: Summary,
+}
+
+/// The file as a whole cannot be imported; nothing may be written.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{0}")]
+pub struct Malformed(pub String);
+
+#[derive(Clone, Copy, PartialEq)]
+enum Col {
+    Date,
+    WorkoutName,
+    Duration,
+    ExerciseName,
+    SetOrder,
+    Weight,
+    WeightUnit,
+    Reps,
+    Distance,
+    DistanceUnit,
+    Seconds,
+    Notes,
+    WorkoutNotes,
+    Rpe,
+}
+
+const COLUMNS: [(&str, Col); 15] = [
+    ("date", Col::Date),
+    ("workout name", Col::WorkoutName),
+    ("duration", Col::Duration),
+    ("workout duration", Col::Duration),
+    ("exercise name", Col::ExerciseName),
+    ("set order", Col::SetOrder),
+    ("weight", Col::Weight),
+    ("weight unit", Col::WeightUnit),
+    ("reps", Col::Reps),
+    ("distance", Col::Distance),
+    ("distance unit", Col::DistanceUnit),
+    ("seconds", Col::Seconds),
+    ("notes", Col::Notes),
+    ("workout notes", Col::WorkoutNotes),
+    ("rpe", Col::Rpe),
+];
+const REQUIRED: [(&str, Col); 6] = [
+    ("Date", Col::Date),
+    ("Workout Name", Col::WorkoutName),
+    ("Exercise Name", Col::ExerciseName),
+    ("Set Order", Col::SetOrder),
+    ("Weight", Col::Weight),
+    ("Reps", Col::Reps),
+];
+
+/// Column positions from the header.
+struct Header {
+    at: HashMap<u8, usize>,
+    width: usize,
+}
+
+impl Header {
+    fn read(r: &Record) -> Result<Header, Malformed> {
+        let mut at = HashMap::new();
+        for (i, name) in r.fields.iter().enumerate() {
+            let norm = name.trim().to_ascii_lowercase();
+            if let Some((_, col)) = COLUMNS.iter().find(|(n, _)| *n == norm)
+                && at.insert(*col as u8, i).is_some()
+            {
+                return Err(Malformed(format!(
+                    "line {}: the column '{}' appears twice",
+                    r.line,
+                    name.trim()
+                )));
+            }
+        }
+        let missing: Vec<&str> = REQUIRED
+            .iter()
+            .filter(|(_, c)| !at.contains_key(&(*c as u8)))
+            .map(|(n, _)| *n)
+            .collect();
+        if !missing.is_empty() {
+            return Err(Malformed(format!(
+                "line {}: this is not a Strong export: the header lacks {}",
+                r.line,
+                missing.join(", ")
+            )));
+        }
+        Ok(Header {
+            at,
+            width: r.fields.len(),
+        })
+    }
+
+    fn has(&self, c: Col) -> bool {
+        self.at.contains_key(&(c as u8))
+    }
+
+    fn get<'r>(&self, r: &'r Record, c: Col) -> &'r str {
+        self.at
+            .get(&(c as u8))
+            .and_then(|&i| r.fields.get(i))
+            .map_or("", |s| s.trim())
+    }
+}
+
+/// One readable data row.
+struct Row {
+    line: usize,
+    started_at: DateTime<Utc>,
+    workout_name: String,
+    duration: Option<Duration>,
+    workout_notes: Option<String>,
+    exercise: String,
+    set_type: SetType,
+    result: SetResult,
+}
+
+/// Reads a Strong export. `own` holds the ids of the user's own exercises already stored.
+pub fn parse(text: &str, opts: Options, own: &HashSet<String>) -> Result<Parsed, Malformed> {
+    if text.trim().is_empty() {
+        return Err(Malformed("the file is empty".into()));
+    }
+    let delimiter = csv::detect_delimiter(text);
+    let records = csv::records(text, delimiter).map_err(|e| Malformed(e.to_string()))?;
+    let Some((header, data)) = records.split_first() else {
+        return Err(Malformed("the file is empty".into()));
+    };
+    let h = Header::read(header)?;
+    let mut summary = Summary {
+        layout: if h.has(Col::WeightUnit) {
+            "strong_with_units"
+        } else {
+            "strong"
+        },
+        delimiter: delimiter.to_string(),
+        rows: data.len(),
+        ..Summary::default()
+    };
+    if data.is_empty() {
+        return Err(Malformed("the file has a header but no rows".into()));
+    }
+    let mut rows = Vec::with_capacity(data.len());
+    for r in data {
+        match read_row(&h, r, opts, &mut summary) {
+            Ok(Some(row)) => rows.push(row),
+            Ok(None) => {}
+            Err(reason) => reject(&mut summary, r.line, reason),
+        }
+    }
+    let mut parsed = assemble(rows, opts, own, summary);
+    if parsed.workouts.is_empty() {
+        let first = parsed
+            .summary
+            .rejected
+            .first()
+            .map(|n| format!(" (line {}: {})", n.line, n.reason))
+            .unwrap_or_default();
+        return Err(Malformed(format!(
+            "no row of the file could be imported{first}"
+        )));
+    }
+    parsed.summary.first_workout = parsed
+        .workouts
+        .first()
+        .map(|w| local_date(w.started_at, opts.tz));
+    parsed.summary.last_workout = parsed
+        .workouts
+        .last()
+        .map(|w| local_date(w.started_at, opts.tz));
+    Ok(parsed)
+}
+
+fn reject(s: &mut Summary, line: usize, reason: String) {
+    s.rejected_rows += 1;
+    if s.rejected.len() < MAX_LISTED {
+        s.rejected.push(LineNote { line, reason });
+    }
+}
+
+fn warn(s: &mut Summary, line: usize, reason: String) {
+    s.warning_count += 1;
+    if s.warnings.len() < MAX_LISTED {
+        s.warnings.push(LineNote { line, reason });
+    }
+}
+
+/// A row as a set, `None` for a rest-timer row, or why it cannot be imported.
+fn read_row(
+    h: &Header,
+    r: &Record,
+    opts: Options,
+    summary: &mut Summary,
+) -> Result<Option<Row>, String> {
+    if r.fields.len() > h.width {
+        return Err(format!(
+            "{} fields where the header has {} (an unquoted delimiter in a note?)",
+            r.fields.len(),
+            h.width
+        ));
+    }
+    let get = |c| h.get(r, c);
+    let order = get(Col::SetOrder);
+    if order.eq_ignore_ascii_case("rest timer") {
+        summary.rest_timer_rows += 1;
+        return Ok(None);
+    }
+    let (set_type, failure) = match order.to_ascii_uppercase().as_str() {
+        "W" => (SetType::Warmup, false),
+        "D" => (SetType::Dropset, false),
+        "F" => (SetType::Working, true),
+        n if number(n).is_some_and(|x| x >= 1.0 && x.fract() == 0.0) => (SetType::Working, false),
+        _ => {
+            return Err(format!(
+                "Set Order '{order}' is not a set number, W, D or F"
+            ));
+        }
+    };
+    let started_at = local_time(get(Col::Date), opts.tz)?;
+    if started_at > opts.now + Duration::hours(FUTURE_TOLERANCE_HOURS) {
+        return Err(format!("the date {} is in the future", get(Col::Date)));
+    }
+    let exercise = get(Col::ExerciseName).to_string();
+    if exercise.is_empty() {
+        return Err("the exercise name is empty".into());
+    }
+    limits::check_name("Exercise Name", &exercise).map_err(|e| e.to_string())?;
+    let workout_name = match get(Col::WorkoutName) {
+        "" => "Workout".to_string(),
+        n => n.to_string(),
+    };
+    limits::check_name("Workout Name", &workout_name).map_err(|e| e.to_string())?;
+    let unit = match get(Col::WeightUnit) {
+        "" => opts.unit,
+        u => Unit::parse(&u.to_ascii_lowercase())
+            .ok_or_else(|| format!("Weight Unit '{u}' is not kg or lbs"))?,
+    };
+    let weight_kg = match non_negative(get(Col::Weight), "Weight")? {
+        Some(w) if w > 0.0 => {
+            let kg = unit.to_kg(w);
+            limits::check_weight_kg("Weight", kg).map_err(|e| e.to_string())?;
+            Some(kg)
+        }
+        _ => None,
+    };
+    let reps = non_negative(get(Col::Reps), "Reps")?.unwrap_or(0.0);
+    if reps.fract() != 0.0 {
+        return Err(format!("Reps '{}' is not a whole number", get(Col::Reps)));
+    }
+    if reps > f64::from(limits::MAX_REPS) {
+        return Err(format!(
+            "Reps {reps} is above the {} rep limit",
+            limits::MAX_REPS
+        ));
+    }
+    let reps = reps as u32;
+    let seconds = non_negative(get(Col::Seconds), "Seconds")?
+        .filter(|s| *s > 0.0)
+        .map(|s| s.round().min(f64::from(u32::MAX)) as u32);
+    let distance_m = match non_negative(get(Col::Distance), "Distance")? {
+        Some(d) if d > 0.0 => Some(round1(d * metres_per(get(Col::DistanceUnit), unit)?)),
+        _ => None,
+    };
+    let rpe = match non_negative(get(Col::Rpe), "RPE")? {
+        Some(x) if (MIN_RPE..=MAX_RPE).contains(&x) => Some(x),
+        // Strong writes 0 for "no RPE" in some versions.
+        Some(0.0) => None,
+        Some(x) => {
+            warn(
+                summary,
+                r.line,
+                format!("RPE {x} is outside {MIN_RPE}–{MAX_RPE}; the set is kept without it"),
+            );
+            None
+        }
+        None => None,
+    };
+    let notes = text_field(get(Col::Notes), "Notes")?;
+    let result = SetResult {
+        reps,
+        weight_kg,
+        rir: None,
+        rpe,
+        failure,
+        seconds,
+        distance_m,
+        notes,
+    };
+    if reps == 0 && !failure && !result.is_timed() {
+        return Err("0 reps and no time or distance: not a completed set".into());
+    }
+    let duration = match get(Col::Duration) {
+        "" => None,
+        d => match parse_duration(d) {
+            Some(d) => Some(d),
+            None => {
+                warn(
+                    summary,
+                    r.line,
+                    format!("Duration '{d}' is not like '1h 9m'; the workout has no end time"),
+                );
+                None
+            }
+        },
+    };
+    Ok(Some(Row {
+        line: r.line,
+        started_at,
+        workout_name,
+        duration,
+        workout_notes: text_field(get(Col::WorkoutNotes), "Workout Notes")?,
+        exercise,
+        set_type,
+        result,
+    }))
+}
+
+/// How an exercise name resolved.
+#[derive(Clone)]
+struct Resolved {
+    id: String,
+    name: String,
+    own: Option<OwnExercise>,
+}
+
+fn resolve(name: &str) -> Resolved {
+    match catalog().resolve(name) {
+        Resolution::Exact(e) => Resolved {
+            id: e.id.clone(),
+            name: e.name.clone(),
+            own: None,
+        },
+        // A close match is not good enough to file years of history under: the exercise
+        // becomes the lifter's own, with the likely match named for the app to offer.
+        other => Resolved {
+            id: own_id(name),
+            name: name.to_string(),
+            own: Some(OwnExercise {
+                id: own_id(name),
+                name: name.to_string(),
+                similar_to: other.exercise().map(|e| e.id.clone()),
+            }),
+        },
+    }
+}
+
+/// A stable id for a user's own exercise: a slug of the name, with a short hash where the
+/// slug alone could collide (names beyond ASCII letters and digits).
+pub fn own_id(name: &str) -> String {
+    let lower = name.trim().to_lowercase();
+    let mut slug = String::new();
+    for c in lower.chars() {
+        if c.is_ascii_alphanumeric() {
+            slug.push(c);
+        } else if !slug.ends_with('-') {
+            slug.push('-');
+        }
+    }
+    let slug: String = slug.trim_matches('-').chars().take(60).collect();
+    let plain = lower
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || c.is_ascii_punctuation() || c == ' ');
+    if plain && !slug.is_empty() {
+        return format!("own-{slug}");
+    }
+    let digest = Sha256::digest(lower.as_bytes());
+    let hex: String = digest[..4].iter().map(|b| format!("{b:02x}")).collect();
+    if slug.is_empty() {
+        format!("own-{hex}")
+    } else {
+        format!("own-{slug}-{hex}")
+    }
+}
+
+/// The workout's id depends only on when it started and its name, so a re-import rewrites
+/// the same items.
+fn workout_id(started_at: DateTime<Utc>, name: &str) -> String {
+    let mut h = Sha256::new();
+    h.update(started_at.to_rfc3339().as_bytes());
+    h.update([0]);
+    h.update(name.as_bytes());
+    let hex: String = h.finalize()[..8]
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    format!("strong-{hex}")
+}
+
+/// Groups rows into workouts (by start time and name) and exercises (by name), enforcing the
+/// per-workout limits.
+fn assemble(rows: Vec<Row>, opts: Options, own: &HashSet<String>, mut s: Summary) -> Parsed {
+    let mut index: HashMap<(DateTime<Utc>, String), usize> = HashMap::new();
+    let mut workouts: Vec<(Workout, Vec<usize>)> = Vec::new();
+    let mut names: HashMap<String, Resolved> = HashMap::new();
+    let mut catalog_ids = BTreeSet::new();
+    let mut own_used: Vec<OwnExercise> = Vec::new();
+    for row in rows {
+        let key = (row.started_at, row.workout_name.clone());
+        let wi = *index.entry(key).or_insert_with(|| {
+            workouts.push((
+                Workout {
+                    id: workout_id(row.started_at, &row.workout_name),
+                    name: row.workout_name.clone(),
+                    status: WorkoutStatus::Completed,
+                    started_at: row.started_at,
+                    completed_at: None,
+                    template_id: None,
+                    routine_id: None,
+                    exercises: Vec::new(),
+                    changes: Vec::new(),
+                    notes: None,
+                },
+                Vec::new(),
+            ));
+            workouts.len() - 1
+        });
+        let (w, lines) = &mut workouts[wi];
+        let r = names
+            .entry(row.exercise.to_lowercase())
+            .or_insert_with(|| resolve(&row.exercise))
+            .clone();
+        let ei = match w.exercises.iter().position(|e| e.exercise_id == r.id) {
+            Some(i) => i,
+            None if w.exercises.len() >= MAX_EXERCISES_PER_WORKOUT => {
+                reject(
+                    &mut s,
+                    row.line,
+                    format!("the workout already has {MAX_EXERCISES_PER_WORKOUT} exercises"),
+                );
+                continue;
+            }
+            None => {
+                w.exercises.push(ExerciseInstance {
+                    instance_id: format!("e{}", w.exercises.len() + 1),
+                    exercise_id: r.id.clone(),
+                    name: r.name.clone(),
+                    sets: Vec::new(),
+                    notes: None,
+                });
+                w.exercises.len() - 1
+            }
+        };
+        if w.exercises[ei].sets.len() >= MAX_SETS_PER_EXERCISE {
+            reject(
+                &mut s,
+                row.line,
+                format!(
+                    "{} already has {MAX_SETS_PER_EXERCISE} sets in this workout",
+                    r.name
+                ),
+            );
+            continue;
+        }
+        if let Some(o) = &r.own
+            && !own_used.iter().any(|x| x.id == o.id)
+        {
+            own_used.push(o.clone());
+        }
+        if r.own.is_none() {
+            catalog_ids.insert(r.id.clone());
+        }
+        let n: usize = w.exercises.iter().map(|e| e.sets.len()).sum();
+        w.exercises[ei].sets.push(WorkoutSet {
+            id: format!("s{}", n + 1),
+            set_type: row.set_type,
+            status: SetStatus::Done,
+            target: SetTarget::default(),
+            actual: Some(row.result),
+            completed_at: None,
+        });
+        if w.completed_at.is_none()
+            && let Some(d) = row.duration.filter(|d| *d > Duration::zero())
+        {
+            w.completed_at = Some(w.started_at + d);
+        }
+        if w.notes.is_none() {
+            w.notes = row.workout_notes;
+        }
+        lines.push(row.line);
+    }
+    let mut kept = Vec::with_capacity(workouts.len());
+    for (w, lines) in workouts {
+        let problem = match w.validate() {
+            Err(e) => Some(e.to_string()),
+            Ok(()) => serde_json::to_string(&w)
+                .ok()
+                .filter(|doc| doc.len() > MAX_WORKOUT_DOC_BYTES)
+                .map(|doc| {
+                    format!(
+                        "the workout is {} KB, above the {} KB a stored workout may take",
+                        doc.len() / 1000,
+                        MAX_WORKOUT_DOC_BYTES / 1000
+                    )
+                }),
+        };
+        match problem {
+            Some(p) => lines.iter().for_each(|l| reject(&mut s, *l, p.clone())),
+            None if w.exercises.is_empty() => {}
+            None => kept.push(w),
+        }
+    }
+    kept.sort_by(|a, b| a.started_at.cmp(&b.started_at).then(a.id.cmp(&b.id)));
+    for w in &kept {
+        for set in w.exercises.iter().flat_map(|e| &e.sets) {
+            s.sets += 1;
+            match set.set_type {
+                SetType::Warmup => s.warmup_sets += 1,
+                SetType::Dropset => s.drop_sets += 1,
+                SetType::Working => {}
+            }
+            if let Some(r) = &set.actual {
+                s.failure_sets += usize::from(r.failure);
+                s.timed_sets += usize::from(r.is_timed());
+            }
+        }
+    }
+    s.workouts = kept.len();
+    s.exercises_resolved = catalog_ids.len();
+    s.exercises_own = own_used.iter().filter(|o| own.contains(&o.id)).count();
+    s.exercises_created = own_used
+        .iter()
+        .filter(|o| !own.contains(&o.id))
+        .cloned()
+        .collect();
+    let weeks: BTreeSet<NaiveDate> = kept
+        .iter()
+        .map(|w| week_start(local_date(w.started_at, opts.tz)) + chrono::Days::new(6))
+        .collect();
+    Parsed {
+        workouts: kept,
+        own_exercises: own_used,
+        weeks: weeks.into_iter().collect(),
+        summary: s,
+    }
+}
+
+// ---------------------------------------------------------------------- values
+
+/// A number as exports write it: "102.5", or "102,5" with a decimal comma.
+fn number(s: &str) -> Option<f64> {
+    let s = s.trim();
+    let parsed = if s.contains(',') && !s.contains('.') {
+        s.replace(',', ".").parse::<f64>()
+    } else {
+        s.parse::<f64>()
+    };
+    parsed.ok().filter(|x| x.is_finite())
+}
+
+/// An optional number that must not be negative.
+fn non_negative(s: &str, field: &str) -> Result<Option<f64>, String> {
+    if s.is_empty() {
+        return Ok(None);
+    }
+    match number(s) {
+        Some(x) if x >= 0.0 => Ok(Some(x)),
+        _ => Err(format!("{field} '{s}' is not a number of 0 or more")),
+    }
+}
+
+fn text_field(s: &str, field: &'static str) -> Result<Option<String>, String> {
+    if s.is_empty() {
+        return Ok(None);
+    }
+    limits::check_notes(field, s).map_err(|e| e.to_string())?;
+    Ok(Some(s.to_string()))
+}
+
+fn round1(x: f64) -> f64 {
+    (x * 10.0).round() / 10.0
+}
+
+fn metres_per(unit: &str, weight_unit: Unit) -> Result<f64, String> {
+    Ok(match unit.to_ascii_lowercase().as_str() {
+        "" if weight_unit == Unit::Lb => METRES_PER_MILE,
+        "" | "km" | "kms" | "kilometers" | "kilometres" => 1000.0,
+        "m" | "meters" | "metres" => 1.0,
+        "mi" | "mile" | "miles" => METRES_PER_MILE,
+        "ft" | "feet" => 0.3048,
+        "yd" | "yds" | "yards" => 0.9144,
+        _ => return Err(format!("Distance Unit '{unit}' is not km, m, mi, ft or yd")),
+    })
+}
+
+/// "2024-03-05 18:30:00" (or without seconds, or a bare date) as a local time in `tz`.
+fn local_time(s: &str, tz: Tz) -> Result<DateTime<Utc>, String> {
+    const FORMATS: [&str; 4] = [
+        "%Y-%m-%d %H:%M:%S",
+        "%Y-%m-%d %H:%M",
+        "%Y-%m-%dT%H:%M:%S",
+        "%Y-%m-%dT%H:%M",
+    ];
+    let naive = FORMATS
+        .iter()
+        .find_map(|f| NaiveDateTime::parse_from_str(s, f).ok())
+        .or_else(|| {
+            NaiveDate::parse_from_str(s, "%Y-%m-%d")
+                .ok()
+                .map(|d| d.and_time(chrono::NaiveTime::MIN))
+        })
+        .ok_or_else(|| format!("Date '{s}' is not like 2024-03-05 18:30:00"))?;
+    // A time that a DST change skips is read as the same wall time an hour later.
+    tz.from_local_datetime(&naive)
+        .earliest()
+        .or_else(|| {
+            tz.from_local_datetime(&(naive + Duration::hours(1)))
+                .earliest()
+        })
+        .map(|t| t.with_timezone(&Utc))
+        .ok_or_else(|| format!("Date '{s}' does not exist in {tz}"))
+}
+
+/// "1h 9m", "45m", "1h", "50s", "1h 2m 3s", or a plain number of seconds.
+pub fn parse_duration(s: &str) -> Option<Duration> {
+    let s = s.trim();
+    if let Ok(secs) = s.parse::<u32>() {
+        return Some(Duration::seconds(i64::from(secs)));
+    }
+    let mut total = 0i64;
+    let mut any = false;
+    for part in s.split_whitespace() {
+        let unit = part.chars().last()?;
+        let n: i64 = part[..part.len() - unit.len_utf8()].parse().ok()?;
+        total += n * match unit {
+            'h' => 3600,
+            'm' => 60,
+            's' => 1,
+            _ => return None,
+        };
+        any = true;
+    }
+    any.then(|| Duration::seconds(total))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn opts() -> Options {
+        Options {
+            tz: "Europe/Berlin".parse().unwrap(),
+            unit: Unit::Kg,
+            now: "2026-11-22T12:00:00Z".parse().unwrap(),
+        }
+    }
+
+    const CURRENT: &str = "Date,Workout Name,Duration,Exercise Name,Set Order,Weight,Reps,Distance,Seconds,Notes,Workout Notes,RPE
+2026-03-02 18:05:00,\"Push Day\",1h 9m,\"Bench Press (Barbell)\",W,40,10,0,0,\"\",\"\",
+2026-03-02 18:05:00,\"Push Day\",1h 9m,\"Bench Press (Barbell)\",1,80,8,0,0,\"felt heavy, \"\"grindy\"\"
+second line\",\"Workout, noted\",8.5
+2026-03-02 18:05:00,\"Push Day\",1h 9m,\"Bench Press (Barbell)\",F,80,6,0,0,\"\",\"\",
+2026-03-02 18:05:00,\"Push Day\",1h 9m,\"Bench Press (Barbell)\",D,60,10,0,0,\"\",\"\",
+2026-03-02 18:05:00,\"Push Day\",1h 9m,\"Plank\",1,0,0,0,60,\"\",\"\",
+2026-03-02 18:05:00,\"Push Day\",1h 9m,\"Farmer's Walk\",1,32,0,40,0,\"\",\"\",
+2026-03-02 18:05:00,\"Push Day\",1h 9m,\"Rest Timer\",Rest Timer,0,0,0,90,\"\",\"\",
+2026-03-02 18:05:00,\"Push Day\",1h 9m,\"Zercher Hack Thing (Machine)\",1,50,12,0,0,\"\",\"\",
+2026-03-02 18:05:00,\"Push Day\",1h 9m,\"Bench Press (Barbell)\",X,80,6,0,0,\"\",\"\",
+2026-03-04 07:00:00,\"Legs\",45m,\"Squat (Barbell)\",1,100,5,0,0,\"\",\"\",
+2026-03-04 07:00:00,\"Legs\",45m,\"Squat (Barbell)\",2,100,0,0,0,\"\",\"\",
+";
+
+    #[test]
+    fn every_quirk_of_the_current_layout() {
+        let p = parse(CURRENT, opts(), &HashSet::new()).unwrap();
+        let s = &p.summary;
+        assert_eq!((s.layout, s.delimiter.as_str()), ("strong", ","));
+        assert_eq!(s.rows, 11);
+        assert_eq!((s.workouts, s.sets), (2, 8));
+        assert_eq!((s.warmup_sets, s.drop_sets, s.failure_sets), (1, 1, 1));
+        assert_eq!((s.timed_sets, s.rest_timer_rows), (2, 1));
+        assert_eq!(s.rejected_rows, 2);
+        assert_eq!(s.rejected[0].line, 11);
+        assert!(s.rejected[0].reason.contains("Set Order 'X'"));
+        assert_eq!(s.rejected[1].line, 13);
+        assert!(s.rejected[1].reason.contains("0 reps"));
+        // Bench, plank, farmer's walk and squat resolve; the unknown machine becomes own.
+        assert_eq!(s.exercises_resolved, 4);
+        let created: Vec<&str> = s.exercises_created.iter().map(|e| e.id.as_str()).collect();
+        assert!(
+            created.contains(&"own-zercher-hack-thing-machine"),
+            "{created:?}"
+        );
+
+        let push = &p.workouts[0];
+        // 18:05 in Berlin (CET) is 17:05 UTC; 1h 9m later it ended.
+        assert_eq!(push.started_at.to_rfc3339(), "2026-03-02T17:05:00+00:00");
+        assert_eq!(
+            push.completed_at.map(|c| c.to_rfc3339()).as_deref(),
+            Some("2026-03-02T18:14:00+00:00")
+        );
+        assert_eq!(push.notes.as_deref(), Some("Workout, noted"));
+        let bench = &push.exercises[0];
+        assert_eq!(
+            (bench.exercise_id.as_str(), bench.name.as_str()),
+            ("barbell-bench-press", "Bench Press")
+        );
+        let kinds: Vec<(SetType, bool)> = bench
+            .sets
+            .iter()
+            .map(|x| (x.set_type, x.actual.as_ref().unwrap().failure))
+            .collect();
+        assert_eq!(
+            kinds,
+            vec![
+                (SetType::Warmup, false),
+                (SetType::Working, false),
+                (SetType::Working, true),
+                (SetType::Dropset, false)
+            ]
+        );
+        let top = bench.sets[1].actual.as_ref().unwrap();
+        assert_eq!(
+            (top.reps, top.weight_kg, top.rpe, top.rir),
+            (8, Some(80.0), Some(8.5), None)
+        );
+        assert_eq!(
+            top.notes.as_deref(),
+            Some("felt heavy, \"grindy\"\nsecond line")
+        );
+        // Empty RPE stays empty.
+        assert_eq!(bench.sets[0].actual.as_ref().unwrap().rpe, None);
+        let plank = push.exercises[1].sets[0].actual.as_ref().unwrap();
+        assert_eq!(
+            (plank.reps, plank.seconds, plank.weight_kg),
+            (0, Some(60), None)
+        );
+        let carry = push.exercises[2].sets[0].actual.as_ref().unwrap();
+        assert_eq!(
+            (carry.distance_m, carry.weight_kg),
+            (Some(40_000.0), Some(32.0))
+        );
+        // Set ids are unique in the workout.
+        let ids: HashSet<&str> = push
+            .exercises
+            .iter()
+            .flat_map(|e| e.sets.iter().map(|x| x.id.as_str()))
+            .collect();
+        assert_eq!(ids.len(), 7);
+        // Both workouts are in ISO week 10 of 2026, which ends on Sunday 8 March.
+        assert_eq!(p.weeks, vec![NaiveDate::from_ymd_opt(2026, 3, 8).unwrap()]);
+    }
+
+    const OLDER: &str = "Date;Workout Name;Exercise Name;Set Order;Weight;Weight Unit;Reps;RPE;Distance;Distance Unit;Seconds;Notes;Workout Notes;Workout Duration
+2021-05-10 07:30:00;\"Full body\";\"Deadlift (Barbell)\";1;225;lbs;5;;;;0;\"Felt strong; \"\"really\"\"\";\"Good day\";1h 5m
+2021-05-10 07:30:00;\"Full body\";\"Deadlift (Barbell)\";2;102,5;kg;5;9;;;0;;;1h 5m
+2021-05-10 07:30:00;\"Full body\";\"Running\";1;0;;0;;1,5;mi;600;;;1h 5m
+2021-05-10 07:30:00;\"Full body\";\"Deadlift (Barbell)\";3;100;stone;5;;;;0;;;1h 5m
+";
+
+    #[test]
+    fn the_older_layout_with_units_semicolons_and_decimal_commas() {
+        let p = parse(OLDER, opts(), &HashSet::new()).unwrap();
+        let s = &p.summary;
+        assert_eq!((s.layout, s.delimiter.as_str()), ("strong_with_units", ";"));
+        assert_eq!((s.workouts, s.sets, s.rejected_rows), (1, 3, 1));
+        assert_eq!(s.rejected[0].line, 5);
+        assert!(s.rejected[0].reason.contains("'stone'"));
+        let w = &p.workouts[0];
+        assert_eq!(
+            w.completed_at.map(|c| (c - w.started_at).num_minutes()),
+            Some(65)
+        );
+        let dl = &w.exercises[0];
+        assert_eq!(dl.exercise_id, "deadlift");
+        let first = dl.sets[0].actual.as_ref().unwrap();
+        // 225 lb is 102.058 kg.
+        assert!((first.weight_kg.unwrap() - 102.058_283_25).abs() < 1e-6);
+        assert_eq!(first.notes.as_deref(), Some("Felt strong; \"really\""));
+        let second = dl.sets[1].actual.as_ref().unwrap();
+        assert_eq!((second.weight_kg, second.rpe), (Some(102.5), Some(9.0)));
+        let run = w.exercises[1].sets[0].actual.as_ref().unwrap();
+        assert_eq!((run.distance_m, run.seconds), (Some(2414.0), Some(600)));
+    }
+
+    #[test]
+    fn a_file_without_unit_column_can_be_in_pounds() {
+        let o = Options {
+            unit: Unit::Lb,
+            ..opts()
+        };
+        let p = parse(CURRENT, o, &HashSet::new()).unwrap();
+        let set = p.workouts[1].exercises[0].sets[0].actual.as_ref().unwrap();
+        assert!((set.weight_kg.unwrap() - 45.359_237).abs() < 1e-9);
+    }
+
+    #[test]
+    fn parsing_is_deterministic_and_knows_existing_own_exercises() {
+        let a = parse(CURRENT, opts(), &HashSet::new()).unwrap();
+        let own: HashSet<String> = a.own_exercises.iter().map(|o| o.id.clone()).collect();
+        let b = parse(CURRENT, opts(), &own).unwrap();
+        assert_eq!(a.workouts, b.workouts);
+        assert!(b.summary.exercises_created.is_empty());
+        assert_eq!(b.summary.exercises_own, a.summary.exercises_created.len());
+    }
+
+    #[test]
+    fn malformed_files_are_refused_whole() {
+        let e = |t: &str| parse(t, opts(), &HashSet::new()).unwrap_err().0;
+        assert_eq!(e(""), "the file is empty");
+        assert!(e("Date,Workout Name,Exercise Name\n").contains("lacks Set Order, Weight, Reps"));
+        assert!(e("Date,Workout Name,Exercise Name,Set Order,Weight,Reps\n").contains("no rows"));
+        assert!(
+            e("Date,Workout Name,Exercise Name,Set Order,Weight,Reps\n2026-01-01,\"A,B,1,1,1\n")
+                .contains("never closed")
+        );
+        assert!(
+            e("Date,Workout Name,Exercise Name,Set Order,Weight,Reps\nyesterday,A,Squat,1,100,5\n")
+                .contains("no row of the file could be imported (line 2: Date 'yesterday'")
+        );
+    }
+
+    #[test]
+    fn row_problems_name_their_line() {
+        let head = "Date,Workout Name,Exercise Name,Set Order,Weight,Reps,RPE\n";
+        let rows = [
+            "2026-01-05 10:00,A,Squat (Barbell),1,100,5,",
+            "2026-01-05 10:00,A,Squat (Barbell),2,1600,5,",
+            "2026-01-05 10:00,A,Squat (Barbell),3,100,7.5,",
+            "2026-01-05 10:00,A,Squat (Barbell),4,-3,5,",
+            "2027-01-05 10:00,A,Squat (Barbell),1,100,5,",
+            "2026-01-05 10:00,A,Squat (Barbell),5,100,5,3",
+            "2026-01-05 10:00,A,Squat (Barbell),6,100,5,,extra",
+        ];
+        let p = parse(
+            &format!("{head}{}", rows.join("\n")),
+            opts(),
+            &HashSet::new(),
+        )
+        .unwrap();
+        let lines: Vec<usize> = p.summary.rejected.iter().map(|r| r.line).collect();
+        assert_eq!(lines, vec![3, 4, 5, 6, 8]);
+        assert!(p.summary.rejected[0].reason.contains("1500 kg limit"));
+        assert!(p.summary.rejected[1].reason.contains("whole number"));
+        assert!(p.summary.rejected[3].reason.contains("future"));
+        assert!(p.summary.rejected[4].reason.contains("8 fields"));
+        // RPE 3 keeps the set and warns.
+        assert_eq!(p.summary.sets, 2);
+        assert_eq!(p.summary.warnings[0].line, 7);
+    }
+
+    #[test]
+    fn durations_and_own_ids() {
+        let m = |s| parse_duration(s).map(|d| d.num_seconds());
+        assert_eq!(m("1h 9m"), Some(4140));
+        assert_eq!(m("45m"), Some(2700));
+        assert_eq!(m("2h"), Some(7200));
+        assert_eq!(m("1h 2m 3s"), Some(3723));
+        assert_eq!(m("3600"), Some(3600));
+        assert_eq!(m("soon"), None);
+        assert_eq!(own_id("Cable Fly (Cable - Low)"), "own-cable-fly-cable-low");
+        assert!(own_id("Жим лёжа").starts_with("own-"));
+        assert_ne!(own_id("Жим лёжа"), own_id("Жим стоя"));
+    }
+
+    #[test]
+    fn the_names_strong_exports_resolve_to_the_catalog() {
+        let cases = [
+            ("Bench Press (Barbell)", "barbell-bench-press"),
+            ("Incline Bench Press (Dumbbell)", "incline-dumbbell-press"),
+            ("Overhead Press (Barbell)", "overhead-press"),
+            ("Squat (Barbell)", "back-squat"),
+            ("Deadlift (Barbell)", "deadlift"),
+            ("Bent Over Row (Barbell)", "barbell-row"),
+            ("Bent Over One Arm Row (Dumbbell)", "dumbbell-row"),
+            ("Pull Up (Assisted)", "assisted-pull-up"),
+            ("Lat Pulldown (Cable)", "lat-pulldown"),
+            (
+                "Triceps Pushdown (Cable - Straight Bar)",
+                "triceps-pushdown",
+            ),
+            ("Skullcrusher (Barbell)", "skull-crusher"),
+            ("Preacher Curl (Barbell)", "preacher-curl"),
+            (
+                "Seated Overhead Press (Dumbbell)",
+                "dumbbell-shoulder-press",
+            ),
+            ("Lying Leg Curl (Machine)", "lying-leg-curl"),
+            ("Reverse Fly (Dumbbell)", "rear-delt-fly"),
+        ];
+        for (name, id) in cases {
+            assert_eq!(resolve(name).id, id, "{name}");
+        }
+        // Cardio and the rowing erg are not strength exercises in the catalog: they become the
+        // lifter's own rather than a wrong guess (the erg is not a machine row).
+        for name in ["Running", "Cycling", "Rowing (Machine)"] {
+            let r = resolve(name);
+            assert!(r.own.is_some(), "{name} -> {}", r.id);
+        }
+    }
+}

@@ -1,0 +1,93 @@
+//! `POST /v1/import/strong`: a Strong app export (`text/csv`) into the user's history. The
+//! work is `import::strong_export`; this route reads the request and maps the errors.
+//!
+//! Query parameters: `tz` (IANA name; default the profile's timezone) for the export's local
+//! dates, and `unit` (`kg` or `lb`; default kg) for weights in a file without a unit column.
+
+use super::*;
+use crate::domain::units::Unit;
+use crate::import::{self, ImportError, MAX_IMPORT_BYTES};
+
+impl FunctionalLane {
+    pub(super) async fn import_strong(
+        &self,
+        req: &Request,
+        log: &mut RequestLog,
+    ) -> Result<Response<Body>, ApiError> {
+        let (ctx, _) = bind(req, self.auth, "", log)?;
+        log.intent = Some("IMPORT_STRONG");
+        let params = req.query_string_parameters();
+        for (name, _) in params.iter() {
+            if !matches!(name, "tz" | "unit") {
+                return Err(invalid(
+                    &format!("unknown query parameter '{name}' (known: tz, unit)"),
+                    "query",
+                ));
+            }
+        }
+        let tz =
+            match params.first("tz") {
+                Some(t) => Some(t.parse::<chrono_tz::Tz>().map_err(|_| {
+                    invalid("tz must be an IANA timezone such as Europe/Berlin", "tz")
+                })?),
+                None => None,
+            };
+        let unit = match params.first("unit") {
+            Some(u) => Unit::parse(&u.to_ascii_lowercase())
+                .ok_or_else(|| invalid("unit must be kg or lb", "unit"))?,
+            None => Unit::Kg,
+        };
+        let text = csv_body(req)?;
+        let t = Instant::now();
+        let out = import::strong_export(
+            &self.store,
+            &self.queue,
+            &ctx.user_id,
+            text,
+            tz,
+            unit,
+            Utc::now(),
+        )
+        .await;
+        log.store_us += t.elapsed().as_micros() as u64;
+        log.store_calls += 4;
+        let out = out.map_err(|e| match e {
+            ImportError::Malformed(m) => ApiError::new(400, "IMPORT_MALFORMED", m.0),
+            ImportError::Store(e) => store_error(&e),
+        })?;
+        let body = serde_json::to_string(&out).map_err(|_| ApiError::internal())?;
+        Ok(api::json_response(200, &body))
+    }
+}
+
+/// The export as text: CSV (or plain text), at most [`MAX_IMPORT_BYTES`], UTF-8.
+fn csv_body(req: &Request) -> Result<&str, ApiError> {
+    let bytes: &[u8] = match req.body() {
+        Body::Text(t) => t.as_bytes(),
+        Body::Binary(b) => b,
+        _ => &[],
+    };
+    if bytes.len() > MAX_IMPORT_BYTES {
+        return Err(ApiError::new(
+            413,
+            "PAYLOAD_TOO_LARGE",
+            format!(
+                "the export is {} bytes; the limit is {MAX_IMPORT_BYTES}",
+                bytes.len()
+            ),
+        ));
+    }
+    let content_type = api::media_type(req);
+    if !matches!(
+        content_type.as_str(),
+        "" | "text/csv" | "text/plain" | "application/csv" | "application/octet-stream"
+    ) {
+        return Err(ApiError::new(
+            415,
+            "UNSUPPORTED_MEDIA_TYPE",
+            format!("send the export as text/csv, not {content_type}"),
+        ));
+    }
+    std::str::from_utf8(bytes)
+        .map_err(|_| ApiError::new(400, "INVALID_BODY", "the export is not UTF-8 text"))
+}

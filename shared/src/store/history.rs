@@ -1,0 +1,112 @@
+//! Bulk history writes for imports: completed workouts and the user's own exercises in batches
+//! of 25 (DynamoDB's BatchWriteItem limit), a few batches in flight, unprocessed items retried.
+//! Every item has a deterministic key, so writing the same import twice changes nothing.
+
+use std::collections::{HashMap, HashSet};
+
+use aws_sdk_dynamodb::types::{AttributeValue, PutRequest, WriteRequest};
+use futures_util::future::join_all;
+
+use super::workouts::{WORKOUTS_HI, WORKOUTS_LO};
+use super::{Store, StoreError, completed_sk, key, s, to_doc};
+use crate::domain::workout::Workout;
+use crate::import::strong::OwnExercise;
+
+/// BatchWriteItem takes at most this many items.
+const BATCH_ITEMS: usize = 25;
+/// Batches sent at once: enough to hide the round trip, few enough not to be throttled.
+const BATCHES_IN_FLIGHT: usize = 4;
+/// Rounds of retrying the items a batch left unprocessed before giving up.
+const UNPROCESSED_ROUNDS: u32 = 8;
+
+pub const OWN_EXERCISE_PREFIX: &str = "EXERCISE#";
+
+impl Store {
+    /// Ids of the user's own exercises.
+    pub async fn own_exercise_ids(&self, user: &str) -> Result<HashSet<String>, StoreError> {
+        Ok(self
+            .items_under(user, OWN_EXERCISE_PREFIX)
+            .await?
+            .iter()
+            .filter_map(|i| super::string(i, "sk"))
+            .filter_map(|sk| sk.strip_prefix(OWN_EXERCISE_PREFIX).map(str::to_string))
+            .collect())
+    }
+
+    /// Ids of the user's completed workouts, reading only the keys.
+    pub async fn completed_workout_ids(&self, user: &str) -> Result<HashSet<String>, StoreError> {
+        let query = self
+            .workout_range(user, WORKOUTS_LO, WORKOUTS_HI)
+            .projection_expression("sk");
+        Ok(self
+            .query_all(query)
+            .await?
+            .iter()
+            .filter_map(|i| super::string(i, "sk"))
+            .filter_map(|sk| sk.rsplit('#').next().map(str::to_string))
+            .collect())
+    }
+
+    /// Writes completed workouts and own exercises (puts: a re-import rewrites the same items).
+    pub async fn put_history(
+        &self,
+        user: &str,
+        workouts: &[Workout],
+        own: &[OwnExercise],
+    ) -> Result<(), StoreError> {
+        let mut items = Vec::with_capacity(workouts.len() + own.len());
+        for e in own {
+            let mut item = key(user, format!("{OWN_EXERCISE_PREFIX}{}", e.id));
+            item.insert("doc".into(), s(to_doc("exercise", e)?));
+            items.push(item);
+        }
+        for w in workouts {
+            let mut item = key(user, completed_sk(w));
+            item.insert("doc".into(), s(to_doc("workout", w)?));
+            items.push(item);
+        }
+        let batches: Vec<&[HashMap<String, AttributeValue>]> = items.chunks(BATCH_ITEMS).collect();
+        for group in batches.chunks(BATCHES_IN_FLIGHT) {
+            for r in join_all(group.iter().map(|b| self.write_batch(b))).await {
+                r?;
+            }
+        }
+        Ok(())
+    }
+
+    async fn write_batch(
+        &self,
+        items: &[HashMap<String, AttributeValue>],
+    ) -> Result<(), StoreError> {
+        let mut requests = items
+            .iter()
+            .map(|item| {
+                PutRequest::builder()
+                    .set_item(Some(item.clone()))
+                    .build()
+                    .map(|p| WriteRequest::builder().put_request(p).build())
+                    .map_err(|e| StoreError::Request(e.to_string()))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        for round in 0..UNPROCESSED_ROUNDS {
+            let out = self
+                .client
+                .batch_write_item()
+                .request_items(&self.table, requests)
+                .send()
+                .await?;
+            requests = out
+                .unprocessed_items
+                .and_then(|mut m| m.remove(&self.table))
+                .unwrap_or_default();
+            if requests.is_empty() {
+                return Ok(());
+            }
+            tokio::time::sleep(crate::lanes::backoff(round)).await;
+        }
+        Err(StoreError::Backend(format!(
+            "{} items stayed unprocessed after {UNPROCESSED_ROUNDS} rounds",
+            requests.len()
+        )))
+    }
+}

@@ -1,0 +1,416 @@
+//! Black-box tests of `POST /v1/import/strong` on the functional binary (through `cargo lambda
+//! watch`, reviews handed to the worker binary as SQS batches): an export with every quirk of
+//! the format imported and re-imported, the older layout in pounds, malformed files that write
+//! nothing, and a two-year export of 5,000 rows.
+
+use std::sync::Arc;
+
+use blackbox::{Stack, check, eq, unique_user, workspace_root};
+use coach::domain::workout::{SetType, Workout};
+use libtest_mimic::{Arguments, Failed, Trial};
+use serde_json::Value;
+
+struct Ctx {
+    stack: Stack,
+    http: reqwest::Client,
+    rt: tokio::runtime::Handle,
+}
+
+type Case = fn(&Ctx) -> Result<(), Failed>;
+
+fn main() {
+    let args = Arguments::from_args();
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("tokio runtime");
+    let stack = rt.block_on(Stack::start());
+    let ctx = Arc::new(Ctx {
+        stack,
+        http: reqwest::Client::new(),
+        rt: rt.handle().clone(),
+    });
+    let cases: Vec<(&str, Case)> = vec![
+        ("every_quirk_round_trip", every_quirk_round_trip),
+        ("older_layout_in_pounds", older_layout_in_pounds),
+        (
+            "malformed_files_write_nothing",
+            malformed_files_write_nothing,
+        ),
+        ("two_years_of_history", two_years_of_history),
+    ];
+    let trials = cases
+        .into_iter()
+        .map(|(name, case)| {
+            let ctx = ctx.clone();
+            Trial::test(name, move || case(&ctx))
+        })
+        .collect();
+    let conclusion = libtest_mimic::run(&args, trials);
+    drop(ctx);
+    drop(rt);
+    conclusion.exit();
+}
+
+struct Reply {
+    status: u16,
+    body: Value,
+}
+
+fn import(ctx: &Ctx, user: &str, query: &str, content_type: &str, csv: &str) -> Reply {
+    let url = format!("{}/functional/v1/import/strong{query}", ctx.stack.base);
+    ctx.rt.block_on(async {
+        let resp = ctx
+            .http
+            .post(url)
+            .header("x-user-id", user)
+            .header("content-type", content_type)
+            .body(csv.to_string())
+            .send()
+            .await
+            .expect("request reaches cargo lambda watch");
+        let status = resp.status().as_u16();
+        let text = resp.text().await.unwrap_or_default();
+        Reply {
+            status,
+            body: serde_json::from_str(&text).unwrap_or(Value::String(text)),
+        }
+    })
+}
+
+fn history(ctx: &Ctx, user: &str) -> Result<Vec<Workout>, Failed> {
+    Ok(ctx.rt.block_on(ctx.stack.store.completed_workouts(user))?)
+}
+
+fn count(ctx: &Ctx, user: &str, prefix: &str) -> Result<usize, Failed> {
+    Ok(ctx.rt.block_on(ctx.stack.store.count_items(user, prefix))?)
+}
+
+fn ok(r: &Reply) -> Result<&Value, Failed> {
+    check(
+        r.status == 200,
+        format!("expected 200, got {}: {}", r.status, r.body),
+    )?;
+    Ok(&r.body)
+}
+
+/// The current layout with every quirk: warm-ups, drop and failure sets, a timed plank and a
+/// carry, a rest-timer row, empty and filled RPE, notes with commas, quotes and a newline, an
+/// exercise the catalog does not know, and two rows that cannot be imported.
+const QUIRKS: &str = "Date,Workout Name,Duration,Exercise Name,Set Order,Weight,Reps,Distance,Seconds,Notes,Workout Notes,RPE
+2026-03-02 18:05:00,\"Push Day\",1h 9m,\"Bench Press (Barbell)\",W,40,10,0,0,\"\",\"\",
+2026-03-02 18:05:00,\"Push Day\",1h 9m,\"Bench Press (Barbell)\",1,80,8,0,0,\"felt heavy, \"\"grindy\"\"
+belt on\",\"Good day, tired\",8.5
+2026-03-02 18:05:00,\"Push Day\",1h 9m,\"Bench Press (Barbell)\",2,80,8,0,0,\"\",\"\",9
+2026-03-02 18:05:00,\"Push Day\",1h 9m,\"Bench Press (Barbell)\",F,80,6,0,0,\"\",\"\",
+2026-03-02 18:05:00,\"Push Day\",1h 9m,\"Bench Press (Barbell)\",D,60,10,0,0,\"\",\"\",
+2026-03-02 18:05:00,\"Push Day\",1h 9m,\"Rest Timer\",Rest Timer,0,0,0,90,\"\",\"\",
+2026-03-02 18:05:00,\"Push Day\",1h 9m,\"Plank\",1,0,0,0,60,\"\",\"\",
+2026-03-02 18:05:00,\"Push Day\",1h 9m,\"Zercher Hack Thing (Machine)\",1,50,12,0,0,\"\",\"\",
+2026-03-02 18:05:00,\"Push Day\",1h 9m,\"Bench Press (Barbell)\",X,80,6,0,0,\"\",\"\",
+2026-03-11 07:00:00,\"Legs\",45m,\"Squat (Barbell)\",1,100,5,0,0,\"\",\"\",
+2026-03-11 07:00:00,\"Legs\",45m,\"Squat (Barbell)\",2,102.5,5,0,0,\"\",\"\",
+2026-03-11 07:00:00,\"Legs\",45m,\"Farmer's Walk\",1,32,0,0.04,0,\"\",\"\",
+2026-03-11 07:00:00,\"Legs\",45m,\"Squat (Barbell)\",3,100,0,0,0,\"\",\"\",
+";
+
+fn every_quirk_round_trip(ctx: &Ctx) -> Result<(), Failed> {
+    let user = unique_user("import");
+    let r = import(ctx, &user, "?tz=Europe/Berlin", "text/csv", QUIRKS);
+    let b = ok(&r)?.clone();
+    eq(b["workouts"].as_u64(), Some(2), "workouts")?;
+    eq(b["sets"].as_u64(), Some(10), "sets")?;
+    eq(b["warmup_sets"].as_u64(), Some(1), "warm-ups")?;
+    eq(b["drop_sets"].as_u64(), Some(1), "drop sets")?;
+    eq(b["failure_sets"].as_u64(), Some(1), "failure sets")?;
+    eq(b["timed_sets"].as_u64(), Some(2), "plank and carry")?;
+    eq(b["rest_timer_rows"].as_u64(), Some(1), "rest timer")?;
+    eq(b["new_workouts"].as_u64(), Some(2), "new")?;
+    let rejected: Vec<(u64, String)> = b["rejected"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+        .iter()
+        .map(|r| {
+            (
+                r["line"].as_u64().unwrap_or(0),
+                r["reason"].as_str().unwrap_or("").to_string(),
+            )
+        })
+        .collect();
+    eq(
+        rejected.iter().map(|r| r.0).collect::<Vec<_>>(),
+        vec![11, 15],
+        "rejected lines",
+    )?;
+    check(
+        rejected[0].1.contains("Set Order 'X'") && rejected[1].1.contains("0 reps"),
+        format!("reasons: {rejected:?}"),
+    )?;
+    eq(
+        b["exercises_created"][0]["id"].as_str(),
+        Some("own-zercher-hack-thing-machine"),
+        "own exercise",
+    )?;
+    // Bench, plank, squat and farmer's walk resolve.
+    eq(b["exercises_resolved"].as_u64(), Some(4), "resolved")?;
+    // Two ISO weeks (10 and 11), each reviewed by the worker.
+    eq(
+        &b["review_weeks"],
+        &serde_json::json!(["2026-03-08", "2026-03-15"]),
+        "weeks",
+    )?;
+    eq(b["reviews"]["enqueued"].as_u64(), Some(2), "enqueued")?;
+    eq(count(ctx, &user, "REVIEW#")?, 2, "reviews written")?;
+    eq(count(ctx, &user, "EXERCISE#")?, 1, "own exercises stored")?;
+
+    let before = history(ctx, &user)?;
+    eq(before.len(), 2, "stored workouts")?;
+    let push = &before[0];
+    eq(
+        push.started_at.to_rfc3339(),
+        "2026-03-02T17:05:00+00:00".to_string(),
+        "local time in Berlin",
+    )?;
+    eq(
+        push.notes.as_deref(),
+        Some("Good day, tired"),
+        "workout notes",
+    )?;
+    let bench = &push.exercises[0];
+    eq(bench.exercise_id.as_str(), "barbell-bench-press", "bench")?;
+    let types: Vec<SetType> = bench.sets.iter().map(|s| s.set_type).collect();
+    eq(
+        types,
+        vec![
+            SetType::Warmup,
+            SetType::Working,
+            SetType::Working,
+            SetType::Working,
+            SetType::Dropset,
+        ],
+        "set types in order",
+    )?;
+    let top = bench.sets[1].actual.clone().unwrap_or_default();
+    eq(
+        top.notes.as_deref(),
+        Some("felt heavy, \"grindy\"\nbelt on"),
+        "multi-line note",
+    )?;
+    eq(
+        (top.rpe, top.rir),
+        (Some(8.5), None),
+        "RPE kept, no RIR invented",
+    )?;
+    eq(
+        bench.sets[0].actual.as_ref().and_then(|a| a.rpe),
+        None,
+        "empty RPE stays empty",
+    )?;
+    check(
+        bench.sets[3].actual.as_ref().is_some_and(|a| a.failure),
+        "F is a set to failure",
+    )?;
+    let plank = push.exercises[1].sets[0].actual.clone().unwrap_or_default();
+    eq((plank.reps, plank.seconds), (0, Some(60)), "timed plank")?;
+
+    // The review of week 11 sees the squat sets, not the carry: 2 working sets, 202.5 × 5 kg.
+    let review = ctx
+        .rt
+        .block_on(ctx.stack.store.latest_review(&user))?
+        .unwrap_or_default();
+    eq(review["id"].as_str(), Some("2026-W11"), "latest review")?;
+    eq(
+        review["training_load"]["volume_kg"].as_f64(),
+        Some(1012.5),
+        "strength volume leaves the carry out",
+    )?;
+
+    // The same file again: nothing changes, nothing is created twice.
+    let again = import(ctx, &user, "?tz=Europe/Berlin", "text/csv", QUIRKS);
+    let a = ok(&again)?;
+    eq(a["new_workouts"].as_u64(), Some(0), "nothing new")?;
+    eq(a["already_imported"].as_u64(), Some(2), "already imported")?;
+    eq(
+        a["exercises_created"].as_array().map(Vec::len),
+        Some(0),
+        "no new exercises",
+    )?;
+    eq(a["exercises_own"].as_u64(), Some(1), "known own exercise")?;
+    eq(history(ctx, &user)?, before, "history unchanged")?;
+    eq(
+        count(ctx, &user, "REVIEW#")?,
+        2,
+        "reviews rewritten, not added",
+    )?;
+    eq(
+        count(ctx, &user, "EXERCISE#")?,
+        1,
+        "own exercises unchanged",
+    )
+}
+
+const OLDER: &str = "Date;Workout Name;Exercise Name;Set Order;Weight;Weight Unit;Reps;RPE;Distance;Distance Unit;Seconds;Notes;Workout Notes;Workout Duration
+2021-05-10 07:30:00;\"Full body\";\"Deadlift (Barbell)\";1;225;lbs;5;;;;0;\"Felt strong; \"\"really\"\"\";\"Good day\";1h 5m
+2021-05-10 07:30:00;\"Full body\";\"Deadlift (Barbell)\";2;102,5;kg;5;9;;;0;;;1h 5m
+2021-05-10 07:30:00;\"Full body\";\"Running\";1;0;;0;;1,5;mi;600;;;1h 5m
+";
+
+fn older_layout_in_pounds(ctx: &Ctx) -> Result<(), Failed> {
+    let user = unique_user("import-old");
+    let r = import(
+        ctx,
+        &user,
+        "?tz=America/New_York",
+        "text/csv; charset=utf-8",
+        OLDER,
+    );
+    let b = ok(&r)?;
+    eq(b["layout"].as_str(), Some("strong_with_units"), "layout")?;
+    eq(b["delimiter"].as_str(), Some(";"), "delimiter")?;
+    eq(b["timezone"].as_str(), Some("America/New_York"), "timezone")?;
+    let h = history(ctx, &user)?;
+    eq(h.len(), 1, "one workout")?;
+    let w = &h[0];
+    // 07:30 in New York (EDT) is 11:30 UTC; 1h 5m long.
+    eq(
+        w.started_at.to_rfc3339(),
+        "2021-05-10T11:30:00+00:00".to_string(),
+        "start",
+    )?;
+    eq(
+        w.completed_at.map(|c| (c - w.started_at).num_minutes()),
+        Some(65),
+        "duration",
+    )?;
+    let dl: Vec<f64> = w.exercises[0]
+        .sets
+        .iter()
+        .filter_map(|s| s.actual.as_ref()?.weight_kg)
+        .collect();
+    check(
+        (dl[0] - 102.058).abs() < 0.001 && dl[1] == 102.5,
+        format!("225 lbs and 102,5 kg in kg: {dl:?}"),
+    )?;
+    let run = w.exercises[1].sets[0].actual.clone().unwrap_or_default();
+    eq(
+        (run.distance_m, run.seconds),
+        (Some(2414.0), Some(600)),
+        "1.5 mi run",
+    )?;
+    eq(
+        b["exercises_created"][0]["id"].as_str(),
+        Some("own-running"),
+        "running is the lifter's own",
+    )
+}
+
+fn malformed_files_write_nothing(ctx: &Ctx) -> Result<(), Failed> {
+    let user = unique_user("import-bad");
+    let cases: [(&str, &str, &str, u16, &str, &str); 6] = [
+        (
+            "",
+            "text/csv",
+            "Date,Workout Name,Exercise Name\n2026-01-01,A,Squat\n",
+            400,
+            "IMPORT_MALFORMED",
+            "lacks Set Order, Weight, Reps",
+        ),
+        (
+            "",
+            "text/csv",
+            "Date,Workout Name,Exercise Name,Set Order,Weight,Reps\n2026-01-05 10:00,A,Squat (Barbell),1,100,5\n2026-01-05 10:00,\"A,Squat,2,100,5\n",
+            400,
+            "IMPORT_MALFORMED",
+            "line 3: a quoted field is never closed",
+        ),
+        ("", "text/csv", "", 400, "IMPORT_MALFORMED", "empty"),
+        (
+            "",
+            "application/json",
+            "{\"rows\": []}",
+            415,
+            "UNSUPPORTED_MEDIA_TYPE",
+            "text/csv",
+        ),
+        (
+            "?tz=Mars/Olympus",
+            "text/csv",
+            QUIRKS,
+            400,
+            "VALIDATION_ERROR",
+            "tz",
+        ),
+        (
+            "?units=lb",
+            "text/csv",
+            QUIRKS,
+            400,
+            "VALIDATION_ERROR",
+            "'units'",
+        ),
+    ];
+    for (query, ct, body, status, code, words) in cases {
+        let r = import(ctx, &user, query, ct, body);
+        eq(r.status, status, &format!("status for {code} ({words})"))?;
+        eq(r.body["error"]["code"].as_str(), Some(code), "code")?;
+        let message = r.body["error"]["message"].as_str().unwrap_or("");
+        check(
+            message.contains(words),
+            format!("'{message}' mentions '{words}'"),
+        )?;
+    }
+    eq(count(ctx, &user, "WORKOUT#")?, 0, "no workout written")?;
+    eq(count(ctx, &user, "EXERCISE#")?, 0, "no exercise written")?;
+    eq(count(ctx, &user, "REVIEW#")?, 0, "no review")
+}
+
+/// Two years of push / pull / legs, 5,000 rows, from `devstack strong-sample`.
+fn two_years_of_history(ctx: &Ctx) -> Result<(), Failed> {
+    let out = std::process::Command::new(workspace_root().join("target/debug/devstack"))
+        .args([
+            "strong-sample",
+            "--rows",
+            "5000",
+            "--last-day",
+            "2026-11-20",
+        ])
+        .output()?;
+    check(out.status.success(), "devstack strong-sample runs")?;
+    let csv = String::from_utf8(out.stdout)?;
+    let user = unique_user("import-2y");
+    let started = std::time::Instant::now();
+    let r = import(ctx, &user, "?tz=Europe/Berlin", "text/csv", &csv);
+    let first = started.elapsed();
+    let b = ok(&r)?;
+    // 5,000 rows: 313 sessions of 16 rows (the last cut short), one rest-timer row each in
+    // 105 push sessions bar the cut one.
+    eq(b["rows"].as_u64(), Some(5000), "rows")?;
+    eq(b["workouts"].as_u64(), Some(313), "workouts")?;
+    eq(b["rest_timer_rows"].as_u64(), Some(104), "rest timers")?;
+    eq(b["sets"].as_u64(), Some(4896), "sets")?;
+    eq(b["rejected_rows"].as_u64(), Some(0), "nothing rejected")?;
+    eq(
+        b["exercises_created"].as_array().map(Vec::len),
+        Some(0),
+        "all resolved",
+    )?;
+    eq(b["reviews"]["weeks"].as_u64(), Some(105), "weeks")?;
+    eq(count(ctx, &user, "WORKOUT#")?, 313, "stored")?;
+    eq(count(ctx, &user, "REVIEW#")?, 105, "a review per week")?;
+    let started = std::time::Instant::now();
+    let again = import(ctx, &user, "?tz=Europe/Berlin", "text/csv", &csv);
+    let second = started.elapsed();
+    eq(
+        again.body["already_imported"].as_u64(),
+        Some(313),
+        "re-import",
+    )?;
+    eq(count(ctx, &user, "WORKOUT#")?, 313, "still 313")?;
+    println!(
+        "import: 5,000 rows, debug build, with 105 weekly reviews run by the local worker: first {:.2} s, again {:.2} s",
+        first.as_secs_f64(),
+        second.as_secs_f64()
+    );
+    Ok(())
+}
