@@ -42,6 +42,10 @@ fn main() {
             weekly_review_rewritten_not_duplicated,
         ),
         ("health_gate_reasons", health_gate_reasons),
+        (
+            "weekly_fan_out_reviews_active_users",
+            weekly_fan_out_reviews_active_users,
+        ),
     ];
     // The first invocation builds and starts the worker.
     let _ = rt.block_on(invoke(
@@ -116,6 +120,50 @@ fn seed_bench(ctx: &Ctx, user: &str) -> Result<String, Failed> {
         )?;
     }
     Ok("hist-1".into())
+}
+
+/// The schedule's message reviews last week for users active in the last 30 days (here run
+/// by the worker itself: locally it has no SQS to hand the reviews to), and only for them.
+fn weekly_fan_out_reviews_active_users(ctx: &Ctx) -> Result<(), Failed> {
+    let active = unique_user("w-fan-active");
+    let w = seed_bench(ctx, &active)?;
+    let idle = unique_user("w-fan-idle");
+    let old = bench_session(60, &[(80.0, 5, 2); 3]);
+    ctx.rt
+        .block_on(ctx.stack.store.put_completed_workout(&idle, &old))?;
+    // Completing a workout puts its lifter on that week's roster.
+    let failed = run(
+        ctx,
+        &[
+            ("a", completed(&active, &w)),
+            ("i", completed(&idle, &old.id)),
+        ],
+    )?;
+    eq(failed, Vec::<String>::new(), "cards")?;
+    let fan_out = json!({"type": "weekly_review_fanout"}).to_string();
+    eq(
+        run(ctx, &[("f1", fan_out.clone())])?,
+        Vec::<String>::new(),
+        "fan-out",
+    )?;
+    let week = coach::lanes::worker::previous_sunday(Utc::now().date_naive());
+    let review = ctx
+        .rt
+        .block_on(ctx.stack.store.latest_review(&active))?
+        .unwrap_or_default();
+    eq(
+        review["id"].as_str().map(str::to_string),
+        Some(coach::analysis::review::iso_week_id(week)),
+        "last week reviewed for the active lifter",
+    )?;
+    eq(
+        count(ctx, &idle, "REVIEW#")?,
+        0,
+        "no review for the idle lifter",
+    )?;
+    // Delivered again: the review is rewritten, not duplicated.
+    eq(run(ctx, &[("f2", fan_out)])?, Vec::<String>::new(), "again")?;
+    eq(count(ctx, &active, "REVIEW#")?, 1, "one review")
 }
 
 fn card_once_under_redelivery(ctx: &Ctx) -> Result<(), Failed> {

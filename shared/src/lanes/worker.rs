@@ -1,7 +1,8 @@
 //! WORKER lane: SQS jobs, at-least-once. Each record is one job (DESIGN §5):
 //! `workout_completed` → a post-workout insight card; `weekly_review` → the review of one ISO
 //! week; `health_metric_changed` → a decision, and a notification when the change matters and
-//! the notification gate allows it.
+//! the notification gate allows it. The weekly schedule sends `weekly_review_fanout`, which
+//! enqueues a `weekly_review` for every user active in the last 30 days.
 //!
 //! Idempotent: a job claims `JOB#<type>#<subject>` first; its outputs and its completion are one
 //! transaction. A redelivered message finds the job done and writes nothing; a run that crashed
@@ -13,10 +14,12 @@
 use std::time::Instant;
 
 use chrono::{DateTime, NaiveDate, Utc};
+use futures_util::FutureExt;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::analysis::{card, review};
+use crate::queue::JobQueue;
 use crate::skills::health;
 use crate::skills::notify::{self, Notification};
 use crate::store::jobs::{Claim, Output, health_sk};
@@ -47,11 +50,62 @@ pub enum Job {
     },
 }
 
-pub const JOB_TYPES: [&str; 3] = [
+pub const JOB_TYPES: [&str; 4] = [
     "workout_completed",
     "weekly_review",
     "health_metric_changed",
+    FANOUT_TYPE,
 ];
+
+/// The weekly schedule's message: review a week for every active user.
+pub const FANOUT_TYPE: &str = "weekly_review_fanout";
+/// A user is active with a completed workout in this many days.
+pub const ACTIVE_DAYS: i64 = 30;
+/// Reviews handed to SQS between two looks at the clock (ten batches of ten).
+pub const FANOUT_ROUND: usize = 100;
+
+/// `weekly_review_fanout`. Not claimed: delivered twice, it enqueues the same reviews again,
+/// and a review is rewritten, never duplicated.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FanOut {
+    /// The Sunday that ends the week; by default the last Sunday before the run (UTC), which
+    /// the schedule's Monday noon (UTC) makes a finished week in every timezone.
+    #[serde(default)]
+    pub week_ending: Option<NaiveDate>,
+    /// Users up to and including this one were handled by an earlier run (a continuation).
+    #[serde(default)]
+    pub after: Option<String>,
+}
+
+/// A queue message: one user's job, or the weekly fan-out.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Message {
+    Job(Job),
+    FanOut(FanOut),
+}
+
+impl Message {
+    pub fn parse(body: &str) -> Result<Message, String> {
+        let mut v: Value =
+            serde_json::from_str(body).map_err(|e| format!("the body is not JSON: {e}"))?;
+        if v["type"] != FANOUT_TYPE {
+            return Job::parse(body).map(Message::Job);
+        }
+        if let Some(o) = v.as_object_mut() {
+            o.remove("type");
+        }
+        serde_json::from_value(v)
+            .map(Message::FanOut)
+            .map_err(|e| format!("a {FANOUT_TYPE} message is malformed: {e}"))
+    }
+}
+
+/// The Sunday before `d` (a Sunday gives the one a week earlier: its own week is not over).
+pub fn previous_sunday(d: NaiveDate) -> NaiveDate {
+    use chrono::Datelike;
+    d - chrono::Days::new(u64::from(d.weekday().num_days_from_monday()) + 1)
+}
 
 impl Job {
     /// Parses a record body; the error says why it can never succeed.
@@ -59,7 +113,7 @@ impl Job {
         let v: Value =
             serde_json::from_str(body).map_err(|e| format!("the body is not JSON: {e}"))?;
         let kind = v["type"].as_str().unwrap_or_default().to_string();
-        if !JOB_TYPES.contains(&kind.as_str()) {
+        if !JOB_TYPES.contains(&kind.as_str()) || kind == FANOUT_TYPE {
             return Err(format!(
                 "unknown job type '{kind}' (known: {})",
                 JOB_TYPES.join(", ")
@@ -112,6 +166,8 @@ pub enum JobError {
     Invalid(String),
     #[error(transparent)]
     Store(#[from] StoreError),
+    #[error(transparent)]
+    Queue(#[from] crate::queue::QueueError),
 }
 
 /// What a job did, for the log and the command-line tool.
@@ -124,11 +180,13 @@ pub enum Report {
 
 pub struct WorkerLane {
     store: Store,
+    /// Where the fan-out sends reviews; without SQS (locally) it runs them itself.
+    queue: JobQueue,
 }
 
 impl WorkerLane {
-    pub fn new(store: Store) -> Self {
-        Self { store }
+    pub fn new(store: Store, queue: JobQueue) -> Self {
+        Self { store, queue }
     }
 
     pub async fn from_env() -> Result<Self, String> {
@@ -136,7 +194,11 @@ impl WorkerLane {
             .ok()
             .filter(|t| !t.trim().is_empty())
             .ok_or("TABLE_NAME is not set")?;
-        Ok(Self::new(Store::from_env(table).await))
+        let aws = crate::store::aws_config_from_env().await;
+        Ok(Self::new(
+            Store::from_config(&aws, table),
+            JobQueue::from_env(&aws),
+        ))
     }
 
     /// Handles one SQS batch and answers the partial-batch response: the ids of the records to
@@ -183,15 +245,20 @@ impl WorkerLane {
         body: &str,
         deadline: Instant,
     ) -> Result<(&'static str, Report), (&'static str, String)> {
-        let job = Job::parse(body).map_err(|why| ("INVALID_JOB", why))?;
+        let message = Message::parse(body).map_err(|why| ("INVALID_JOB", why))?;
         let left = deadline.saturating_duration_since(Instant::now());
         let budget = left.saturating_sub(RECORD_MIN_BUDGET / 2);
         let lease = Utc::now() + chrono::Duration::from_std(left).unwrap_or_default();
-        match tokio::time::timeout(budget, self.run(&job, lease, Utc::now())).await {
-            Ok(Ok(r)) => Ok((job.kind(), r)),
+        let (kind, work) = match &message {
+            Message::Job(job) => (job.kind(), self.run(job, lease, Utc::now()).boxed()),
+            Message::FanOut(f) => (FANOUT_TYPE, self.fan_out(f, deadline, Utc::now()).boxed()),
+        };
+        match tokio::time::timeout(budget, work).await {
+            Ok(Ok(r)) => Ok((kind, r)),
             Ok(Err(JobError::Busy)) => Err(("BUSY", JobError::Busy.to_string())),
             Ok(Err(e @ JobError::Invalid(_))) => Err(("INVALID_JOB", e.to_string())),
             Ok(Err(e @ JobError::Store(_))) => Err(("STORE_UNAVAILABLE", e.to_string())),
+            Ok(Err(e @ JobError::Queue(_))) => Err(("QUEUE_UNAVAILABLE", e.to_string())),
             Err(_) => Err((
                 "OUT_OF_TIME",
                 "the job did not finish within the invocation".into(),
@@ -226,6 +293,68 @@ impl WorkerLane {
             }
         }
         result
+    }
+
+    /// The weekly fan-out: a `weekly_review` for every active user after `f.after`, handed to
+    /// SQS a hundred at a time. When the invocation runs short it enqueues a continuation
+    /// (`after` the last user handled) instead of failing half-way. Without SQS (locally,
+    /// where the worker cannot invoke itself) it runs the reviews itself.
+    pub async fn fan_out(
+        &self,
+        f: &FanOut,
+        deadline: Instant,
+        now: DateTime<Utc>,
+    ) -> Result<Report, JobError> {
+        let week_ending = f
+            .week_ending
+            .unwrap_or_else(|| previous_sunday(now.date_naive()));
+        let users = self.store.active_users(now, ACTIVE_DAYS).await?;
+        let todo: Vec<&String> = users
+            .iter()
+            .filter(|u| f.after.as_ref().is_none_or(|a| *u > a))
+            .collect();
+        let review = |u: &str| Job::WeeklyReview {
+            user_id: u.to_string(),
+            week_ending,
+        };
+        let queued = matches!(self.queue, JobQueue::Sqs { .. });
+        let mut handled: usize = 0;
+        let mut continued_after = None;
+        for round in todo.chunks(FANOUT_ROUND) {
+            if queued && deadline.saturating_duration_since(Instant::now()) < 2 * RECORD_MIN_BUDGET
+            {
+                let after = handled
+                    .checked_sub(1)
+                    .map(|i| todo[i].clone())
+                    .or_else(|| f.after.clone());
+                self.queue
+                    .send(&json!({"type": FANOUT_TYPE, "week_ending": week_ending, "after": after}))
+                    .await?;
+                continued_after = Some(after);
+                break;
+            }
+            if queued {
+                let jobs: Vec<Value> = round
+                    .iter()
+                    .map(|u| json!({"type": "weekly_review", "user_id": u, "week_ending": week_ending}))
+                    .collect();
+                self.queue.send_all(&jobs).await?;
+            } else {
+                for u in round {
+                    let left = deadline.saturating_duration_since(Instant::now());
+                    let lease = Utc::now() + chrono::Duration::from_std(left).unwrap_or_default();
+                    self.run(&review(u), lease, Utc::now()).await?;
+                }
+            }
+            handled += round.len();
+        }
+        Ok(Report::Done(json!({
+            "week_ending": week_ending,
+            "active_users": users.len(),
+            "handled": handled,
+            "mode": if queued { "queued" } else { "inline" },
+            "continued_after": continued_after,
+        })))
     }
 
     /// Computes a job's output without claiming or writing anything (`--dry-run`).
@@ -375,6 +504,34 @@ impl WorkerLane {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_fan_out_message_and_its_week() {
+        let m = Message::parse(r#"{"type":"weekly_review_fanout"}"#);
+        assert_eq!(
+            m,
+            Ok(Message::FanOut(FanOut {
+                week_ending: None,
+                after: None
+            }))
+        );
+        let m = Message::parse(
+            r#"{"type":"weekly_review_fanout","week_ending":"2026-11-22","after":"u-17"}"#,
+        );
+        assert!(matches!(m, Ok(Message::FanOut(FanOut { after: Some(a), .. })) if a == "u-17"));
+        let e = Message::parse(r#"{"type":"weekly_review_fanout","user_id":"u"}"#);
+        assert!(e.is_err_and(|e| e.contains("unknown field `user_id`")));
+        assert!(matches!(
+            Message::parse(r#"{"type":"workout_completed","user_id":"u","workout_id":"w"}"#),
+            Ok(Message::Job(Job::WorkoutCompleted { .. }))
+        ));
+        let d = |s: &str| s.parse::<NaiveDate>().unwrap_or_default();
+        // Monday 23 November 2026 reviews the week ending Sunday the 22nd; that Sunday itself
+        // reviews the week before (its own week is not over).
+        assert_eq!(previous_sunday(d("2026-11-23")), d("2026-11-22"));
+        assert_eq!(previous_sunday(d("2026-11-22")), d("2026-11-15"));
+        assert_eq!(previous_sunday(d("2026-11-28")), d("2026-11-22"));
+    }
 
     #[test]
     fn jobs_parse_or_say_why_not() {

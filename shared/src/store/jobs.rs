@@ -240,7 +240,7 @@ impl Store {
         Ok(page.items.into_iter().next())
     }
 
-    /// Users who completed a workout in the weeks overlapping `[now − days, now]`.
+    /// Users who completed a workout in the weeks overlapping `[now − days, now]`, sorted.
     pub async fn active_users(
         &self,
         now: DateTime<Utc>,
@@ -255,7 +255,7 @@ impl Store {
             }
             at += Duration::days(7);
         }
-        let mut users: Vec<String> = Vec::new();
+        let mut users = std::collections::BTreeSet::new();
         for pk in weeks {
             let q = self
                 .client
@@ -263,14 +263,13 @@ impl Store {
                 .table_name(&self.table)
                 .key_condition_expression("pk = :pk")
                 .expression_attribute_values(":pk", s(pk));
-            for item in self.query_all(q).await? {
-                if let Some(u) = string(&item, "sk")
-                    && !users.contains(&u)
-                {
-                    users.push(u);
-                }
-            }
+            users.extend(
+                self.query_all(q)
+                    .await?
+                    .iter()
+                    .filter_map(|i| string(i, "sk")),
+            );
         }
-        Ok(users)
+        Ok(users.into_iter().collect())
     }
 }
