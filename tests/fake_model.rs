@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::{TcpListener, TcpStream};
+use tokio::net::TcpStream;
 
 #[derive(Debug, Clone)]
 pub enum Step {
@@ -95,45 +95,20 @@ struct State {
 pub struct FakeModel {
     pub base: String,
     state: Arc<Mutex<State>>,
-    stop: Option<tokio::sync::oneshot::Sender<()>>,
-    thread: Option<std::thread::JoinHandle<()>>,
+    _server: crate::LoopbackServer,
 }
 
 impl FakeModel {
     pub fn start() -> FakeModel {
-        let std_listener =
-            std::net::TcpListener::bind("127.0.0.1:0").expect("bind the fake model server");
-        let port = std_listener.local_addr().expect("local addr").port();
-        std_listener.set_nonblocking(true).expect("nonblocking");
         let state = Arc::new(Mutex::new(State::default()));
-        let (stop, mut stopped) = tokio::sync::oneshot::channel::<()>();
         let shared = state.clone();
-        let thread = std::thread::spawn(move || {
-            let rt = tokio::runtime::Builder::new_multi_thread()
-                .worker_threads(2)
-                .enable_all()
-                .build()
-                .expect("fake model runtime");
-            rt.block_on(async move {
-                let listener = TcpListener::from_std(std_listener).expect("listener");
-                loop {
-                    tokio::select! {
-                        _ = &mut stopped => break,
-                        accepted = listener.accept() => {
-                            if let Ok((sock, _)) = accepted {
-                                tokio::spawn(serve(sock, shared.clone()));
-                            }
-                        }
-                    }
-                }
-            });
-            rt.shutdown_timeout(Duration::from_millis(200));
+        let server = crate::LoopbackServer::start("fake model server", move |sock| {
+            serve(sock, shared.clone())
         });
         FakeModel {
-            base: format!("http://127.0.0.1:{port}"),
+            base: server.base.clone(),
             state,
-            stop: Some(stop),
-            thread: Some(thread),
+            _server: server,
         }
     }
 
@@ -175,17 +150,6 @@ impl FakeModel {
         s.replies.clear();
         s.requests.clear();
         s.client_disconnects = 0;
-    }
-}
-
-impl Drop for FakeModel {
-    fn drop(&mut self) {
-        if let Some(s) = self.stop.take() {
-            let _ = s.send(());
-        }
-        if let Some(t) = self.thread.take() {
-            let _ = t.join();
-        }
     }
 }
 
@@ -262,7 +226,9 @@ async fn serve(mut sock: TcpStream, state: Arc<Mutex<State>>) {
     }
 }
 
-async fn read_request(sock: &mut TcpStream) -> Option<(String, Vec<(String, String)>, Vec<u8>)> {
+pub(crate) async fn read_request(
+    sock: &mut TcpStream,
+) -> Option<(String, Vec<(String, String)>, Vec<u8>)> {
     let mut buf = Vec::new();
     let mut chunk = [0u8; 8192];
     let head_end = loop {

@@ -2,6 +2,7 @@
 //! again when dropped, plus fixtures built with the shared crate's own types.
 
 pub mod fake_model;
+pub mod fake_sns;
 
 use std::net::{TcpListener, TcpStream};
 use std::path::PathBuf;
@@ -36,6 +37,65 @@ fn wait_for_port(port: u16, timeout: Duration) -> bool {
 
 pub fn workspace_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// A fake HTTP server on 127.0.0.1 (its own thread and runtime); every accepted connection is
+/// handed to `serve`. Stops when dropped.
+pub struct LoopbackServer {
+    pub base: String,
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl LoopbackServer {
+    pub fn start<F, Fut>(name: &str, serve: F) -> LoopbackServer
+    where
+        F: Fn(tokio::net::TcpStream) -> Fut + Send + 'static,
+        Fut: std::future::Future<Output = ()> + Send + 'static,
+    {
+        let std_listener = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap_or_else(|e| panic!("bind the {name}: {e}"));
+        let port = std_listener.local_addr().expect("local addr").port();
+        std_listener.set_nonblocking(true).expect("nonblocking");
+        let (stop, mut stopped) = tokio::sync::oneshot::channel::<()>();
+        let thread = std::thread::spawn(move || {
+            let rt = tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(2)
+                .enable_all()
+                .build()
+                .expect("fake server runtime");
+            rt.block_on(async move {
+                let listener = tokio::net::TcpListener::from_std(std_listener).expect("listener");
+                loop {
+                    tokio::select! {
+                        _ = &mut stopped => break,
+                        accepted = listener.accept() => {
+                            if let Ok((sock, _)) = accepted {
+                                tokio::spawn(serve(sock));
+                            }
+                        }
+                    }
+                }
+            });
+            rt.shutdown_timeout(Duration::from_millis(200));
+        });
+        LoopbackServer {
+            base: format!("http://127.0.0.1:{port}"),
+            stop: Some(stop),
+            thread: Some(thread),
+        }
+    }
+}
+
+impl Drop for LoopbackServer {
+    fn drop(&mut self) {
+        if let Some(s) = self.stop.take() {
+            let _ = s.send(());
+        }
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
 }
 
 /// A child process in its own process group, stopped (with its children) on drop.

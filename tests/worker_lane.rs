@@ -5,6 +5,7 @@
 
 use std::sync::Arc;
 
+use blackbox::fake_sns::FakeSns;
 use blackbox::{Stack, bench_session, call_json, check, eq, unique_user};
 use chrono::{Duration, Utc};
 use coach::domain::profile::{NotificationPreference, Profile, QuietHours};
@@ -13,8 +14,11 @@ use coach::store::jobs::Claim;
 use libtest_mimic::{Arguments, Failed, Trial};
 use serde_json::{Value, json};
 
+const TOPIC: &str = "arn:aws:sns:us-east-1:000000000000:coach-notify";
+
 struct Ctx {
     stack: Stack,
+    sns: FakeSns,
     http: reqwest::Client,
     rt: tokio::runtime::Handle,
 }
@@ -27,9 +31,15 @@ fn main() {
         .enable_all()
         .build()
         .expect("tokio runtime");
-    let stack = rt.block_on(Stack::start());
+    // Sent push notifications go to a fake SNS endpoint.
+    let sns = FakeSns::start();
+    let stack = rt.block_on(Stack::start_with(&[
+        ("NOTIFY_TOPIC_ARN", TOPIC.to_string()),
+        ("AWS_ENDPOINT_URL_SNS", sns.endpoint.clone()),
+    ]));
     let ctx = Arc::new(Ctx {
         stack,
+        sns,
         http: reqwest::Client::new(),
         rt: rt.handle().clone(),
     });
@@ -373,6 +383,27 @@ fn health_gate_reasons(ctx: &Ctx) -> Result<(), Failed> {
     let d = decision(ctx, &user)?;
     eq(d["sent"].as_bool(), Some(true), &format!("decision: {d}"))?;
     eq(count(ctx, &user, "NOTIFY#")?, 1, "one notification")?;
+    // Published to the topic once, after it was stored.
+    let pushed = |u: &str| {
+        ctx.sns
+            .published()
+            .into_iter()
+            .filter(|p| p.attribute("user_id") == Some(u))
+            .collect::<Vec<_>>()
+    };
+    let p = pushed(&user);
+    eq(p.len(), 1, "one push")?;
+    eq(p[0].topic(), Some(TOPIC), "topic")?;
+    eq(
+        p[0].attribute("notification_id"),
+        d["notification_id"].as_str(),
+        "the stored notification's id",
+    )?;
+    eq(
+        p[0].message()["source"].as_str(),
+        Some("health_metric"),
+        "message",
+    )?;
     // Not significant: recorded, nothing sent.
     let calm = unique_user("w-calm");
     run(
@@ -444,5 +475,9 @@ fn health_gate_reasons(ctx: &Ctx) -> Result<(), Failed> {
         count(ctx, &busy, "NOTIFY#")?,
         1,
         "only the earlier notification",
-    )
+    )?;
+    for u in [&calm, &off, &quiet, &busy] {
+        eq(pushed(u).len(), 0, "nothing pushed when nothing was sent")?;
+    }
+    Ok(())
 }

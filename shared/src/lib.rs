@@ -8,6 +8,7 @@ pub mod domain;
 pub mod import;
 pub mod lanes;
 pub mod llm;
+pub mod push;
 pub mod queue;
 pub mod router;
 pub mod skills;

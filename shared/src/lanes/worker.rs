@@ -19,6 +19,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::analysis::{card, review};
+use crate::push::Push;
 use crate::queue::JobQueue;
 use crate::skills::health;
 use crate::skills::notify::{self, Notification};
@@ -182,11 +183,13 @@ pub struct WorkerLane {
     store: Store,
     /// Where the fan-out sends reviews; without SQS (locally) it runs them itself.
     queue: JobQueue,
+    /// Where sent push notifications are published (`NOTIFY_TOPIC_ARN`).
+    push: Push,
 }
 
 impl WorkerLane {
-    pub fn new(store: Store, queue: JobQueue) -> Self {
-        Self { store, queue }
+    pub fn new(store: Store, queue: JobQueue, push: Push) -> Self {
+        Self { store, queue, push }
     }
 
     pub async fn from_env() -> Result<Self, String> {
@@ -198,6 +201,7 @@ impl WorkerLane {
         Ok(Self::new(
             Store::from_config(&aws, table),
             JobQueue::from_env(&aws),
+            Push::from_env(&aws),
         ))
     }
 
@@ -480,6 +484,12 @@ impl WorkerLane {
                 }])
                 .await?;
                 if done {
+                    if let Some(n) = notification.as_ref().filter(|_| !dry) {
+                        // After the commit: at most one publish per job (see `push`).
+                        if let Err(e) = self.push.publish(user, n).await {
+                            tracing::warn!(error = %e, notification_id = %n.id, "push not delivered; the notification stays in the app's list");
+                        }
+                    }
                     return Ok(Report::Done(d));
                 }
                 if notification.is_some() {
