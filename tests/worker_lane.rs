@@ -56,6 +56,7 @@ fn main() {
             "weekly_fan_out_reviews_active_users",
             weekly_fan_out_reviews_active_users,
         ),
+        ("operator_runs_a_job_dry", operator_runs_a_job_dry),
     ];
     // The first invocation builds and starts the worker.
     let _ = rt.block_on(invoke(
@@ -174,6 +175,54 @@ fn weekly_fan_out_reviews_active_users(ctx: &Ctx) -> Result<(), Failed> {
     // Delivered again: the review is rewritten, not duplicated.
     eq(run(ctx, &[("f2", fan_out)])?, Vec::<String>::new(), "again")?;
     eq(count(ctx, &active, "REVIEW#")?, 1, "one review")
+}
+
+/// `devstack job --dry-run` prints the card and writes nothing; without it the job runs once.
+fn operator_runs_a_job_dry(ctx: &Ctx) -> Result<(), Failed> {
+    let user = unique_user("w-operator");
+    let w = seed_bench(ctx, &user)?;
+    let devstack = |args: &[&str]| -> Result<Value, Failed> {
+        let out =
+            std::process::Command::new(blackbox::workspace_root().join("target/debug/devstack"))
+                .args(args)
+                .env("TABLE_NAME", blackbox::TABLE)
+                .env("AWS_ENDPOINT_URL_DYNAMODB", &ctx.stack.dynoxide.endpoint)
+                .env("AWS_REGION", "us-east-1")
+                .env("AWS_ACCESS_KEY_ID", "test")
+                .env("AWS_SECRET_ACCESS_KEY", "test")
+                .output()?;
+        check(
+            out.status.success(),
+            format!(
+                "devstack {args:?}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            ),
+        )?;
+        Ok(serde_json::from_slice(&out.stdout)?)
+    };
+    let job = completed(&user, &w);
+    let card = devstack(&["job", "--dry-run", &job])?;
+    eq(card["workout_id"].as_str(), Some(w.as_str()), "the card")?;
+    eq(
+        count(ctx, &user, "INSIGHT#")?,
+        0,
+        "a dry run writes no card",
+    )?;
+    eq(count(ctx, &user, "JOB#")?, 0, "and claims nothing")?;
+    let fan_out = devstack(&["job", "--dry-run", r#"{"type":"weekly_review_fanout"}"#])?;
+    check(
+        fan_out["would_review"].is_array(),
+        format!("the fan-out lists users: {fan_out}"),
+    )?;
+    let done = devstack(&["job", &job])?;
+    eq(&done["id"], &card["id"], "the same card, written")?;
+    eq(count(ctx, &user, "INSIGHT#")?, 1, "written once")?;
+    let again = devstack(&["job", &job])?;
+    eq(
+        again["duplicate"].as_bool(),
+        Some(true),
+        "a second run is a duplicate",
+    )
 }
 
 fn card_once_under_redelivery(ctx: &Ctx) -> Result<(), Failed> {

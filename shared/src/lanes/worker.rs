@@ -361,6 +361,50 @@ impl WorkerLane {
         })))
     }
 
+    /// Runs one queue message for an operator (`devstack job`): as the queue would, or with
+    /// `dry` computing the output and writing nothing (a fan-out then lists whom it would
+    /// review).
+    pub async fn operate(
+        &self,
+        body: &str,
+        dry: bool,
+        now: DateTime<Utc>,
+    ) -> Result<Value, String> {
+        let message = Message::parse(body)?;
+        let budget = std::time::Duration::from_secs(300);
+        let out = match (&message, dry) {
+            (Message::Job(job), true) => self.dry_run(job, now).await,
+            (Message::Job(job), false) => {
+                let lease = now + chrono::Duration::from_std(budget).unwrap_or_default();
+                self.run(job, lease, now).await.map(|r| match r {
+                    Report::Done(v) => v,
+                    Report::Duplicate => {
+                        json!({"duplicate": true, "note": "already done; nothing written"})
+                    }
+                })
+            }
+            (Message::FanOut(f), true) => {
+                let week_ending = f
+                    .week_ending
+                    .unwrap_or_else(|| previous_sunday(now.date_naive()));
+                self.store
+                    .active_users(now, ACTIVE_DAYS)
+                    .await
+                    .map(|users| json!({"week_ending": week_ending, "would_review": users}))
+                    .map_err(JobError::from)
+            }
+            (Message::FanOut(f), false) => {
+                self.fan_out(f, Instant::now() + budget, now)
+                    .await
+                    .map(|r| match r {
+                        Report::Done(v) => v,
+                        Report::Duplicate => Value::Null,
+                    })
+            }
+        };
+        out.map_err(|e| e.to_string())
+    }
+
     /// Computes a job's output without claiming or writing anything (`--dry-run`).
     pub async fn dry_run(&self, job: &Job, now: DateTime<Utc>) -> Result<Value, JobError> {
         match self.execute(job, "", "", now, true).await? {

@@ -12,6 +12,9 @@
 //!   export for one user, as `POST /v1/import/strong` does (reviews go to `QUEUE_URL` or
 //!   `WORKER_INVOKE_URL` when set), and prints the report.
 //! - `devstack strong-sample --rows N [--last-day YYYY-MM-DD]`: prints a synthetic Strong export.
+//! - `devstack job [--dry-run] 'MESSAGE'`: runs one worker queue message (DESIGN §5 JSON) for
+//!   one user, as the queue would; `--dry-run` prints the card, review or decision and writes
+//!   nothing.
 
 mod chat;
 mod coldstart;
@@ -22,7 +25,7 @@ mod strong;
 use std::path::PathBuf;
 
 fn usage() -> String {
-    "usage: devstack setup | devstack coldstart [--runs N] [--env K=V]... BASELINE_BIN BIN... | devstack e2e --url URL [--n N] | devstack e2e-functional --base URL [--n N] | devstack chat [--base URL] [--user U] [--conversation C] [--workout W] | devstack import-strong --user U --file F [--tz TZ] [--unit kg|lb] | devstack strong-sample --rows N [--last-day YYYY-MM-DD]".into()
+    "usage: devstack setup | devstack coldstart [--runs N] [--env K=V]... BASELINE_BIN BIN... | devstack e2e --url URL [--n N] | devstack e2e-functional --base URL [--n N] | devstack chat [--base URL] [--user U] [--conversation C] [--workout W] | devstack import-strong --user U --file F [--tz TZ] [--unit kg|lb] | devstack strong-sample --rows N [--last-day YYYY-MM-DD] | devstack job [--dry-run] '{\"type\":\"weekly_review\",\"user_id\":\"demo\",\"week_ending\":\"2026-11-22\"}'".into()
 }
 
 #[tokio::main]
@@ -187,6 +190,20 @@ async fn run() -> Result<(), String> {
                 "imported in {:.0} ms",
                 started.elapsed().as_secs_f64() * 1000.0
             );
+            println!(
+                "{}",
+                serde_json::to_string_pretty(&out).map_err(|e| e.to_string())?
+            );
+            Ok(())
+        }
+        Some("job") => {
+            let dry = args.iter().any(|a| a == "--dry-run");
+            let body = args[1..]
+                .iter()
+                .find(|a| *a != "--dry-run")
+                .ok_or_else(usage)?;
+            let lane = coach::lanes::worker::WorkerLane::from_env().await?;
+            let out = lane.operate(body, dry, chrono::Utc::now()).await?;
             println!(
                 "{}",
                 serde_json::to_string_pretty(&out).map_err(|e| e.to_string())?
