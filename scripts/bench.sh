@@ -10,6 +10,8 @@
 #                              streams, then 30 one at a time) against the fake model
 #   scripts/bench.sh e2e       200 sequential "done" on the local stack (release build, dynoxide),
 #                              then 100 of each functional request for a user with the demo history
+#   scripts/bench.sh import    a 5,000-row Strong export through POST /v1/import/strong on the local
+#                              stack (release build), with the weekly reviews run by the local worker
 #   scripts/bench.sh           all of them
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,6 +20,7 @@ source scripts/tools.sh
 micro() {
   cargo bench -p coach --bench fast_path -- --noplot 2>&1 | grep -E "^(fast_path|baseline)|time:"
   cargo bench -p coach --bench functional -- --noplot 2>&1 | grep -E "^(functional|baseline)|time:"
+  cargo bench -p coach --bench worker -- --noplot 2>&1 | grep -E "^(worker|baseline)|time:"
   # Criterion's time line is a mean; the README quotes medians, from its estimates.
   for f in target/criterion/*/new/estimates.json; do
     python3 -c "import json,sys; e=json.load(open(sys.argv[1])); print(sys.argv[1].split('/')[2], 'median', round(e['median']['point_estimate'], 1), 'ns')" "$f"
@@ -89,8 +92,35 @@ if rows:
 PY
 }
 
+import() {
+  release
+  local db_port port
+  db_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+  port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+  export TABLE_NAME=CoachBench AWS_ENDPOINT_URL_DYNAMODB="http://127.0.0.1:$db_port"
+  setsid dynoxide --host 127.0.0.1 --port "$db_port" --log quiet & local dyn=$!
+  setsid cargo lambda watch --release --ignore-changes -A 127.0.0.1 -P "$port" \
+    --env-var "AUTH_MODE=dev,TABLE_NAME=$TABLE_NAME,AWS_ENDPOINT_URL_DYNAMODB=$AWS_ENDPOINT_URL_DYNAMODB,AWS_REGION=$AWS_REGION,AWS_ACCESS_KEY_ID=$AWS_ACCESS_KEY_ID,AWS_SECRET_ACCESS_KEY=$AWS_SECRET_ACCESS_KEY,WORKER_INVOKE_URL=http://127.0.0.1:$port/2015-03-31/functions/worker/invocations" \
+    > target/bench-watch.log 2>&1 & local watch=$!
+  trap 'kill -TERM -- -'"$watch"' -'"$dyn"' 2>/dev/null || true' RETURN
+  for _ in $(seq 100); do (echo > "/dev/tcp/127.0.0.1/$port") 2>/dev/null && break; sleep 0.1; done
+  ./target/release/devstack setup >/dev/null
+  ./target/release/devstack strong-sample --rows 5000 --last-day 2026-11-20 > target/strong-5000.csv
+  local url="http://127.0.0.1:$port/lambda-url/functional/v1/import/strong?tz=Europe/Berlin"
+  curl -s -o /dev/null "http://127.0.0.1:$port/lambda-url/functional/v1/insights" -H 'x-user-id: warmup'
+  curl -s -o /dev/null -X POST "http://127.0.0.1:$port/2015-03-31/functions/worker/invocations" -d '{"Records":[]}'
+  for run in 1 2 3 4 5; do
+    # A new user each run (a first import), then the same file again for that user (a re-import).
+    for kind in first again; do
+      curl -s -o target/import-answer.json -w "import $kind (run $run): %{time_total} s, HTTP %{http_code}\n" \
+        -X POST "$url" -H "x-user-id: bench-import-$run" -H 'content-type: text/csv' --data-binary @target/strong-5000.csv
+    done
+  done
+  python3 -c "import json; a=json.load(open('target/import-answer.json')); print('last answer:', {k: a[k] for k in ('rows','workouts','sets','new_workouts','already_imported','reviews')})"
+}
+
 case "${1:-all}" in
-  micro) micro ;; size) size ;; cold) cold ;; e2e) e2e ;; slow) slow ;;
-  all) micro; size; cold; e2e; slow ;;
-  *) echo "usage: scripts/bench.sh [micro|size|cold|e2e|slow]"; exit 2 ;;
+  micro) micro ;; size) size ;; cold) cold ;; e2e) e2e ;; slow) slow ;; import) import ;;
+  all) micro; size; cold; e2e; slow; import ;;
+  *) echo "usage: scripts/bench.sh [micro|size|cold|e2e|slow|import]"; exit 2 ;;
 esac
