@@ -5,6 +5,7 @@
 
 use std::sync::Arc;
 
+use blackbox::fake_model::{FakeModel, Reply};
 use blackbox::fake_sns::FakeSns;
 use blackbox::{Stack, bench_session, call_json, check, eq, unique_user};
 use chrono::{Duration, Utc};
@@ -19,6 +20,7 @@ const TOPIC: &str = "arn:aws:sns:us-east-1:000000000000:coach-notify";
 struct Ctx {
     stack: Stack,
     sns: FakeSns,
+    model: FakeModel,
     http: reqwest::Client,
     rt: tokio::runtime::Handle,
 }
@@ -31,15 +33,21 @@ fn main() {
         .enable_all()
         .build()
         .expect("tokio runtime");
-    // Sent push notifications go to a fake SNS endpoint.
+    // Sent push notifications go to a fake SNS endpoint; card summaries to a fake model (a
+    // card it has no scripted answer for gets a 400 and keeps the rules' summary).
     let sns = FakeSns::start();
+    let model = FakeModel::start();
     let stack = rt.block_on(Stack::start_with(&[
         ("NOTIFY_TOPIC_ARN", TOPIC.to_string()),
         ("AWS_ENDPOINT_URL_SNS", sns.endpoint.clone()),
+        ("WORKER_MODEL", "gemini-test".to_string()),
+        ("GEMINI_BASE_URL", model.gemini_base()),
+        ("GEMINI_API_KEY", "test".to_string()),
     ]));
     let ctx = Arc::new(Ctx {
         stack,
         sns,
+        model,
         http: reqwest::Client::new(),
         rt: rt.handle().clone(),
     });
@@ -57,6 +65,10 @@ fn main() {
             weekly_fan_out_reviews_active_users,
         ),
         ("operator_runs_a_job_dry", operator_runs_a_job_dry),
+        (
+            "model_summary_is_checked_against_the_facts",
+            model_summary_is_checked_against_the_facts,
+        ),
     ];
     // The first invocation builds and starts the worker.
     let _ = rt.block_on(invoke(
@@ -115,6 +127,18 @@ fn run(ctx: &Ctx, records: &[(&str, String)]) -> Result<Vec<String>, Failed> {
 
 fn count(ctx: &Ctx, user: &str, prefix: &str) -> Result<usize, Failed> {
     Ok(ctx.rt.block_on(ctx.stack.store.count_items(user, prefix))?)
+}
+
+/// The newest card, as the app reads it (`GET /v1/insights`).
+fn newest_card(ctx: &Ctx, user: &str) -> Value {
+    let page = ctx.rt.block_on(call_json(
+        &ctx.http,
+        "GET",
+        format!("{}/functional/v1/insights", ctx.stack.base),
+        user,
+        None,
+    ));
+    page.body["items"][0].clone()
 }
 
 fn completed(user: &str, workout_id: &str) -> String {
@@ -177,6 +201,55 @@ fn weekly_fan_out_reviews_active_users(ctx: &Ctx) -> Result<(), Failed> {
     eq(count(ctx, &active, "REVIEW#")?, 1, "one review")
 }
 
+/// With `WORKER_MODEL`, the model may write the card's summary from the card's facts; a text
+/// with a number that is not among them is rejected and the rules' summary stays.
+fn model_summary_is_checked_against_the_facts(ctx: &Ctx) -> Result<(), Failed> {
+    let mut cards = Vec::new();
+    for (name, answer) in [
+        (
+            "good",
+            "A strong push day, with a new estimated best on the bench. Keep it going.",
+        ),
+        ("invented", "You benched 130 kg today, a new best."),
+    ] {
+        let user = unique_user(&format!("w-sum-{name}"));
+        let mut w = bench_session(1, &[(95.0, 5, 2); 3]);
+        w.id = format!(
+            "sum-{name}-{}",
+            Utc::now().timestamp_nanos_opt().unwrap_or_default()
+        );
+        ctx.rt
+            .block_on(ctx.stack.store.put_completed_workout(&user, &w))?;
+        let reply = json!({ "summary": answer }).to_string();
+        ctx.model.reply_for(&w.id, Reply::text(&[&reply]));
+        eq(
+            run(ctx, &[("s", completed(&user, &w.id))])?,
+            Vec::<String>::new(),
+            "card",
+        )?;
+        cards.push((answer, newest_card(ctx, &user)));
+    }
+    let (answer, good) = &cards[0];
+    eq(
+        good["summary"].as_str(),
+        Some(*answer),
+        "the model's summary",
+    )?;
+    eq(good["summary_source"].as_str(), Some("model"), "source")?;
+    let (_, invented) = &cards[1];
+    eq(
+        invented["summary_source"].as_str(),
+        Some("rules"),
+        "rejected",
+    )?;
+    check(
+        invented["summary"]
+            .as_str()
+            .is_some_and(|s| s.starts_with("Push: 3 working sets, 1425 kg moved")),
+        format!("the rules' summary stays: {}", invented["summary"]),
+    )
+}
+
 /// `devstack job --dry-run` prints the card and writes nothing; without it the job runs once.
 fn operator_runs_a_job_dry(ctx: &Ctx) -> Result<(), Failed> {
     let user = unique_user("w-operator");
@@ -237,14 +310,7 @@ fn card_once_under_redelivery(ctx: &Ctx) -> Result<(), Failed> {
     let failed = run(ctx, &[("m1-again", completed(&user, &w))])?;
     eq(failed, Vec::<String>::new(), "the redelivery succeeds")?;
     eq(count(ctx, &user, "INSIGHT#")?, 1, "one card")?;
-    let page = ctx.rt.block_on(call_json(
-        &ctx.http,
-        "GET",
-        format!("{}/functional/v1/insights", ctx.stack.base),
-        &user,
-        None,
-    ));
-    let card = &page.body["items"][0];
+    let card = &newest_card(ctx, &user);
     eq(
         card["workout_id"].as_str(),
         Some(w.as_str()),

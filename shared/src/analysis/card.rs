@@ -80,11 +80,19 @@ pub struct InsightCard {
     pub workout_id: String,
     pub workout_date: NaiveDate,
     pub summary: String,
+    /// Who wrote the summary: "rules" (deterministic), or "model" (`WORKER_MODEL`, checked
+    /// against these facts).
+    #[serde(default = "rules")]
+    pub summary_source: String,
     pub highlights: Vec<Highlight>,
     pub flags: Vec<Flag>,
     pub recommendations: Vec<Recommendation>,
     pub created_at: DateTime<Utc>,
     pub expires_at: DateTime<Utc>,
+}
+
+fn rules() -> String {
+    "rules".into()
 }
 
 /// The card's id depends only on the workout, so a re-run rewrites the same card.
@@ -352,6 +360,7 @@ pub fn post_workout_card(
         workout_id: w.id.clone(),
         workout_date: s.date,
         summary,
+        summary_source: rules(),
         highlights,
         flags,
         recommendations: recs,

@@ -1,6 +1,7 @@
 //! One handler per lane; the binaries only build their clients and call these.
 
 pub mod artifacts;
+pub mod card_summary;
 pub mod fast;
 pub mod functional;
 pub mod slow;

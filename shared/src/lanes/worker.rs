@@ -185,11 +185,24 @@ pub struct WorkerLane {
     queue: JobQueue,
     /// Where sent push notifications are published (`NOTIFY_TOPIC_ARN`).
     push: Push,
+    /// Writes card summaries when `WORKER_MODEL` is set (see `card_summary`).
+    model: Option<crate::llm::Model>,
 }
 
 impl WorkerLane {
     pub fn new(store: Store, queue: JobQueue, push: Push) -> Self {
-        Self { store, queue, push }
+        Self {
+            store,
+            queue,
+            push,
+            model: None,
+        }
+    }
+
+    /// The lane with a model for card summaries.
+    pub fn with_model(mut self, model: Option<crate::llm::Model>) -> Self {
+        self.model = model;
+        self
     }
 
     pub async fn from_env() -> Result<Self, String> {
@@ -198,11 +211,17 @@ impl WorkerLane {
             .filter(|t| !t.trim().is_empty())
             .ok_or("TABLE_NAME is not set")?;
         let aws = crate::store::aws_config_from_env().await;
+        // The model's HTTP client (and its TLS roots) only when a model is configured.
+        let model = match crate::llm::ModelConfig::from_env(crate::llm::ModelLane::Worker)? {
+            Some(config) => Some(crate::llm::Model::new(config, crate::llm::http_client()?)),
+            None => None,
+        };
         Ok(Self::new(
             Store::from_config(&aws, table),
             JobQueue::from_env(&aws),
             Push::from_env(&aws),
-        ))
+        )
+        .with_model(model))
     }
 
     /// Handles one SQS batch and answers the partial-batch response: the ids of the records to
@@ -446,7 +465,9 @@ impl WorkerLane {
                     .ok_or_else(|| {
                         JobError::Invalid(format!("no completed workout '{workout_id}'"))
                     })?;
-                let c = card::post_workout_card(w, &history, &profile, tz, now);
+                let mut c = card::post_workout_card(w, &history, &profile, tz, now);
+                let source = super::card_summary::summarise(self.model.as_ref(), &mut c).await;
+                c.summary_source = source.as_str().into();
                 let out = json!(c);
                 if !finish(&[Output::Insight {
                     card: &c,

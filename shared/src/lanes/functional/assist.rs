@@ -129,7 +129,7 @@ impl Assist {
 }
 
 /// The JSON object in an answer, tolerating a Markdown code fence around it.
-fn json_answer(text: &str) -> Option<Value> {
+pub(crate) fn json_answer(text: &str) -> Option<Value> {
     let t = text.trim();
     let t = t
         .strip_prefix("```json")
@@ -157,7 +157,7 @@ fn parse_pick(answer: &Value, choices: &[Candidate<'_>]) -> Option<(usize, Strin
 }
 
 /// The numbers in a text, as written ("100", "2.5", "8"), sorted.
-fn numbers(text: &str) -> Vec<String> {
+pub(crate) fn numbers(text: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut cur = String::new();
     let chars: Vec<char> = text.chars().collect();

@@ -1,0 +1,134 @@
+//! The worker's optional model-written card summary (`WORKER_MODEL`). The model is given only
+//! the card's computed facts (its deterministic summary, highlights, flags and
+//! recommendations) and may only say them better: every number in its text must be one of the
+//! facts' numbers, else the deterministic summary stays. It gets [`SUMMARY_TIMEOUT`]; on a
+//! timeout or an error the card keeps the rules' text, so a model outage never fails a job.
+
+use std::collections::HashSet;
+use std::time::Duration;
+
+use serde_json::json;
+
+use super::functional::assist::{json_answer, numbers};
+use crate::analysis::card::InsightCard;
+use crate::llm::{Model, Request, Turn};
+
+/// The model's whole budget per card (retries included).
+pub const SUMMARY_TIMEOUT: Duration = Duration::from_secs(5);
+/// A summary is two or three sentences.
+pub const MAX_SUMMARY_CHARS: usize = 600;
+
+const INSTRUCTION: &str = "You write the summary of a post-workout card for a lifter, from the \
+facts given and nothing else. Two or three short sentences, warm and direct, second person. Use \
+only numbers that appear in the facts, written as they are written there; add no advice that \
+the facts do not contain. Answer with a JSON object: {\"summary\": \"<the summary>\"}.";
+
+/// What became of the summary.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Source {
+    /// The model's text passed the check.
+    Model,
+    /// No model, or its text was rejected (the reason is logged).
+    Rules,
+}
+
+impl Source {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Source::Model => "model",
+            Source::Rules => "rules",
+        }
+    }
+}
+
+/// Every fact the model may state, as text.
+fn facts(card: &InsightCard) -> String {
+    json!({
+        "workout_id": card.workout_id,
+        "summary": card.summary,
+        "highlights": card.highlights.iter().map(|h| &h.message).collect::<Vec<_>>(),
+        "flags": card.flags.iter().map(|f| &f.message).collect::<Vec<_>>(),
+        "recommendations": card.recommendations.iter().map(|r| json!({
+            "action": r.action, "reasoning": r.reasoning,
+        })).collect::<Vec<_>>(),
+    })
+    .to_string()
+}
+
+/// Whether `text` is a usable summary given the facts: not empty, not too long, and every
+/// number in it among the facts' numbers.
+pub fn acceptable(text: &str, facts: &str) -> Result<(), String> {
+    if text.trim().is_empty() {
+        return Err("empty".into());
+    }
+    if text.chars().count() > MAX_SUMMARY_CHARS {
+        return Err(format!("longer than {MAX_SUMMARY_CHARS} characters"));
+    }
+    let known: HashSet<String> = numbers(facts).into_iter().collect();
+    match numbers(text).into_iter().find(|n| !known.contains(n)) {
+        Some(n) => Err(format!("the number {n} is not among the facts")),
+        None => Ok(()),
+    }
+}
+
+/// Rewrites `card.summary` with the model's text when it passes the check.
+pub async fn summarise(model: Option<&Model>, card: &mut InsightCard) -> Source {
+    let Some(model) = model else {
+        return Source::Rules;
+    };
+    let facts = facts(card);
+    let req = Request {
+        system: INSTRUCTION.to_string(),
+        turns: vec![Turn::user(facts.clone())],
+        tools: Vec::new(),
+        json_output: true,
+    };
+    let deadline = tokio::time::Instant::now() + SUMMARY_TIMEOUT;
+    let answer = match tokio::time::timeout(SUMMARY_TIMEOUT, model.complete(&req, deadline)).await {
+        Ok(Ok(turn)) => turn.text(),
+        Ok(Err(e)) => {
+            tracing::warn!(code = e.code(), "card summary: model call failed: {e}");
+            return Source::Rules;
+        }
+        Err(_) => {
+            tracing::warn!("card summary: the model took longer than {SUMMARY_TIMEOUT:?}");
+            return Source::Rules;
+        }
+    };
+    let text = json_answer(&answer)
+        .and_then(|v| v["summary"].as_str().map(|s| s.trim().to_string()))
+        .unwrap_or_default();
+    match acceptable(&text, &facts) {
+        Ok(()) => {
+            card.summary = text;
+            Source::Model
+        }
+        Err(why) => {
+            tracing::warn!(workout_id = %card.workout_id, "card summary: model text rejected: {why}");
+            Source::Rules
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_the_facts_numbers_pass() {
+        let facts = r#"{"summary":"Push: 3 working sets, 1425 kg moved in 60 minutes.","highlights":["New estimated 1RM on Bench Press: 117.2 kg (was 111 kg)"]}"#;
+        assert_eq!(
+            acceptable(
+                "Great push day: 3 working sets and 1425 kg moved, with a new estimated 1RM of 117.2 kg.",
+                facts
+            ),
+            Ok(())
+        );
+        assert_eq!(
+            acceptable("Bench is up to 120 kg now.", facts),
+            Err("the number 120 is not among the facts".into())
+        );
+        assert!(acceptable("", facts).is_err());
+        assert!(acceptable(&"a".repeat(MAX_SUMMARY_CHARS + 1), facts).is_err());
+    }
+}
