@@ -13,9 +13,9 @@ pub mod strong;
 use chrono::{DateTime, NaiveDate, Utc};
 use chrono_tz::Tz;
 use serde::Serialize;
-use serde_json::json;
 
 use crate::domain::units::Unit;
+use crate::lanes::worker::Job;
 use crate::queue::JobQueue;
 use crate::skills::notify;
 use crate::store::{Parts, Store, StoreError};
@@ -91,7 +91,13 @@ pub async fn strong_export(
     let jobs: Vec<serde_json::Value> = parsed
         .weeks
         .iter()
-        .map(|d| json!({ "type": "weekly_review", "user_id": user, "week_ending": d }))
+        .map(|d| {
+            Job::WeeklyReview {
+                user_id: user.to_string(),
+                week_ending: *d,
+            }
+            .to_message()
+        })
         .collect();
     let reviews = match queue.send_all(&jobs).await {
         Ok(n) => Reviews {

@@ -15,7 +15,7 @@ use std::time::Instant;
 
 use chrono::{DateTime, NaiveDate, Utc};
 use futures_util::FutureExt;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use crate::analysis::{card, review};
@@ -30,8 +30,8 @@ use crate::store::{Parts, Store, StoreError};
 /// calls and milliseconds of analysis; Lambda's own default timeout is 3 s).
 pub const RECORD_MIN_BUDGET: std::time::Duration = std::time::Duration::from_secs(1);
 
-/// A job, as the queue carries it.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+/// A job, as the queue carries it (`to_message` gives the JSON every producer sends).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Job {
     WorkoutCompleted {
@@ -91,7 +91,7 @@ impl Message {
         let mut v: Value =
             serde_json::from_str(body).map_err(|e| format!("the body is not JSON: {e}"))?;
         if v["type"] != FANOUT_TYPE {
-            return Job::parse(body).map(Message::Job);
+            return Job::from_value(v).map(Message::Job);
         }
         if let Some(o) = v.as_object_mut() {
             o.remove("type");
@@ -104,15 +104,18 @@ impl Message {
 
 /// The Sunday before `d` (a Sunday gives the one a week earlier: its own week is not over).
 pub fn previous_sunday(d: NaiveDate) -> NaiveDate {
-    use chrono::Datelike;
-    d - chrono::Days::new(u64::from(d.weekday().num_days_from_monday()) + 1)
+    crate::analysis::facts::week_start(d) - chrono::Days::new(1)
 }
 
 impl Job {
     /// Parses a record body; the error says why it can never succeed.
     pub fn parse(body: &str) -> Result<Job, String> {
-        let v: Value =
-            serde_json::from_str(body).map_err(|e| format!("the body is not JSON: {e}"))?;
+        Job::from_value(
+            serde_json::from_str(body).map_err(|e| format!("the body is not JSON: {e}"))?,
+        )
+    }
+
+    fn from_value(v: Value) -> Result<Job, String> {
         let kind = v["type"].as_str().unwrap_or_default().to_string();
         if !JOB_TYPES.contains(&kind.as_str()) || kind == FANOUT_TYPE {
             return Err(format!(
@@ -126,6 +129,11 @@ impl Job {
             return Err(format!("a {kind} job has an empty user_id"));
         }
         Ok(job)
+    }
+
+    /// The queue message for this job (DESIGN §5).
+    pub fn to_message(&self) -> Value {
+        serde_json::to_value(self).unwrap_or_default()
     }
 
     pub fn user(&self) -> &str {
@@ -357,10 +365,7 @@ impl WorkerLane {
                 break;
             }
             if queued {
-                let jobs: Vec<Value> = round
-                    .iter()
-                    .map(|u| json!({"type": "weekly_review", "user_id": u, "week_ending": week_ending}))
-                    .collect();
+                let jobs: Vec<Value> = round.iter().map(|u| review(u).to_message()).collect();
                 self.queue.send_all(&jobs).await?;
             } else {
                 for u in round {
@@ -606,6 +611,19 @@ mod tests {
         assert_eq!(previous_sunday(d("2026-11-23")), d("2026-11-22"));
         assert_eq!(previous_sunday(d("2026-11-22")), d("2026-11-15"));
         assert_eq!(previous_sunday(d("2026-11-28")), d("2026-11-22"));
+    }
+
+    #[test]
+    fn a_job_round_trips_through_its_message() {
+        let job = Job::WeeklyReview {
+            user_id: "u1".into(),
+            week_ending: "2026-11-22".parse().unwrap_or_default(),
+        };
+        assert_eq!(
+            job.to_message(),
+            json!({"type": "weekly_review", "user_id": "u1", "week_ending": "2026-11-22"})
+        );
+        assert_eq!(Job::parse(&job.to_message().to_string()), Ok(job));
     }
 
     #[test]

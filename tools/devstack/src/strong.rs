@@ -6,7 +6,7 @@
 //!
 //! `devstack import-strong`: the operator's import, the same code as `POST /v1/import/strong`.
 
-use chrono::{Duration, NaiveDate, NaiveDateTime};
+use chrono::{Datelike, Duration, NaiveDate, NaiveDateTime};
 
 const HEADER: &str = "Date,Workout Name,Duration,Exercise Name,Set Order,Weight,Reps,Distance,Seconds,Notes,Workout Notes,RPE";
 pub const ROWS_PER_SESSION: usize = 16;
@@ -93,10 +93,8 @@ pub fn sample(rows: usize, last_day: NaiveDate) -> String {
     let sessions = rows.div_ceil(ROWS_PER_SESSION);
     // Sessions on Monday (push), Wednesday (pull) and Friday (legs), counted back from the
     // last Friday on or before `last_day`.
-    let mut friday = last_day;
-    while friday.format("%u").to_string() != "5" {
-        friday -= Duration::days(1);
-    }
+    let back = (last_day.weekday().num_days_from_monday() + 7 - 4) % 7;
+    let friday = last_day - Duration::days(i64::from(back));
     let weeks = sessions.div_ceil(3) as i64;
     let first_monday = friday - Duration::days(4) - Duration::weeks(weeks - 1);
     let mut out = String::with_capacity(rows * 110);
