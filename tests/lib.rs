@@ -3,6 +3,7 @@
 
 pub mod fake_model;
 pub mod fake_sns;
+pub mod fault_proxy;
 
 use std::net::{TcpListener, TcpStream};
 use std::path::PathBuf;
@@ -198,12 +199,22 @@ impl Stack {
     /// A stack whose functions also get `extra` environment variables (no commas in values).
     pub async fn start_with(extra: &[(&str, String)]) -> Stack {
         let dynoxide = Dynoxide::start();
+        let endpoint = dynoxide.endpoint.clone();
+        Stack::start_on(dynoxide, &endpoint, extra).await
+    }
+
+    /// A stack over `dynoxide` whose functions reach the store at `functions_store` (a proxy in
+    /// front of it, say); `store` (the tests' own client) talks to dynoxide directly.
+    pub async fn start_on(
+        dynoxide: Dynoxide,
+        functions_store: &str,
+        extra: &[(&str, String)],
+    ) -> Stack {
         let store = dynoxide.store().await;
         let port = free_port();
         // Completing a workout hands the job to the worker through the same watch process.
         let env = format!(
-            "AUTH_MODE=dev,TABLE_NAME={TABLE},AWS_ENDPOINT_URL_DYNAMODB={},AWS_REGION=us-east-1,AWS_ACCESS_KEY_ID=test,AWS_SECRET_ACCESS_KEY=test,RUST_LOG=warn,WORKER_INVOKE_URL=http://127.0.0.1:{port}/2015-03-31/functions/worker/invocations",
-            dynoxide.endpoint
+            "AUTH_MODE=dev,TABLE_NAME={TABLE},AWS_ENDPOINT_URL_DYNAMODB={functions_store},AWS_REGION=us-east-1,AWS_ACCESS_KEY_ID=test,AWS_SECRET_ACCESS_KEY=test,RUST_LOG=warn,WORKER_INVOKE_URL=http://127.0.0.1:{port}/2015-03-31/functions/worker/invocations",
         );
         let env = extra
             .iter()

@@ -5,6 +5,9 @@ pub mod analysis;
 pub mod api;
 pub mod context;
 pub mod domain;
+/// Fuzz properties: for the fuzz targets (feature `fuzzing`) and the corpus replay test.
+#[cfg(any(test, feature = "fuzzing"))]
+pub mod fuzzing;
 pub mod import;
 pub mod lanes;
 pub mod llm;

@@ -1,5 +1,6 @@
 //! One structured JSON log line per request: lane, intent, matched rule, corr, status, outcome,
-//! handler and store time, and Lambda's request id. No message text and no user data.
+//! handler and store time, and Lambda's request id. No message text and no user data. The
+//! same line is the request's CloudWatch metrics record (embedded metric format).
 
 use serde::Serialize;
 
@@ -29,6 +30,100 @@ pub struct RequestLog {
     pub model_us: u64,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub model: Option<&'static str>,
+    /// The request failed after its status went out (a stream that ended in an `error` event):
+    /// counted in `Errors` like a 5xx.
+    #[serde(skip)]
+    pub failed_in_stream: bool,
+}
+
+#[derive(Serialize)]
+struct Line<'a> {
+    #[serde(flatten)]
+    log: &'a RequestLog,
+    #[serde(flatten)]
+    metrics: Metrics,
+}
+
+/// CloudWatch's embedded metric format: a log line with these fields is also a data point of
+/// `Requests`, `Errors` (server errors, or failed jobs) and `Latency` (milliseconds) under the
+/// dimension `lane`, in the namespace `METRICS_NAMESPACE` (the stack's name; `Coach` when
+/// unset). CloudWatch extracts them from the log: no API call, no agent, nothing added to the
+/// request's time. The template's alarms watch these metrics.
+#[derive(Debug, Serialize)]
+pub struct Metrics {
+    #[serde(rename = "_aws")]
+    meta: EmfMeta,
+    #[serde(rename = "Requests")]
+    requests: u32,
+    #[serde(rename = "Errors")]
+    errors: u32,
+    #[serde(rename = "Latency")]
+    latency_ms: f64,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "PascalCase")]
+struct EmfMeta {
+    timestamp: i64,
+    cloud_watch_metrics: [EmfDirective; 1],
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "PascalCase")]
+struct EmfDirective {
+    namespace: &'static str,
+    dimensions: [[&'static str; 1]; 1],
+    metrics: [EmfMetric; 3],
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "PascalCase")]
+struct EmfMetric {
+    name: &'static str,
+    unit: &'static str,
+}
+
+/// The namespace of the metrics, read once.
+fn namespace() -> &'static str {
+    static NAMESPACE: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    NAMESPACE.get_or_init(|| {
+        std::env::var("METRICS_NAMESPACE")
+            .ok()
+            .filter(|n| !n.trim().is_empty())
+            .unwrap_or_else(|| "Coach".to_string())
+    })
+}
+
+impl Metrics {
+    /// One request (or job) of the line's `lane`.
+    pub fn new(error: bool, latency_us: u64) -> Metrics {
+        Metrics {
+            meta: EmfMeta {
+                timestamp: chrono::Utc::now().timestamp_millis(),
+                cloud_watch_metrics: [EmfDirective {
+                    namespace: namespace(),
+                    dimensions: [["lane"]],
+                    metrics: [
+                        EmfMetric {
+                            name: "Requests",
+                            unit: "Count",
+                        },
+                        EmfMetric {
+                            name: "Errors",
+                            unit: "Count",
+                        },
+                        EmfMetric {
+                            name: "Latency",
+                            unit: "Milliseconds",
+                        },
+                    ],
+                }],
+            },
+            requests: 1,
+            errors: u32::from(error),
+            latency_ms: latency_us as f64 / 1000.0,
+        }
+    }
 }
 
 fn is_zero(v: &u64) -> bool {
@@ -53,8 +148,13 @@ impl RequestLog {
         Self::new(lane, req.lambda_context_ref().map(|c| c.request_id.clone()))
     }
 
+    /// The log line, which is also the request's metrics record (EMF).
     pub fn to_line(&self) -> String {
-        serde_json::to_string(self)
+        let line = Line {
+            log: self,
+            metrics: Metrics::new(self.status >= 500 || self.failed_in_stream, self.latency_us),
+        };
+        serde_json::to_string(&line)
             .unwrap_or_else(|_| String::from("{\"event\":\"request\",\"log_error\":true}"))
     }
 
@@ -104,5 +204,30 @@ mod tests {
         assert_eq!(v["request_id"], "req-1");
         assert_eq!(v["intent"], "LOG_SET");
         assert!(v.get("message").is_none() && v.get("user_id").is_none());
+    }
+
+    #[test]
+    fn log_line_is_an_emf_record_of_the_lane() {
+        let mut log = RequestLog::new("functional", None);
+        log.status = 503;
+        log.latency_us = 2_500;
+        let v: serde_json::Value = serde_json::from_str(&log.to_line()).unwrap();
+        let directive = &v["_aws"]["CloudWatchMetrics"][0];
+        assert_eq!(directive["Dimensions"], serde_json::json!([["lane"]]));
+        // Every metric the directive names is a number on the line, as EMF requires.
+        for m in directive["Metrics"].as_array().unwrap() {
+            assert!(v[m["Name"].as_str().unwrap()].is_number(), "{m}");
+        }
+        assert!(v["_aws"]["Timestamp"].as_i64().unwrap() > 1_700_000_000_000);
+        assert_eq!(
+            (v["Requests"].as_u64(), v["Errors"].as_u64()),
+            (Some(1), Some(1))
+        );
+        assert_eq!(v["Latency"], 2.5);
+        assert_eq!(v["lane"], "functional");
+
+        log.status = 404;
+        let v: serde_json::Value = serde_json::from_str(&log.to_line()).unwrap();
+        assert_eq!(v["Errors"], 0, "a client error is not the service's error");
     }
 }

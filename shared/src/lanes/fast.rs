@@ -53,7 +53,10 @@ impl FastLane {
 
     pub async fn from_env() -> Result<Self, String> {
         let cfg = Config::from_env()?;
-        Ok(Self::new(Store::from_env(cfg.table).await, cfg.auth))
+        Ok(Self::new(
+            Store::from_env("fast", cfg.table).await,
+            cfg.auth,
+        ))
     }
 
     /// Handles one request; never fails (errors are responses) and logs one line.

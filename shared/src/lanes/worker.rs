@@ -25,6 +25,7 @@ use crate::skills::health;
 use crate::skills::notify::{self, Notification};
 use crate::store::jobs::{Claim, Output, health_sk};
 use crate::store::{Parts, Store, StoreError};
+use crate::telemetry::Metrics;
 
 /// A record is not started with less than this left of the invocation (a job is a few store
 /// calls and milliseconds of analysis; Lambda's own default timeout is 3 s).
@@ -197,6 +198,20 @@ pub struct WorkerLane {
     model: Option<crate::llm::Model>,
 }
 
+/// One line per record: what became of it, and the worker's metrics (EMF, lane `worker`).
+#[derive(Serialize)]
+struct JobLog<'a> {
+    level: &'static str,
+    event: &'static str,
+    lane: &'static str,
+    message_id: &'a str,
+    outcome: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reason: Option<&'a str>,
+    #[serde(flatten)]
+    metrics: Metrics,
+}
+
 impl WorkerLane {
     pub fn new(store: Store, queue: JobQueue, push: Push) -> Self {
         Self {
@@ -218,7 +233,7 @@ impl WorkerLane {
             .ok()
             .filter(|t| !t.trim().is_empty())
             .ok_or("TABLE_NAME is not set")?;
-        let aws = crate::store::aws_config_from_env().await;
+        let aws = crate::store::aws_config_from_env("worker").await;
         // The model's HTTP client (and its TLS roots) only when a model is configured.
         let model = match crate::llm::ModelConfig::from_env(crate::llm::ModelLane::Worker)? {
             Some(config) => Some(crate::llm::Model::new(config, crate::llm::http_client()?)),
@@ -258,15 +273,18 @@ impl WorkerLane {
             if reason.is_some() {
                 failures.push(json!({ "itemIdentifier": id }));
             }
-            println!(
-                "{}",
-                json!({
-                    "level": if reason.is_some() { "WARN" } else { "INFO" },
-                    "event": "job", "lane": "worker", "message_id": id,
-                    "outcome": outcome, "reason": reason,
-                    "latency_ms": started.elapsed().as_secs_f64() * 1000.0,
-                })
-            );
+            // A busy job (another delivery holds its claim) is redelivered, not an error.
+            let error = reason.is_some() && outcome != "BUSY";
+            let line = JobLog {
+                level: if reason.is_some() { "WARN" } else { "INFO" },
+                event: "job",
+                lane: "worker",
+                message_id: &id,
+                outcome: &outcome,
+                reason: reason.as_deref(),
+                metrics: Metrics::new(error, started.elapsed().as_micros() as u64),
+            };
+            println!("{}", serde_json::to_string(&line).unwrap_or_default());
         }
         json!({ "batchItemFailures": failures })
     }

@@ -382,11 +382,7 @@ impl Model {
                 Ok(response) => {
                     return Ok(ModelStream {
                         response,
-                        sse: sse::SseParser::default(),
-                        decoder: match self.config.provider {
-                            Provider::Gemini => Decoder::Gemini(gemini::Decoder::default()),
-                            Provider::OpenAi => Decoder::OpenAi(openai::Decoder::default()),
-                        },
+                        decoder: StreamDecoder::new(self.config.provider),
                         pending: VecDeque::new(),
                         ended: false,
                         deadline,
@@ -470,25 +466,57 @@ enum Decoder {
     OpenAi(openai::Decoder),
 }
 
-impl Decoder {
-    fn data(&mut self, data: &str, out: &mut VecDeque<Event>) -> Result<(), ModelError> {
-        match self {
-            Decoder::Gemini(d) => d.data(data, out),
-            Decoder::OpenAi(d) => d.data(data, out),
+/// A provider's response body turned into events: the SSE framing, then the provider's JSON.
+/// Bytes may arrive split anywhere (a line, an event or a UTF-8 character across reads); the
+/// events do not depend on where.
+pub struct StreamDecoder {
+    sse: sse::SseParser,
+    decoder: Decoder,
+}
+
+impl StreamDecoder {
+    pub fn new(provider: Provider) -> StreamDecoder {
+        StreamDecoder {
+            sse: sse::SseParser::default(),
+            decoder: match provider {
+                Provider::Gemini => Decoder::Gemini(gemini::Decoder::default()),
+                Provider::OpenAi => Decoder::OpenAi(openai::Decoder::default()),
+            },
         }
     }
 
-    fn eof(&mut self, stray: &str, out: &mut VecDeque<Event>) -> Result<(), ModelError> {
-        match self {
+    /// Feeds the next bytes of the body; the events they complete go to `out`.
+    pub fn push(&mut self, bytes: &[u8], out: &mut VecDeque<Event>) -> Result<(), ModelError> {
+        for data in self.sse.push(bytes) {
+            self.data(&data, out)?;
+        }
+        Ok(())
+    }
+
+    /// The end of the body: a stream that ends without its finish is an error.
+    pub fn finish(&mut self, out: &mut VecDeque<Event>) -> Result<(), ModelError> {
+        for data in self.sse.finish() {
+            self.data(&data, out)?;
+        }
+        let stray = self.sse.stray();
+        match &mut self.decoder {
             Decoder::Gemini(d) => d.eof(stray, out),
             Decoder::OpenAi(d) => d.eof(stray, out),
         }
     }
 
-    fn turn(&self) -> Turn {
-        match self {
+    /// The model's turn so far.
+    pub fn turn(&self) -> Turn {
+        match &self.decoder {
             Decoder::Gemini(d) => d.turn(),
             Decoder::OpenAi(d) => d.turn(),
+        }
+    }
+
+    fn data(&mut self, data: &str, out: &mut VecDeque<Event>) -> Result<(), ModelError> {
+        match &mut self.decoder {
+            Decoder::Gemini(d) => d.data(data, out),
+            Decoder::OpenAi(d) => d.data(data, out),
         }
     }
 }
@@ -496,8 +524,7 @@ impl Decoder {
 /// An answer being streamed. Dropping it closes the connection, which stops the model.
 pub struct ModelStream {
     response: reqwest::Response,
-    sse: sse::SseParser,
-    decoder: Decoder,
+    decoder: StreamDecoder,
     pending: VecDeque<Event>,
     ended: bool,
     deadline: Instant,
@@ -532,26 +559,10 @@ impl ModelStream {
                 Ok(Ok(c)) => c,
             };
             let result = match chunk {
-                Some(bytes) => {
-                    let mut r = Ok(());
-                    for data in self.sse.push(&bytes) {
-                        r = self.decoder.data(&data, &mut self.pending);
-                        if r.is_err() {
-                            break;
-                        }
-                    }
-                    r
-                }
+                Some(bytes) => self.decoder.push(&bytes, &mut self.pending),
                 None => {
                     self.ended = true;
-                    let mut r = Ok(());
-                    for data in self.sse.finish() {
-                        r = self.decoder.data(&data, &mut self.pending);
-                        if r.is_err() {
-                            break;
-                        }
-                    }
-                    r.and_then(|()| self.decoder.eof(self.sse.stray(), &mut self.pending))
+                    self.decoder.finish(&mut self.pending)
                 }
             };
             if let Err(e) = result {

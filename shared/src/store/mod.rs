@@ -176,17 +176,20 @@ pub(crate) fn string(item: &HashMap<String, AttributeValue>, name: &str) -> Opti
 }
 
 /// The AWS configuration from the environment, with timeouts that fit inside a Lambda
-/// invocation; shared by every client a binary builds. Call once, in `main`.
-pub async fn aws_config_from_env() -> aws_config::SdkConfig {
+/// invocation; shared by every client a binary builds. Call once, in `main`. `app` names the
+/// binary in the SDK's user agent (`app/coach-<app>`), so a request can be traced to its lane.
+pub async fn aws_config_from_env(app: &str) -> aws_config::SdkConfig {
     let timeouts = aws_config::timeout::TimeoutConfig::builder()
         .connect_timeout(Duration::from_secs(2))
         .operation_attempt_timeout(Duration::from_secs(2))
         .operation_timeout(Duration::from_secs(5))
         .build();
-    aws_config::defaults(aws_config::BehaviorVersion::latest())
-        .timeout_config(timeouts)
-        .load()
-        .await
+    let mut loader =
+        aws_config::defaults(aws_config::BehaviorVersion::latest()).timeout_config(timeouts);
+    if let Ok(name) = aws_config::AppName::new(format!("coach-{app}")) {
+        loader = loader.app_name(name);
+    }
+    loader.load().await
 }
 
 impl Store {
@@ -199,8 +202,8 @@ impl Store {
 
     /// Builds the client from the environment (region, credentials, `AWS_ENDPOINT_URL_DYNAMODB`)
     /// with timeouts that fit inside a Lambda invocation. Call once, in `main`.
-    pub async fn from_env(table: impl Into<String>) -> Self {
-        Self::from_config(&aws_config_from_env().await, table)
+    pub async fn from_env(app: &str, table: impl Into<String>) -> Self {
+        Self::from_config(&aws_config_from_env(app).await, table)
     }
 
     pub fn from_config(config: &aws_config::SdkConfig, table: impl Into<String>) -> Self {

@@ -42,7 +42,7 @@ async fn run() -> Result<(), String> {
         Some("setup") => {
             let table =
                 std::env::var("TABLE_NAME").map_err(|_| "TABLE_NAME is not set".to_string())?;
-            let store = coach::store::Store::from_env(table.clone()).await;
+            let store = coach::store::Store::from_env("devstack", table.clone()).await;
             let created = store.ensure_table().await.map_err(|e| e.to_string())?;
             let n = demo::load(&store, chrono::Utc::now())
                 .await
@@ -114,7 +114,7 @@ async fn run() -> Result<(), String> {
             }
             let table =
                 std::env::var("TABLE_NAME").map_err(|_| "TABLE_NAME is not set".to_string())?;
-            let store = coach::store::Store::from_env(table).await;
+            let store = coach::store::Store::from_env("devstack", table).await;
             e2e::run(&store, &url.ok_or_else(usage)?, n).await
         }
         Some("e2e-functional") => {
@@ -130,7 +130,7 @@ async fn run() -> Result<(), String> {
             }
             let table =
                 std::env::var("TABLE_NAME").map_err(|_| "TABLE_NAME is not set".to_string())?;
-            let store = coach::store::Store::from_env(table).await;
+            let store = coach::store::Store::from_env("devstack", table).await;
             e2e::run_functional(&store, &base.ok_or_else(usage)?, n).await
         }
         Some("chat") => {
@@ -171,7 +171,7 @@ async fn run() -> Result<(), String> {
             let text = std::fs::read_to_string(&file).map_err(|e| format!("{file}: {e}"))?;
             let table =
                 std::env::var("TABLE_NAME").map_err(|_| "TABLE_NAME is not set".to_string())?;
-            let aws = coach::store::aws_config_from_env().await;
+            let aws = coach::store::aws_config_from_env("devstack").await;
             let store = coach::store::Store::from_config(&aws, table);
             let queue = coach::queue::JobQueue::from_env(&aws);
             let started = std::time::Instant::now();

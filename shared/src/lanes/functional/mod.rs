@@ -75,7 +75,7 @@ impl FunctionalLane {
     pub async fn from_env(http: &reqwest::Client) -> Result<Self, String> {
         let cfg = super::fast::Config::from_env()?;
         let model = crate::llm::Model::from_env(crate::llm::ModelLane::Functional, http)?;
-        let aws = crate::store::aws_config_from_env().await;
+        let aws = crate::store::aws_config_from_env("functional").await;
         Ok(Self::new(
             Store::from_config(&aws, cfg.table),
             JobQueue::from_env(&aws),

@@ -56,7 +56,7 @@ impl SlowLane {
         let cfg = super::fast::Config::from_env()?;
         let model = Model::from_env(ModelLane::Slow, http)?;
         let functional_model = Model::from_env(ModelLane::Functional, http)?;
-        let aws = crate::store::aws_config_from_env().await;
+        let aws = crate::store::aws_config_from_env("slow").await;
         let store = Store::from_config(&aws, cfg.table);
         // Tests shorten the heartbeat; the contract is 10 s.
         let heartbeat = std::env::var("STREAM_HEARTBEAT_MS")
@@ -200,6 +200,7 @@ impl SlowLane {
             emit.send("done", agent::done_data(intent, started, &outcome))
                 .await;
             log.status = 200;
+            log.failed_in_stream = outcome.error.is_some();
             log.outcome = outcome.error.unwrap_or(if emit.client_gone() {
                 "client_gone"
             } else {

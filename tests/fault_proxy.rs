@@ -1,0 +1,310 @@
+//! A fault-injecting HTTP proxy between the SDK and dynoxide, on 127.0.0.1.
+//!
+//! Each request is forwarded or, with the configured probability, meets one of five faults:
+//! - `throttle`: a 400 `ThrottlingException`, not forwarded;
+//! - `server_error`: a 500 `InternalServerError`, not forwarded;
+//! - `drop_before`: the connection closes before the request reaches the store;
+//! - `drop_after`: the store applies the request, then the connection closes (the answer is lost);
+//! - `stall_after`: the store applies the request, the answer never comes, and the connection
+//!   closes after longer than the SDK's 2 s attempt timeout.
+//!
+//! The last two are the dangerous ones: the write happened but the caller cannot know. The proxy
+//! also counts every operation by the lane that sent it (`app/coach-<lane>` in the user agent).
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+
+use crate::LoopbackServer;
+
+pub const FAULTS: [&str; 5] = [
+    "throttle",
+    "server_error",
+    "drop_before",
+    "drop_after",
+    "stall_after",
+];
+
+/// Longer than the lanes' attempt timeout (2 s), so the SDK gives up on the attempt.
+const STALL: Duration = Duration::from_millis(2_300);
+
+#[derive(Default)]
+struct State {
+    /// Percent of requests that meet a fault.
+    rate: AtomicU32,
+    /// The faults to draw from (all of them unless `set_faults` narrowed it).
+    kinds: Mutex<Vec<&'static str>>,
+    rng: AtomicU64,
+    injected: Mutex<BTreeMap<&'static str, u64>>,
+    /// (lane, operation) -> requests.
+    operations: Mutex<BTreeMap<(String, String), u64>>,
+}
+
+impl State {
+    /// A fault for the next request, or none: xorshift over a fixed seed, so a run is repeatable
+    /// up to the order in which concurrent requests arrive.
+    fn draw(&self) -> Option<&'static str> {
+        let mut x = self.rng.load(Ordering::Relaxed);
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        self.rng.store(x, Ordering::Relaxed);
+        if x % 100 >= u64::from(self.rate.load(Ordering::Relaxed)) {
+            return None;
+        }
+        let kinds = self.kinds.lock().ok()?.clone();
+        if kinds.is_empty() {
+            return None;
+        }
+        let fault = kinds[((x / 100) % kinds.len() as u64) as usize];
+        if let Ok(mut m) = self.injected.lock() {
+            *m.entry(fault).or_default() += 1;
+        }
+        Some(fault)
+    }
+}
+
+pub struct FaultProxy {
+    pub endpoint: String,
+    state: Arc<State>,
+    _server: LoopbackServer,
+}
+
+impl FaultProxy {
+    /// A proxy to `upstream` (dynoxide's endpoint) that injects no fault until `set_rate`.
+    pub fn start(upstream: &str, seed: u64) -> FaultProxy {
+        let state = Arc::new(State {
+            rng: AtomicU64::new(seed.max(1)),
+            kinds: Mutex::new(FAULTS.to_vec()),
+            ..State::default()
+        });
+        let http = reqwest::Client::new();
+        let upstream = upstream.to_string();
+        let st = state.clone();
+        let server = LoopbackServer::start("fault proxy", move |sock| {
+            serve(sock, upstream.clone(), http.clone(), st.clone())
+        });
+        FaultProxy {
+            endpoint: server.base.clone(),
+            state,
+            _server: server,
+        }
+    }
+
+    /// From now on, `percent` of requests meet a fault, of any kind.
+    pub fn set_rate(&self, percent: u32) {
+        self.set_faults(percent, &FAULTS);
+    }
+
+    /// From now on, `percent` of requests meet one of these faults.
+    pub fn set_faults(&self, percent: u32, kinds: &[&'static str]) {
+        if let Ok(mut k) = self.state.kinds.lock() {
+            *k = kinds.to_vec();
+        }
+        self.state.rate.store(percent.min(100), Ordering::Relaxed);
+    }
+
+    /// How many of each fault were injected.
+    pub fn injected(&self) -> BTreeMap<&'static str, u64> {
+        self.state
+            .injected
+            .lock()
+            .map(|m| m.clone())
+            .unwrap_or_default()
+    }
+
+    /// Every DynamoDB operation seen, by lane: `{"fast": {"GetItem": 3, ...}, ...}`.
+    pub fn operations(&self) -> BTreeMap<String, BTreeMap<String, u64>> {
+        let mut out: BTreeMap<String, BTreeMap<String, u64>> = BTreeMap::new();
+        if let Ok(m) = self.state.operations.lock() {
+            for ((lane, op), n) in m.iter() {
+                *out.entry(lane.clone())
+                    .or_default()
+                    .entry(op.clone())
+                    .or_default() += n;
+            }
+        }
+        out
+    }
+}
+
+/// The IAM actions a request needs. Transactions have no action of their own: IAM checks each
+/// item's (`PutItem`, `UpdateItem`, `DeleteItem`, `ConditionCheckItem`; `GetItem` for reads).
+fn iam_actions(op: &str, body: &[u8]) -> Vec<String> {
+    if op != "TransactWriteItems" && op != "TransactGetItems" {
+        return vec![op.to_string()];
+    }
+    let v: serde_json::Value = serde_json::from_slice(body).unwrap_or_default();
+    let mut out: Vec<String> = v["TransactItems"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|item| item.as_object()?.keys().next().cloned())
+        .map(|kind| match kind.as_str() {
+            "Put" => "PutItem".to_string(),
+            "Update" => "UpdateItem".to_string(),
+            "Delete" => "DeleteItem".to_string(),
+            "ConditionCheck" => "ConditionCheckItem".to_string(),
+            "Get" => "GetItem".to_string(),
+            other => other.to_string(),
+        })
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
+struct Head {
+    method: String,
+    path: String,
+    headers: Vec<(String, String)>,
+    body: Vec<u8>,
+}
+
+/// One connection: requests one after another (keep-alive) until the client closes or a fault
+/// closes it.
+async fn serve(mut sock: TcpStream, upstream: String, http: reqwest::Client, state: Arc<State>) {
+    let mut buf = Vec::new();
+    while let Some(req) = read_request(&mut sock, &mut buf).await {
+        let header = |name: &str| {
+            req.headers
+                .iter()
+                .find(|(k, _)| k.eq_ignore_ascii_case(name))
+                .map(|(_, v)| v.as_str())
+                .unwrap_or_default()
+        };
+        let op = header("x-amz-target")
+            .rsplit('.')
+            .next()
+            .unwrap_or_default()
+            .to_string();
+        let lane = header("user-agent")
+            .split_whitespace()
+            .find_map(|p| p.strip_prefix("app/coach-"))
+            .unwrap_or("other")
+            .to_string();
+        if let Ok(mut m) = state.operations.lock() {
+            for action in iam_actions(&op, &req.body) {
+                *m.entry((lane.clone(), action)).or_default() += 1;
+            }
+        }
+        let answer = match state.draw() {
+            Some("throttle") => error_response(
+                400,
+                "com.amazonaws.dynamodb.v20120810#ThrottlingException",
+                "Rate of requests exceeds the allowed throughput (injected).",
+            ),
+            Some("server_error") => error_response(
+                500,
+                "com.amazonaws.dynamodb.v20120810#InternalServerError",
+                "Internal server error (injected).",
+            ),
+            Some("drop_before") => return,
+            Some(fault @ ("drop_after" | "stall_after")) => {
+                let _ = forward(&http, &upstream, &req).await;
+                if fault == "stall_after" {
+                    tokio::time::sleep(STALL).await;
+                }
+                return;
+            }
+            _ => match forward(&http, &upstream, &req).await {
+                Some(a) => a,
+                None => return,
+            },
+        };
+        if sock.write_all(&answer).await.is_err() {
+            return;
+        }
+    }
+}
+
+async fn forward(http: &reqwest::Client, upstream: &str, req: &Head) -> Option<Vec<u8>> {
+    let method = reqwest::Method::from_bytes(req.method.as_bytes()).ok()?;
+    let mut rb = http
+        .request(method, format!("{upstream}{}", req.path))
+        .body(req.body.clone());
+    for (k, v) in &req.headers {
+        if !["host", "content-length", "connection"].contains(&k.to_ascii_lowercase().as_str()) {
+            rb = rb.header(k, v);
+        }
+    }
+    let resp = rb.send().await.ok()?;
+    let status = resp.status();
+    let headers: Vec<(String, String)> = resp
+        .headers()
+        .iter()
+        .filter(|(k, _)| {
+            !["content-length", "transfer-encoding", "connection"].contains(&k.as_str())
+        })
+        .map(|(k, v)| (k.to_string(), v.to_str().unwrap_or_default().to_string()))
+        .collect();
+    let body = resp.bytes().await.ok()?;
+    let mut out = format!(
+        "HTTP/1.1 {} {}\r\n",
+        status.as_u16(),
+        status.canonical_reason().unwrap_or("")
+    );
+    for (k, v) in headers {
+        out.push_str(&format!("{k}: {v}\r\n"));
+    }
+    out.push_str(&format!("content-length: {}\r\n\r\n", body.len()));
+    let mut bytes = out.into_bytes();
+    bytes.extend_from_slice(&body);
+    Some(bytes)
+}
+
+fn error_response(status: u16, kind: &str, message: &str) -> Vec<u8> {
+    let body = serde_json::json!({ "__type": kind, "message": message }).to_string();
+    format!(
+        "HTTP/1.1 {status} Error\r\ncontent-type: application/x-amz-json-1.0\r\nx-amzn-requestid: injected\r\ncontent-length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .into_bytes()
+}
+
+/// Reads one HTTP/1.1 request (head and a content-length body); `None` when the client closed.
+async fn read_request(sock: &mut TcpStream, buf: &mut Vec<u8>) -> Option<Head> {
+    let mut chunk = [0u8; 16 * 1024];
+    let head_end = loop {
+        if let Some(i) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+            break i + 4;
+        }
+        let n = sock.read(&mut chunk).await.ok()?;
+        if n == 0 {
+            return None;
+        }
+        buf.extend_from_slice(&chunk[..n]);
+    };
+    let head = String::from_utf8_lossy(&buf[..head_end]).to_string();
+    let mut lines = head.split("\r\n");
+    let mut first = lines.next()?.split_whitespace();
+    let (method, path) = (first.next()?.to_string(), first.next()?.to_string());
+    let headers: Vec<(String, String)> = lines
+        .filter_map(|l| l.split_once(':'))
+        .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
+        .collect();
+    let len: usize = headers
+        .iter()
+        .find(|(k, _)| k.eq_ignore_ascii_case("content-length"))
+        .and_then(|(_, v)| v.parse().ok())
+        .unwrap_or(0);
+    while buf.len() < head_end + len {
+        let n = sock.read(&mut chunk).await.ok()?;
+        if n == 0 {
+            return None;
+        }
+        buf.extend_from_slice(&chunk[..n]);
+    }
+    let body = buf[head_end..head_end + len].to_vec();
+    buf.drain(..head_end + len);
+    Some(Head {
+        method,
+        path,
+        headers,
+        body,
+    })
+}
