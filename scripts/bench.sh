@@ -29,6 +29,16 @@ micro() {
 
 LANES=(fast functional slow worker)
 
+# Peak resident memory (VmHWM) of every lane process cargo lambda watch started: what the
+# template's MemorySize is chosen from.
+peak_rss() {
+  for b in "${LANES[@]}"; do
+    for pid in $(pgrep -f "target/release/$b\$" || true); do
+      echo "peak RSS $b (pid $pid): $(awk '/VmHWM/ {print $2, $3}' "/proc/$pid/status")"
+    done
+  done
+}
+
 release() { cargo build --release --quiet -p fast -p functional -p slow -p worker -p devstack; }
 
 size() {
@@ -74,6 +84,7 @@ e2e() {
   local fn_base="http://127.0.0.1:$port/lambda-url/functional/v1"
   curl -s -o /dev/null "$fn_base/workouts/active" -H 'x-user-id: warmup'   # starts the functional process
   ./target/release/devstack e2e-functional --base "$fn_base" --n "${N_FN:-100}"
+  peak_rss
   # The function's own log lines: handler time without the store, per request.
   python3 - target/bench-watch.log <<'PY'
 import json, statistics, sys
@@ -117,6 +128,7 @@ import() {
     done
   done
   python3 -c "import json; a=json.load(open('target/import-answer.json')); print('last answer:', {k: a[k] for k in ('rows','workouts','sets','new_workouts','already_imported','reviews')})"
+  peak_rss
 }
 
 case "${1:-all}" in
