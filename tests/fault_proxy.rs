@@ -16,10 +16,10 @@ use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::AsyncWriteExt;
 use tokio::net::TcpStream;
 
-use crate::LoopbackServer;
+use crate::{HttpRequest, LoopbackServer, read_http_request};
 
 pub const FAULTS: [&str; 5] = [
     "throttle",
@@ -158,31 +158,19 @@ fn iam_actions(op: &str, body: &[u8]) -> Vec<String> {
     out
 }
 
-struct Head {
-    method: String,
-    path: String,
-    headers: Vec<(String, String)>,
-    body: Vec<u8>,
-}
-
 /// One connection: requests one after another (keep-alive) until the client closes or a fault
 /// closes it.
 async fn serve(mut sock: TcpStream, upstream: String, http: reqwest::Client, state: Arc<State>) {
     let mut buf = Vec::new();
-    while let Some(req) = read_request(&mut sock, &mut buf).await {
-        let header = |name: &str| {
-            req.headers
-                .iter()
-                .find(|(k, _)| k.eq_ignore_ascii_case(name))
-                .map(|(_, v)| v.as_str())
-                .unwrap_or_default()
-        };
-        let op = header("x-amz-target")
+    while let Some(req) = read_http_request(&mut sock, &mut buf).await {
+        let op = req
+            .header("x-amz-target")
             .rsplit('.')
             .next()
             .unwrap_or_default()
             .to_string();
-        let lane = header("user-agent")
+        let lane = req
+            .header("user-agent")
             .split_whitespace()
             .find_map(|p| p.strip_prefix("app/coach-"))
             .unwrap_or("other")
@@ -222,13 +210,13 @@ async fn serve(mut sock: TcpStream, upstream: String, http: reqwest::Client, sta
     }
 }
 
-async fn forward(http: &reqwest::Client, upstream: &str, req: &Head) -> Option<Vec<u8>> {
+async fn forward(http: &reqwest::Client, upstream: &str, req: &HttpRequest) -> Option<Vec<u8>> {
     let method = reqwest::Method::from_bytes(req.method.as_bytes()).ok()?;
     let mut rb = http
         .request(method, format!("{upstream}{}", req.path))
         .body(req.body.clone());
     for (k, v) in &req.headers {
-        if !["host", "content-length", "connection"].contains(&k.to_ascii_lowercase().as_str()) {
+        if !["host", "content-length", "connection"].contains(&k.as_str()) {
             rb = rb.header(k, v);
         }
     }
@@ -264,47 +252,4 @@ fn error_response(status: u16, kind: &str, message: &str) -> Vec<u8> {
         body.len()
     )
     .into_bytes()
-}
-
-/// Reads one HTTP/1.1 request (head and a content-length body); `None` when the client closed.
-async fn read_request(sock: &mut TcpStream, buf: &mut Vec<u8>) -> Option<Head> {
-    let mut chunk = [0u8; 16 * 1024];
-    let head_end = loop {
-        if let Some(i) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
-            break i + 4;
-        }
-        let n = sock.read(&mut chunk).await.ok()?;
-        if n == 0 {
-            return None;
-        }
-        buf.extend_from_slice(&chunk[..n]);
-    };
-    let head = String::from_utf8_lossy(&buf[..head_end]).to_string();
-    let mut lines = head.split("\r\n");
-    let mut first = lines.next()?.split_whitespace();
-    let (method, path) = (first.next()?.to_string(), first.next()?.to_string());
-    let headers: Vec<(String, String)> = lines
-        .filter_map(|l| l.split_once(':'))
-        .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
-        .collect();
-    let len: usize = headers
-        .iter()
-        .find(|(k, _)| k.eq_ignore_ascii_case("content-length"))
-        .and_then(|(_, v)| v.parse().ok())
-        .unwrap_or(0);
-    while buf.len() < head_end + len {
-        let n = sock.read(&mut chunk).await.ok()?;
-        if n == 0 {
-            return None;
-        }
-        buf.extend_from_slice(&chunk[..n]);
-    }
-    let body = buf[head_end..head_end + len].to_vec();
-    buf.drain(..head_end + len);
-    Some(Head {
-        method,
-        path,
-        headers,
-        body,
-    })
 }

@@ -11,7 +11,7 @@ use coach::domain::workout::{
 };
 use coach::store::Store;
 
-fn workout(sets: usize) -> Workout {
+pub(crate) fn workout(sets: usize) -> Workout {
     let per_exercise = 50;
     let exercises = (0..sets.div_ceil(per_exercise))
         .map(|e| ExerciseInstance {

@@ -15,17 +15,24 @@
 //! - `devstack job [--dry-run] 'MESSAGE'`: runs one worker queue message (DESIGN §5 JSON) for
 //!   one user, as the queue would; `--dry-run` prints the card, review or decision and writes
 //!   nothing.
+//! - `devstack load-fast [--procs N] [--commands N] [--users N] FAST_BIN`: N fast processes,
+//!   each with its own local Runtime API, against the store; latency, errors and a consistency
+//!   check of every logged set.
+//! - `devstack init-profile [--runs N] [--env K=V]...`: where a cold start goes: each init step
+//!   of the lanes, timed in fresh processes, median of N.
 
 mod chat;
 mod coldstart;
 mod demo;
 mod e2e;
+mod init_profile;
+mod load;
 mod strong;
 
 use std::path::PathBuf;
 
 fn usage() -> String {
-    "usage: devstack setup | devstack coldstart [--runs N] [--env K=V]... BASELINE_BIN BIN... | devstack e2e --url URL [--n N] | devstack e2e-functional --base URL [--n N] | devstack chat [--base URL] [--user U] [--conversation C] [--workout W] | devstack import-strong --user U --file F [--tz TZ] [--unit kg|lb] | devstack strong-sample --rows N [--last-day YYYY-MM-DD] | devstack job [--dry-run] '{\"type\":\"weekly_review\",\"user_id\":\"demo\",\"week_ending\":\"2026-11-22\"}'".into()
+    "usage: devstack setup | devstack coldstart [--runs N] [--env K=V]... BASELINE_BIN BIN... | devstack e2e --url URL [--n N] | devstack e2e-functional --base URL [--n N] | devstack chat [--base URL] [--user U] [--conversation C] [--workout W] | devstack import-strong --user U --file F [--tz TZ] [--unit kg|lb] | devstack strong-sample --rows N [--last-day YYYY-MM-DD] | devstack load-fast [--procs N] [--commands N] [--users N] FAST_BIN | devstack init-profile [--runs N] [--env K=V]... | devstack job [--dry-run] '{\"type\":\"weekly_review\",\"user_id\":\"demo\",\"week_ending\":\"2026-11-22\"}'".into()
 }
 
 #[tokio::main]
@@ -39,6 +46,107 @@ async fn main() {
 async fn run() -> Result<(), String> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.first().map(String::as_str) {
+        Some("load-fast") => {
+            let (mut procs, mut commands, mut users) = (20usize, 500usize, 20usize);
+            let mut bin = None;
+            let mut it = args[1..].iter();
+            while let Some(a) = it.next() {
+                let mut num = || it.next().and_then(|n| n.parse().ok()).ok_or_else(usage);
+                match a.as_str() {
+                    "--procs" => procs = num()?,
+                    "--commands" => commands = num()?,
+                    "--users" => users = num()?,
+                    _ => bin = Some(PathBuf::from(a)),
+                }
+            }
+            let bin = bin.ok_or_else(usage)?;
+            let table =
+                std::env::var("TABLE_NAME").map_err(|_| "TABLE_NAME is not set".to_string())?;
+            let store = coach::store::Store::from_env("devstack", table.clone()).await;
+            store.ensure_table().await.map_err(|e| e.to_string())?;
+            let run = chrono::Utc::now().timestamp();
+            let users: Vec<String> = (0..users.max(1))
+                .map(|u| format!("load-{run}-{u}"))
+                .collect();
+            for u in &users {
+                store
+                    .replace_active_workout(u, &e2e::workout(400))
+                    .await
+                    .map_err(|e| e.to_string())?;
+            }
+            let env: Vec<(String, String)> = [
+                "TABLE_NAME",
+                "AWS_ENDPOINT_URL_DYNAMODB",
+                "AWS_REGION",
+                "AWS_ACCESS_KEY_ID",
+                "AWS_SECRET_ACCESS_KEY",
+            ]
+            .iter()
+            .filter_map(|k| std::env::var(k).ok().map(|v| (k.to_string(), v)))
+            .chain([("RUST_LOG".to_string(), "warn".to_string())])
+            .collect();
+            let report = load::fast(&bin, procs, commands, &users, &env).await?;
+            let mut lat = report.latencies.clone();
+            lat.sort();
+            let pct = |p: usize| {
+                lat.get((lat.len() * p / 100).min(lat.len().saturating_sub(1)))
+                    .copied()
+                    .unwrap_or_default()
+            };
+            println!(
+                "{procs} fast processes x {commands} commands over {} users (each user driven by two processes): {} answers in {:.1} s ({:.0} commands/s); handler + store latency p50 {:.2} ms, p99 {:.2} ms, max {:.2} ms; errors {}",
+                users.len(),
+                report.answers.len(),
+                report.wall.as_secs_f64(),
+                report.answers.len() as f64 / report.wall.as_secs_f64(),
+                pct(50).as_secs_f64() * 1000.0,
+                pct(99).as_secs_f64() * 1000.0,
+                lat.last().copied().unwrap_or_default().as_secs_f64() * 1000.0,
+                report.errors.len()
+            );
+            for e in report.errors.iter().take(5) {
+                println!("  error: {e}");
+            }
+            println!("{}", load::consistency(&store, &report).await?);
+            if report.errors.is_empty() {
+                Ok(())
+            } else {
+                Err(format!("{} errors", report.errors.len()))
+            }
+        }
+        Some("init-profile") if args.get(1).map(String::as_str) == Some("--child") => {
+            init_profile::child().await;
+            Ok(())
+        }
+        Some("init-profile") => {
+            let mut runs = 20;
+            let mut extra: Vec<(String, String)> = Vec::new();
+            let mut it = args[1..].iter();
+            while let Some(a) = it.next() {
+                match a.as_str() {
+                    "--runs" => {
+                        runs = it.next().and_then(|n| n.parse().ok()).ok_or_else(usage)?;
+                    }
+                    "--env" => {
+                        let kv = it
+                            .next()
+                            .and_then(|kv| kv.split_once('='))
+                            .ok_or_else(usage)?;
+                        extra.push((kv.0.to_string(), kv.1.to_string()));
+                    }
+                    _ => return Err(usage()),
+                }
+            }
+            let mut env = vec![
+                ("AWS_REGION", "us-east-1"),
+                ("AWS_ACCESS_KEY_ID", "profile"),
+                ("AWS_SECRET_ACCESS_KEY", "profile"),
+                ("QUEUE_URL", "https://sqs.us-east-1.amazonaws.com/1/jobs"),
+                ("NOTIFY_TOPIC_ARN", "arn:aws:sns:us-east-1:1:notify"),
+            ];
+            env.extend(extra.iter().map(|(k, v)| (k.as_str(), v.as_str())));
+            init_profile::measure(runs, &env).await
+        }
         Some("setup") => {
             let table =
                 std::env::var("TABLE_NAME").map_err(|_| "TABLE_NAME is not set".to_string())?;
