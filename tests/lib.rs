@@ -195,7 +195,9 @@ impl Drop for Proc {
     }
 }
 
-/// An in-memory dynoxide on a free loopback port.
+/// An in-memory local DynamoDB on a free loopback port: dynoxide, or AWS's own DynamoDB Local
+/// when `STORE_BACKEND=dynamodb-local` (the jar's folder in `DYNAMODB_LOCAL_DIR`, run with
+/// `java`), for the parity run of the store tests.
 pub struct Dynoxide {
     pub endpoint: String,
     _proc: Proc,
@@ -204,23 +206,46 @@ pub struct Dynoxide {
 impl Dynoxide {
     pub fn start() -> Dynoxide {
         let port = free_port();
-        let bin = std::env::var("DYNOXIDE_BIN").unwrap_or_else(|_| "dynoxide".into());
-        let proc = Proc::spawn(
-            Command::new(bin)
-                .args([
-                    "--host",
-                    "127.0.0.1",
-                    "--port",
-                    &port.to_string(),
-                    "--log",
-                    "quiet",
-                ])
-                .stdout(Stdio::null())
-                .stderr(Stdio::null()),
-        );
+        let (proc, wait) = if std::env::var("STORE_BACKEND").as_deref() == Ok("dynamodb-local") {
+            let dir = std::env::var("DYNAMODB_LOCAL_DIR")
+                .expect("DYNAMODB_LOCAL_DIR: the folder of DynamoDBLocal.jar");
+            let proc = Proc::spawn(
+                Command::new("java")
+                    .current_dir(&dir)
+                    .args([
+                        "-Djava.library.path=./DynamoDBLocal_lib",
+                        "-jar",
+                        "DynamoDBLocal.jar",
+                        "-inMemory",
+                        "-disableTelemetry",
+                        "-port",
+                        &port.to_string(),
+                    ])
+                    .stdout(Stdio::null())
+                    .stderr(Stdio::null()),
+            );
+            // A JVM: seconds, not milliseconds.
+            (proc, Duration::from_secs(60))
+        } else {
+            let bin = std::env::var("DYNOXIDE_BIN").unwrap_or_else(|_| "dynoxide".into());
+            let proc = Proc::spawn(
+                Command::new(bin)
+                    .args([
+                        "--host",
+                        "127.0.0.1",
+                        "--port",
+                        &port.to_string(),
+                        "--log",
+                        "quiet",
+                    ])
+                    .stdout(Stdio::null())
+                    .stderr(Stdio::null()),
+            );
+            (proc, Duration::from_secs(10))
+        };
         assert!(
-            wait_for_port(port, Duration::from_secs(10)),
-            "dynoxide did not start on port {port}"
+            wait_for_port(port, wait),
+            "the local store did not start on port {port}"
         );
         Dynoxide {
             endpoint: format!("http://127.0.0.1:{port}"),

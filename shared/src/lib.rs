@@ -17,3 +17,4 @@ pub mod router;
 pub mod skills;
 pub mod store;
 pub mod telemetry;
+pub mod tls;

@@ -397,7 +397,9 @@ fn read_row(
                 warn(
                     summary,
                     r.line,
-                    format!("Duration '{d}' is not like '1h 9m'; the workout has no end time"),
+                    format!(
+                        "Duration '{d}' is not like '1h 9m' (at most {MAX_WORKOUT_HOURS} hours); the workout has no end time"
+                    ),
                 );
                 None
             }
@@ -571,7 +573,7 @@ fn assemble(rows: Vec<Row>, opts: Options, own: &HashSet<String>, mut s: Summary
         if w.completed_at.is_none()
             && let Some(d) = row.duration.filter(|d| *d > Duration::zero())
         {
-            w.completed_at = Some(w.started_at + d);
+            w.completed_at = w.started_at.checked_add_signed(d);
         }
         if w.notes.is_none() {
             w.notes = row.workout_notes;
@@ -703,33 +705,46 @@ fn local_time(s: &str, tz: Tz) -> Result<DateTime<Utc>, String> {
     tz.from_local_datetime(&naive)
         .earliest()
         .or_else(|| {
-            tz.from_local_datetime(&(naive + Duration::hours(1)))
-                .earliest()
+            let later = naive.checked_add_signed(Duration::hours(1))?;
+            tz.from_local_datetime(&later).earliest()
         })
         .map(|t| t.with_timezone(&Utc))
         .ok_or_else(|| format!("Date '{s}' does not exist in {tz}"))
 }
 
-/// "1h 9m", "45m", "1h", "50s", "1h 2m 3s", or a plain number of seconds.
+/// Longest workout an export may claim; a longer duration is a typo or a timer left running,
+/// and the workout is kept without an end time.
+pub const MAX_WORKOUT_HOURS: i64 = 24;
+
+/// "1h 9m", "45m", "1h", "50s", "1h 2m 3s", or a plain number of seconds; at most
+/// `MAX_WORKOUT_HOURS` (arithmetic is checked: a crafted "99999999999h" is not a duration).
 pub fn parse_duration(s: &str) -> Option<Duration> {
     let s = s.trim();
-    if let Ok(secs) = s.parse::<u32>() {
-        return Some(Duration::seconds(i64::from(secs)));
-    }
-    let mut total = 0i64;
-    let mut any = false;
-    for part in s.split_whitespace() {
-        let unit = part.chars().last()?;
-        let n: i64 = part[..part.len() - unit.len_utf8()].parse().ok()?;
-        total += n * match unit {
-            'h' => 3600,
-            'm' => 60,
-            's' => 1,
-            _ => return None,
-        };
-        any = true;
-    }
-    any.then(|| Duration::seconds(total))
+    let total = if let Ok(secs) = s.parse::<u32>() {
+        i64::from(secs)
+    } else {
+        let mut total = 0i64;
+        let mut any = false;
+        for part in s.split_whitespace() {
+            let unit = part.chars().last()?;
+            let n: i64 = part[..part.len() - unit.len_utf8()].parse().ok()?;
+            let per = match unit {
+                'h' => 3600,
+                'm' => 60,
+                's' => 1,
+                _ => return None,
+            };
+            total = total.checked_add(n.checked_mul(per)?)?;
+            any = true;
+        }
+        if !any {
+            return None;
+        }
+        total
+    };
+    (0..=MAX_WORKOUT_HOURS * 3600)
+        .contains(&total)
+        .then(|| Duration::seconds(total))
 }
 
 #[cfg(test)]
@@ -947,6 +962,12 @@ second line\",\"Workout, noted\",8.5
         assert_eq!(m("1h 2m 3s"), Some(3723));
         assert_eq!(m("3600"), Some(3600));
         assert_eq!(m("soon"), None);
+        // Found by the fuzzer: an hour count that overflows was a panic; now it is no duration.
+        assert_eq!(m("9999999999999999h"), None);
+        assert_eq!(m("99999999999h"), None);
+        assert_eq!(m("25h"), None, "longer than MAX_WORKOUT_HOURS");
+        assert_eq!(m("-5m"), None);
+        assert_eq!(m("24h"), Some(86_400));
         assert_eq!(own_id("Cable Fly (Cable - Low)"), "own-cable-fly-cable-low");
         assert!(own_id("Жим лёжа").starts_with("own-"));
         assert_ne!(own_id("Жим лёжа"), own_id("Жим стоя"));

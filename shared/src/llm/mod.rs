@@ -200,7 +200,7 @@ impl ModelConfig {
 
 /// The process's one HTTP client for model calls (rustls, connection pooling), built in main.
 pub fn http_client() -> Result<reqwest::Client, String> {
-    reqwest::Client::builder()
+    crate::tls::reqwest_builder()
         .connect_timeout(Duration::from_secs(5))
         .pool_idle_timeout(Duration::from_secs(60))
         .build()

@@ -189,6 +189,9 @@ pub async fn aws_config_from_env(app: &str) -> aws_config::SdkConfig {
     if let Ok(name) = aws_config::AppName::new(format!("coach-{app}")) {
         loader = loader.app_name(name);
     }
+    if let Some(http) = crate::tls::sdk_http_client() {
+        loader = loader.http_client(http);
+    }
     loader.load().await
 }
 

@@ -249,7 +249,7 @@ async fn connection(mut sock: TcpStream, feed: Arc<Mutex<Feed>>) -> Result<(), S
 }
 
 /// One request of a kept-alive connection: method, path and a content-length body.
-async fn read_request(
+pub(crate) async fn read_request(
     sock: &mut TcpStream,
     buf: &mut Vec<u8>,
 ) -> Option<(String, String, Vec<u8>)> {
