@@ -94,8 +94,9 @@ async fn run() -> Result<(), String> {
                     .unwrap_or_default()
             };
             println!(
-                "{procs} fast processes x {commands} commands over {} users (each user driven by two processes): {} answers in {:.1} s ({:.0} commands/s); handler + store latency p50 {:.2} ms, p99 {:.2} ms, max {:.2} ms; errors {}",
+                "{procs} fast processes x {commands} commands over {} users (each user driven by {} processes): {} answers in {:.1} s ({:.0} commands/s); handler + store latency p50 {:.2} ms, p99 {:.2} ms, max {:.2} ms; errors {}",
                 users.len(),
+                procs.min(2),
                 report.answers.len(),
                 report.wall.as_secs_f64(),
                 report.answers.len() as f64 / report.wall.as_secs_f64(),
