@@ -73,6 +73,10 @@ fn main() {
             import_under_faults_ends_complete_and_unduplicated,
         ),
         (
+            "stream_commands_under_faults_log_each_set_once",
+            stream_commands_under_faults_log_each_set_once,
+        ),
+        (
             "every_store_call_is_allowed_by_the_template",
             every_store_call_is_allowed_by_the_template,
         ),
@@ -372,6 +376,65 @@ fn import_under_faults_ends_complete_and_unduplicated(ctx: &Ctx) -> Result<(), F
     )
 }
 
+/// Commands sent to the coach's stream are answered in-process by the fast skill: under faults
+/// an answer is a `message` or an `error` event (then the app sends the same message again),
+/// and each set is logged once.
+fn stream_commands_under_faults_log_each_set_once(ctx: &Ctx) -> Result<(), Failed> {
+    let user = unique_user("faulty-stream");
+    const SETS: usize = 8;
+    ctx.rt.block_on(
+        ctx.stack
+            .store
+            .replace_active_workout(&user, &sample_workout("w-1", SETS + 2)),
+    )?;
+    let url = format!("{}/slow/v1/stream", ctx.stack.base);
+    ctx.proxy.set_rate(FAULT_RATE);
+    for i in 0..SETS {
+        let body = json!({"message": format!("(context: corr=stream-{i}) done")});
+        let mut answered = false;
+        for _ in 0..APP_RETRIES {
+            let text = ctx.rt.block_on(async {
+                ctx.http
+                    .post(&url)
+                    .header("x-user-id", &user)
+                    .header("content-type", "application/json")
+                    .body(body.to_string())
+                    .send()
+                    .await?
+                    .text()
+                    .await
+            })?;
+            let events = blackbox::parse_sse(&text);
+            let kinds: Vec<&str> = events.iter().map(|(k, _)| k.as_str()).collect();
+            check(
+                kinds.last() == Some(&"done"),
+                format!("a stream always ends with done: {kinds:?}"),
+            )?;
+            if kinds.contains(&"message") {
+                answered = true;
+                break;
+            }
+            check(
+                kinds.contains(&"error"),
+                format!("no message means an error event: {kinds:?}"),
+            )?;
+        }
+        check(answered, format!("set {i} never answered"))?;
+    }
+    ctx.proxy.set_rate(0);
+    let w = ctx
+        .rt
+        .block_on(ctx.stack.store.get_active_workout(&user))?
+        .ok_or("the workout")?;
+    let done = w.value.exercises[0]
+        .sets
+        .iter()
+        .filter(|s| s.status == SetStatus::Done)
+        .count();
+    eq(done, SETS, "sets stored as done")?;
+    eq(w.version, SETS as u64 + 1, "one write per set")
+}
+
 /// The DynamoDB actions each function's policy grants in template.yaml.
 fn granted() -> Result<BTreeMap<String, BTreeSet<String>>, Failed> {
     let text = std::fs::read_to_string(workspace_root().join("template.yaml"))?;
@@ -401,6 +464,7 @@ fn every_store_call_is_allowed_by_the_template(ctx: &Ctx) -> Result<(), Failed> 
     for (lane, function) in [
         ("fast", "FastFunction"),
         ("functional", "FunctionalFunction"),
+        ("slow", "SlowFunction"),
         ("worker", "WorkerFunction"),
     ] {
         let allowed = granted.get(function).cloned().unwrap_or_default();
