@@ -6,7 +6,8 @@ use std::path::Path;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use devstack::http::read_http_request;
+use tokio::io::AsyncWriteExt;
 use tokio::net::TcpListener;
 use tokio::process::Command;
 
@@ -58,28 +59,15 @@ pub async fn measure(
 async fn first_next_request(listener: &TcpListener) -> Result<(), String> {
     loop {
         let (mut sock, _) = listener.accept().await.map_err(|e| e.to_string())?;
-        let mut buf = vec![0u8; 4096];
-        let mut len = 0;
-        while len < buf.len() {
-            let n = sock
-                .read(&mut buf[len..])
-                .await
-                .map_err(|e| e.to_string())?;
-            if n == 0 {
-                break;
+        let mut buf = Vec::new();
+        while let Some(req) = read_http_request(&mut sock, &mut buf).await {
+            if req.method == "GET" && req.path.ends_with("/runtime/invocation/next") {
+                return Ok(());
             }
-            len += n;
-            if buf[..len].windows(4).any(|w| w == b"\r\n\r\n") {
-                break;
-            }
+            let _ = sock
+                .write_all(b"HTTP/1.1 202 Accepted\r\ncontent-length: 0\r\n\r\n")
+                .await;
         }
-        let head = String::from_utf8_lossy(&buf[..len]);
-        if head.starts_with("GET ") && head.contains("/runtime/invocation/next") {
-            return Ok(());
-        }
-        let _ = sock
-            .write_all(b"HTTP/1.1 202 Accepted\r\ncontent-length: 0\r\n\r\n")
-            .await;
     }
 }
 

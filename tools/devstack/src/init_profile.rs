@@ -66,7 +66,7 @@ pub async fn measure(runs: usize, env: &[(&str, &str)]) -> Result<(), String> {
             tokio::spawn(async move {
                 use tokio::io::AsyncWriteExt;
                 let mut buf = Vec::new();
-                while crate::load::read_request(&mut sock, &mut buf)
+                while devstack::http::read_http_request(&mut sock, &mut buf)
                     .await
                     .is_some()
                 {

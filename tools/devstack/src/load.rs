@@ -13,8 +13,9 @@ use std::time::{Duration, Instant};
 
 use coach::domain::workout::SetStatus;
 use coach::store::Store;
+use devstack::http::{HttpRequest, read_http_request};
 use serde_json::{Value, json};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::AsyncWriteExt;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::process::Command;
 
@@ -174,7 +175,10 @@ async fn connection(mut sock: TcpStream, feed: Arc<Mutex<Feed>>) -> Result<(), S
     let _ = sock.set_nodelay(true);
     let mut buf = Vec::new();
     loop {
-        let Some((method, path, body)) = read_request(&mut sock, &mut buf).await else {
+        let Some(HttpRequest {
+            method, path, body, ..
+        }) = read_http_request(&mut sock, &mut buf).await
+        else {
             return Ok(());
         };
         if method == "GET" && path.ends_with("/invocation/next") {
@@ -245,43 +249,6 @@ async fn connection(mut sock: TcpStream, feed: Arc<Mutex<Feed>>) -> Result<(), S
             .await
             .map_err(|e| e.to_string())?;
     }
-}
-
-/// One request of a kept-alive connection: method, path and a content-length body.
-pub(crate) async fn read_request(
-    sock: &mut TcpStream,
-    buf: &mut Vec<u8>,
-) -> Option<(String, String, Vec<u8>)> {
-    let mut chunk = [0u8; 16 * 1024];
-    let head_end = loop {
-        if let Some(i) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
-            break i + 4;
-        }
-        let n = sock.read(&mut chunk).await.ok()?;
-        if n == 0 {
-            return None;
-        }
-        buf.extend_from_slice(&chunk[..n]);
-    };
-    let head = String::from_utf8_lossy(&buf[..head_end]).to_string();
-    let mut lines = head.split("\r\n");
-    let mut first = lines.next()?.split_whitespace();
-    let (method, path) = (first.next()?.to_string(), first.next()?.to_string());
-    let len: usize = lines
-        .filter_map(|l| l.split_once(':'))
-        .find(|(k, _)| k.trim().eq_ignore_ascii_case("content-length"))
-        .and_then(|(_, v)| v.trim().parse().ok())
-        .unwrap_or(0);
-    while buf.len() < head_end + len {
-        let n = sock.read(&mut chunk).await.ok()?;
-        if n == 0 {
-            return None;
-        }
-        buf.extend_from_slice(&chunk[..n]);
-    }
-    let body = buf[head_end..head_end + len].to_vec();
-    buf.drain(..head_end + len);
-    Some((method, path, body))
 }
 
 /// Checks the store against the answers: for every user, the sets answers said were logged

@@ -1,0 +1,3 @@
+//! What the devstack binary shares with the black-box tests.
+
+pub mod http;
