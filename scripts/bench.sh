@@ -33,9 +33,6 @@ micro() {
 
 LANES=(fast functional slow worker)
 
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-wait_port() { for _ in $(seq 100); do (echo > "/dev/tcp/127.0.0.1/$1") 2>/dev/null && return; sleep 0.1; done; }
-
 # Peak resident memory (VmHWM) of every lane process cargo lambda watch started: what the
 # template's MemorySize is chosen from.
 peak_rss() {
@@ -74,17 +71,10 @@ slow() {
 
 e2e() {
   release
-  local db_port port
-  db_port=$(free_port)
-  port=$(free_port)
-  export TABLE_NAME=CoachBench AWS_ENDPOINT_URL_DYNAMODB="http://127.0.0.1:$db_port"
-  setsid dynoxide --host 127.0.0.1 --port "$db_port" --log quiet & local dyn=$!
-  setsid cargo lambda watch --release --ignore-changes -A 127.0.0.1 -P "$port" \
-    --env-var "AUTH_MODE=dev,TABLE_NAME=$TABLE_NAME,AWS_ENDPOINT_URL_DYNAMODB=$AWS_ENDPOINT_URL_DYNAMODB,AWS_REGION=$AWS_REGION,AWS_ACCESS_KEY_ID=$AWS_ACCESS_KEY_ID,AWS_SECRET_ACCESS_KEY=$AWS_SECRET_ACCESS_KEY" \
-    > target/bench-watch.log 2>&1 & local watch=$!
-  trap 'kill -TERM -- -'"$watch"' -'"$dyn"' 2>/dev/null || true' RETURN
-  wait_port "$port"
-  ./target/release/devstack setup >/dev/null
+  export TABLE_NAME=CoachBench
+  start_local_stack --release target/bench-watch.log
+  trap stop_local_stack RETURN
+  local port=$STACK_PORT
   local url="http://127.0.0.1:$port/lambda-url/fast/v1/copilot"
   curl -s -o /dev/null "$url" -H 'x-user-id: warmup' --data next   # starts the function process
   ./target/release/devstack e2e --url "$url" --n "${N:-200}"
@@ -112,17 +102,10 @@ PY
 
 import() {
   release
-  local db_port port
-  db_port=$(free_port)
-  port=$(free_port)
-  export TABLE_NAME=CoachBench AWS_ENDPOINT_URL_DYNAMODB="http://127.0.0.1:$db_port"
-  setsid dynoxide --host 127.0.0.1 --port "$db_port" --log quiet & local dyn=$!
-  setsid cargo lambda watch --release --ignore-changes -A 127.0.0.1 -P "$port" \
-    --env-var "AUTH_MODE=dev,TABLE_NAME=$TABLE_NAME,AWS_ENDPOINT_URL_DYNAMODB=$AWS_ENDPOINT_URL_DYNAMODB,AWS_REGION=$AWS_REGION,AWS_ACCESS_KEY_ID=$AWS_ACCESS_KEY_ID,AWS_SECRET_ACCESS_KEY=$AWS_SECRET_ACCESS_KEY,WORKER_INVOKE_URL=http://127.0.0.1:$port/2015-03-31/functions/worker/invocations" \
-    > target/bench-watch.log 2>&1 & local watch=$!
-  trap 'kill -TERM -- -'"$watch"' -'"$dyn"' 2>/dev/null || true' RETURN
-  wait_port "$port"
-  ./target/release/devstack setup >/dev/null
+  export TABLE_NAME=CoachBench
+  start_local_stack --release target/bench-watch.log
+  trap stop_local_stack RETURN
+  local port=$STACK_PORT
   ./target/release/devstack strong-sample --rows 5000 --last-day 2026-11-20 > target/strong-5000.csv
   local url="http://127.0.0.1:$port/lambda-url/functional/v1/import/strong?tz=Europe/Berlin"
   curl -s -o /dev/null "http://127.0.0.1:$port/lambda-url/functional/v1/insights" -H 'x-user-id: warmup'

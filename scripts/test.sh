@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Every test: format and lint checks, unit tests, store tests on dynoxide, black-box tests of the
-# binaries through cargo lambda watch, the store tests again on AWS's DynamoDB Local, and cfn-lint
-# on the SAM template. Installs what it needs.
+# binaries through cargo lambda watch, the store tests again on AWS's DynamoDB Local, the API
+# contract (openapi.yaml, schemathesis) against the local stack, and cfn-lint on the SAM
+# template. Installs what it needs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 NEED_CFN_LINT=1 NEED_DYNAMODB_LOCAL=1 source scripts/tools.sh
@@ -19,6 +20,8 @@ echo "== parity: the store tests again, on AWS's DynamoDB Local"
 # DynamoDB Local cannot be told to listen on loopback only, so it runs, with the tests, in a
 # network namespace of their own whose one interface is loopback.
 unshare -n -- bash -c 'ip link set lo up && STORE_BACKEND=dynamodb-local cargo test --offline -p blackbox --test store --quiet' 2>&1 | tee -a target/test-output.log
+echo "== openapi: schemathesis drives every route of openapi.yaml on the local stack"
+./scripts/openapi.sh
 echo "== cfn-lint $(cfn-lint --version)"
 cfn-lint template.yaml
 # One closing line for every cargo test binary together (the last of cargo's own is a doc-test run).

@@ -45,3 +45,30 @@ fi
 export AWS_REGION="${AWS_REGION:-us-east-1}"
 export AWS_ACCESS_KEY_ID="${AWS_ACCESS_KEY_ID:-local}"
 export AWS_SECRET_ACCESS_KEY="${AWS_SECRET_ACCESS_KEY:-local}"
+
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+wait_port() { for _ in $(seq 100); do (echo > "/dev/tcp/127.0.0.1/$1") 2>/dev/null && return; sleep 0.1; done; }
+
+# The local stack in the background on free ports, for scripts: dynoxide in memory, cargo lambda
+# watch serving every binary with AUTH_MODE=dev (extra flags in $1, e.g. --release; its output in
+# $2), the table and the demo user. Sets STACK_PORT; stop_local_stack stops it all.
+start_local_stack() {
+  local flags="$1" log="$2" profile=debug db_port
+  if [ "$flags" = "--release" ]; then profile=release; fi
+  db_port=$(free_port)
+  STACK_PORT=$(free_port)
+  export TABLE_NAME="${TABLE_NAME:-CoachLocal}" AWS_ENDPOINT_URL_DYNAMODB="http://127.0.0.1:$db_port"
+  setsid dynoxide --host 127.0.0.1 --port "$db_port" --log quiet &
+  STACK_PIDS=($!)
+  # shellcheck disable=SC2086 # $flags is a list of flags
+  setsid cargo lambda watch $flags --ignore-changes -A 127.0.0.1 -P "$STACK_PORT" \
+    --env-var "AUTH_MODE=dev,TABLE_NAME=$TABLE_NAME,AWS_ENDPOINT_URL_DYNAMODB=$AWS_ENDPOINT_URL_DYNAMODB,AWS_REGION=$AWS_REGION,AWS_ACCESS_KEY_ID=$AWS_ACCESS_KEY_ID,AWS_SECRET_ACCESS_KEY=$AWS_SECRET_ACCESS_KEY,WORKER_INVOKE_URL=http://127.0.0.1:$STACK_PORT/2015-03-31/functions/worker/invocations" \
+    > "$log" 2>&1 &
+  STACK_PIDS+=($!)
+  wait_port "$db_port"
+  wait_port "$STACK_PORT"
+  "./target/$profile/devstack" setup >/dev/null
+}
+stop_local_stack() {
+  for pid in "${STACK_PIDS[@]}"; do kill -TERM -- "-$pid" 2>/dev/null || kill -TERM "$pid" 2>/dev/null || true; done
+}

@@ -1346,6 +1346,37 @@ fn other_lanes_and_later_routes(ctx: &Ctx) -> Result<(), Failed> {
         "METHOD_NOT_ALLOWED",
     )?;
     expect_err(&get(ctx, "/v1/nowhere", &user), 404, "NOT_FOUND")?;
+    // Ids that could not be a store key are a 400 naming the field, before any store call.
+    let long = "x".repeat(300);
+    let r = post(
+        ctx,
+        &format!("/v1/artifacts/{long}/confirm"),
+        &user,
+        json!({"content_hash": "h"}),
+    );
+    expect_err(&r, 400, "VALIDATION_ERROR")?;
+    eq(r.body["error"]["field"].as_str(), Some("id"), "field")?;
+    let r = post(ctx, "/v1/workouts/bad%23id/complete", &user, json!({}));
+    expect_err(&r, 400, "VALIDATION_ERROR")?;
+    let r = post(ctx, "/v1/workouts", &user, json!({"template_id": long}));
+    expect_err(&r, 400, "VALIDATION_ERROR")?;
+    eq(
+        r.body["error"]["field"].as_str(),
+        Some("template_id"),
+        "field",
+    )?;
+    // Errors about the body or identity on /v1/functional carry the envelope too.
+    let r = post(ctx, "/v1/functional", &user, json!([1, 2]));
+    expect_err(&r, 400, "INVALID_BODY")?;
+    eq(
+        r.body["success"].as_bool(),
+        Some(false),
+        "envelope on a body error",
+    )?;
+    eq(r.body["action"].as_str(), Some("ERROR"), "action")?;
+    // An empty cursor is the first page.
+    let r = get(ctx, "/v1/notifications?cursor=", &user);
+    eq(r.status, 200, &format!("empty cursor: {}", r.body))?;
     let r = ctx.rt.block_on(async {
         ctx.http
             .get(format!("{}/functional/v1/workouts/active", ctx.stack.base))

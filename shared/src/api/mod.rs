@@ -18,8 +18,10 @@ pub struct ApiError {
     /// For 422 `NOT_A_COMMAND`: the lane the app should use instead.
     pub lane: Option<&'static str>,
     /// Top-level fields added to the error body (the functional envelope, the active workout
-    /// of a 409).
-    pub extra: Option<serde_json::Map<String, Value>>,
+    /// of a 409). Boxed: errors travel in `Result`s and most have none.
+    pub extra: Option<Box<serde_json::Map<String, Value>>>,
+    /// For 405: the method the route takes, sent as the `Allow` header (RFC 9110).
+    pub allow: Option<&'static str>,
 }
 
 impl ApiError {
@@ -31,13 +33,21 @@ impl ApiError {
             field: None,
             lane: None,
             extra: None,
+            allow: None,
         }
+    }
+
+    /// 405 for `path`, which takes only `method`.
+    pub fn method_not_allowed(method: &'static str, path: &str) -> Self {
+        let mut e = Self::new(405, "METHOD_NOT_ALLOWED", format!("use {method} {path}"));
+        e.allow = Some(method);
+        e
     }
 
     /// Adds a top-level field to the error body.
     pub fn with(mut self, name: &str, value: Value) -> Self {
         self.extra
-            .get_or_insert_with(serde_json::Map::new)
+            .get_or_insert_with(Default::default)
             .insert(name.to_string(), value);
         self
     }
@@ -57,7 +67,7 @@ impl ApiError {
             body["lane"] = json!(lane);
         }
         if let (Some(extra), Value::Object(obj)) = (&self.extra, &mut body) {
-            for (k, v) in extra {
+            for (k, v) in extra.iter() {
                 obj.insert(k.clone(), v.clone());
             }
         }
@@ -65,7 +75,12 @@ impl ApiError {
     }
 
     pub fn to_response(&self) -> Response<Body> {
-        json_response(self.status, &self.body().to_string())
+        let mut resp = json_response(self.status, &self.body().to_string());
+        if let Some(m) = self.allow {
+            resp.headers_mut()
+                .insert(header::ALLOW, HeaderValue::from_static(m));
+        }
+        resp
     }
 
     pub fn internal() -> Self {
@@ -296,6 +311,20 @@ mod tests {
         assert!(extract_message(&req(Some("text/plain"), &"a".repeat(10_000))).is_ok());
         let big = format!(r#"{{"message":"x","pad":"{}"}}"#, "p".repeat(65 * 1024));
         assert_eq!(code(Some("application/json"), &big).status, 413);
+    }
+
+    #[test]
+    fn method_not_allowed_names_the_method_in_allow() {
+        let r = ApiError::method_not_allowed("GET", "/v1/insights").to_response();
+        assert_eq!(r.status(), 405);
+        assert_eq!(
+            r.headers().get("allow").map(|v| v.as_bytes()),
+            Some(&b"GET"[..])
+        );
+        assert_eq!(
+            ApiError::internal().to_response().headers().get("allow"),
+            None
+        );
     }
 
     #[test]

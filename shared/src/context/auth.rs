@@ -62,13 +62,9 @@ pub fn authenticate(
         (Some(sub), _) => sub.to_string(),
         (None, AuthMode::Dev) => match dev_header.map(str::trim) {
             Some(h) if !h.is_empty() => {
-                if h.len() > super::prefix::MAX_ID_CHARS
-                    || !h.chars().all(|c| {
-                        c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | ':' | '@' | '|')
-                    })
-                {
+                if !super::prefix::is_valid_id(h) {
                     return Err(AuthError::InvalidIdentity(
-                        "x-user-id has invalid characters".into(),
+                        "x-user-id must be 1 to 128 letters, digits or - _ . : @ |".into(),
                     ));
                 }
                 h.to_string()

@@ -5,7 +5,7 @@ mod auth;
 mod prefix;
 
 pub use auth::{AuthError, AuthMode, authenticate};
-pub use prefix::{ContextError, MAX_ID_CHARS, Prefix, split_prefix};
+pub use prefix::{ContextError, MAX_ID_CHARS, Prefix, is_valid_id, split_prefix};
 
 use chrono::NaiveDate;
 use chrono_tz::Tz;

@@ -118,11 +118,20 @@ pub fn split_prefix(message: &str) -> Result<(Prefix<'_>, &str), ContextError> {
     Ok((prefix, body[close + 1..].trim()))
 }
 
-fn id_value<'a>(key: &str, value: &'a str) -> Result<&'a str, ContextError> {
-    let ok_chars = value
+/// The characters an id (user, conversation, workout, artifact, request) may have.
+fn id_chars_ok(value: &str) -> bool {
+    value
         .chars()
-        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | ':' | '@' | '|'));
-    if !ok_chars {
+        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | ':' | '@' | '|'))
+}
+
+/// An id the store can key: 1 to [`MAX_ID_CHARS`] characters of [`id_chars_ok`].
+pub fn is_valid_id(value: &str) -> bool {
+    !value.is_empty() && value.len() <= MAX_ID_CHARS && id_chars_ok(value)
+}
+
+fn id_value<'a>(key: &str, value: &'a str) -> Result<&'a str, ContextError> {
+    if !id_chars_ok(value) {
         return fail(format!(
             "context key '{key}' has invalid characters in '{}' (letters, digits and - _ . : @ | only)",
             clip(value)

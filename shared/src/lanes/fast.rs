@@ -79,11 +79,7 @@ impl FastLane {
             ));
         }
         if req.method() != "POST" {
-            return Err(ApiError::new(
-                405,
-                "METHOD_NOT_ALLOWED",
-                format!("use POST {ROUTE}"),
-            ));
+            return Err(ApiError::method_not_allowed("POST", ROUTE));
         }
         self.command(req, log).await
     }

@@ -129,12 +129,64 @@ pub fn parse_scale(v: &Value) -> Option<(i64, i64)> {
         .map(|_| (min, max))
 }
 
+/// Fields every event may carry.
+const COMMON_FIELDS: [&str; 4] = ["type", "id", "context", "timestamp"];
+
+/// Every field an event of some type may carry.
+pub const EVENT_FIELDS: [&str; 9] = [
+    "id",
+    "type",
+    "intervention_key",
+    "suggested_action",
+    "context",
+    "timestamp",
+    "value",
+    "scale",
+    "flow_id",
+];
+
+/// The fields an event type adds to [`COMMON_FIELDS`]; `None` for an unknown type.
+fn fields_of(kind: &str) -> Option<&'static [&'static str]> {
+    Some(match kind {
+        "app_opened_first_time" | "app_opened" => &[],
+        "card_tapped" => &["intervention_key", "suggested_action"],
+        "rating_submitted" => &["value", "scale", "intervention_key"],
+        "flow_completed" => &["flow_id"],
+        _ => return None,
+    })
+}
+
+/// A field name as sent, short enough for an error message.
+fn clip(s: &str) -> String {
+    s.chars().take(40).collect()
+}
+
 /// Validates an event object.
 pub fn parse(obj: &Map<String, Value>) -> Result<AppEvent, EventError> {
     let kind = string(obj, "type").map_err(|e| EventError {
         message: format!("{}; one of: {}", e.message, EVENT_TYPES.join(", ")),
         ..e
     })?;
+    if let Some(own) = fields_of(kind)
+        && let Some(extra) = obj
+            .keys()
+            .find(|k| !COMMON_FIELDS.contains(&k.as_str()) && !own.contains(&k.as_str()))
+    {
+        let mut allowed: Vec<&str> = COMMON_FIELDS.to_vec();
+        allowed.extend_from_slice(own);
+        return Err(EventError {
+            field: EVENT_FIELDS
+                .iter()
+                .find(|f| **f == extra.as_str())
+                .copied()
+                .unwrap_or("type"),
+            message: format!(
+                "'{}' is not a field of a {kind} event (its fields: {})",
+                clip(extra),
+                allowed.join(", ")
+            ),
+        });
+    }
     match kind {
         "app_opened_first_time" => Ok(AppEvent::FirstOpen),
         "app_opened" => Ok(AppEvent::Open),
@@ -393,6 +445,20 @@ mod tests {
 
     fn ev(v: Value) -> Result<AppEvent, EventError> {
         parse(v.as_object().unwrap())
+    }
+
+    #[test]
+    fn fields_of_another_event_type_are_named() {
+        let obj = |v: Value| v.as_object().cloned().unwrap_or_default();
+        let e = parse(&obj(serde_json::json!({"type": "app_opened", "value": 3}))).unwrap_err();
+        assert_eq!(e.field, "value");
+        assert!(e.message.contains("not a field of a app_opened event"));
+        assert!(
+            parse(&obj(
+                serde_json::json!({"type": "rating_submitted", "value": 3, "id": "e1", "timestamp": 1})
+            ))
+            .is_ok()
+        );
     }
 
     #[test]

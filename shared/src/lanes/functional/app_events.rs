@@ -11,20 +11,7 @@ impl FunctionalLane {
         let message = api::extract_payload(req)?;
         let (ctx, text) = bind(req, self.auth, &message, log)?;
         let obj = json_object(text)?;
-        only(
-            &obj,
-            &[
-                "id",
-                "type",
-                "intervention_key",
-                "suggested_action",
-                "context",
-                "timestamp",
-                "value",
-                "scale",
-                "flow_id",
-            ],
-        )?;
+        only(&obj, &events::EVENT_FIELDS)?;
         let event = events::parse(&obj).map_err(|e| invalid(&e.message, e.field))?;
         log.intent = Some(event.kind());
         let event_id = match opt_str(&obj, "id")? {
@@ -190,7 +177,8 @@ impl FunctionalLane {
                 })?,
             None => PAGE_DEFAULT,
         };
-        let cursor = match params.first("cursor") {
+        // An empty cursor is the first page, as no cursor is.
+        let cursor = match params.first("cursor").filter(|c| !c.is_empty()) {
             Some(c) => Some(
                 decode_cursor(c)
                     .filter(|sk| sk.starts_with(prefix))

@@ -10,8 +10,10 @@ impl FunctionalLane {
         req: &Request,
         log: &mut RequestLog,
     ) -> Result<Response<Body>, ApiError> {
-        let message = api::extract_message(req)?;
-        let (ctx, text) = bind(req, self.auth, &message, log)?;
+        // Every error on this route carries the envelope, also those about the body or identity.
+        let message = api::extract_message(req).map_err(|e| envelope_error(e, None))?;
+        let (ctx, text) =
+            bind(req, self.auth, &message, log).map_err(|e| envelope_error(e, None))?;
         let route = router::route(text).map_err(|e| {
             envelope_error(ApiError::new(400, "UNKNOWN_INTENT", e.to_string()), None)
         })?;
@@ -33,7 +35,7 @@ impl FunctionalLane {
                 ),
             );
             e.lane = Some(route.lane.as_str());
-            return Err(e);
+            return Err(envelope_error(e, None));
         };
         let payload: Map<String, Value> = match serde_json::from_str(text.trim()) {
             Ok(Value::Object(o)) => o,

@@ -23,8 +23,12 @@ impl FunctionalLane {
         if let Some(n) = name {
             limits::check_name("name", n)?;
         }
-        let template_id = opt_str(&obj, "template_id")?;
-        let routine_id = opt_str(&obj, "routine_id")?;
+        let template_id = opt_str(&obj, "template_id")?
+            .map(|id| checked_id(id, "template_id"))
+            .transpose()?;
+        let routine_id = opt_str(&obj, "routine_id")?
+            .map(|id| checked_id(id, "routine_id"))
+            .transpose()?;
         let next = opt_bool(&obj, "next")?.unwrap_or(false) || routine_id.is_some();
         let adhoc = parse_adhoc(obj.get("exercises"))?;
         let sources = [template_id.is_some(), next, !adhoc.is_empty()]

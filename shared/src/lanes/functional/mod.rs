@@ -104,15 +104,11 @@ impl FunctionalLane {
             (!id.is_empty() && !id.contains('/') && matches!(action, "confirm" | "dismiss"))
                 .then(|| (id.to_string(), action == "confirm"))
         });
-        let expect = |m: &str| -> Result<(), ApiError> {
+        let expect = |m: &'static str| -> Result<(), ApiError> {
             if method == m {
                 Ok(())
             } else {
-                Err(ApiError::new(
-                    405,
-                    "METHOD_NOT_ALLOWED",
-                    format!("use {m} {path}"),
-                ))
+                Err(ApiError::method_not_allowed(m, &path))
             }
         };
         match path.as_str() {
@@ -146,13 +142,14 @@ impl FunctionalLane {
             }
             _ if complete_id.is_some() => {
                 expect("POST")?;
-                let id = complete_id.unwrap_or_default().to_string();
-                self.complete(req, &id, log).await
+                let id = checked_id(complete_id.unwrap_or_default(), "id")?;
+                self.complete(req, id, log).await
             }
             _ if artifact.is_some() => {
                 expect("POST")?;
                 let (id, confirm) = artifact.unwrap_or_default();
-                self.artifact(req, &id, confirm, log).await
+                self.artifact(req, checked_id(&id, "id")?, confirm, log)
+                    .await
             }
             p => Err(ApiError::new(
                 404,
@@ -233,6 +230,21 @@ fn envelope_error(e: ApiError, intent: Option<Intent>) -> ApiError {
         .with("action", json!("ERROR"))
         .with("data", json!({ "message": message }))
         .with("intent", json!(intent.map(Intent::as_str)))
+}
+
+/// An id from the path or the body, checked before it becomes part of a store key.
+fn checked_id<'a>(id: &'a str, field: &'static str) -> Result<&'a str, ApiError> {
+    if crate::context::is_valid_id(id) {
+        Ok(id)
+    } else {
+        Err(invalid(
+            &format!(
+                "not an id: ids are 1 to {} letters, digits or - _ . : @ |",
+                crate::context::MAX_ID_CHARS
+            ),
+            field,
+        ))
+    }
 }
 
 fn invalid(message: &str, field: &'static str) -> ApiError {

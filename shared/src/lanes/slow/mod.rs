@@ -115,11 +115,7 @@ impl SlowLane {
             ));
         }
         if req.method() != "POST" {
-            return Err(ApiError::new(
-                405,
-                "METHOD_NOT_ALLOWED",
-                format!("use POST {ROUTE}"),
-            ));
+            return Err(ApiError::method_not_allowed("POST", ROUTE));
         }
         let message = api::extract_payload(&req)?;
         let (ctx, text) = super::bind(&req, self.auth, &message, log)?;
