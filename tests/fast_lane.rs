@@ -2,13 +2,13 @@
 //! sends them, against a dynoxide; outcomes checked in the responses and in the stored workout.
 //! One stack serves every case and is stopped before the process exits.
 
-use std::sync::Arc;
-
-use blackbox::{Stack, check, eq, sample_workout, unique_user, workspace_root};
+use blackbox::{
+    Stack, check, eq, run_cases, sample_workout, test_runtime, unique_user, workspace_root,
+};
 use coach::domain::profile::Profile;
 use coach::domain::units::Unit;
 use coach::domain::workout::SetStatus;
-use libtest_mimic::{Arguments, Failed, Trial};
+use libtest_mimic::Failed;
 use serde_json::{Value, json};
 
 struct Ctx {
@@ -20,18 +20,14 @@ struct Ctx {
 type Case = fn(&Ctx) -> Result<(), Failed>;
 
 fn main() {
-    let args = Arguments::from_args();
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .expect("tokio runtime");
+    let rt = test_runtime();
     let stack = rt.block_on(Stack::start());
-    let ctx = Arc::new(Ctx {
+    let ctx = Ctx {
         stack,
         http: reqwest::Client::new(),
         rt: rt.handle().clone(),
-    });
-    let cases: Vec<(&str, Case)> = vec![
+    };
+    let cases: Vec<(&'static str, Case)> = vec![
         (
             "full_workout_logged_by_commands",
             full_workout_logged_by_commands,
@@ -88,17 +84,7 @@ fn main() {
     ];
     // Warm up: the first invocation starts the function process.
     let _ = rt.block_on(post(&ctx, "warmup", json!({"message": "next"})));
-    let trials = cases
-        .into_iter()
-        .map(|(name, case)| {
-            let ctx = ctx.clone();
-            Trial::test(name, move || case(&ctx))
-        })
-        .collect();
-    let conclusion = libtest_mimic::run(&args, trials);
-    drop(ctx);
-    drop(rt);
-    conclusion.exit();
+    run_cases(rt, ctx, cases)
 }
 
 struct Reply {

@@ -2,10 +2,9 @@
 //! through `cargo lambda watch` against a dynoxide, as the app sends them; outcomes checked in
 //! the responses and in the stored items. One stack serves every case.
 
-use std::sync::Arc;
-
 use blackbox::{
-    JsonReply, Stack, bench_session, call_json, check, done_set, eq, sample_workout, unique_user,
+    JsonReply, Stack, bench_session, call_json, check, done_set, eq, run_cases, sample_workout,
+    test_runtime, unique_user,
 };
 use chrono::{Duration, Utc};
 use coach::domain::coaching::{CoachingContext, Phase};
@@ -13,7 +12,7 @@ use coach::domain::plan::{Routine, RoutineDay, Template, TemplateExercise, Templ
 use coach::domain::profile::{NotificationPreference, Profile, QuietHours};
 use coach::domain::units::Unit;
 use coach::domain::workout::{SetStatus, SetTarget, SetType, Workout, WorkoutSet};
-use libtest_mimic::{Arguments, Failed, Trial};
+use libtest_mimic::Failed;
 use serde_json::{Value, json};
 
 struct Ctx {
@@ -25,18 +24,14 @@ struct Ctx {
 type Case = fn(&Ctx) -> Result<(), Failed>;
 
 fn main() {
-    let args = Arguments::from_args();
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .expect("tokio runtime");
+    let rt = test_runtime();
     let stack = rt.block_on(Stack::start());
-    let ctx = Arc::new(Ctx {
+    let ctx = Ctx {
         stack,
         http: reqwest::Client::new(),
         rt: rt.handle().clone(),
-    });
-    let cases: Vec<(&str, Case)> = vec![
+    };
+    let cases: Vec<(&'static str, Case)> = vec![
         ("suggest_weight_from_history", suggest_weight_from_history),
         (
             "suggest_weight_without_history",
@@ -85,17 +80,7 @@ fn main() {
         ("other_lanes_and_later_routes", other_lanes_and_later_routes),
     ];
     let _ = rt.block_on(call(&ctx, "GET", "/v1/workouts/active", "warmup", None));
-    let trials = cases
-        .into_iter()
-        .map(|(name, case)| {
-            let ctx = ctx.clone();
-            Trial::test(name, move || case(&ctx))
-        })
-        .collect();
-    let conclusion = libtest_mimic::run(&args, trials);
-    drop(ctx);
-    drop(rt);
-    conclusion.exit();
+    run_cases(rt, ctx, cases)
 }
 
 type Reply = JsonReply;

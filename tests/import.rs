@@ -3,11 +3,9 @@
 //! the format imported and re-imported, the older layout in pounds, malformed files that write
 //! nothing, and a two-year export of 5,000 rows.
 
-use std::sync::Arc;
-
-use blackbox::{Stack, check, eq, unique_user, workspace_root};
+use blackbox::{Stack, check, eq, run_cases, test_runtime, unique_user, workspace_root};
 use coach::domain::workout::{SetType, Workout};
-use libtest_mimic::{Arguments, Failed, Trial};
+use libtest_mimic::Failed;
 use serde_json::Value;
 
 struct Ctx {
@@ -19,18 +17,14 @@ struct Ctx {
 type Case = fn(&Ctx) -> Result<(), Failed>;
 
 fn main() {
-    let args = Arguments::from_args();
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .expect("tokio runtime");
+    let rt = test_runtime();
     let stack = rt.block_on(Stack::start());
-    let ctx = Arc::new(Ctx {
+    let ctx = Ctx {
         stack,
         http: reqwest::Client::new(),
         rt: rt.handle().clone(),
-    });
-    let cases: Vec<(&str, Case)> = vec![
+    };
+    let cases: Vec<(&'static str, Case)> = vec![
         ("every_quirk_round_trip", every_quirk_round_trip),
         ("older_layout_in_pounds", older_layout_in_pounds),
         (
@@ -39,17 +33,7 @@ fn main() {
         ),
         ("two_years_of_history", two_years_of_history),
     ];
-    let trials = cases
-        .into_iter()
-        .map(|(name, case)| {
-            let ctx = ctx.clone();
-            Trial::test(name, move || case(&ctx))
-        })
-        .collect();
-    let conclusion = libtest_mimic::run(&args, trials);
-    drop(ctx);
-    drop(rt);
-    conclusion.exit();
+    run_cases(rt, ctx, cases)
 }
 
 struct Reply {

@@ -576,6 +576,39 @@ impl ModelStack {
     }
 }
 
+/// A multi-threaded runtime for a test binary's stack and cases.
+pub fn test_runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("tokio runtime")
+}
+
+/// A named test case on a shared context.
+pub type Case<C> = (&'static str, fn(&C) -> Result<(), libtest_mimic::Failed>);
+
+/// Runs `cases` with libtest-mimic (the command line's filters and threads), each on the shared
+/// `ctx`; then stops what `ctx` started and the runtime, before the process exits.
+pub fn run_cases<C: Send + Sync + 'static>(
+    rt: tokio::runtime::Runtime,
+    ctx: C,
+    cases: Vec<Case<C>>,
+) -> ! {
+    let args = libtest_mimic::Arguments::from_args();
+    let ctx = std::sync::Arc::new(ctx);
+    let trials = cases
+        .into_iter()
+        .map(|(name, case)| {
+            let ctx = ctx.clone();
+            libtest_mimic::Trial::test(name, move || case(&ctx))
+        })
+        .collect();
+    let conclusion = libtest_mimic::run(&args, trials);
+    drop(ctx);
+    drop(rt);
+    conclusion.exit()
+}
+
 /// A read `/v1/stream` answer.
 pub struct Streamed {
     pub status: u16,

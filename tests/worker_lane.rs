@@ -3,16 +3,14 @@
 //! partial-batch response and in the stored items: redelivery, a poison record in a batch, a
 //! crashed run retried, weekly reviews rewritten, and the health-metric gate's reasons.
 
-use std::sync::Arc;
-
 use blackbox::fake_model::{FakeModel, Reply};
 use blackbox::fake_sns::FakeSns;
-use blackbox::{Stack, bench_session, call_json, check, eq, unique_user};
+use blackbox::{Stack, bench_session, call_json, check, eq, run_cases, test_runtime, unique_user};
 use chrono::{Duration, Utc};
 use coach::domain::profile::{NotificationPreference, Profile, QuietHours};
 use coach::skills::notify::{Notification, Priority};
 use coach::store::jobs::Claim;
-use libtest_mimic::{Arguments, Failed, Trial};
+use libtest_mimic::Failed;
 use serde_json::{Value, json};
 
 const TOPIC: &str = "arn:aws:sns:us-east-1:000000000000:coach-notify";
@@ -28,11 +26,7 @@ struct Ctx {
 type Case = fn(&Ctx) -> Result<(), Failed>;
 
 fn main() {
-    let args = Arguments::from_args();
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .expect("tokio runtime");
+    let rt = test_runtime();
     // Sent push notifications go to a fake SNS endpoint; card summaries to a fake model (a
     // card it has no scripted answer for gets a 400 and keeps the rules' summary).
     let sns = FakeSns::start();
@@ -44,14 +38,14 @@ fn main() {
         ("GEMINI_BASE_URL", model.gemini_base()),
         ("GEMINI_API_KEY", "test".to_string()),
     ]));
-    let ctx = Arc::new(Ctx {
+    let ctx = Ctx {
         stack,
         sns,
         model,
         http: reqwest::Client::new(),
         rt: rt.handle().clone(),
-    });
-    let cases: Vec<(&str, Case)> = vec![
+    };
+    let cases: Vec<(&'static str, Case)> = vec![
         ("card_once_under_redelivery", card_once_under_redelivery),
         ("poison_records_fail_alone", poison_records_fail_alone),
         ("crashed_run_is_retried", crashed_run_is_retried),
@@ -75,17 +69,7 @@ fn main() {
         &ctx,
         &[("warm", json!({"type": "nothing"}).to_string())],
     ));
-    let trials = cases
-        .into_iter()
-        .map(|(name, case)| {
-            let ctx = ctx.clone();
-            Trial::test(name, move || case(&ctx))
-        })
-        .collect();
-    let conclusion = libtest_mimic::run(&args, trials);
-    drop(ctx);
-    drop(rt);
-    conclusion.exit();
+    run_cases(rt, ctx, cases)
 }
 
 /// One SQS batch of (message id, body) records; returns the failed message ids.
