@@ -3,6 +3,7 @@
 //! a buffered high-risk one, workout-mode tools, destructive requests, conversation turns stored
 //! once and replayed into the next request, memories and notifications.
 
+use aws_sdk_dynamodb::types::AttributeValue;
 use blackbox::fake_model::Reply as ModelReply;
 use blackbox::{
     JsonReply, ModelCase, ModelStack, bench_session, call_json, check, eq, sample_workout,
@@ -23,6 +24,18 @@ fn main() {
         (
             "chat_yes_applies_the_latest_proposal",
             chat_yes_applies_the_latest_proposal,
+        ),
+        (
+            "chat_yes_applies_only_the_previous_turns_proposal",
+            chat_yes_applies_only_the_previous_turns_proposal,
+        ),
+        (
+            "every_option_of_the_destructive_gate_confirms",
+            every_option_of_the_destructive_gate_confirms,
+        ),
+        (
+            "tools_not_offered_this_turn_run_nothing",
+            tools_not_offered_this_turn_run_nothing,
         ),
         (
             "invented_number_is_corrected_after_the_stream",
@@ -285,6 +298,270 @@ fn chat_yes_applies_the_latest_proposal(ctx: &Ctx) -> Result<(), Failed> {
     eq(r.status, 409, "applied")?;
     let r = functional(ctx, &user, "/v1/artifacts/a-nope/dismiss", None);
     eq(r.status, 404, "unknown id")
+}
+
+/// Proposes an arm workout in conversation `conv`; returns the artifact event.
+fn propose_arms(ctx: &Ctx, user: &str, conv: &str) -> Result<Value, Failed> {
+    ctx.fake.reply(ModelReply::calls(&[(
+        "propose_workout",
+        json!({"name": "Arms", "exercises": [{"exercise_id": "barbell-curl", "sets": 3, "reps": 10}]}),
+    )]));
+    ctx.fake
+        .reply(ModelReply::text(&["An arm session; say yes to start it."]));
+    let s = ctx.stream(
+        user,
+        json!({"message": format!("(context: conversation_id={conv}) plan me a quick arm workout")}),
+    );
+    well_formed(&s)?;
+    s.first("artifact")
+        .cloned()
+        .ok_or_else(|| "a proposal".into())
+}
+
+/// A "yes" that is not an answer to the previous turn's proposal reaches the coach as text.
+fn yes_goes_to_the_coach(ctx: &Ctx, user: &str, conv: &str, what: &str) -> Result<(), Failed> {
+    let calls_before = ctx.fake.requests().len();
+    ctx.fake.reply(ModelReply::text(&["Yes to what?"]));
+    let s = ctx.stream(
+        user,
+        json!({"message": format!("(context: conversation_id={conv}) yes")}),
+    );
+    well_formed(&s)?;
+    check(
+        s.first("artifact").is_none(),
+        format!("{what}: nothing applied: {:?}", s.kinds()),
+    )?;
+    eq(
+        ctx.fake.requests().len(),
+        calls_before + 1,
+        &format!("{what}: the coach got the message"),
+    )?;
+    check(
+        ctx.rt
+            .block_on(ctx.stack.store.get_active_workout(user))?
+            .is_none(),
+        format!("{what}: no workout started"),
+    )
+}
+
+fn chat_yes_applies_only_the_previous_turns_proposal(ctx: &Ctx) -> Result<(), Failed> {
+    // Two turns later: an unrelated question came between.
+    let user = unique_user("c-yes-late");
+    let art = propose_arms(ctx, &user, "cv-late")?;
+    ctx.fake.reply(ModelReply::text(&["Sleep matters."]));
+    let s = ctx.stream(
+        &user,
+        json!({"message": "(context: conversation_id=cv-late) how much sleep do I need?"}),
+    );
+    well_formed(&s)?;
+    yes_goes_to_the_coach(ctx, &user, "cv-late", "two turns later")?;
+    let id = art["artifact_id"].as_str().unwrap_or_default();
+    let stored = ctx
+        .rt
+        .block_on(ctx.stack.store.get_artifact(&user, id))?
+        .ok_or("stored")?;
+    eq(stored.status.as_str(), "proposed", "still pending")?;
+
+    // In another conversation.
+    let user = unique_user("c-yes-other");
+    propose_arms(ctx, &user, "cv-a")?;
+    yes_goes_to_the_coach(ctx, &user, "cv-b", "another conversation")?;
+
+    // Changed after it was shown (no route edits a proposal: behind the lanes' backs, in the
+    // store): refused as stale, nothing applied.
+    let user = unique_user("c-yes-edited");
+    let art = propose_arms(ctx, &user, "cv-e")?;
+    let id = art["artifact_id"].as_str().unwrap_or_default();
+    let mut stored = ctx
+        .rt
+        .block_on(ctx.stack.store.get_artifact(&user, id))?
+        .ok_or("stored")?;
+    if let coach::domain::artifact::Proposal::Workout { workout } = &mut stored.proposal {
+        workout.name = "Arms and legs".into();
+    }
+    ctx.rt.block_on(async {
+        ctx.stack
+            .dynoxide
+            .client()
+            .await
+            .update_item()
+            .table_name(blackbox::TABLE)
+            .key("pk", AttributeValue::S(format!("USER#{user}")))
+            .key("sk", AttributeValue::S(format!("ARTIFACT#{id}")))
+            .update_expression("SET doc = :d, content_hash = :h")
+            .expression_attribute_values(":d", AttributeValue::S(stored.proposal.content_json()))
+            .expression_attribute_values(":h", AttributeValue::S(stored.proposal.content_hash()))
+            .send()
+            .await
+    })?;
+    let calls_before = ctx.fake.requests().len();
+    let s = ctx.stream(
+        &user,
+        json!({"message": "(context: conversation_id=cv-e) yes"}),
+    );
+    well_formed(&s)?;
+    eq(
+        s.first("error").and_then(|e| e["code"].as_str()),
+        Some("STALE_CONTENT_HASH"),
+        "edited: stale",
+    )?;
+    eq(ctx.fake.requests().len(), calls_before, "no model call")?;
+    check(
+        ctx.rt
+            .block_on(ctx.stack.store.get_active_workout(&user))?
+            .is_none(),
+        "edited: nothing applied",
+    )?;
+
+    // Right after it was shown, in the same conversation: applied.
+    let user = unique_user("c-yes-now");
+    let art = propose_arms(ctx, &user, "cv-n")?;
+    let s = ctx.stream(
+        &user,
+        json!({"message": "(context: conversation_id=cv-n) go ahead"}),
+    );
+    well_formed(&s)?;
+    eq(
+        s.first("artifact").map(|a| a["artifact_id"].clone()),
+        Some(art["artifact_id"].clone()),
+        "applied right after",
+    )?;
+    check(
+        ctx.rt
+            .block_on(ctx.stack.store.get_active_workout(&user))?
+            .is_some(),
+        "the workout started",
+    )
+}
+
+/// Each destructive verb's clarification offers "Yes, {verb} it", and that answer hands the
+/// request to the coach as confirmed.
+fn every_option_of_the_destructive_gate_confirms(ctx: &Ctx) -> Result<(), Failed> {
+    for verb in [
+        "delete", "remove", "clear", "wipe", "erase", "purge", "reset",
+    ] {
+        let user = unique_user(&format!("c-gate-{verb}"));
+        let conv = format!("(context: conversation_id=cv-{verb})");
+        let request = format!("{verb} my workout history");
+        let s = ctx.stream(&user, json!({"message": format!("{conv} {request}")}));
+        well_formed(&s)?;
+        let c = s
+            .first("clarification")
+            .cloned()
+            .ok_or(format!("{verb}: a clarification"))?;
+        let option = c["options"][0].as_str().unwrap_or_default().to_string();
+        eq(option.as_str(), format!("Yes, {verb} it").as_str(), verb)?;
+        ctx.fake.reset();
+        ctx.fake.reply(ModelReply::text(&[
+            "I can't do that from chat; use the app's settings.",
+        ]));
+        let s = ctx.stream(&user, json!({"message": format!("{conv} {option}")}));
+        well_formed(&s)?;
+        let reqs = ctx.fake.requests();
+        eq(reqs.len(), 1, &format!("{verb}: the coach answers"))?;
+        let body = reqs[0].body.to_string();
+        check(
+            body.contains(&request) && body.contains("confirm this explicitly"),
+            format!("{verb}: the original request, confirmed"),
+        )?;
+    }
+    Ok(())
+}
+
+/// A model that calls workout writes (and a name never declared) outside workout mode: each is
+/// refused before it runs, and the lifter's active workout is unchanged.
+fn tools_not_offered_this_turn_run_nothing(ctx: &Ctx) -> Result<(), Failed> {
+    let user = unique_user("c-offered");
+    let w = sample_workout("w-offered", 2);
+    ctx.rt
+        .block_on(ctx.stack.store.replace_active_workout(&user, &w))?;
+    let before = ctx
+        .rt
+        .block_on(ctx.stack.store.get_active_workout(&user))?
+        .ok_or("active")?;
+    ctx.fake.reply(ModelReply::calls(&[
+        ("log_set", json!({"reps": 8, "weight_kg": 100})),
+        ("remove_set", json!({"set_id": "bench-2"})),
+        ("prescribe_set", json!({"set_id": "bench-1", "reps": 3})),
+        (
+            "add_exercise",
+            json!({"exercise_id": "barbell-curl", "sets": 3}),
+        ),
+        (
+            "swap_exercise",
+            json!({"exercise_instance_id": "ex-bench", "exercise_id": "dumbbell-bench-press"}),
+        ),
+        ("complete_workout", json!({})),
+        ("delete_history", json!({})),
+    ]));
+    ctx.fake
+        .reply(ModelReply::text(&["Those need a workout in progress."]));
+    let s = ctx.stream(
+        &user,
+        json!({"message": "log 8 at 100 and finish my workout"}),
+    );
+    well_formed(&s)?;
+    let ends: Vec<bool> = s
+        .events
+        .iter()
+        .filter(|(k, _)| k == "tool_end")
+        .map(|(_, v)| v["ok"].as_bool().unwrap_or(true))
+        .collect();
+    eq(ends, vec![false; 7], "every call refused")?;
+    let back = ctx.fake.requests()[1].body["contents"][2]["parts"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let codes: Vec<String> = back
+        .iter()
+        .map(|p| {
+            p["functionResponse"]["response"]["error"]["code"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string()
+        })
+        .collect();
+    let mut want = vec!["WORKOUT_MODE_ONLY".to_string(); 6];
+    want.push("UNKNOWN_TOOL".into());
+    eq(codes, want, "structured refusals")?;
+    let after = ctx
+        .rt
+        .block_on(ctx.stack.store.get_active_workout(&user))?
+        .ok_or("still active")?;
+    eq(after.version, before.version, "version unchanged")?;
+    eq(after.value, before.value, "workout unchanged")?;
+    eq(count(ctx, &user, "WORKOUT#2")?, 0, "nothing completed")?;
+    // Workout mode offers the workout writes and none of the heavy tools.
+    ctx.fake.reset();
+    ctx.fake.reply(ModelReply::text(&["Ready."]));
+    let s = ctx.stream(
+        &user,
+        json!({"message": "(context: workout_id=w-offered) what should I focus on today?"}),
+    );
+    well_formed(&s)?;
+    let offered: Vec<String> = ctx.fake.requests()[0].body["tools"][0]["functionDeclarations"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+        .iter()
+        .filter_map(|f| f["name"].as_str().map(str::to_string))
+        .collect();
+    check(
+        offered.contains(&"log_set".to_string()) && offered.contains(&"workout_state".to_string()),
+        format!("workout tools offered: {offered:?}"),
+    )?;
+    for heavy in [
+        "training_snapshot",
+        "training_analysis",
+        "training_set_query",
+        "propose_routine",
+    ] {
+        check(
+            !offered.iter().any(|o| o == heavy),
+            format!("{heavy} not offered mid-workout"),
+        )?;
+    }
+    Ok(())
 }
 
 fn invented_number_is_corrected_after_the_stream(ctx: &Ctx) -> Result<(), Failed> {

@@ -42,9 +42,22 @@ struct State {
     injected: Mutex<BTreeMap<&'static str, u64>>,
     /// (lane, operation) -> requests.
     operations: Mutex<BTreeMap<(String, String), u64>>,
+    /// Faults for the next requests of an operation, one each, before any drawn fault.
+    scripted: Mutex<Vec<(String, &'static str)>>,
 }
 
 impl State {
+    /// The scripted fault for the next `op` request, if one is waiting.
+    fn scripted(&self, op: &str) -> Option<&'static str> {
+        let mut s = self.scripted.lock().ok()?;
+        let i = s.iter().position(|(o, _)| o == op)?;
+        let (_, fault) = s.remove(i);
+        if let Ok(mut m) = self.injected.lock() {
+            *m.entry(fault).or_default() += 1;
+        }
+        Some(fault)
+    }
+
     /// A fault for the next request, or none: xorshift over a fixed seed, so a run is repeatable
     /// up to the order in which concurrent requests arrive.
     fn draw(&self) -> Option<&'static str> {
@@ -106,6 +119,14 @@ impl FaultProxy {
             *k = kinds.to_vec();
         }
         self.state.rate.store(percent.min(100), Ordering::Relaxed);
+    }
+
+    /// The next request of operation `op` (e.g. `TransactWriteItems`) meets `fault`, whatever
+    /// the rate; later ones are drawn as usual.
+    pub fn fault_next(&self, op: &str, fault: &'static str) {
+        if let Ok(mut s) = self.state.scripted.lock() {
+            s.push((op.to_string(), fault));
+        }
     }
 
     /// How many of each fault were injected.
@@ -180,7 +201,7 @@ async fn serve(mut sock: TcpStream, upstream: String, http: reqwest::Client, sta
                 *m.entry((lane.clone(), action)).or_default() += 1;
             }
         }
-        let answer = match state.draw() {
+        let answer = match state.scripted(&op).or_else(|| state.draw()) {
             Some("throttle") => error_response(
                 400,
                 "com.amazonaws.dynamodb.v20120810#ThrottlingException",

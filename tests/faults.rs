@@ -65,6 +65,14 @@ fn main() {
             fast_commands_under_faults_log_each_set_once,
         ),
         (
+            "a_lost_answer_without_corr_logs_one_set",
+            a_lost_answer_without_corr_logs_one_set,
+        ),
+        (
+            "a_lost_answer_stores_a_coach_turn_or_a_start_once",
+            a_lost_answer_stores_a_coach_turn_or_a_start_once,
+        ),
+        (
             "workout_lifecycle_under_faults_is_whole",
             workout_lifecycle_under_faults_is_whole,
         ),
@@ -253,6 +261,106 @@ fn fast_commands_under_faults_log_each_set_once(ctx: &Ctx) -> Result<(), Failed>
             "faults must have been injected: {} (the app tried {tries} times)",
             after - before
         ),
+    )
+}
+
+/// "done" without a `corr`: the store applies the transaction but its answer is lost (dropped,
+/// or never sent before the SDK's attempt timeout), and the SDK sends the same transaction
+/// again. Its `ClientRequestToken` makes that retry the first write's success, so one set is
+/// logged, not two.
+fn a_lost_answer_without_corr_logs_one_set(ctx: &Ctx) -> Result<(), Failed> {
+    for fault in ["drop_after", "stall_after"] {
+        let user = unique_user(&format!("lost-{fault}"));
+        ctx.rt.block_on(
+            ctx.stack
+                .store
+                .replace_active_workout(&user, &sample_workout("w-1", 3)),
+        )?;
+        ctx.proxy.fault_next("TransactWriteItems", fault);
+        let r = ctx.rt.block_on(call_json(
+            &ctx.http,
+            "POST",
+            fast_url(ctx),
+            &user,
+            Some(json!({"message": "done"})),
+        ));
+        eq(r.status, 200, &format!("{fault}: {}", r.body))?;
+        eq(
+            r.body["data"]["logged"]["set_id"].as_str(),
+            Some("bench-1"),
+            &format!("{fault}: the first set"),
+        )?;
+        let w = ctx
+            .rt
+            .block_on(ctx.stack.store.get_active_workout(&user))?
+            .ok_or("the workout")?;
+        let done: Vec<&str> = w
+            .value
+            .exercises
+            .iter()
+            .flat_map(|e| &e.sets)
+            .filter(|s| s.status == SetStatus::Done)
+            .map(|s| s.id.as_str())
+            .collect();
+        eq(done, vec!["bench-1"], &format!("{fault}: one set logged"))?;
+        eq(w.version, 2, &format!("{fault}: one write"))?;
+    }
+    Ok(())
+}
+
+/// A coach turn (here a clarification, which needs no model) is stored with a conditional put
+/// on its sequence number, and a workout is started with a conditional update. When such a
+/// write's answer is lost and the SDK retries it into its own condition, the write is
+/// recognised as this request's: the turn is not stored again at the next number, and the
+/// start is answered 201.
+fn a_lost_answer_stores_a_coach_turn_or_a_start_once(ctx: &Ctx) -> Result<(), Failed> {
+    let user = unique_user("lost-turn");
+    ctx.proxy.fault_next("PutItem", "drop_after");
+    let text = ctx.rt.block_on(async {
+        ctx.http
+            .post(format!("{}/slow/v1/stream", ctx.stack.base))
+            .header("x-user-id", &user)
+            .header("content-type", "application/json")
+            .body(json!({"message": "delete my workout history"}).to_string())
+            .send()
+            .await?
+            .text()
+            .await
+    })?;
+    let kinds: Vec<String> = blackbox::parse_sse(&text)
+        .into_iter()
+        .map(|(k, _)| k)
+        .collect();
+    eq(
+        kinds,
+        vec!["route".to_string(), "clarification".into(), "done".into()],
+        "the clarification",
+    )?;
+    eq(
+        ctx.rt
+            .block_on(ctx.stack.store.count_items(&user, "CONV#"))?,
+        1,
+        "one stored turn",
+    )?;
+    // Starting a workout is a conditional update: a lost answer is still a 201, not a 409
+    // about the workout this request itself started.
+    ctx.proxy.fault_next("UpdateItem", "drop_after");
+    let r = ctx.rt.block_on(call_json(
+        &ctx.http,
+        "POST",
+        format!("{}/functional/v1/workouts", ctx.stack.base),
+        &user,
+        Some(json!({"name": "Arms", "exercises": [{"exercise": "dumbbell curl", "sets": 3, "reps": 12}]})),
+    ));
+    eq(r.status, 201, &format!("start: {}", r.body))?;
+    let active = ctx
+        .rt
+        .block_on(ctx.stack.store.get_active_workout(&user))?
+        .ok_or("started")?;
+    eq(
+        r.body["workout"]["id"].as_str(),
+        Some(active.value.id.as_str()),
+        "the answer names the stored workout",
     )
 }
 

@@ -138,14 +138,12 @@ fn every_quirk_round_trip(ctx: &Ctx) -> Result<(), Failed> {
     )?;
     // Bench, plank, squat and farmer's walk resolve.
     eq(b["exercises_resolved"].as_u64(), Some(4), "resolved")?;
-    // Two ISO weeks (10 and 11), each reviewed by the worker.
-    eq(
-        &b["review_weeks"],
-        &serde_json::json!(["2026-03-08", "2026-03-15"]),
-        "weeks",
-    )?;
-    eq(b["reviews"]["enqueued"].as_u64(), Some(2), "enqueued")?;
-    eq(count(ctx, &user, "REVIEW#")?, 2, "reviews written")?;
+    // Two ISO weeks (10 and 11), long before the last 13: no review is queued for them.
+    eq(b["reviews"]["weeks"].as_u64(), Some(2), "weeks")?;
+    eq(b["reviews"]["older_weeks"].as_u64(), Some(2), "older weeks")?;
+    eq(b["reviews"]["enqueued"].as_u64(), Some(0), "enqueued")?;
+    eq(&b["review_weeks"], &serde_json::json!([]), "review weeks")?;
+    eq(count(ctx, &user, "REVIEW#")?, 0, "no review")?;
     eq(count(ctx, &user, "EXERCISE#")?, 1, "own exercises stored")?;
 
     let before = history(ctx, &user)?;
@@ -198,7 +196,20 @@ fn every_quirk_round_trip(ctx: &Ctx) -> Result<(), Failed> {
     let plank = push.exercises[1].sets[0].actual.clone().unwrap_or_default();
     eq((plank.reps, plank.seconds), (0, Some(60)), "timed plank")?;
 
-    // The review of week 11 sees the squat sets, not the carry: 2 working sets, 202.5 × 5 kg.
+    // The review of week 11, asked of the worker, sees the squat sets, not the carry: 2 working
+    // sets, 202.5 × 5 kg.
+    let job =
+        serde_json::json!({"type": "weekly_review", "user_id": user, "week_ending": "2026-03-15"});
+    let invoked = ctx.rt.block_on(
+        ctx.http
+            .post(format!(
+                "http://127.0.0.1:{}/2015-03-31/functions/worker/invocations",
+                ctx.stack.port
+            ))
+            .body(coach::queue::sqs_event(&job.to_string()).to_string())
+            .send(),
+    )?;
+    eq(invoked.status().as_u16(), 200, "the worker ran")?;
     let review = ctx
         .rt
         .block_on(ctx.stack.store.latest_review(&user))?
@@ -223,10 +234,11 @@ fn every_quirk_round_trip(ctx: &Ctx) -> Result<(), Failed> {
     eq(a["exercises_own"].as_u64(), Some(1), "known own exercise")?;
     eq(history(ctx, &user)?, before, "history unchanged")?;
     eq(
-        count(ctx, &user, "REVIEW#")?,
-        2,
-        "reviews rewritten, not added",
+        a["reviews"]["enqueued"].as_u64(),
+        Some(0),
+        "nothing queued again",
     )?;
+    eq(count(ctx, &user, "REVIEW#")?, 1, "reviews unchanged")?;
     eq(
         count(ctx, &user, "EXERCISE#")?,
         1,
@@ -291,7 +303,30 @@ fn older_layout_in_pounds(ctx: &Ctx) -> Result<(), Failed> {
 
 fn malformed_files_write_nothing(ctx: &Ctx) -> Result<(), Failed> {
     let user = unique_user("import-bad");
-    let cases: [(&str, &str, &str, u16, &str, &str); 6] = [
+    let head = "Date,Workout Name,Exercise Name,Set Order,Weight,Reps\n";
+    let before_2000 = format!("{head}1900-01-01 10:00,A,Squat (Barbell),1,100,5\n");
+    let too_many_rows = format!(
+        "{head}{}",
+        "2026-01-05 10:00,A,Squat (Barbell),1,100,5\n"
+            .repeat(coach::import::strong::MAX_IMPORT_ROWS + 1)
+    );
+    let cases: [(&str, &str, &str, u16, &str, &str); 8] = [
+        (
+            "",
+            "text/csv",
+            &before_2000,
+            400,
+            "IMPORT_MALFORMED",
+            "line 2: the date 1900-01-01 10:00 is before 2000",
+        ),
+        (
+            "",
+            "text/csv",
+            &too_many_rows,
+            413,
+            "IMPORT_TOO_LARGE",
+            "at most 60000",
+        ),
         (
             "",
             "text/csv",
@@ -349,15 +384,16 @@ fn malformed_files_write_nothing(ctx: &Ctx) -> Result<(), Failed> {
     eq(count(ctx, &user, "REVIEW#")?, 0, "no review")
 }
 
-/// Two years of push / pull / legs, 5,000 rows, from `devstack strong-sample`.
+/// Two years of push / pull / legs up to today, 5,000 rows, from `devstack strong-sample`.
 fn two_years_of_history(ctx: &Ctx) -> Result<(), Failed> {
+    let today = chrono::Utc::now().date_naive();
     let out = std::process::Command::new(workspace_root().join("target/debug/devstack"))
         .args([
             "strong-sample",
             "--rows",
             "5000",
             "--last-day",
-            "2026-11-20",
+            &today.to_string(),
         ])
         .output()?;
     check(out.status.success(), "devstack strong-sample runs")?;
@@ -379,9 +415,36 @@ fn two_years_of_history(ctx: &Ctx) -> Result<(), Failed> {
         Some(0),
         "all resolved",
     )?;
+    // 105 weeks, reviewed only within the last 13 (this week has a session from Friday on).
     eq(b["reviews"]["weeks"].as_u64(), Some(105), "weeks")?;
+    let enqueued = b["reviews"]["enqueued"].as_u64().unwrap_or(0);
+    check(
+        (12..=13).contains(&enqueued),
+        format!("the last 13 weeks reviewed: {}", b["reviews"]),
+    )?;
+    eq(
+        b["reviews"]["older_weeks"].as_u64(),
+        Some(105 - enqueued),
+        "older weeks",
+    )?;
+    let oldest = today - chrono::Days::new(7 * 13);
+    check(
+        b["review_weeks"].as_array().is_some_and(|w| {
+            w.len() as u64 == enqueued
+                && w.iter().all(|d| {
+                    d.as_str()
+                        .and_then(|d| d.parse::<chrono::NaiveDate>().ok())
+                        .is_some_and(|d| d > oldest)
+                })
+        }),
+        format!("review weeks: {}", b["review_weeks"]),
+    )?;
     eq(count(ctx, &user, "WORKOUT#")?, 313, "stored")?;
-    eq(count(ctx, &user, "REVIEW#")?, 105, "a review per week")?;
+    eq(
+        count(ctx, &user, "REVIEW#")? as u64,
+        enqueued,
+        "a review per recent week",
+    )?;
     let started = std::time::Instant::now();
     let again = import(ctx, &user, "?tz=Europe/Berlin", "text/csv", &csv);
     let second = started.elapsed();
@@ -391,8 +454,18 @@ fn two_years_of_history(ctx: &Ctx) -> Result<(), Failed> {
         "re-import",
     )?;
     eq(count(ctx, &user, "WORKOUT#")?, 313, "still 313")?;
+    eq(
+        again.body["reviews"]["already_reviewed"].as_u64(),
+        Some(enqueued),
+        "reviewed already, nothing new",
+    )?;
+    eq(
+        again.body["reviews"]["enqueued"].as_u64(),
+        Some(0),
+        "a re-import queues nothing",
+    )?;
     println!(
-        "import: 5,000 rows, debug build, with 105 weekly reviews run by the local worker: first {:.2} s, again {:.2} s",
+        "import: 5,000 rows, debug build, with {enqueued} weekly reviews run by the local worker: first {:.2} s, again {:.2} s",
         first.as_secs_f64(),
         second.as_secs_f64()
     );

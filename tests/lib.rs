@@ -192,10 +192,15 @@ impl Dynoxide {
 
     /// A store client for this dynoxide, with the table created.
     pub async fn store(&self) -> Store {
-        let config = aws_config_for(&self.endpoint).await;
-        let store = Store::new(aws_sdk_dynamodb::Client::new(&config), TABLE);
+        let store = Store::new(self.client().await, TABLE);
         store.ensure_table().await.expect("table created");
         store
+    }
+
+    /// A plain DynamoDB client for this dynoxide, for what no product path does (editing a
+    /// stored item behind the lanes' backs).
+    pub async fn client(&self) -> aws_sdk_dynamodb::Client {
+        aws_sdk_dynamodb::Client::new(&aws_config_for(&self.endpoint).await)
     }
 }
 

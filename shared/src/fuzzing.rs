@@ -6,13 +6,13 @@
 
 use std::collections::{HashSet, VecDeque};
 
-use chrono::{DateTime, Utc};
+use chrono::{DateTime, Datelike, Utc};
 
 use crate::context::{MAX_ID_CHARS, split_prefix};
 use crate::domain::limits;
 use crate::domain::units::Unit;
 use crate::import::{csv, strong};
-use crate::llm::{Event, Provider, StreamDecoder};
+use crate::llm::{Event, Provider, StreamDecoder, retry};
 use crate::router::{self, Lane, command};
 use crate::skills::copilot;
 
@@ -20,12 +20,13 @@ use crate::skills::copilot;
 /// A property check over one fuzz input.
 pub type Check = fn(&[u8]);
 
-pub const TARGETS: [(&str, Check); 5] = [
+pub const TARGETS: [(&str, Check); 6] = [
     ("prefix", prefix),
     ("route", route),
     ("strong_csv", strong_csv),
     ("gemini_stream", gemini_stream),
     ("openai_stream", openai_stream),
+    ("model_error", model_error),
 ];
 
 /// The context prefix: never panics; the rest is a part of the message; ids are bounded.
@@ -141,6 +142,11 @@ pub fn strong_csv(data: &[u8]) {
     let mut sets = 0;
     for w in &parsed.workouts {
         assert!(w.started_at <= now + chrono::Duration::hours(36));
+        assert!(
+            w.started_at.with_timezone(&opts.tz).year() >= strong::EARLIEST_YEAR,
+            "a workout before {} was imported",
+            strong::EARLIEST_YEAR
+        );
         assert!(w.exercises.len() <= limits::MAX_EXERCISES_PER_WORKOUT);
         for e in &w.exercises {
             assert!(e.sets.len() <= limits::MAX_SETS_PER_EXERCISE);
@@ -164,6 +170,37 @@ pub fn strong_csv(data: &[u8]) {
             .windows(2)
             .all(|w| w[0].started_at <= w[1].started_at)
     );
+}
+
+/// A model server's error answer (status, one wait header, body): never panics, whatever the
+/// hint says (`inf`, `1e300`, negative); a hint is at most just over the longest wait we take,
+/// and the wait chosen always fits in the time left.
+pub fn model_error(data: &[u8]) {
+    let Some((&selector, rest)) = data.split_first() else {
+        return;
+    };
+    let Ok(rest) = std::str::from_utf8(rest) else {
+        return;
+    };
+    let status = [400, 408, 429, 500, 503][usize::from(selector % 5)];
+    let name = ["retry-after", "retry-after-ms"][usize::from(selector / 5 % 2)];
+    let (value, body) = rest.split_once('\n').unwrap_or((rest, ""));
+    let mut headers = reqwest::header::HeaderMap::new();
+    if let Ok(v) = reqwest::header::HeaderValue::from_str(value) {
+        headers.insert(name, v);
+    }
+    let err = retry::from_status(status, &headers, body);
+    if let Some(hint) = err.retry_after {
+        assert!(hint <= retry::MAX_HINT + std::time::Duration::from_secs(1));
+    }
+    for remaining in [0, 1_000, 60_000, 900_000] {
+        let remaining = std::time::Duration::from_millis(remaining);
+        for attempt in 0..=retry::MAX_ATTEMPTS {
+            if let Some(wait) = retry::delay_before_retry(&err, attempt, remaining) {
+                assert!(wait < remaining, "a wait past the deadline");
+            }
+        }
+    }
 }
 
 pub fn gemini_stream(data: &[u8]) {

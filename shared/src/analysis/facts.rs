@@ -224,8 +224,20 @@ pub fn local_date(at: DateTime<Utc>, tz: Tz) -> NaiveDate {
 }
 
 /// The Monday of the ISO week containing `d`.
+/// The Sunday ending the ISO week of the instant `t` in `tz` (how jobs name a week).
+pub fn week_ending(t: DateTime<Utc>, tz: Tz) -> NaiveDate {
+    let start = week_start(local_date(t, tz));
+    start
+        .checked_add_days(chrono::Days::new(6))
+        .unwrap_or(start)
+}
+
 pub fn week_start(d: NaiveDate) -> NaiveDate {
-    d - chrono::Days::new(u64::from(d.weekday().num_days_from_monday()))
+    // Checked: the first days chrono can represent have no Monday before them.
+    d.checked_sub_days(chrono::Days::new(u64::from(
+        d.weekday().num_days_from_monday(),
+    )))
+    .unwrap_or(d)
 }
 
 #[cfg(test)]

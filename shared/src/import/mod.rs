@@ -6,14 +6,23 @@
 //! ids), parse the whole file (a malformed file stops here, before any write), write, enqueue.
 //! Writing is idempotent (deterministic keys), so a retried or repeated import changes nothing;
 //! a queue failure after the write is reported, and importing again enqueues again.
+//!
+//! Reviews are asked only for the weeks a review is useful for: the last [`REVIEW_WEEKS`] up to
+//! now (older weeks lie outside every window the coach and the reviews read), and only where
+//! the week has no review yet or the import added a workout to it. A re-import queues nothing,
+//! and an old history cannot queue a job per week since it began.
 
 pub mod csv;
 pub mod strong;
+
+use std::collections::HashSet;
 
 use chrono::{DateTime, NaiveDate, Utc};
 use chrono_tz::Tz;
 use serde::Serialize;
 
+use crate::analysis::facts::week_ending;
+use crate::analysis::review::iso_week_id;
 use crate::domain::units::Unit;
 use crate::lanes::worker::Job;
 use crate::queue::JobQueue;
@@ -23,10 +32,14 @@ use crate::store::{Parts, Store, StoreError};
 /// The largest export accepted: about 50,000 rows, and under Lambda's 6 MB request limit.
 pub const MAX_IMPORT_BYTES: usize = 5 * 1024 * 1024;
 
+/// Weeks back from now (this one included) whose reviews an import asks for: the review's own
+/// trend window.
+pub const REVIEW_WEEKS: u64 = crate::analysis::ANALYSIS_WEEKS as u64 + 1;
+
 #[derive(Debug, thiserror::Error)]
 pub enum ImportError {
     #[error(transparent)]
-    Malformed(#[from] strong::Malformed),
+    Refused(#[from] strong::Refused),
     #[error(transparent)]
     Store(#[from] StoreError),
 }
@@ -34,11 +47,18 @@ pub enum ImportError {
 /// Where the weekly reviews of the imported weeks went.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Reviews {
+    /// ISO weeks with an imported workout.
     pub weeks: usize,
+    /// Reviews queued now (listed in `review_weeks`).
     pub enqueued: usize,
+    /// Weeks before the last [`REVIEW_WEEKS`]: not reviewed.
+    pub older_weeks: usize,
+    /// Recent weeks that already have a review and got no new workout.
+    pub already_reviewed: usize,
     pub queue: &'static str,
+    /// `QUEUE_UNAVAILABLE` when the reviews could not be queued (importing again queues them).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub error: Option<String>,
+    pub error: Option<&'static str>,
 }
 
 /// The answer to an import.
@@ -53,7 +73,7 @@ pub struct Outcome {
     /// Imported workouts already in the history (from an earlier import), rewritten unchanged.
     pub already_imported: usize,
     pub reviews: Reviews,
-    /// The weeks the reviews were asked for, oldest first (Sundays in the lifter's timezone).
+    /// The weeks reviews were asked for, oldest first (Sundays in the lifter's timezone).
     pub review_weeks: Vec<NaiveDate>,
 }
 
@@ -85,11 +105,32 @@ pub async fn strong_export(
         .iter()
         .filter(|w| existing.contains(&w.id))
         .count();
+    // The recent weeks and which of them have a review, read before anything is written.
+    let first_week = week_ending(now, tz) - chrono::Days::new(7 * (REVIEW_WEEKS - 1));
+    let reviewed = store
+        .review_weeks_from(user, &iso_week_id(first_week))
+        .await?;
     store
         .put_history(user, &parsed.workouts, &parsed.own_exercises)
         .await?;
-    let jobs: Vec<serde_json::Value> = parsed
+    let changed: HashSet<NaiveDate> = parsed
+        .workouts
+        .iter()
+        .filter(|w| !existing.contains(&w.id))
+        .map(|w| week_ending(w.started_at, tz))
+        .collect();
+    let recent: Vec<NaiveDate> = parsed
         .weeks
+        .iter()
+        .copied()
+        .filter(|d| *d >= first_week)
+        .collect();
+    let due: Vec<NaiveDate> = recent
+        .iter()
+        .copied()
+        .filter(|d| changed.contains(d) || !reviewed.contains(&iso_week_id(*d)))
+        .collect();
+    let jobs: Vec<serde_json::Value> = due
         .iter()
         .map(|d| {
             Job::WeeklyReview {
@@ -99,22 +140,21 @@ pub async fn strong_export(
             .to_message()
         })
         .collect();
-    let reviews = match queue.send_all(&jobs).await {
-        Ok(n) => Reviews {
-            weeks: jobs.len(),
-            enqueued: n,
-            queue: queue.kind(),
-            error: None,
-        },
+    let (enqueued, error) = match queue.send_all(&jobs).await {
+        Ok(n) => (n, None),
         Err(e) => {
+            // The queue's words (its URL, the account, a role) go to the log only.
             tracing::warn!(error = %e, "imported, but the weekly reviews were not enqueued");
-            Reviews {
-                weeks: jobs.len(),
-                enqueued: 0,
-                queue: queue.kind(),
-                error: Some(format!("{e}; importing the file again enqueues them again")),
-            }
+            (0, Some("QUEUE_UNAVAILABLE"))
         }
+    };
+    let reviews = Reviews {
+        weeks: parsed.weeks.len(),
+        enqueued,
+        older_weeks: parsed.weeks.len() - recent.len(),
+        already_reviewed: recent.len() - due.len(),
+        queue: queue.kind(),
+        error,
     };
     Ok(Outcome {
         new_workouts: parsed.workouts.len() - already,
@@ -122,7 +162,7 @@ pub async fn strong_export(
         timezone: tz.to_string(),
         weight_unit: unit,
         reviews,
-        review_weeks: parsed.weeks,
+        review_weeks: due,
         summary: parsed.summary,
     })
 }

@@ -15,13 +15,13 @@
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 
-use chrono::{DateTime, Duration, NaiveDate, NaiveDateTime, TimeZone, Utc};
+use chrono::{DateTime, Datelike, Duration, NaiveDate, NaiveDateTime, TimeZone, Utc};
 use chrono_tz::Tz;
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
 use super::csv::{self, Record};
-use crate::analysis::facts::{local_date, week_start};
+use crate::analysis::facts::{local_date, week_ending};
 use crate::domain::catalog::{Resolution, catalog};
 use crate::domain::limits::{
     self, MAX_EXERCISES_PER_WORKOUT, MAX_RPE, MAX_SETS_PER_EXERCISE, MIN_RPE,
@@ -35,6 +35,14 @@ use crate::domain::workout::{
 pub const MAX_LISTED: usize = 100;
 /// A row dated more than this after the import is rejected (a clock or format mix-up).
 pub const FUTURE_TOLERANCE_HOURS: i64 = 36;
+/// A row dated before this year is rejected: no phone app logged workouts then, so it is a
+/// format mix-up (and a year such as -262144 must not reach the week arithmetic).
+pub const EARLIEST_YEAR: i32 = 2000;
+/// Data rows an import may have: about 10 MB of a typical export, above the body limit. A file
+/// with more is refused whole (413), to be split by date.
+pub const MAX_IMPORT_ROWS: usize = 60_000;
+/// Workouts an import may create: 20 years at five a week. More is refused whole (413).
+pub const MAX_IMPORT_WORKOUTS: usize = 5_200;
 /// A stored workout must fit one DynamoDB item (400 KB) with room for its keys.
 pub const MAX_WORKOUT_DOC_BYTES: usize = 350_000;
 const METRES_PER_MILE: f64 = 1_609.344;
@@ -108,6 +116,16 @@ pub struct Parsed {
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[error("{0}")]
 pub struct Malformed(pub String);
+
+/// Why a file is refused whole.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum Refused {
+    #[error(transparent)]
+    Malformed(#[from] Malformed),
+    /// Over [`MAX_IMPORT_ROWS`] or [`MAX_IMPORT_WORKOUTS`]: the message names the limit.
+    #[error("{0}")]
+    TooLarge(String),
+}
 
 #[derive(Clone, Copy, PartialEq)]
 enum Col {
@@ -217,14 +235,14 @@ struct Row {
 }
 
 /// Reads a Strong export. `own` holds the ids of the user's own exercises already stored.
-pub fn parse(text: &str, opts: Options, own: &HashSet<String>) -> Result<Parsed, Malformed> {
+pub fn parse(text: &str, opts: Options, own: &HashSet<String>) -> Result<Parsed, Refused> {
     if text.trim().is_empty() {
-        return Err(Malformed("the file is empty".into()));
+        return Err(Malformed("the file is empty".into()).into());
     }
     let delimiter = csv::detect_delimiter(text);
     let records = csv::records(text, delimiter).map_err(|e| Malformed(e.to_string()))?;
     let Some((header, data)) = records.split_first() else {
-        return Err(Malformed("the file is empty".into()));
+        return Err(Malformed("the file is empty".into()).into());
     };
     let h = Header::read(header)?;
     let mut summary = Summary {
@@ -238,7 +256,13 @@ pub fn parse(text: &str, opts: Options, own: &HashSet<String>) -> Result<Parsed,
         ..Summary::default()
     };
     if data.is_empty() {
-        return Err(Malformed("the file has a header but no rows".into()));
+        return Err(Malformed("the file has a header but no rows".into()).into());
+    }
+    if data.len() > MAX_IMPORT_ROWS {
+        return Err(Refused::TooLarge(format!(
+            "the export has {} rows; an import takes at most {MAX_IMPORT_ROWS}: export a shorter date range and import each part",
+            data.len()
+        )));
     }
     let mut rows = Vec::with_capacity(data.len());
     for r in data {
@@ -256,8 +280,12 @@ pub fn parse(text: &str, opts: Options, own: &HashSet<String>) -> Result<Parsed,
             .first()
             .map(|n| format!(" (line {}: {})", n.line, n.reason))
             .unwrap_or_default();
-        return Err(Malformed(format!(
-            "no row of the file could be imported{first}"
+        return Err(Malformed(format!("no row of the file could be imported{first}")).into());
+    }
+    if parsed.workouts.len() > MAX_IMPORT_WORKOUTS {
+        return Err(Refused::TooLarge(format!(
+            "the export has {} workouts; an import takes at most {MAX_IMPORT_WORKOUTS}: export a shorter date range and import each part",
+            parsed.workouts.len()
         )));
     }
     parsed.summary.first_workout = parsed
@@ -319,6 +347,12 @@ fn read_row(
     let started_at = local_time(get(Col::Date), opts.tz)?;
     if started_at > opts.now + Duration::hours(FUTURE_TOLERANCE_HOURS) {
         return Err(format!("the date {} is in the future", get(Col::Date)));
+    }
+    if started_at.with_timezone(&opts.tz).year() < EARLIEST_YEAR {
+        return Err(format!(
+            "the date {} is before {EARLIEST_YEAR} (a date format mix-up?)",
+            get(Col::Date)
+        ));
     }
     let exercise = get(Col::ExerciseName).to_string();
     if exercise.is_empty() {
@@ -626,7 +660,7 @@ fn assemble(rows: Vec<Row>, opts: Options, own: &HashSet<String>, mut s: Summary
         .collect();
     let weeks: BTreeSet<NaiveDate> = kept
         .iter()
-        .map(|w| week_start(local_date(w.started_at, opts.tz)) + chrono::Days::new(6))
+        .map(|w| week_ending(w.started_at, opts.tz))
         .collect();
     Parsed {
         workouts: kept,
@@ -910,7 +944,7 @@ second line\",\"Workout, noted\",8.5
 
     #[test]
     fn malformed_files_are_refused_whole() {
-        let e = |t: &str| parse(t, opts(), &HashSet::new()).unwrap_err().0;
+        let e = |t: &str| parse(t, opts(), &HashSet::new()).unwrap_err().to_string();
         assert_eq!(e(""), "the file is empty");
         assert!(e("Date,Workout Name,Exercise Name\n").contains("lacks Set Order, Weight, Reps"));
         assert!(e("Date,Workout Name,Exercise Name,Set Order,Weight,Reps\n").contains("no rows"));
@@ -951,6 +985,62 @@ second line\",\"Workout, noted\",8.5
         // RPE 3 keeps the set and warns.
         assert_eq!(p.summary.sets, 2);
         assert_eq!(p.summary.warnings[0].line, 7);
+    }
+
+    #[test]
+    fn dates_before_2000_are_rejected_with_their_line_never_a_panic() {
+        let head = "Date,Workout Name,Exercise Name,Set Order,Weight,Reps\n";
+        let rows = [
+            "2026-01-05 10:00,A,Squat (Barbell),1,100,5",
+            "1999-12-31 23:00,A,Squat (Barbell),1,100,5",
+            "1900-01-01 10:00,A,Squat (Barbell),1,100,5",
+            "-262143-01-01 10:00,A,Squat (Barbell),1,100,5",
+            "2000-01-01 00:00,A,Squat (Barbell),1,100,5",
+            "-262144-01-01,A,Squat (Barbell),1,100,5",
+        ];
+        let p = parse(
+            &format!("{head}{}", rows.join("\n")),
+            opts(),
+            &HashSet::new(),
+        )
+        .expect("the rest imports");
+        let lines: Vec<usize> = p.summary.rejected.iter().map(|r| r.line).collect();
+        assert_eq!(lines, vec![3, 4, 5, 7]);
+        assert!(p.summary.rejected[0].reason.contains("before 2000"));
+        assert_eq!(p.workouts.len(), 2);
+        // Only dates outside the range: the whole file is refused, and says why.
+        let e = parse(&format!("{head}{}", rows[2]), opts(), &HashSet::new())
+            .expect_err("nothing to import");
+        assert!(e.to_string().contains("before 2000"), "{e}");
+    }
+
+    #[test]
+    fn too_many_rows_or_workouts_are_refused_whole_naming_the_limit() {
+        let head = "Date,Workout Name,Exercise Name,Set Order,Weight,Reps\n";
+        let row = "2026-01-05 10:00,A,Squat (Barbell),1,100,5\n";
+        let e = parse(
+            &format!("{head}{}", row.repeat(MAX_IMPORT_ROWS + 1)),
+            opts(),
+            &HashSet::new(),
+        )
+        .expect_err("too many rows");
+        assert!(matches!(e, Refused::TooLarge(_)));
+        assert!(e.to_string().contains(&MAX_IMPORT_ROWS.to_string()), "{e}");
+        // One workout a day from 2005, one more than the cap.
+        let start = NaiveDate::from_ymd_opt(2005, 1, 1).expect("a date");
+        let rows: String = (0..=MAX_IMPORT_WORKOUTS)
+            .map(|i| {
+                let t = start.and_time(chrono::NaiveTime::MIN) + Duration::hours(i as i64 * 24);
+                format!("{},A,Squat (Barbell),1,100,5\n", t.format("%Y-%m-%d %H:%M"))
+            })
+            .collect();
+        let e = parse(&format!("{head}{rows}"), opts(), &HashSet::new())
+            .expect_err("too many workouts");
+        assert!(matches!(e, Refused::TooLarge(_)));
+        assert!(
+            e.to_string().contains(&MAX_IMPORT_WORKOUTS.to_string()),
+            "{e}"
+        );
     }
 
     #[test]

@@ -11,7 +11,7 @@
 
 mod gemini;
 mod openai;
-mod retry;
+pub(crate) mod retry;
 pub mod sse;
 
 use std::collections::VecDeque;

@@ -17,7 +17,7 @@ pub const MAX_ATTEMPTS: u32 = 3;
 const BACKOFF_BASE: Duration = Duration::from_millis(500);
 const BACKOFF_CAP: Duration = Duration::from_secs(8);
 /// A server hint longer than this is not waited for.
-const MAX_HINT: Duration = Duration::from_secs(120);
+pub(crate) const MAX_HINT: Duration = Duration::from_secs(120);
 /// Provider messages are kept for logs, bounded.
 const MAX_MESSAGE_CHARS: usize = 300;
 
@@ -107,7 +107,7 @@ impl ModelError {
 }
 
 /// How long to wait before attempt `attempt + 1`, or `None` to give up now.
-pub(super) fn delay_before_retry(
+pub(crate) fn delay_before_retry(
     err: &ModelError,
     attempt: u32,
     remaining: Duration,
@@ -137,7 +137,7 @@ fn jittered(attempt: u32) -> Duration {
 }
 
 /// An HTTP error answer (before any stream) as an error value, in either provider's format.
-pub(super) fn from_status(status: u16, headers: &HeaderMap, body: &str) -> ModelError {
+pub(crate) fn from_status(status: u16, headers: &HeaderMap, body: &str) -> ModelError {
     let v: Value = serde_json::from_str(body).unwrap_or(Value::Null);
     // Gemini and OpenAI both nest under "error"; old vLLM puts the fields at the top level.
     let e = if v["error"].is_object() {
@@ -189,12 +189,11 @@ fn daily_or_billing(e: &Value) -> bool {
 fn header_hint(headers: &HeaderMap) -> Option<Duration> {
     let get = |k: &str| headers.get(k).and_then(|v| v.to_str().ok());
     if let Some(ms) = get("retry-after-ms").and_then(|v| v.trim().parse::<f64>().ok()) {
-        return (ms >= 0.0).then(|| Duration::from_secs_f64(ms / 1000.0));
+        return hint_seconds(ms / 1000.0);
     }
     get("retry-after")
         .and_then(|v| v.trim().parse::<f64>().ok())
-        .filter(|s| *s >= 0.0 && s.is_finite())
-        .map(Duration::from_secs_f64)
+        .and_then(hint_seconds)
 }
 
 /// Gemini `details[@type=…RetryInfo].retryDelay`: a protobuf Duration such as "26s" or "34.4s".
@@ -216,11 +215,22 @@ fn retry_in_message(message: &str) -> Option<Duration> {
 }
 
 fn seconds(s: &str) -> Option<Duration> {
-    s.trim()
-        .parse::<f64>()
-        .ok()
-        .filter(|v| *v >= 0.0 && v.is_finite())
-        .map(Duration::from_secs_f64)
+    s.trim().parse::<f64>().ok().and_then(hint_seconds)
+}
+
+/// A server's wait hint in seconds as a duration: negative or not a number is no hint; a hint
+/// too long to wait for (`inf`, `1e300`) is clamped to just over [`MAX_HINT`], which gives up.
+/// The provider's text never reaches a `Duration` constructor that can panic.
+fn hint_seconds(v: f64) -> Option<Duration> {
+    if v.is_nan() || v < 0.0 {
+        return None;
+    }
+    let too_long = MAX_HINT + Duration::from_secs(1);
+    Some(if v >= too_long.as_secs_f64() {
+        too_long
+    } else {
+        Duration::try_from_secs_f64(v).unwrap_or(too_long)
+    })
 }
 
 #[cfg(test)]
@@ -310,6 +320,33 @@ mod tests {
             assert_eq!(e.kind, ErrorKind::Rejected);
             assert_eq!(delay_before_retry(&e, 1, Duration::from_secs(60)), None);
         }
+    }
+
+    #[test]
+    fn absurd_hints_are_clamped_or_ignored_never_a_panic() {
+        let body = r#"{"error": {"message": "slow down"}}"#;
+        for v in ["inf", "1e300", "-1", "NaN", "-inf", "1e-320"] {
+            for name in ["retry-after", "retry-after-ms"] {
+                let mut h = HeaderMap::new();
+                h.insert(name, v.parse().expect("header value"));
+                let e = from_status(429, &h, body);
+                if let Some(hint) = e.retry_after {
+                    assert!(hint <= MAX_HINT + Duration::from_secs(1), "{name}: {v}");
+                }
+            }
+            let gemini = format!(
+                r#"{{"error": {{"code": 429, "message": "Please retry in {v}s.", "details": [{{"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": "{v}s"}}]}}}}"#
+            );
+            let e = from_status(429, &HeaderMap::new(), &gemini);
+            if let Some(hint) = e.retry_after {
+                assert!(hint <= MAX_HINT + Duration::from_secs(1), "retryDelay {v}");
+            }
+        }
+        // Too long to wait: give up now rather than sleep past the deadline.
+        let mut h = HeaderMap::new();
+        h.insert("retry-after", "1e300".parse().expect("header value"));
+        let e = from_status(429, &h, body);
+        assert_eq!(delay_before_retry(&e, 1, Duration::from_secs(900)), None);
     }
 
     #[test]

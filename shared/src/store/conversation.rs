@@ -26,9 +26,21 @@ pub struct Exchange {
     /// For a clarification: the request waiting for the lifter's explicit yes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pending_request: Option<String>,
+    /// Ids of the proposals this exchange showed or applied.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub artifacts: Vec<String>,
+    /// The proposals this coach turn produced, with the content hash the lifter was shown: the
+    /// only ones a chat "yes" in the next turn may apply.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub proposed: Vec<Proposed>,
     pub at: DateTime<Utc>,
+}
+
+/// A proposal as a coach turn showed it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Proposed {
+    pub id: String,
+    pub content_hash: String,
 }
 
 /// Older exchanges, folded into short lines.

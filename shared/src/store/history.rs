@@ -36,7 +36,7 @@ impl Store {
     /// Ids of the user's completed workouts, reading only the keys.
     pub async fn completed_workout_ids(&self, user: &str) -> Result<HashSet<String>, StoreError> {
         let query = self
-            .workout_range(user, WORKOUTS_LO, WORKOUTS_HI)
+            .sk_range(user, WORKOUTS_LO, WORKOUTS_HI)
             .projection_expression("sk");
         Ok(self
             .query_all(query)

@@ -234,6 +234,24 @@ impl Store {
             .transpose()
     }
 
+    /// The ISO weeks (`2026-W47`) of the stored weekly reviews from week `from` on, keys only.
+    pub async fn review_weeks_from(
+        &self,
+        user: &str,
+        from: &str,
+    ) -> Result<std::collections::HashSet<String>, StoreError> {
+        let query = self
+            .sk_range(user, &format!("REVIEW#{from}"), "REVIEW#~")
+            .projection_expression("sk");
+        Ok(self
+            .query_all(query)
+            .await?
+            .iter()
+            .filter_map(|i| super::string(i, "sk"))
+            .filter_map(|sk| sk.strip_prefix("REVIEW#").map(str::to_string))
+            .collect())
+    }
+
     /// The newest weekly review.
     pub async fn latest_review(&self, user: &str) -> Result<Option<Value>, StoreError> {
         let page = self.page(user, "REVIEW#", 1, None, Utc::now()).await?;

@@ -378,6 +378,13 @@ impl Store {
 
     /// Runs a transaction. `None`: committed. `Some(failed)`: cancelled, with, per item, whether
     /// its condition failed (the caller knows which condition means what).
+    ///
+    /// The SDK gives every call a fresh `ClientRequestToken` (the field's idempotency-token
+    /// trait: `aws-sdk-dynamodb`'s IdempotencyTokenInterceptor fills it once, before the retry
+    /// loop) and resends it when an answer was lost (a dropped connection, an attempt timeout).
+    /// DynamoDB answers that retry with the first call's success for ten minutes instead of
+    /// running it again; without the token the retry would fail its own version condition and
+    /// the lane would apply the command a second time (`tests/faults.rs` drops such an answer).
     pub(crate) async fn transact(
         &self,
         items: Vec<TransactWriteItem>,
@@ -551,7 +558,7 @@ impl Store {
 
     /// Completed workouts, oldest first, paging through the whole history.
     pub async fn completed_workouts(&self, user: &str) -> Result<Vec<Workout>, StoreError> {
-        let query = self.workout_range(user, workouts::WORKOUTS_LO, workouts::WORKOUTS_HI);
+        let query = self.sk_range(user, workouts::WORKOUTS_LO, workouts::WORKOUTS_HI);
         self.query_all(query).await?.iter().map(from_item).collect()
     }
 

@@ -106,7 +106,7 @@ impl Store {
     /// A query for the completed workouts whose keys lie in `[lo, hi]` (oldest first).
     /// `WORKOUT#ACTIVE` sorts after every dated key, so the full range `WORKOUT#0`..`WORKOUT#9~`
     /// excludes it.
-    pub(crate) fn workout_range(
+    pub(crate) fn sk_range(
         &self,
         user: &str,
         lo: &str,
@@ -127,7 +127,7 @@ impl Store {
         user: &str,
         since: DateTime<Utc>,
     ) -> Result<Vec<Workout>, StoreError> {
-        let query = self.workout_range(user, &workout_key_at(since), WORKOUTS_HI);
+        let query = self.sk_range(user, &workout_key_at(since), WORKOUTS_HI);
         self.query_all(query).await?.iter().map(from_item).collect()
     }
 
@@ -139,7 +139,7 @@ impl Store {
         to: DateTime<Utc>,
     ) -> Result<Vec<Workout>, StoreError> {
         // "WORKOUT#<to>" sorts before any key of a workout started at `to`.
-        let query = self.workout_range(user, &workout_key_at(from), &workout_key_at(to));
+        let query = self.sk_range(user, &workout_key_at(from), &workout_key_at(to));
         let items = self.query_all(query).await?;
         let workouts: Vec<Workout> = items.iter().map(from_item).collect::<Result<_, _>>()?;
         Ok(workouts
@@ -156,7 +156,7 @@ impl Store {
     ) -> Result<Option<Workout>, StoreError> {
         let suffix = format!("#{id}");
         let query = self
-            .workout_range(user, WORKOUTS_LO, WORKOUTS_HI)
+            .sk_range(user, WORKOUTS_LO, WORKOUTS_HI)
             .scan_index_forward(false);
         let items = self.query_all(query).await?;
         items

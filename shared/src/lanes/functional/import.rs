@@ -6,6 +6,7 @@
 
 use super::*;
 use crate::domain::units::Unit;
+use crate::import::strong::Refused;
 use crate::import::{self, ImportError, MAX_IMPORT_BYTES};
 
 impl FunctionalLane {
@@ -52,7 +53,10 @@ impl FunctionalLane {
         log.store_us += t.elapsed().as_micros() as u64;
         log.store_calls += 4;
         let out = out.map_err(|e| match e {
-            ImportError::Malformed(m) => ApiError::new(400, "IMPORT_MALFORMED", m.0),
+            ImportError::Refused(Refused::Malformed(m)) => {
+                ApiError::new(400, "IMPORT_MALFORMED", m.0)
+            }
+            ImportError::Refused(Refused::TooLarge(m)) => ApiError::new(413, "IMPORT_TOO_LARGE", m),
             ImportError::Store(e) => store_error(&e),
         })?;
         let body = serde_json::to_string(&out).map_err(|_| ApiError::internal())?;

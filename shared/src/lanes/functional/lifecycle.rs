@@ -104,16 +104,22 @@ impl FunctionalLane {
         log.store_us += t.elapsed().as_micros() as u64;
         log.store_calls += 1;
         if !started.map_err(|e| store_error(&e))? {
-            // Another start won the race: answer with that one.
             let active = self
                 .store
                 .get_active_workout(&ctx.user_id)
                 .await
                 .map_err(|e| store_error(&e))?;
-            return Err(match active {
-                Some(a) => active_conflict(&a.value),
-                None => conflict(),
-            });
+            return match active {
+                // This very workout: the start was applied but its answer was lost, and the
+                // SDK's retry met its own condition.
+                Some(a) if a.value == workout => Ok(api::json_response(
+                    201,
+                    &json!({ "workout": workout, "unit": profile.unit.label() }).to_string(),
+                )),
+                // Another start won the race: answer with that one.
+                Some(a) => Err(active_conflict(&a.value)),
+                None => Err(conflict()),
+            };
         }
         Ok(api::json_response(
             201,

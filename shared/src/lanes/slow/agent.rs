@@ -37,8 +37,8 @@ pub struct Outcome {
     pub answer: String,
     /// Rules the answer broke before it was revised or corrected.
     pub violations: usize,
-    /// Ids of the proposals stored during the answer.
-    pub artifact_ids: Vec<String>,
+    /// The proposals stored during the answer, as shown.
+    pub proposed: Vec<crate::store::conversation::Proposed>,
     /// A retried request answered from the stored exchange.
     pub replayed: bool,
     pub error: Option<&'static str>,
@@ -120,10 +120,11 @@ pub async fn run(
             emit.send("tool_start", json!({ "tool": c.name, "call_id": c.id }))
                 .await;
         }
-        // Independent reads in one turn run concurrently.
+        // Independent reads in one turn run concurrently; a name not offered runs nothing.
+        let offered = &req.tools;
         let results = futures_util::future::join_all(calls.iter().map(|c| async move {
             let started = Instant::now();
-            let r = tools::run(env, &c.name, &c.args).await;
+            let r = tools::run(env, offered, &c.name, &c.args).await;
             (r, started.elapsed())
         }))
         .await;
@@ -154,8 +155,7 @@ pub async fn run(
             parts.push(Part::Result(ToolResult::for_call(c, content)));
         }
         // Artifacts after the tool_end of the call that stored them, with their stored ids.
-        out.artifact_ids
-            .extend(super::briefing::artifact_ids(&artifacts));
+        out.proposed.extend(super::briefing::proposed(&artifacts));
         for view in artifacts {
             emit.send("artifact", view).await;
         }

@@ -11,14 +11,13 @@ use serde_json::Value;
 
 use crate::analysis::{self, series::WeekPoint};
 use crate::context::SessionContext;
-use crate::domain::artifact::{Artifact, ArtifactStatus};
 use crate::domain::coaching::{CoachingContext, Memory};
 use crate::domain::plan::Routine;
 use crate::domain::profile::Profile;
 use crate::domain::strength::round1;
 use crate::domain::workout::Workout;
 use crate::llm::Turn;
-use crate::store::conversation::{Exchange, Summary};
+use crate::store::conversation::{Exchange, Proposed, Summary};
 use crate::store::{Parts, Store, StoreError};
 
 /// Exchanges read per request; anything older has been folded into the summary.
@@ -114,28 +113,6 @@ pub async fn load(
         summary,
         now,
     })
-}
-
-/// The proposal a chat "yes, save it" applies: the newest one, still pending, from this
-/// conversation (when both name one). Read only for a confirmation, off the common path.
-pub async fn pending_artifact(
-    store: &Store,
-    ctx: &SessionContext,
-    now: DateTime<Utc>,
-) -> Result<Option<Artifact>, StoreError> {
-    let newest = store
-        .recent_artifacts(&ctx.user_id, 1)
-        .await?
-        .into_iter()
-        .next();
-    Ok(newest.filter(|a| {
-        a.status == ArtifactStatus::Proposed
-            && !a.is_expired(now)
-            && match (&a.conversation_id, &ctx.conversation_id) {
-                (Some(x), Some(y)) => x == y,
-                _ => true,
-            }
-    }))
 }
 
 impl Loaded {
@@ -348,11 +325,16 @@ impl Loaded {
     }
 }
 
-/// A compact record of what the stream showed, for the stored exchange.
-pub fn artifact_ids(views: &[Value]) -> Vec<String> {
+/// The proposals the stream showed (their `artifact` events), for the stored exchange.
+pub fn proposed(views: &[Value]) -> Vec<Proposed> {
     views
         .iter()
-        .filter_map(|v| v["artifact_id"].as_str().map(str::to_string))
+        .filter_map(|v| {
+            Some(Proposed {
+                id: v["artifact_id"].as_str()?.to_string(),
+                content_hash: v["content_hash"].as_str()?.to_string(),
+            })
+        })
         .collect()
 }
 
@@ -369,6 +351,7 @@ mod tests {
             kind: "coach".into(),
             pending_request: None,
             artifacts: vec![],
+            proposed: vec![],
             at: Utc::now(),
         }
     }

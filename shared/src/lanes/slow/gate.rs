@@ -1,11 +1,13 @@
 //! What the slow lane decides before any model call: a short "yes, save it" right after a
-//! proposal (apply it, no model), and a destructive request (ask for an explicit confirmation).
+//! proposal (apply it, no model), and a destructive request (ask for an explicit confirmation,
+//! which any option the clarification offered gives).
 //! Both match whole words of the message, never substrings: the original flagged "I clearly
 //! need help" as a request to clear data.
 
-/// Replies that confirm the latest proposal (or a destructive request) when they are the whole
-/// message, give or take punctuation and "please".
-const CONFIRMATIONS: [&str; 18] = [
+/// Replies that confirm the proposal of the coach's previous turn (or a destructive request)
+/// when they are the whole message, give or take punctuation and "please". None names a
+/// destructive verb: "yes, delete it" must never apply a proposal.
+const CONFIRMATIONS: [&str; 16] = [
     "confirm",
     "confirmed",
     "yes",
@@ -22,8 +24,6 @@ const CONFIRMATIONS: [&str; 18] = [
     "looks good save it",
     "yes confirm",
     "yep",
-    "yes delete it",
-    "yes reset it",
 ];
 
 const DESTRUCTIVE_VERBS: [&str; 7] = [
@@ -60,12 +60,27 @@ fn words(text: &str) -> Vec<String> {
         .collect()
 }
 
-/// Whether the whole message is a confirmation ("Yes, save it!", "go ahead please").
-pub fn is_confirmation(text: &str) -> bool {
+/// The message's words without the politeness that does not change its meaning.
+fn reply_words(text: &str) -> String {
     let mut w = words(text);
     w.retain(|x| x != "please" && x != "ok" && x != "okay");
-    let joined = w.join(" ");
+    w.join(" ")
+}
+
+/// Whether the whole message is a confirmation ("Yes, save it!", "go ahead please").
+pub fn is_confirmation(text: &str) -> bool {
+    let joined = reply_words(text);
     !joined.is_empty() && CONFIRMATIONS.contains(&joined.as_str())
+}
+
+/// Whether `text` confirms a destructive request the clarification asked about: a plain
+/// confirmation, or an explicit "Yes, {verb} it" (the option the gate offers, for each verb).
+pub fn confirms_destructive(text: &str) -> bool {
+    let reply = reply_words(text);
+    is_confirmation(text)
+        || DESTRUCTIVE_VERBS
+            .iter()
+            .any(|verb| reply == format!("yes {verb} it"))
 }
 
 /// A destructive request: a destructive verb and a data object, as whole words. Returns the verb.
@@ -111,9 +126,24 @@ mod tests {
             "save it for later?",
             "",
             "confirm my bench numbers",
+            "Yes, delete it",
+            "yes reset it",
         ] {
             assert!(!is_confirmation(no), "{no}");
         }
+    }
+
+    #[test]
+    fn every_offered_option_confirms_its_request() {
+        for verb in DESTRUCTIVE_VERBS {
+            let request = format!("{verb} all my workout history");
+            assert_eq!(destructive_verb(&request), Some(verb), "{request}");
+            let (_, options) = clarification(verb, &request);
+            assert!(confirms_destructive(&options[0]), "{}", options[0]);
+            assert!(!confirms_destructive(&options[1]), "{}", options[1]);
+        }
+        assert!(confirms_destructive("yes"));
+        assert!(!confirms_destructive("yes wipe my squat notes"));
     }
 
     #[test]

@@ -28,7 +28,7 @@ use chrono::Utc;
 
 use crate::api::{self, ApiError};
 use crate::context::{AuthMode, SessionContext};
-use crate::domain::artifact::{Artifact, Proposal};
+use crate::domain::artifact::{Artifact, ArtifactStatus, Proposal};
 use crate::llm::{Model, ModelLane};
 use crate::queue::JobQueue;
 use crate::router::{self, Intent, Lane};
@@ -247,32 +247,35 @@ impl SlowLane {
             kind: "coach".into(),
             pending_request: None,
             artifacts: Vec::new(),
+            proposed: Vec::new(),
             at: now,
         };
-        let confirming = gate::is_confirmation(text);
-        let confirmed_request = loaded
-            .exchanges
-            .first()
+        let previous = loaded.exchanges.first();
+        // A yes to the destructive request the previous turn asked about.
+        let confirmed_request = previous
             .filter(|p| p.kind == "clarification" && now - p.at < CLARIFICATION_WINDOW)
             .and_then(|p| p.pending_request.clone())
-            .filter(|_| confirming);
-        let pending = if confirming && confirmed_request.is_none() {
-            match briefing::pending_artifact(&self.store, ctx, now).await {
-                Ok(a) => a,
-                Err(e) => return fail(emit, &e).await,
+            .filter(|_| gate::confirms_destructive(text));
+        // A yes to the one proposal the previous turn made, as it was shown; anything else is
+        // ordinary text for the coach.
+        let offered = match previous {
+            Some(p) if confirmed_request.is_none() && gate::is_confirmation(text) => {
+                match offered_proposal(&self.store, ctx, p, now).await {
+                    Ok(a) => a,
+                    Err(e) => return fail(emit, &e).await,
+                }
             }
-        } else {
-            None
+            _ => None,
         };
         let mut outcome = if let Some(request) = confirmed_request {
             // The lifter said yes to a destructive request: the coach handles it, told so.
             let confirmed = format!("{request}\n\n(I confirm this explicitly: \"{text}\")");
             self.agent(ctx, &confirmed, intent, &loaded, emit, deadline)
                 .await
-        } else if let Some(a) = &pending {
+        } else if let Some((a, shown_hash)) = &offered {
             exchange.kind = "confirm".into();
             exchange.artifacts.push(a.id.clone());
-            apply_from_chat(&self.store, ctx, a, emit, now).await
+            apply_from_chat(&self.store, ctx, a, shown_hash, emit, now).await
         } else if let Some(verb) = gate::destructive_verb(text) {
             let (question, options) = gate::clarification(verb, text);
             exchange.kind = "clarification".into();
@@ -293,7 +296,8 @@ impl SlowLane {
             exchange.answer = outcome.answer.clone();
             exchange
                 .artifacts
-                .extend(outcome.artifact_ids.iter().cloned());
+                .extend(outcome.proposed.iter().map(|p| p.id.clone()));
+            exchange.proposed = std::mem::take(&mut outcome.proposed);
             if let Err(e) = self.remember(ctx, exchange).await {
                 tracing::error!(error = %e, "could not store the conversation turn");
                 outcome.error = Some("STORE_UNAVAILABLE");
@@ -365,7 +369,9 @@ impl SlowLane {
                 .conversation(&ctx.user_id, conv, 1, Utc::now())
                 .await?;
             match latest.first() {
-                Some(l) if e.corr.is_some() && l.corr == e.corr => return Ok(()),
+                // Ours: the same corr, or this very exchange (a write whose answer was lost and
+                // that the SDK retried into its own condition).
+                Some(l) if (e.corr.is_some() && l.corr == e.corr) || *l == e => return Ok(()),
                 Some(l) => e.seq = l.seq + 1,
                 None => e.seq += 1,
             }
@@ -390,15 +396,39 @@ async fn fail(emit: &sse::Emitter, e: &StoreError) -> agent::Outcome {
     }
 }
 
-/// "Yes, save it" right after a proposal: apply exactly what is stored, no model call.
+/// The proposal a chat "yes" applies, with the hash the lifter was shown: the one proposal the
+/// coach's previous turn (`previous`) made, if it is still pending. `None`: the "yes" is text.
+async fn offered_proposal(
+    store: &Store,
+    ctx: &SessionContext,
+    previous: &Exchange,
+    now: chrono::DateTime<Utc>,
+) -> Result<Option<(Artifact, String)>, StoreError> {
+    let [shown] = previous.proposed.as_slice() else {
+        // None, or several: a bare "yes" does not say which.
+        return Ok(None);
+    };
+    if previous.kind != "coach" {
+        return Ok(None);
+    }
+    let a = store.get_artifact(&ctx.user_id, &shown.id).await?;
+    Ok(
+        a.filter(|a| a.status == ArtifactStatus::Proposed && !a.is_expired(now))
+            .map(|a| (a, shown.content_hash.clone())),
+    )
+}
+
+/// "Yes, save it" right after a proposal: apply exactly what the lifter was shown (`shown_hash`;
+/// a proposal changed since is refused as stale), no model call.
 async fn apply_from_chat(
     store: &Store,
     ctx: &SessionContext,
     a: &Artifact,
+    shown_hash: &str,
     emit: &sse::Emitter,
     now: chrono::DateTime<Utc>,
 ) -> agent::Outcome {
-    match super::artifacts::confirm(store, &ctx.user_id, &a.id, Some(&a.content_hash), now).await {
+    match super::artifacts::confirm(store, &ctx.user_id, &a.id, Some(shown_hash), now).await {
         Ok(done) => {
             emit.send("artifact", done["artifact"].clone()).await;
             let text = applied_text(a);

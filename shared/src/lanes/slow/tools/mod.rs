@@ -6,7 +6,9 @@
 //! worker's analysis functions), `propose` (proposals the lifter confirms),
 //! `workout` (workout-mode writes to the active workout), `memory` (memories, the coaching
 //! context and notifications). Workout-mode writes are offered only in workout mode; heavy tools
-//! are refused there with the light alternative named.
+//! are not offered there. A call to a tool that was not offered this turn is refused before
+//! anything runs (OpenAI-compatible servers do emit names that were never declared), with the
+//! reason and, for a heavy tool mid-workout, the light alternative named.
 
 mod analytics;
 mod memory;
@@ -94,27 +96,37 @@ fn spec(name: &str, description: &str, parameters: Option<Value>) -> ToolSpec {
     }
 }
 
-/// The tools offered for this request.
+/// The tools offered for this request: in workout mode the workout writes and no heavy tool.
 pub fn specs(workout_mode: bool) -> Vec<ToolSpec> {
     let mut all = read::specs();
     all.extend(analytics::specs());
     all.extend(propose::specs());
     if workout_mode {
+        all.retain(|s| heavy_alternative(&s.name).is_none());
         all.extend(workout::specs());
     }
     all.extend(memory::specs());
     all
 }
 
-/// Runs one tool for the request's user. The result is bounded (see `bounded`).
-pub async fn run(env: &Env<'_>, name: &str, args: &Value) -> Result<Output, ToolError> {
-    if env.ctx.workout_mode
-        && let Some((_, light)) = HEAVY_IN_WORKOUT.iter().find(|(h, _)| *h == name)
-    {
-        return Err(ToolError::new(
-            "HEAVY_TOOL_IN_WORKOUT",
-            format!("{name} is too heavy mid-workout; use {light}"),
-        ));
+/// The light alternative of a heavy tool, or `None` for a tool that is not heavy.
+fn heavy_alternative(name: &str) -> Option<&'static str> {
+    HEAVY_IN_WORKOUT
+        .iter()
+        .find(|(h, _)| *h == name)
+        .map(|(_, light)| *light)
+}
+
+/// Runs one tool for the request's user, if it is among the tools `offered` this turn (a call
+/// to any other name is refused before anything runs). The result is bounded (see `bounded`).
+pub async fn run(
+    env: &Env<'_>,
+    offered: &[ToolSpec],
+    name: &str,
+    args: &Value,
+) -> Result<Output, ToolError> {
+    if !offered.iter().any(|s| s.name == name) {
+        return Err(not_offered(env.ctx.workout_mode, name, offered));
     }
     let out = if let Some(r) = read::run(env, name, args).await {
         r.map(Output::read)
@@ -123,32 +135,48 @@ pub async fn run(env: &Env<'_>, name: &str, args: &Value) -> Result<Output, Tool
     } else if let Some(r) = propose::run(env, name, args).await {
         r
     } else if let Some(r) = workout::run(env, name, args).await {
-        if !env.ctx.workout_mode {
-            return Err(ToolError::new(
-                "WORKOUT_MODE_ONLY",
-                format!("{name} works only during a workout (a workout_id in the context)"),
-            ));
-        }
         r.map(Output::wrote)
     } else if let Some(r) = memory::run(env, name, args).await {
         r
     } else {
-        return Err(ToolError::new(
-            "UNKNOWN_TOOL",
-            format!(
-                "there is no tool '{name}'; available: {}",
-                specs(env.ctx.workout_mode)
-                    .iter()
-                    .map(|s| s.name.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
-        ));
+        // Offered but implemented nowhere: a bug in `specs`, still refused as unknown.
+        return Err(not_offered(env.ctx.workout_mode, name, offered));
     }?;
     Ok(Output {
         value: bounded(out.value),
         effect: out.effect,
     })
+}
+
+/// Why `name` cannot be called this turn, in words the model can act on.
+fn not_offered(workout_mode: bool, name: &str, offered: &[ToolSpec]) -> ToolError {
+    if workout_mode && let Some(light) = heavy_alternative(name) {
+        return ToolError::new(
+            "HEAVY_TOOL_IN_WORKOUT",
+            format!("{name} is too heavy mid-workout and is not offered; use {light}"),
+        );
+    }
+    if !workout_mode && is_workout_tool(name) {
+        return ToolError::new(
+            "WORKOUT_MODE_ONLY",
+            format!(
+                "{name} works only during a workout (a workout_id in the context); nothing was changed"
+            ),
+        );
+    }
+    let names: Vec<&str> = offered.iter().map(|s| s.name.as_str()).collect();
+    let shown: String = name.chars().take(64).collect();
+    ToolError::new(
+        "UNKNOWN_TOOL",
+        if names.is_empty() {
+            format!("no tools are offered now (tool '{shown}' was not run); answer in text")
+        } else {
+            format!(
+                "there is no tool '{shown}' this turn; available: {}",
+                names.join(", ")
+            )
+        },
+    )
 }
 
 /// The names of the workout-mode write tools.
@@ -284,10 +312,11 @@ mod tests {
         names.sort_unstable();
         names.dedup();
         assert_eq!(names.len(), all.len(), "tool names are unique");
-        // Workout writes are offered only in workout mode; heavy tools name a real tool or advice.
+        // Workout writes are offered only in workout mode, heavy tools only outside it.
         assert!(specs(false).iter().all(|s| !is_workout_tool(&s.name)));
         for (heavy, _) in HEAVY_IN_WORKOUT {
-            assert!(all.iter().any(|s| s.name == heavy), "{heavy}");
+            assert!(specs(false).iter().any(|s| s.name == heavy), "{heavy}");
+            assert!(all.iter().all(|s| s.name != heavy), "{heavy} mid-workout");
         }
     }
 }
