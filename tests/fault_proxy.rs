@@ -29,6 +29,11 @@ pub const FAULTS: [&str; 5] = [
     "stall_after",
 ];
 
+/// Faults that are not drawn at random, only set on purpose (`set_faults`): the store refusing
+/// the function's role, or not knowing its table, in AWS's own words (account, role and table
+/// ARNs), which no answer may repeat.
+pub const REFUSALS: [&str; 2] = ["access_denied", "no_table"];
+
 /// Longer than the lanes' attempt timeout (2 s), so the SDK gives up on the attempt.
 const STALL: Duration = Duration::from_millis(2_300);
 
@@ -211,6 +216,18 @@ async fn serve(mut sock: TcpStream, upstream: String, http: reqwest::Client, sta
                 500,
                 "com.amazonaws.dynamodb.v20120810#InternalServerError",
                 "Internal server error (injected).",
+            ),
+            Some("access_denied") => error_response(
+                400,
+                "com.amazon.coral.service#AccessDeniedException",
+                &format!(
+                    "User: arn:aws:sts::123456789012:assumed-role/coach-{lane}-role/coach-{lane} is not authorized to perform: dynamodb:{op} on resource: arn:aws:dynamodb:us-east-1:123456789012:table/CoachTest because no identity-based policy allows the dynamodb:{op} action"
+                ),
+            ),
+            Some("no_table") => error_response(
+                400,
+                "com.amazonaws.dynamodb.v20120810#ResourceNotFoundException",
+                "Requested resource not found: Table: arn:aws:dynamodb:us-east-1:123456789012:table/CoachTest not found",
             ),
             Some("drop_before") => return,
             Some(fault @ ("drop_after" | "stall_after")) => {

@@ -3,6 +3,7 @@
 
 pub mod fake_model;
 pub mod fake_sns;
+pub mod fake_sqs;
 pub mod fault_proxy;
 
 // The one HTTP/1.1 request reader of the fakes, the fault proxy and devstack's Runtime APIs.
