@@ -64,6 +64,10 @@ fn main() {
             workout_lifecycle_from_the_routine,
         ),
         ("adhoc_and_template_starts", adhoc_and_template_starts),
+        (
+            "a_workout_too_large_to_store_is_a_413",
+            a_workout_too_large_to_store_is_a_413,
+        ),
         ("app_events_walk_the_journey", app_events_walk_the_journey),
         (
             "notification_gate_suppresses_with_a_reason",
@@ -843,6 +847,45 @@ fn adhoc_and_template_starts(ctx: &Ctx) -> Result<(), Failed> {
     expect_err(&r, 404, "TEMPLATE_NOT_FOUND")?;
     let r = post(ctx, "/v1/workouts", &user, json!({"next": true}));
     expect_err(&r, 404, "NO_ROUTINE")
+}
+
+/// 50 exercises of 100 sets each were within the old limits, and their document (about 0.6 MB)
+/// could never be stored: an endless 503. A workout holds at most 500 sets; past that the start
+/// is a 413 naming the limit, and nothing is written. 500 sets start and are stored.
+fn a_workout_too_large_to_store_is_a_413(ctx: &Ctx) -> Result<(), Failed> {
+    let user = unique_user("too-large");
+    let many = |sets: u32| {
+        json!({"name": "Everything", "exercises": (0..50)
+            .map(|_| json!({"exercise": "dumbbell curl", "sets": sets, "reps": 12}))
+            .collect::<Vec<_>>()})
+    };
+    let r = post(ctx, "/v1/workouts", &user, many(100));
+    expect_err(&r, 413, "WORKOUT_TOO_LARGE")?;
+    eq(r.body["error"]["field"].as_str(), Some("sets"), "field")?;
+    check(
+        r.body["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("5000 sets") && m.contains("at most 500")),
+        format!("names the limit: {}", r.body),
+    )?;
+    let active = get(ctx, "/v1/workouts/active", &user);
+    eq(&active.body["workout"], &Value::Null, "nothing started")?;
+    let r = post(ctx, "/v1/workouts", &user, many(10));
+    eq(r.status, 201, &format!("500 sets: {}", r.body))?;
+    let stored = ctx
+        .rt
+        .block_on(ctx.stack.store.get_active_workout(&user))?
+        .ok_or("stored")?;
+    eq(
+        stored
+            .value
+            .exercises
+            .iter()
+            .map(|e| e.sets.len())
+            .sum::<usize>(),
+        500,
+        "500 sets stored",
+    )
 }
 
 // ------------------------------------------------------------------ app events

@@ -148,6 +148,13 @@ pub fn strong_csv(data: &[u8]) {
             strong::EARLIEST_YEAR
         );
         assert!(w.exercises.len() <= limits::MAX_EXERCISES_PER_WORKOUT);
+        assert!(
+            w.exercises.iter().map(|e| e.sets.len()).sum::<usize>() <= limits::MAX_SETS_PER_WORKOUT
+        );
+        assert!(
+            serde_json::to_string(w).map_or(0, |d| d.len()) <= limits::MAX_WORKOUT_DOC_BYTES,
+            "an imported workout must fit its item"
+        );
         for e in &w.exercises {
             assert!(e.sets.len() <= limits::MAX_SETS_PER_EXERCISE);
             for s in &e.sets {

@@ -102,6 +102,9 @@ impl ApiError {
 
 impl From<LimitError> for ApiError {
     fn from(e: LimitError) -> Self {
+        if e.too_large {
+            return ApiError::new(413, "WORKOUT_TOO_LARGE", e.to_string()).field(e.field);
+        }
         ApiError::new(400, "VALIDATION_ERROR", e.to_string()).field(e.field)
     }
 }
@@ -338,6 +341,7 @@ mod tests {
         let e: ApiError = LimitError {
             field: "weight",
             message: "too heavy".into(),
+            too_large: false,
         }
         .into();
         assert_eq!(e.body()["error"]["field"], "weight");

@@ -10,6 +10,14 @@ pub const MIN_RPE: f64 = 5.0;
 pub const MAX_RPE: f64 = 10.0;
 pub const MAX_EXERCISES_PER_WORKOUT: usize = 50;
 pub const MAX_SETS_PER_EXERCISE: usize = 100;
+/// Sets in one workout, all exercises together (50 × 100 would not fit one stored item).
+pub const MAX_SETS_PER_WORKOUT: usize = 500;
+/// Characters of all the notes of one workout together (its own, its exercises', its sets').
+pub const MAX_WORKOUT_NOTES_CHARS: usize = 15_000;
+/// The largest stored workout document. A DynamoDB item holds 400 KB; the rest is the item's
+/// keys and attributes. Every workout within the limits above fits (a test builds the worst
+/// case), so a request never meets the store's own limit as an endless "retry".
+pub const MAX_WORKOUT_DOC_BYTES: usize = 350_000;
 pub const MAX_DAYS_PER_ROUTINE: usize = 14;
 pub const MAX_NAME_CHARS: usize = 200;
 pub const MAX_NOTES_CHARS: usize = 5_000;
@@ -22,6 +30,9 @@ pub const MAX_BODY_BYTES: usize = 64 * 1024;
 pub struct LimitError {
     pub field: &'static str,
     pub message: String,
+    /// The workout as a whole would be too large to store (sets or notes in all): answered
+    /// 413 rather than 400.
+    pub too_large: bool,
 }
 
 impl fmt::Display for LimitError {
@@ -33,7 +44,11 @@ impl fmt::Display for LimitError {
 impl std::error::Error for LimitError {}
 
 fn err(field: &'static str, message: String) -> LimitError {
-    LimitError { field, message }
+    LimitError {
+        field,
+        message,
+        too_large: false,
+    }
 }
 
 pub fn check_weight_kg(field: &'static str, kg: f64) -> Result<(), LimitError> {
@@ -95,6 +110,9 @@ pub fn check_name(field: &'static str, name: &str) -> Result<(), LimitError> {
     if name.trim().is_empty() {
         return Err(err(field, "must not be empty".into()));
     }
+    if name.chars().any(char::is_control) {
+        return Err(err(field, "must not contain control characters".into()));
+    }
     if n > MAX_NAME_CHARS {
         return Err(err(
             field,
@@ -105,6 +123,17 @@ pub fn check_name(field: &'static str, name: &str) -> Result<(), LimitError> {
 }
 
 pub fn check_notes(field: &'static str, notes: &str) -> Result<(), LimitError> {
+    // Line breaks and tabs are text; other control characters are not (and would take six
+    // bytes each once stored as JSON).
+    if notes
+        .chars()
+        .any(|c| c.is_control() && !matches!(c, '\n' | '\r' | '\t'))
+    {
+        return Err(err(
+            field,
+            "must not contain control characters other than line breaks and tabs".into(),
+        ));
+    }
     let n = notes.chars().count();
     if n > MAX_NOTES_CHARS {
         return Err(err(
@@ -118,6 +147,39 @@ pub fn check_notes(field: &'static str, notes: &str) -> Result<(), LimitError> {
 pub fn check_count(field: &'static str, count: usize, max: usize) -> Result<(), LimitError> {
     if count > max {
         return Err(err(field, format!("{count} is above the limit of {max}")));
+    }
+    Ok(())
+}
+
+/// Longest id stored inside a workout (the store's key limit for ids, as for ids in requests).
+pub const MAX_ID_LEN: usize = 128;
+
+/// An id inside a stored document: 1 to [`MAX_ID_LEN`] printable ASCII characters.
+pub fn check_id(field: &'static str, id: &str) -> Result<(), LimitError> {
+    if id.is_empty() || id.len() > MAX_ID_LEN || !id.chars().all(|c| c.is_ascii_graphic()) {
+        return Err(err(
+            field,
+            format!("an id is 1 to {MAX_ID_LEN} printable ASCII characters"),
+        ));
+    }
+    Ok(())
+}
+
+/// A whole-workout size limit: over it is `too_large` (413), naming the limit.
+pub fn check_workout_size(
+    field: &'static str,
+    what: &str,
+    count: usize,
+    max: usize,
+) -> Result<(), LimitError> {
+    if count > max {
+        return Err(LimitError {
+            field,
+            message: format!(
+                "the workout would have {count} {what}; a workout holds at most {max}"
+            ),
+            too_large: true,
+        });
     }
     Ok(())
 }
@@ -186,6 +248,9 @@ mod tests {
         assert!(check_name("name", &"a".repeat(201)).is_err());
         assert!(check_name("name", "  ").is_err());
         assert!(check_notes("notes", &"n".repeat(5001)).is_err());
+        assert!(check_notes("notes", "line one\r\nline\ttwo").is_ok());
+        assert!(check_notes("notes", "bell\u{7}").is_err());
+        assert!(check_name("name", "Bench\nPress").is_err());
         assert!(check_count("exercises", 51, MAX_EXERCISES_PER_WORKOUT).is_err());
     }
 }

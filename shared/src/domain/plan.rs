@@ -65,6 +65,7 @@ impl Routine {
             return Err(LimitError {
                 field: "days",
                 message: "a routine needs at least one day".into(),
+                too_large: false,
             });
         }
         Ok(())

@@ -212,23 +212,60 @@ impl Workout {
         }
     }
 
-    /// Checks the structural limits of DESIGN §5.
+    /// Checks the limits of DESIGN §5, and those that keep the stored document within
+    /// [`limits::MAX_WORKOUT_DOC_BYTES`]: ids the store can key, no control characters, at
+    /// most [`limits::MAX_SETS_PER_WORKOUT`] sets and [`limits::MAX_WORKOUT_NOTES_CHARS`] of
+    /// notes in all (those two are `too_large`).
     pub fn validate(&self) -> Result<(), LimitError> {
         limits::check_name("name", &self.name)?;
-        if let Some(notes) = &self.notes {
-            limits::check_notes("notes", notes)?;
+        let ids = [
+            Some(&self.id),
+            self.template_id.as_ref(),
+            self.routine_id.as_ref(),
+        ];
+        for id in ids.into_iter().flatten() {
+            limits::check_id("id", id)?;
         }
-        for notes in self.exercises.iter().filter_map(|e| e.notes.as_deref()) {
-            limits::check_notes("exercises.notes", notes)?;
+        let sets = self.exercises.iter().flat_map(|e| &e.sets);
+        let notes = self
+            .notes
+            .iter()
+            .map(|n| ("notes", n))
+            .chain(
+                self.exercises
+                    .iter()
+                    .filter_map(|e| Some(("exercises.notes", e.notes.as_ref()?))),
+            )
+            .chain(
+                sets.clone()
+                    .filter_map(|s| Some(("sets.notes", s.actual.as_ref()?.notes.as_ref()?))),
+            );
+        let mut notes_chars = 0;
+        for (field, text) in notes {
+            limits::check_notes(field, text)?;
+            notes_chars += text.chars().count();
         }
-        let set_notes = self.exercises.iter().flat_map(|e| &e.sets);
-        for notes in set_notes.filter_map(|s| s.actual.as_ref()?.notes.as_deref()) {
-            limits::check_notes("sets.notes", notes)?;
+        for e in &self.exercises {
+            limits::check_id("exercises.instance_id", &e.instance_id)?;
+            limits::check_id("exercises.exercise_id", &e.exercise_id)?;
+        }
+        for s in sets.clone() {
+            limits::check_id("sets.id", &s.id)?;
+        }
+        for c in &self.changes {
+            limits::check_id("changes.set_id", &c.set_id)?;
         }
         limits::check_exercises(
             self.exercises
                 .iter()
                 .map(|e| (e.name.as_str(), e.sets.iter().map(|s| &s.target))),
+        )?;
+        limits::check_workout_size("sets", "sets", sets.count(), limits::MAX_SETS_PER_WORKOUT)?;
+        limits::check_workout_size(
+            "notes",
+            "characters of notes",
+            notes_chars,
+            limits::MAX_WORKOUT_NOTES_CHARS,
         )
     }
 }
@@ -310,6 +347,105 @@ mod tests {
         }
         assert_eq!(w.changes.len(), MAX_CHANGE_HISTORY);
         assert_eq!(w.changes[0].set_id, "s5");
+    }
+
+    /// The largest workout the limits allow, every string and number at its longest (4-byte
+    /// characters, the longest f64, every optional field): its stored document still fits.
+    #[test]
+    fn the_largest_valid_workout_fits_one_item() {
+        use limits::*;
+        let id = |prefix: &str, i: usize| format!("{prefix}{i}-{}", "x".repeat(MAX_ID_LEN));
+        let id = |prefix: &str, i: usize| id(prefix, i)[..MAX_ID_LEN].to_string();
+        let wide = |n: usize| "😀".repeat(n);
+        let t = DateTime::parse_from_rfc3339("2026-11-22T10:15:00.123456789Z")
+            .unwrap()
+            .with_timezone(&Utc);
+        let heavy = 1_499.999_999_999_999_8;
+        let per_exercise = MAX_SETS_PER_WORKOUT / MAX_EXERCISES_PER_WORKOUT;
+        // The notes budget spread over the workout's and its exercises' notes, the rest on sets.
+        let mut notes_left = MAX_WORKOUT_NOTES_CHARS;
+        let mut take = |n: usize| {
+            let n = n.min(notes_left);
+            notes_left -= n;
+            (n > 0).then(|| wide(n))
+        };
+        let workout_notes = take(MAX_NOTES_CHARS);
+        let exercises: Vec<ExerciseInstance> = (0..MAX_EXERCISES_PER_WORKOUT)
+            .map(|e| ExerciseInstance {
+                instance_id: id("e", e),
+                exercise_id: id("own-", e),
+                name: wide(MAX_NAME_CHARS),
+                notes: take(MAX_NOTES_CHARS),
+                sets: (0..per_exercise)
+                    .map(|s| WorkoutSet {
+                        id: id("s", e * 1000 + s),
+                        set_type: SetType::Dropset,
+                        status: SetStatus::Skipped,
+                        target: SetTarget {
+                            reps: Some(MAX_REPS),
+                            weight_kg: Some(heavy),
+                            rir: Some(MAX_RIR),
+                        },
+                        actual: Some(SetResult {
+                            reps: MAX_REPS,
+                            weight_kg: Some(heavy),
+                            rir: Some(MAX_RIR),
+                            rpe: Some(9.5),
+                            failure: false,
+                            seconds: Some(u32::MAX),
+                            distance_m: Some(-1.234_567_890_123_456_7e-300),
+                            notes: take(MAX_NOTES_CHARS),
+                        }),
+                        completed_at: Some(t),
+                    })
+                    .collect(),
+            })
+            .collect();
+        let w = Workout {
+            id: id("w", 0),
+            name: wide(MAX_NAME_CHARS),
+            status: WorkoutStatus::Completed,
+            started_at: t,
+            completed_at: Some(t),
+            template_id: Some(id("t", 0)),
+            routine_id: Some(id("r", 0)),
+            exercises,
+            changes: (0..MAX_CHANGE_HISTORY)
+                .map(|i| SetChange {
+                    set_id: id("s", i),
+                    action: SetAction::Skipped,
+                    at: t,
+                })
+                .collect(),
+            notes: workout_notes,
+        };
+        w.validate().expect("the largest workout is valid");
+        let bytes = serde_json::to_string(&w).unwrap().len();
+        assert!(
+            bytes <= MAX_WORKOUT_DOC_BYTES,
+            "the largest valid workout takes {bytes} bytes"
+        );
+        // One more set, or one more character of notes: too large, naming the limit.
+        let mut more = w.clone();
+        let extra = more.exercises[0].sets[0].clone();
+        more.exercises[0].sets.push(extra);
+        let e = more.validate().unwrap_err();
+        assert!(e.too_large && e.field == "sets", "{e}");
+        assert!(e.message.contains("at most 500"), "{e}");
+        let mut more = w;
+        let last = more
+            .exercises
+            .last_mut()
+            .and_then(|e| e.sets.last_mut())
+            .unwrap();
+        assert_eq!(
+            last.actual.as_ref().unwrap().notes,
+            None,
+            "the budget is spent"
+        );
+        last.actual.as_mut().unwrap().notes = Some("n".into());
+        let e = more.validate().unwrap_err();
+        assert!(e.too_large && e.field == "notes", "{e}");
     }
 
     #[test]

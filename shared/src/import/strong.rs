@@ -24,7 +24,7 @@ use super::csv::{self, Record};
 use crate::analysis::facts::{local_date, week_ending};
 use crate::domain::catalog::{Resolution, catalog};
 use crate::domain::limits::{
-    self, MAX_EXERCISES_PER_WORKOUT, MAX_RPE, MAX_SETS_PER_EXERCISE, MIN_RPE,
+    self, MAX_EXERCISES_PER_WORKOUT, MAX_RPE, MAX_SETS_PER_EXERCISE, MAX_SETS_PER_WORKOUT, MIN_RPE,
 };
 use crate::domain::units::Unit;
 use crate::domain::workout::{
@@ -43,8 +43,6 @@ pub const EARLIEST_YEAR: i32 = 2000;
 pub const MAX_IMPORT_ROWS: usize = 60_000;
 /// Workouts an import may create: 20 years at five a week. More is refused whole (413).
 pub const MAX_IMPORT_WORKOUTS: usize = 5_200;
-/// A stored workout must fit one DynamoDB item (400 KB) with room for its keys.
-pub const MAX_WORKOUT_DOC_BYTES: usize = 350_000;
 const METRES_PER_MILE: f64 = 1_609.344;
 
 /// How to read the file.
@@ -576,6 +574,15 @@ fn assemble(rows: Vec<Row>, opts: Options, own: &HashSet<String>, mut s: Summary
                 w.exercises.len() - 1
             }
         };
+        let n: usize = w.exercises.iter().map(|e| e.sets.len()).sum();
+        if n >= MAX_SETS_PER_WORKOUT {
+            reject(
+                &mut s,
+                row.line,
+                format!("the workout already has {MAX_SETS_PER_WORKOUT} sets"),
+            );
+            continue;
+        }
         if w.exercises[ei].sets.len() >= MAX_SETS_PER_EXERCISE {
             reject(
                 &mut s,
@@ -595,7 +602,6 @@ fn assemble(rows: Vec<Row>, opts: Options, own: &HashSet<String>, mut s: Summary
         if r.own.is_none() {
             catalog_ids.insert(r.id.clone());
         }
-        let n: usize = w.exercises.iter().map(|e| e.sets.len()).sum();
         w.exercises[ei].sets.push(WorkoutSet {
             id: format!("s{}", n + 1),
             set_type: row.set_type,
@@ -616,20 +622,8 @@ fn assemble(rows: Vec<Row>, opts: Options, own: &HashSet<String>, mut s: Summary
     }
     let mut kept = Vec::with_capacity(workouts.len());
     for (w, lines) in workouts {
-        let problem = match w.validate() {
-            Err(e) => Some(e.to_string()),
-            Ok(()) => serde_json::to_string(&w)
-                .ok()
-                .filter(|doc| doc.len() > MAX_WORKOUT_DOC_BYTES)
-                .map(|doc| {
-                    format!(
-                        "the workout is {} KB, above the {} KB a stored workout may take",
-                        doc.len() / 1000,
-                        MAX_WORKOUT_DOC_BYTES / 1000
-                    )
-                }),
-        };
-        match problem {
+        // Within the limits, the stored document fits its item (`MAX_WORKOUT_DOC_BYTES`).
+        match w.validate().err().map(|e| e.to_string()) {
             Some(p) => lines.iter().for_each(|l| reject(&mut s, *l, p.clone())),
             None if w.exercises.is_empty() => {}
             None => kept.push(w),
