@@ -100,20 +100,22 @@ fn send(
     })
 }
 
-fn json_body(v: serde_json::Value) -> Option<(&'static str, String)> {
+/// A request body: its content type and text.
+type Body = Option<(&'static str, String)>;
+
+fn json_body(v: serde_json::Value) -> Body {
     Some(("application/json", v.to_string()))
 }
 
 /// Every route of the API, with a request that reaches the store (and, for completion and
 /// import, the queue).
-fn every_route(user: &str) -> Vec<(&'static str, String, Option<(&'static str, String)>)> {
+fn every_route() -> Vec<(&'static str, String, Body)> {
     let message = |m: &str| json_body(json!({ "message": m }));
     let recent = chrono::Utc::now() - chrono::Duration::days(2);
     let csv = format!(
         "Date,Workout Name,Exercise Name,Set Order,Weight,Reps\n{},Push,Bench Press (Barbell),1,100,5\n",
         recent.format("%Y-%m-%d %H:%M:%S")
     );
-    let _ = user;
     vec![
         ("POST", "/fast/v1/copilot".into(), message("done")),
         ("POST", "/fast/v1/copilot".into(), message("next")),
@@ -230,7 +232,7 @@ fn no_answer_repeats_the_stores_refusal(ctx: &Ctx) -> Result<(), Failed> {
     let mut failed = 0;
     for refusal in REFUSALS {
         ctx.proxy.set_faults(100, &[refusal]);
-        for (method, path, body) in every_route(&user) {
+        for (method, path, body) in every_route() {
             let (status, text) = send(ctx, method, &path, &user, body);
             clean(&format!("{refusal}: {method} {path}"), status, &text)?;
             // A refused store is a 5xx, or (on the stream) an error event.
@@ -239,7 +241,7 @@ fn no_answer_repeats_the_stores_refusal(ctx: &Ctx) -> Result<(), Failed> {
             }
         }
     }
-    let routes = every_route(&user).len();
+    let routes = every_route().len();
     eq(
         failed,
         REFUSALS.len() * routes,
@@ -255,7 +257,7 @@ fn no_answer_repeats_the_queues_refusal(ctx: &Ctx) -> Result<(), Failed> {
             .replace_active_workout(&user, &sample_workout("w-leak", 3)),
     )?;
     let before = ctx.sqs.calls();
-    let routes = every_route(&user);
+    let routes = every_route();
     for (method, path, body) in routes {
         let (status, text) = send(ctx, method, &path, &user, body);
         clean(&format!("queue refused: {method} {path}"), status, &text)?;
