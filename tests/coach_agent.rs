@@ -38,6 +38,10 @@ fn main() {
             tools_not_offered_this_turn_run_nothing,
         ),
         (
+            "a_spent_daily_allowance_stops_the_coach_not_the_commands",
+            a_spent_daily_allowance_stops_the_coach_not_the_commands,
+        ),
+        (
             "invented_number_is_corrected_after_the_stream",
             invented_number_is_corrected_after_the_stream,
         ),
@@ -562,6 +566,73 @@ fn tools_not_offered_this_turn_run_nothing(ctx: &Ctx) -> Result<(), Failed> {
         )?;
     }
     Ok(())
+}
+
+/// The default allowance is 200,000 tokens a day; this lifter has spent 199,800. The fake
+/// reports 132 tokens a call: the answer's first call (132) leaves 68, its second spends them,
+/// and the third is never made. The next message is refused before any model call, with the
+/// time the allowance resets; commands keep working.
+fn a_spent_daily_allowance_stops_the_coach_not_the_commands(ctx: &Ctx) -> Result<(), Failed> {
+    let user = unique_user("c-quota");
+    let spent = |n: u64| coach::llm::Usage {
+        input_tokens: n,
+        output_tokens: 0,
+        total_tokens: n,
+    };
+    ctx.rt.block_on(
+        ctx.stack
+            .store
+            .add_tokens(&user, chrono::Utc::now(), spent(199_800)),
+    )?;
+    ctx.fake.reply(ModelReply::calls(&[(
+        "exercise_search",
+        json!({"query": "bench"}),
+    )]));
+    ctx.fake.reply(ModelReply::calls(&[(
+        "exercise_search",
+        json!({"query": "squat"}),
+    )]));
+    ctx.fake.reply(ModelReply::text(&["never sent"]));
+    let s = ctx.stream(&user, json!({"message": "compare bench and squat for me"}));
+    well_formed(&s)?;
+    eq(ctx.fake.requests().len(), 2, "two model calls, not three")?;
+    let error = s.first("error").cloned().ok_or("an error event")?;
+    eq(error["code"].as_str(), Some("QUOTA_EXCEEDED"), "code")?;
+    check(
+        error["resets_at"]
+            .as_str()
+            .is_some_and(|t| t.ends_with("T00:00:00Z")),
+        format!("when it resets: {error}"),
+    )?;
+    let used = ctx.rt.block_on(ctx.stack.store.user_state(
+        &user,
+        coach::store::Parts {
+            token_usage: true,
+            ..Default::default()
+        },
+        None,
+        chrono::Utc::now(),
+    ))?;
+    eq(used.tokens_today, 199_800 + 2 * 132, "both calls counted")?;
+    // Over the allowance: refused before any model call, and nothing counted.
+    ctx.fake.reset();
+    ctx.fake.reply(ModelReply::text(&["never sent"]));
+    let s = ctx.stream(&user, json!({"message": "and my deadlift?"}));
+    well_formed(&s)?;
+    eq(s.kinds(), vec!["route", "error", "done"], "refused at once")?;
+    eq(
+        s.first("error").and_then(|e| e["code"].as_str()),
+        Some("QUOTA_EXCEEDED"),
+        "code",
+    )?;
+    eq(ctx.fake.requests().len(), 0, "no model call")?;
+    // Commands need no model and keep working.
+    let s = ctx.stream(&user, json!({"message": "next"}));
+    well_formed(&s)?;
+    check(
+        s.first("error").is_none(),
+        format!("a command: {:?}", s.kinds()),
+    )
 }
 
 fn invented_number_is_corrected_after_the_stream(ctx: &Ctx) -> Result<(), Failed> {

@@ -294,6 +294,33 @@ async fn a_cut_stream_and_an_error_tail_are_errors_after_the_text_already_sent()
     }
 }
 
+/// A stream that broke off before the provider's usage still costs tokens: the stream estimates
+/// them from the request's size and the answer so far (four bytes a token), so an abandoned or
+/// broken answer cannot escape the lifter's daily allowance.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stream_without_usage_is_counted_by_estimate() {
+    let fake = FakeModel::start();
+    for wire in BOTH {
+        fake.reset();
+        fake.reply(Reply::Stream(vec![
+            Step::Text("Sixteen bytes!!!".into()),
+            Step::Cut,
+        ]));
+        let m = model(&fake, wire);
+        let mut stream = m.stream(&request("hi"), soon()).await.expect("a stream");
+        while let Some(ev) = stream.next().await {
+            if ev.is_err() {
+                break;
+            }
+        }
+        let sent = fake.requests()[0].body.to_string().len() as u64;
+        let u = stream.usage();
+        assert_eq!(u.output_tokens, 4, "{wire:?}");
+        assert_eq!(u.input_tokens, sent.div_ceil(4), "{wire:?}");
+        assert_eq!(u.total_tokens, u.input_tokens + u.output_tokens);
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_stalled_stream_ends_at_the_deadline_and_dropping_it_closes_the_connection() {
     let fake = FakeModel::start();
@@ -340,11 +367,17 @@ async fn complete_collects_a_json_answer() {
         fake.reply(Reply::text(&["{\"choice\":", " \"dumbbell_bench_press\"}"]));
         let mut req = request("pick");
         req.json_output = true;
-        let turn = model(&fake, wire)
+        let done = model(&fake, wire)
             .complete(&req, soon())
             .await
             .expect("answer");
-        let v: Value = serde_json::from_str(&turn.text()).expect("json");
+        let v: Value = serde_json::from_str(&done.turn.text()).expect("json");
+        // The fake reports 120 in and 12 out, in either wire format.
+        assert_eq!(
+            (done.usage.input_tokens, done.usage.output_tokens),
+            (120, 12),
+            "the provider's usage"
+        );
         assert_eq!(v["choice"], "dumbbell_bench_press");
         let body = &fake.requests()[0].body;
         match wire {

@@ -4,6 +4,8 @@
 
 use serde::Serialize;
 
+use crate::llm::Usage;
+
 #[derive(Debug, Default, Serialize)]
 pub struct RequestLog {
     pub level: &'static str,
@@ -30,6 +32,9 @@ pub struct RequestLog {
     pub model_us: u64,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub model: Option<&'static str>,
+    /// Model tokens the request spent (the provider's count, or an estimate where it gave none).
+    #[serde(skip)]
+    pub tokens: Usage,
     /// The request failed after its status went out (a stream that ended in an `error` event):
     /// counted in `Errors` like a 5xx.
     #[serde(skip)]
@@ -45,7 +50,8 @@ struct Line<'a> {
 }
 
 /// CloudWatch's embedded metric format: a log line with these fields is also a data point of
-/// `Requests`, `Errors` (server errors, or failed jobs) and `Latency` (milliseconds) under the
+/// `Requests`, `Errors` (server errors, or failed jobs), `Latency` (milliseconds) and the model
+/// tokens spent, `InputTokens` and `OutputTokens` (0 without a model call), under the
 /// dimension `lane`, in the namespace `METRICS_NAMESPACE` (the stack's name; `Coach` when
 /// unset). CloudWatch extracts them from the log: no API call, no agent, nothing added to the
 /// request's time. The template's alarms watch these metrics.
@@ -59,6 +65,10 @@ pub struct Metrics {
     errors: u32,
     #[serde(rename = "Latency")]
     latency_ms: f64,
+    #[serde(rename = "InputTokens")]
+    input_tokens: u64,
+    #[serde(rename = "OutputTokens")]
+    output_tokens: u64,
 }
 
 #[derive(Debug, Serialize)]
@@ -73,7 +83,7 @@ struct EmfMeta {
 struct EmfDirective {
     namespace: &'static str,
     dimensions: [[&'static str; 1]; 1],
-    metrics: [EmfMetric; 3],
+    metrics: [EmfMetric; 5],
 }
 
 #[derive(Debug, Serialize)]
@@ -95,8 +105,8 @@ fn namespace() -> &'static str {
 }
 
 impl Metrics {
-    /// One request (or job) of the line's `lane`.
-    pub fn new(error: bool, latency_us: u64) -> Metrics {
+    /// One request (or job) of the line's `lane`, and the model tokens it spent.
+    pub fn new(error: bool, latency_us: u64, tokens: Usage) -> Metrics {
         Metrics {
             meta: EmfMeta {
                 timestamp: chrono::Utc::now().timestamp_millis(),
@@ -116,12 +126,22 @@ impl Metrics {
                             name: "Latency",
                             unit: "Milliseconds",
                         },
+                        EmfMetric {
+                            name: "InputTokens",
+                            unit: "Count",
+                        },
+                        EmfMetric {
+                            name: "OutputTokens",
+                            unit: "Count",
+                        },
                     ],
                 }],
             },
             requests: 1,
             errors: u32::from(error),
             latency_ms: latency_us as f64 / 1000.0,
+            input_tokens: tokens.input_tokens,
+            output_tokens: tokens.output_tokens,
         }
     }
 }
@@ -148,11 +168,20 @@ impl RequestLog {
         Self::new(lane, req.lambda_context_ref().map(|c| c.request_id.clone()))
     }
 
+    /// Adds a model call's tokens to the request's.
+    pub fn record_tokens(&mut self, usage: Usage) {
+        self.tokens += usage;
+    }
+
     /// The log line, which is also the request's metrics record (EMF).
     pub fn to_line(&self) -> String {
         let line = Line {
             log: self,
-            metrics: Metrics::new(self.status >= 500 || self.failed_in_stream, self.latency_us),
+            metrics: Metrics::new(
+                self.status >= 500 || self.failed_in_stream,
+                self.latency_us,
+                self.tokens,
+            ),
         };
         serde_json::to_string(&line)
             .unwrap_or_else(|_| String::from("{\"event\":\"request\",\"log_error\":true}"))
@@ -226,8 +255,22 @@ mod tests {
         assert_eq!(v["Latency"], 2.5);
         assert_eq!(v["lane"], "functional");
 
+        assert_eq!(
+            (v["InputTokens"].as_u64(), v["OutputTokens"].as_u64()),
+            (Some(0), Some(0))
+        );
+
         log.status = 404;
+        log.record_tokens(Usage {
+            input_tokens: 1_200,
+            output_tokens: 80,
+            total_tokens: 1_280,
+        });
         let v: serde_json::Value = serde_json::from_str(&log.to_line()).unwrap();
         assert_eq!(v["Errors"], 0, "a client error is not the service's error");
+        assert_eq!(
+            (v["InputTokens"].as_u64(), v["OutputTokens"].as_u64()),
+            (Some(1_200), Some(80))
+        );
     }
 }

@@ -11,7 +11,7 @@ use serde_json::json;
 
 use super::functional::assist::{json_answer, numbers};
 use crate::analysis::card::InsightCard;
-use crate::llm::{Model, Request, Turn};
+use crate::llm::{Model, Request, Turn, Usage};
 
 /// The model's whole budget per card (retries included).
 pub const SUMMARY_TIMEOUT: Duration = Duration::from_secs(5);
@@ -71,10 +71,11 @@ pub fn acceptable(text: &str, facts: &str) -> Result<(), String> {
     }
 }
 
-/// Rewrites `card.summary` with the model's text when it passes the check.
-pub async fn summarise(model: Option<&Model>, card: &mut InsightCard) -> Source {
+/// Rewrites `card.summary` with the model's text when it passes the check. Returns where the
+/// summary came from and the model tokens spent.
+pub async fn summarise(model: Option<&Model>, card: &mut InsightCard) -> (Source, Usage) {
     let Some(model) = model else {
-        return Source::Rules;
+        return (Source::Rules, Usage::default());
     };
     let facts = facts(card);
     let req = Request {
@@ -84,21 +85,22 @@ pub async fn summarise(model: Option<&Model>, card: &mut InsightCard) -> Source 
         json_output: true,
     };
     let deadline = tokio::time::Instant::now() + SUMMARY_TIMEOUT;
-    let answer = match tokio::time::timeout(SUMMARY_TIMEOUT, model.complete(&req, deadline)).await {
-        Ok(Ok(turn)) => turn.text(),
-        Ok(Err(e)) => {
-            tracing::warn!(code = e.code(), "card summary: model call failed: {e}");
-            return Source::Rules;
-        }
-        Err(_) => {
-            tracing::warn!("card summary: the model took longer than {SUMMARY_TIMEOUT:?}");
-            return Source::Rules;
-        }
-    };
+    let (answer, tokens) =
+        match tokio::time::timeout(SUMMARY_TIMEOUT, model.complete(&req, deadline)).await {
+            Ok(Ok(done)) => (done.turn.text(), done.usage),
+            Ok(Err(e)) => {
+                tracing::warn!(code = e.code(), "card summary: model call failed: {e}");
+                return (Source::Rules, Usage::default());
+            }
+            Err(_) => {
+                tracing::warn!("card summary: the model took longer than {SUMMARY_TIMEOUT:?}");
+                return (Source::Rules, Usage::default());
+            }
+        };
     let text = json_answer(&answer)
         .and_then(|v| v["summary"].as_str().map(|s| s.trim().to_string()))
         .unwrap_or_default();
-    match acceptable(&text, &facts) {
+    let source = match acceptable(&text, &facts) {
         Ok(()) => {
             card.summary = text;
             Source::Model
@@ -107,7 +109,8 @@ pub async fn summarise(model: Option<&Model>, card: &mut InsightCard) -> Source 
             tracing::warn!(workout_id = %card.workout_id, "card summary: model text rejected: {why}");
             Source::Rules
         }
-    }
+    };
+    (source, tokens)
 }
 
 #[cfg(test)]

@@ -19,6 +19,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use crate::analysis::{card, review};
+use crate::llm::Usage;
 use crate::push::Push;
 use crate::queue::JobQueue;
 use crate::skills::health;
@@ -183,7 +184,8 @@ pub enum JobError {
 /// What a job did, for the log and the command-line tool.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Report {
-    Done(Value),
+    /// What the job wrote, and the model tokens it spent (a card's summary).
+    Done(Value, Usage),
     /// Already done by an earlier delivery.
     Duplicate,
 }
@@ -265,8 +267,12 @@ impl WorkerLane {
                 self.record(r["body"].as_str().unwrap_or_default(), deadline)
                     .await
             };
+            let tokens = match &outcome {
+                Ok((_, Report::Done(_, u))) => *u,
+                _ => Usage::default(),
+            };
             let (outcome, reason) = match &outcome {
-                Ok((kind, Report::Done(_))) => (format!("{kind}:done"), None),
+                Ok((kind, Report::Done(..))) => (format!("{kind}:done"), None),
                 Ok((kind, Report::Duplicate)) => (format!("{kind}:duplicate"), None),
                 Err((code, why)) => (code.to_string(), Some(why.clone())),
             };
@@ -282,7 +288,7 @@ impl WorkerLane {
                 message_id: &id,
                 outcome: &outcome,
                 reason: reason.as_deref(),
-                metrics: Metrics::new(error, started.elapsed().as_micros() as u64),
+                metrics: Metrics::new(error, started.elapsed().as_micros() as u64, tokens),
             };
             println!("{}", serde_json::to_string(&line).unwrap_or_default());
         }
@@ -394,13 +400,16 @@ impl WorkerLane {
             }
             handled += round.len();
         }
-        Ok(Report::Done(json!({
+        Ok(Report::Done(
+            json!({
             "week_ending": week_ending,
             "active_users": users.len(),
             "handled": handled,
             "mode": if queued { "queued" } else { "inline" },
             "continued_after": continued_after,
-        })))
+            }),
+            Usage::default(),
+        ))
     }
 
     /// Runs one queue message for an operator (`devstack job`): as the queue would, or with
@@ -419,7 +428,7 @@ impl WorkerLane {
             (Message::Job(job), false) => {
                 let lease = now + chrono::Duration::from_std(budget).unwrap_or_default();
                 self.run(job, lease, now).await.map(|r| match r {
-                    Report::Done(v) => v,
+                    Report::Done(v, _) => v,
                     Report::Duplicate => {
                         json!({"duplicate": true, "note": "already done; nothing written"})
                     }
@@ -439,7 +448,7 @@ impl WorkerLane {
                 self.fan_out(f, Instant::now() + budget, now)
                     .await
                     .map(|r| match r {
-                        Report::Done(v) => v,
+                        Report::Done(v, _) => v,
                         Report::Duplicate => Value::Null,
                     })
             }
@@ -450,7 +459,7 @@ impl WorkerLane {
     /// Computes a job's output without claiming or writing anything (`--dry-run`).
     pub async fn dry_run(&self, job: &Job, now: DateTime<Utc>) -> Result<Value, JobError> {
         match self.execute(job, "", "", now, true).await? {
-            Report::Done(v) => Ok(v),
+            Report::Done(v, _) => Ok(v),
             Report::Duplicate => Ok(Value::Null),
         }
     }
@@ -489,7 +498,8 @@ impl WorkerLane {
                         JobError::Invalid(format!("no completed workout '{workout_id}'"))
                     })?;
                 let mut c = card::post_workout_card(w, &history, &profile, tz, now);
-                let source = super::card_summary::summarise(self.model.as_ref(), &mut c).await;
+                let (source, tokens) =
+                    super::card_summary::summarise(self.model.as_ref(), &mut c).await;
                 c.summary_source = source.as_str().into();
                 let out = json!(c);
                 if !finish(&[Output::Insight {
@@ -500,7 +510,7 @@ impl WorkerLane {
                 {
                     return Err(JobError::Busy);
                 }
-                Ok(Report::Done(out))
+                Ok(Report::Done(out, tokens))
             }
             Job::WeeklyReview { week_ending, .. } => {
                 let (from, to) = review::window(*week_ending, tz);
@@ -513,7 +523,7 @@ impl WorkerLane {
                 if !finish(&[Output::Review(&r)]).await? {
                     return Err(JobError::Busy);
                 }
-                Ok(Report::Done(out))
+                Ok(Report::Done(out, Usage::default()))
             }
             Job::HealthMetricChanged {
                 metric,
@@ -528,7 +538,7 @@ impl WorkerLane {
                     if !finish(&[]).await? {
                         return Err(JobError::Busy);
                     }
-                    return Ok(Report::Done(d));
+                    return Ok(Report::Done(d, Usage::default()));
                 }
                 let a = health::assess(metric, *value, *baseline, &profile);
                 let gate = if a.significant {
@@ -578,7 +588,7 @@ impl WorkerLane {
                             tracing::warn!(error = %e, notification_id = %n.id, "push not delivered; the notification stays in the app's list");
                         }
                     }
-                    return Ok(Report::Done(d));
+                    return Ok(Report::Done(d, Usage::default()));
                 }
                 if notification.is_some() {
                     // Another notification took the 4-hour lock meanwhile: record that instead.
@@ -590,7 +600,7 @@ impl WorkerLane {
                     }])
                     .await?
                     {
-                        return Ok(Report::Done(d));
+                        return Ok(Report::Done(d, Usage::default()));
                     }
                 }
                 Err(JobError::Busy)

@@ -329,6 +329,25 @@ pub struct Usage {
     pub total_tokens: u64,
 }
 
+impl std::ops::AddAssign for Usage {
+    fn add_assign(&mut self, other: Usage) {
+        self.input_tokens += other.input_tokens;
+        self.output_tokens += other.output_tokens;
+        self.total_tokens += other.total_tokens;
+    }
+}
+
+/// Bytes of text per token, for an estimate where a provider reports no usage (a server without
+/// usage in its stream, a stream that broke off): about four for English.
+const BYTES_PER_TOKEN: u64 = 4;
+
+/// A whole answer and what it cost.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Completion {
+    pub turn: Turn,
+    pub usage: Usage,
+}
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Finish {
     Stop,
@@ -386,6 +405,8 @@ impl Model {
                         pending: VecDeque::new(),
                         ended: false,
                         deadline,
+                        request_bytes: body.len() as u64,
+                        reported: None,
                     });
                 }
                 Err(e) => e,
@@ -402,12 +423,19 @@ impl Model {
     }
 
     /// The whole answer at once: text and calls, for callers that do not stream to the lifter.
-    pub async fn complete(&self, req: &Request, deadline: Instant) -> Result<Turn, ModelError> {
+    pub async fn complete(
+        &self,
+        req: &Request,
+        deadline: Instant,
+    ) -> Result<Completion, ModelError> {
         let mut stream = self.stream(req, deadline).await?;
         while let Some(ev) = stream.next().await {
             ev?;
         }
-        Ok(stream.turn())
+        Ok(Completion {
+            turn: stream.turn(),
+            usage: stream.usage(),
+        })
     }
 
     async fn send(
@@ -528,6 +556,10 @@ pub struct ModelStream {
     pending: VecDeque<Event>,
     ended: bool,
     deadline: Instant,
+    /// The request's size, for the usage estimate.
+    request_bytes: u64,
+    /// The usage the provider reported, once it has.
+    reported: Option<Usage>,
 }
 
 impl ModelStream {
@@ -535,6 +567,9 @@ impl ModelStream {
     pub async fn next(&mut self) -> Option<Result<Event, ModelError>> {
         loop {
             if let Some(ev) = self.pending.pop_front() {
+                if let Event::Usage(u) = &ev {
+                    self.reported = Some(*u);
+                }
                 return Some(Ok(ev));
             }
             if self.ended {
@@ -579,6 +614,31 @@ impl ModelStream {
     /// The model's turn so far, as it must be sent back in the next request.
     pub fn turn(&self) -> Turn {
         self.decoder.turn()
+    }
+
+    /// What the call cost: the provider's figures, or, when it reported none (yet), an estimate
+    /// from the request's size and the answer so far, so that no answer goes uncounted.
+    pub fn usage(&self) -> Usage {
+        if let Some(u) = self.reported {
+            return u;
+        }
+        let turn = self.turn();
+        let answer_bytes: u64 = turn
+            .parts
+            .iter()
+            .map(|p| match p {
+                Part::Text { text, .. } => text.len() as u64,
+                Part::Call(c) => (c.name.len() + c.args.to_string().len()) as u64,
+                Part::Result(r) => r.content.to_string().len() as u64,
+            })
+            .sum();
+        let input_tokens = self.request_bytes.div_ceil(BYTES_PER_TOKEN);
+        let output_tokens = answer_bytes.div_ceil(BYTES_PER_TOKEN);
+        Usage {
+            input_tokens,
+            output_tokens,
+            total_tokens: input_tokens + output_tokens,
+        }
     }
 }
 

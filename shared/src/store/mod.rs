@@ -25,6 +25,7 @@ pub mod artifacts;
 pub mod conversation;
 pub mod history;
 pub mod jobs;
+pub mod usage;
 pub mod workouts;
 
 use std::collections::HashMap;
@@ -95,6 +96,8 @@ pub struct UserState {
     /// When the last notification went out.
     pub last_notified: Option<DateTime<Utc>>,
     pub replay: Option<IdempotencyRecord>,
+    /// Model tokens the user's coach answers spent today (UTC).
+    pub tokens_today: u64,
 }
 
 /// The copilot's read: workout, profile and replay.
@@ -107,6 +110,8 @@ pub struct Parts {
     pub profile: bool,
     pub coaching: bool,
     pub notify_state: bool,
+    /// Today's coach token counter.
+    pub token_usage: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -253,6 +258,10 @@ impl Store {
                 sks.push(sk.to_string());
             }
         }
+        let usage_key = usage::usage_sk(now.date_naive());
+        if parts.token_usage {
+            sks.push(usage_key.clone());
+        }
         if let Some(c) = corr {
             sks.push(format!("IDEM#{c}"));
         }
@@ -275,6 +284,9 @@ impl Store {
                 Some(SK_NOTIFY_STATE) => {
                     state.last_notified = number(&item, "sent_at")
                         .and_then(|t| DateTime::<Utc>::from_timestamp(t, 0));
+                }
+                Some(sk) if sk == usage_key => {
+                    state.tokens_today = number(&item, "tokens").unwrap_or(0).max(0) as u64;
                 }
                 Some(_) => {
                     let expires_at = number(&item, "expires_at").unwrap_or(0);

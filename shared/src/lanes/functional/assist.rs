@@ -113,7 +113,10 @@ impl Assist {
                 });
                 return None;
             }
-            Ok(Ok(turn)) => turn,
+            Ok(Ok(done)) => {
+                log.record_tokens(done.usage);
+                done.turn
+            }
         };
         match json_answer(&turn.text()) {
             Some(v) => {

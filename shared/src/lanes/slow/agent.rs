@@ -50,6 +50,8 @@ pub struct Briefing {
     pub history: Vec<Turn>,
     /// The per-request context (profile, goals, memories, workout brief, folded history).
     pub context: String,
+    /// Model tokens this answer may still spend today (`None`: no cap).
+    pub tokens_left: Option<u64>,
 }
 
 pub async fn run(
@@ -76,6 +78,16 @@ pub async fn run(
     let buffered = critic::is_high_risk(text);
     let mut said = String::new();
     loop {
+        if briefing
+            .tokens_left
+            .is_some_and(|left| out.usage.total_tokens >= left)
+        {
+            // The day's allowance ran out during this answer: no further model call.
+            out.error = Some("QUOTA_EXCEEDED");
+            emit.send("error", super::budget::exceeded(chrono::Utc::now()))
+                .await;
+            return out;
+        }
         let closing = out.model_turns == MAX_TOOL_TURNS;
         if closing {
             req.tools.clear();
@@ -223,7 +235,8 @@ async fn review(
 }
 
 /// Streams one model turn's text to the lifter (when `live`) and returns the whole turn; `None`
-/// when the client disconnected (dropping the stream closes the model call).
+/// when the client disconnected (dropping the stream closes the model call). What the call cost
+/// is added to `usage` however it ended.
 async fn model_turn(
     model: &Model,
     req: &Request,
@@ -233,6 +246,16 @@ async fn model_turn(
     live: bool,
 ) -> Result<Option<Turn>, ModelError> {
     let mut stream = model.stream(req, deadline).await?;
+    let turn = stream_turn(&mut stream, emit, live).await;
+    *usage += stream.usage();
+    turn
+}
+
+async fn stream_turn(
+    stream: &mut crate::llm::ModelStream,
+    emit: &Emitter,
+    live: bool,
+) -> Result<Option<Turn>, ModelError> {
     loop {
         if emit.client_gone() {
             return Ok(None);
@@ -250,12 +273,7 @@ async fn model_turn(
                     return Ok(None);
                 }
             }
-            Some(Ok(Event::Usage(u))) => {
-                usage.input_tokens += u.input_tokens;
-                usage.output_tokens += u.output_tokens;
-                usage.total_tokens += u.total_tokens;
-            }
-            Some(Ok(Event::ToolCall(_) | Event::Done(_))) => {}
+            Some(Ok(Event::Usage(_) | Event::ToolCall(_) | Event::Done(_))) => {}
         }
     }
 }

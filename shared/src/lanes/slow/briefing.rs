@@ -46,6 +46,8 @@ pub struct Loaded {
     /// Newest first.
     pub exchanges: Vec<Exchange>,
     pub summary: Option<Summary>,
+    /// Model tokens the lifter's coach answers spent today (UTC).
+    pub tokens_today: u64,
     pub now: DateTime<Utc>,
 }
 
@@ -68,6 +70,7 @@ pub async fn load(
         profile: true,
         coaching: true,
         workout: true,
+        token_usage: true,
         ..Parts::default()
     };
     let since = now - Duration::days(RECENT_DAYS);
@@ -111,6 +114,7 @@ pub async fn load(
         routine,
         exchanges,
         summary,
+        tokens_today: state.tokens_today,
         now,
     })
 }
@@ -367,6 +371,7 @@ mod tests {
             routine: None,
             exchanges,
             summary,
+            tokens_today: 0,
             now: Utc::now(),
         }
     }

@@ -8,6 +8,7 @@
 
 pub mod agent;
 pub mod briefing;
+pub mod budget;
 pub mod critic;
 pub mod gate;
 pub mod instruction;
@@ -49,6 +50,7 @@ pub struct SlowLane {
     fast: FastLane,
     functional: FunctionalLane,
     heartbeat: Duration,
+    budget: budget::Budget,
 }
 
 impl SlowLane {
@@ -76,6 +78,7 @@ impl SlowLane {
             auth: cfg.auth,
             model,
             heartbeat,
+            budget: budget::Budget::from_env()?,
         })
     }
 
@@ -196,6 +199,7 @@ impl SlowLane {
             emit.send("done", agent::done_data(intent, started, &outcome))
                 .await;
             log.status = 200;
+            log.record_tokens(outcome.usage);
             log.failed_in_stream = outcome.error.is_some();
             log.outcome = outcome.error.unwrap_or(if emit.client_gone() {
                 "client_gone"
@@ -326,6 +330,14 @@ impl SlowLane {
                 ..agent::Outcome::default()
             };
         };
+        let tokens_left = self.budget.left(loaded.tokens_today);
+        if tokens_left == Some(0) {
+            emit.send("error", budget::exceeded(Utc::now())).await;
+            return agent::Outcome {
+                error: Some("QUOTA_EXCEEDED"),
+                ..agent::Outcome::default()
+            };
+        }
         let (history, fold) = loaded.history();
         let summary = fold.as_ref().or(loaded.summary.as_ref());
         let env = tools::Env {
@@ -336,6 +348,7 @@ impl SlowLane {
         let briefing = agent::Briefing {
             history,
             context: loaded.context(ctx, summary),
+            tokens_left,
         };
         // The fold is stored alongside the answer, not before the first model call (the summary
         // is already in this request's context).
@@ -353,6 +366,15 @@ impl SlowLane {
             agent::run(model, &env, text, intent, briefing, emit, deadline),
             store_fold
         );
+        // Counted however the answer ended (a failed or abandoned one spent tokens too).
+        if outcome.usage.total_tokens > 0
+            && let Err(e) = self
+                .store
+                .add_tokens(&ctx.user_id, Utc::now(), outcome.usage)
+                .await
+        {
+            tracing::error!(error = %e, "could not count the coach's tokens");
+        }
         outcome
     }
 
