@@ -24,6 +24,8 @@ echo "== openapi: schemathesis drives every route of openapi.yaml on the local s
 ./scripts/openapi.sh
 echo "== cfn-lint $(cfn-lint --version)"
 cfn-lint template.yaml
+echo "== the deployed edge: template.yaml through the SAM transform"
+python3 scripts/template_check.py
 # One closing line for every cargo test binary together (the last of cargo's own is a doc-test run).
 awk '/^test result:/ { for (i = 1; i <= NF; i++) { if ($(i+1) ~ /^passed/) p += $i; if ($(i+1) ~ /^failed/) f += $i } }
      END { printf "tests: %d passed, %d failed\n", p, f }' target/test-output.log

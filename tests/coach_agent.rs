@@ -125,6 +125,18 @@ fn plan_ppl_routine_confirmed_by_endpoint(ctx: &Ctx) -> Result<(), Failed> {
         json!({"message": "Plan me a push pull legs routine"}),
     );
     well_formed(&s)?;
+    // Deployed, the model key is a secret the function reads once at start-up.
+    eq(
+        ctx.fake.requests()[0].header("x-goog-api-key"),
+        Some(ctx.secrets.value.as_str()),
+        "the key from Secrets Manager",
+    )?;
+    check(
+        ctx.secrets.calls().iter().any(|(op, id)| {
+            op == "secretsmanager.GetSecretValue" && id == blackbox::fake_secrets::SECRET_ARN
+        }),
+        format!("the secret was read: {:?}", ctx.secrets.calls()),
+    )?;
     eq(
         s.kinds(),
         vec![

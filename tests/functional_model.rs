@@ -132,9 +132,10 @@ fn swap_model_picks_a_candidate(ctx: &Ctx) -> Result<(), Failed> {
     let reqs = ctx.fake.requests();
     eq(reqs.len(), 1, "one model request")?;
     let body = &reqs[0].body;
+    // The key the function read from Secrets Manager at start-up, not the environment's decoy.
     eq(
         reqs[0].header("x-goog-api-key"),
-        Some("test-key"),
+        Some(ctx.secrets.value.as_str()),
         "api key header",
     )?;
     eq(

@@ -2,6 +2,7 @@
 //! again when dropped, plus fixtures built with the shared crate's own types.
 
 pub mod fake_model;
+pub mod fake_secrets;
 pub mod fake_sns;
 pub mod fake_sqs;
 pub mod fault_proxy;
@@ -499,6 +500,9 @@ pub fn parse_sse(text: &str) -> Vec<(String, serde_json::Value)> {
 pub struct ModelStack {
     pub stack: Stack,
     pub fake: fake_model::FakeModel,
+    /// The model API key's secret, as deployed (the functions read it at start-up; the key in
+    /// the environment is a decoy the fake model would see if they did not).
+    pub secrets: fake_secrets::FakeSecrets,
     pub http: reqwest::Client,
     pub rt: tokio::runtime::Runtime,
 }
@@ -515,17 +519,27 @@ impl ModelStack {
             .build()
             .expect("tokio runtime");
         let fake = fake_model::FakeModel::start();
+        let secrets = fake_secrets::FakeSecrets::start("key-from-secrets-manager");
         let mut env = vec![
             (model_var, "fake-model".to_string()),
             ("MODEL_PROVIDER", "gemini".to_string()),
-            ("GEMINI_API_KEY", "test-key".to_string()),
+            (
+                "GEMINI_API_KEY",
+                "decoy-key-from-the-environment".to_string(),
+            ),
             ("GEMINI_BASE_URL", fake.gemini_base()),
+            (
+                "MODEL_API_KEY_SECRET_ARN",
+                fake_secrets::SECRET_ARN.to_string(),
+            ),
+            ("AWS_ENDPOINT_URL_SECRETS_MANAGER", secrets.endpoint.clone()),
         ];
         env.extend(extra.iter().cloned());
         let stack = rt.block_on(Stack::start_with(&env));
         ModelStack {
             stack,
             fake,
+            secrets,
             http: reqwest::Client::new(),
             rt,
         }

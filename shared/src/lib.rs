@@ -14,6 +14,7 @@ pub mod llm;
 pub mod push;
 pub mod queue;
 pub mod router;
+pub mod secrets;
 pub mod skills;
 pub mod store;
 pub mod telemetry;

@@ -237,7 +237,9 @@ impl WorkerLane {
             .ok_or("TABLE_NAME is not set")?;
         let aws = crate::store::aws_config_from_env("worker").await;
         // The model's HTTP client (and its TLS roots) only when a model is configured.
-        let model = match crate::llm::ModelConfig::from_env(crate::llm::ModelLane::Worker)? {
+        let lane = crate::llm::ModelLane::Worker;
+        let key = crate::secrets::model_api_key(&aws, &[lane]).await?;
+        let model = match crate::llm::ModelConfig::from_env_with_key(lane, key.as_deref())? {
             Some(config) => Some(crate::llm::Model::new(config, crate::llm::http_client()?)),
             None => None,
         };

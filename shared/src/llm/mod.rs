@@ -67,6 +67,11 @@ pub enum ModelLane {
 }
 
 impl ModelLane {
+    /// Whether `<LANE>_MODEL` names a model.
+    pub fn has_model(self) -> bool {
+        std::env::var(format!("{}_MODEL", self.prefix())).is_ok_and(|m| !m.trim().is_empty())
+    }
+
     fn prefix(self) -> &'static str {
         match self {
             ModelLane::Slow => "SLOW",
@@ -103,7 +108,19 @@ impl ModelLane {
 impl ModelConfig {
     /// `Ok(None)` when the lane has no model (`<LANE>_MODEL` unset or empty).
     pub fn from_env(lane: ModelLane) -> Result<Option<ModelConfig>, String> {
-        Self::from_vars(lane, |k| std::env::var(k).ok())
+        Self::from_env_with_key(lane, None)
+    }
+
+    /// As `from_env`, with the API key from Secrets Manager (`secrets::model_api_key`) in place
+    /// of `GEMINI_API_KEY` / `OPENAI_API_KEY` when there is one.
+    pub fn from_env_with_key(
+        lane: ModelLane,
+        key: Option<&str>,
+    ) -> Result<Option<ModelConfig>, String> {
+        Self::from_vars(lane, |k| match (k, key) {
+            ("GEMINI_API_KEY" | "OPENAI_API_KEY", Some(key)) => Some(key.to_string()),
+            _ => std::env::var(k).ok(),
+        })
     }
 
     /// Reads `<LANE>_MODEL`, `<LANE>_MODEL_PROVIDER` (else `MODEL_PROVIDER`, default gemini),
@@ -163,7 +180,7 @@ impl ModelConfig {
         let (base_url, api_key) = match provider {
             Provider::Gemini => {
                 let key = get("GEMINI_API_KEY").ok_or_else(|| {
-                    format!("{p}_MODEL is set but GEMINI_API_KEY is not; set the key (deployed: a Secrets Manager reference)")
+                    format!("{p}_MODEL is set but GEMINI_API_KEY is not; set the key (deployed: the secret in MODEL_API_KEY_SECRET_ARN)")
                 })?;
                 (
                     get("GEMINI_BASE_URL").unwrap_or_else(|| GEMINI_DEFAULT_BASE.into()),
@@ -376,9 +393,13 @@ impl Model {
         Model { config, http }
     }
 
-    /// The lane's model, if one is configured.
-    pub fn from_env(lane: ModelLane, http: &reqwest::Client) -> Result<Option<Model>, String> {
-        Ok(ModelConfig::from_env(lane)?.map(|c| Model::new(c, http.clone())))
+    /// The lane's model, if one is configured; `key` is the API key from Secrets Manager.
+    pub fn from_env(
+        lane: ModelLane,
+        http: &reqwest::Client,
+        key: Option<&str>,
+    ) -> Result<Option<Model>, String> {
+        Ok(ModelConfig::from_env_with_key(lane, key)?.map(|c| Model::new(c, http.clone())))
     }
 
     /// Opens the stream, retrying 429 (with the server's hint), 5xx and connection errors with

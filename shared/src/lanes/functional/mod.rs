@@ -74,8 +74,10 @@ impl FunctionalLane {
     /// `http` is the process's one model client; it is used only when `FUNCTIONAL_MODEL` is set.
     pub async fn from_env(http: &reqwest::Client) -> Result<Self, String> {
         let cfg = super::fast::Config::from_env()?;
-        let model = crate::llm::Model::from_env(crate::llm::ModelLane::Functional, http)?;
         let aws = crate::store::aws_config_from_env("functional").await;
+        let lane = crate::llm::ModelLane::Functional;
+        let key = crate::secrets::model_api_key(&aws, &[lane]).await?;
+        let model = crate::llm::Model::from_env(lane, http, key.as_deref())?;
         Ok(Self::new(
             Store::from_config(&aws, cfg.table),
             JobQueue::from_env(&aws),

@@ -56,9 +56,11 @@ pub struct SlowLane {
 impl SlowLane {
     pub async fn from_env(http: &reqwest::Client) -> Result<Self, String> {
         let cfg = super::fast::Config::from_env()?;
-        let model = Model::from_env(ModelLane::Slow, http)?;
-        let functional_model = Model::from_env(ModelLane::Functional, http)?;
         let aws = crate::store::aws_config_from_env("slow").await;
+        let key =
+            crate::secrets::model_api_key(&aws, &[ModelLane::Slow, ModelLane::Functional]).await?;
+        let model = Model::from_env(ModelLane::Slow, http, key.as_deref())?;
+        let functional_model = Model::from_env(ModelLane::Functional, http, key.as_deref())?;
         let store = Store::from_config(&aws, cfg.table);
         // Tests shorten the heartbeat; the contract is 10 s.
         let heartbeat = std::env::var("STREAM_HEARTBEAT_MS")

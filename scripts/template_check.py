@@ -1,0 +1,141 @@
+#!/usr/bin/env python3
+"""The deployed edge, checked where it cannot be run here. template.yaml goes through the same
+SAM transform as `sam deploy` (aws-sam-translator, installed with cfn-lint), and the
+CloudFormation it produces must hold what the README's Robustness section promises:
+
+- /v1/stream streams, with an integration timeout equal to the slow function's (not 29 s);
+- every API Gateway response (authorizer 401, 403, throttling 429, 502, 504, the defaults)
+  renders the project's error envelope {"error":{"code","message"}}, and openapi.yaml lists
+  401, 403, 429, 502 and 504 for every operation;
+- the Cognito user pool (and the table) survive stack deletion and replacement;
+- every function has a log group with the retention parameter (30 days by default);
+- no function has a model API key in its environment: the model lanes get the secret's ARN and
+  may read only that secret;
+- the worker's concurrency is capped (reserved, and the queue's maximum).
+
+Run by scripts/test.sh after cfn-lint; alone: python3 scripts/template_check.py.
+"""
+import json
+import os
+import re
+import sys
+
+import yaml
+from cfnlint.decode import cfn_yaml
+from samtranslator.translator.transform import transform
+
+os.environ.setdefault("AWS_DEFAULT_REGION", "us-east-1")
+problems = []
+
+
+def need(cond, what):
+    if not cond:
+        problems.append(what)
+
+
+class Policies:
+    """The managed policies SAM attaches, by name (the transform asks IAM otherwise)."""
+
+    def load(self):
+        return {
+            "AWSLambdaBasicExecutionRole": "arn:aws:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole",
+            "AWSXrayWriteOnlyAccess": "arn:aws:iam::aws:policy/AWSXrayWriteOnlyAccess",
+            "AWSLambdaSQSQueueExecutionRole": "arn:aws:iam::aws:policy/service-role/AWSLambdaSQSQueueExecutionRole",
+        }
+
+
+sam = cfn_yaml.load("template.yaml")
+sam = json.loads(json.dumps(sam, default=str))
+for r in sam["Resources"].values():
+    if r["Type"] == "AWS::Serverless::Function":
+        r["Properties"]["CodeUri"] = "s3://bucket/code.zip"
+cfn = transform(sam, {}, Policies())
+res = cfn["Resources"]
+params = cfn["Parameters"]
+functions = {k: v for k, v in res.items() if v["Type"] == "AWS::Lambda::Function"}
+
+# /v1/stream: streamed, and API Gateway waits as long as the function may run.
+api = res["CoachApi"]["Properties"]["Body"]
+stream = api["paths"]["/v1/stream"]["post"]["x-amazon-apigateway-integration"]
+slow_timeout = functions["SlowFunction"]["Properties"]["Timeout"]
+need(stream.get("responseTransferMode") == "STREAM", "/v1/stream is not streamed")
+need(
+    stream.get("timeoutInMillis") == slow_timeout * 1000,
+    f"/v1/stream integration timeout {stream.get('timeoutInMillis')} ms, the function's is {slow_timeout} s",
+)
+need(slow_timeout * 1000 <= 15 * 60 * 1000, "a stream may last 15 minutes at most")
+
+# API Gateway's own answers in the error envelope.
+responses = api.get("x-amazon-apigateway-gateway-responses", {})
+statuses = set()
+for kind, r in responses.items():
+    template = r.get("responseTemplates", {}).get("application/json", "")
+    # $context.error.messageString is a quoted JSON string, e.g. "Unauthorized".
+    rendered = template.replace("$context.error.messageString", json.dumps("Unauthorized"))
+    try:
+        body = json.loads(rendered)
+        ok = re.fullmatch(r"[A-Z_]+", body["error"]["code"]) and isinstance(body["error"]["message"], str)
+    except (ValueError, KeyError, TypeError):
+        ok = False
+    need(ok, f"gateway response {kind} does not render the error envelope: {template!r}")
+    statuses.add(r.get("statusCode"))
+for kind in ["UNAUTHORIZED", "ACCESS_DENIED", "THROTTLED", "INTEGRATION_FAILURE", "INTEGRATION_TIMEOUT", "DEFAULT_4XX", "DEFAULT_5XX"]:
+    need(kind in responses, f"no gateway response {kind}")
+need({"401", "403", "429", "502", "504"} <= statuses, f"gateway responses cover {sorted(s for s in statuses if s)}")
+spec = yaml.safe_load(open("openapi.yaml"))
+for path, ops in spec["paths"].items():
+    for method, op in ops.items():
+        missing = {"401", "403", "429", "502", "504"} - set(op["responses"])
+        need(not missing, f"openapi.yaml {method.upper()} {path} does not list {sorted(missing)}")
+
+# What holds every user's data outlives the stack.
+for name in ["UserPool", "CoachTable"]:
+    need(res[name].get("DeletionPolicy") == "Retain", f"{name} is deleted with the stack")
+    need(res[name].get("UpdateReplacePolicy") == "Retain", f"{name} is deleted when replaced")
+
+# Log retention.
+need(params.get("LogRetentionDays", {}).get("Default") == 30, "no log retention parameter of 30 days by default")
+groups = {
+    v["Properties"]["LogGroupName"]["Fn::Sub"]: v["Properties"]
+    for v in res.values()
+    if v["Type"] == "AWS::Logs::LogGroup"
+}
+for fn in functions:
+    g = groups.get(f"/aws/lambda/${{{fn}}}")
+    need(g is not None, f"{fn} has no log group of its own")
+    need(g is None or g.get("RetentionInDays") == {"Ref": "LogRetentionDays"}, f"{fn}'s logs have no retention")
+
+# No key in any environment; the model lanes may read only the key's secret.
+for fn, f in functions.items():
+    env = f["Properties"].get("Environment", {}).get("Variables", {})
+    for k, v in env.items():
+        need(not k.endswith("_API_KEY"), f"{fn} has {k} in its environment")
+        need("secretsmanager" not in json.dumps(v), f"{fn} resolves a secret into {k}")
+    role = res[f["Properties"]["Role"]["Fn::GetAtt"][0]]
+    text = json.dumps(role["Properties"].get("Policies", []))
+    reads_secret = "secretsmanager:GetSecretValue" in text
+    is_model_lane = any(k.endswith("_MODEL") for k in env)
+    need(reads_secret == is_model_lane, f"{fn}: reads a secret {reads_secret}, model lane {is_model_lane}")
+    if is_model_lane:
+        need("MODEL_API_KEY_SECRET_ARN" in env, f"{fn} is not told where the key is")
+        grants = re.findall(r'"secretsmanager:GetSecretValue"\], "Resource": (\{[^}]*\})', text)
+        need(grants == ['{"Ref": "ModelApiKeySecretArn"}'], f"{fn} may read secrets beyond the key's: {grants}")
+
+# The worker cannot take the API lanes' concurrency.
+worker = functions["WorkerFunction"]["Properties"]
+need("ReservedConcurrentExecutions" in worker, "the worker has no reserved concurrency")
+mapping = [v for v in res.values() if v["Type"] == "AWS::Lambda::EventSourceMapping"]
+need(
+    len(mapping) == 1 and "MaximumConcurrency" in mapping[0]["Properties"].get("ScalingConfig", {}),
+    "the worker's queue has no maximum concurrency",
+)
+
+if problems:
+    print("template check: FAILED")
+    for p in problems:
+        print(" -", p)
+    sys.exit(1)
+print(
+    f"template check: stream timeout {slow_timeout} s, {len(responses)} gateway responses in the envelope, "
+    f"{len(functions)} log groups with retention, no key in any environment, worker capped"
+)
