@@ -6,7 +6,7 @@
 #                              (cargo lambda build --arm64)
 #   scripts/bench.sh cold      cold start of the four lanes vs a bare lambda_runtime hello-world,
 #                              median of 20 (the slow lane with a model configured)
-#   scripts/bench.sh slow      SLOW lane overhead, release build: coach_load (200 concurrent
+#   scripts/bench.sh slow      SLOW lane overhead, release build: coach_overhead (200 concurrent
 #                              streams, then 30 one at a time) against the fake model
 #   scripts/bench.sh e2e       200 sequential "done" on the local stack (release build, dynoxide),
 #                              then 100 of each functional request for a user with the demo history
@@ -66,7 +66,7 @@ cold() {
 }
 
 slow() {
-  cargo test --release -p blackbox --test coach_load 2>&1 | grep -E '^coach_load:'
+  cargo bench -p blackbox --bench coach_overhead 2>&1 | grep -E '^coach_overhead:'
 }
 
 e2e() {

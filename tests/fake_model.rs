@@ -136,6 +136,13 @@ impl FakeModel {
         self.lock().replies.push((Some(marker.to_string()), r));
     }
 
+    /// Forgets the replies still queued for `marker` (before scripting a retry afresh).
+    pub fn forget(&self, marker: &str) {
+        self.lock()
+            .replies
+            .retain(|(m, _)| m.as_deref() != Some(marker));
+    }
+
     pub fn requests(&self) -> Vec<Recorded> {
         self.lock().requests.clone()
     }

@@ -1,6 +1,7 @@
 //! Test support: processes the tests start on 127.0.0.1 (dynoxide, cargo lambda watch) and stop
 //! again when dropped, plus fixtures built with the shared crate's own types.
 
+pub mod coach_rig;
 pub mod fake_model;
 pub mod fake_secrets;
 pub mod fake_sns;
