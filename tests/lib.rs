@@ -232,7 +232,8 @@ impl Stack {
         Stack::start_with(&[]).await
     }
 
-    /// A stack whose functions also get `extra` environment variables (no commas in values).
+    /// A stack whose functions also get `extra` environment variables (no commas in values;
+    /// `AUTH_MODE` replaces the default `dev`).
     pub async fn start_with(extra: &[(&str, String)]) -> Stack {
         let dynoxide = Dynoxide::start();
         let endpoint = dynoxide.endpoint.clone();
@@ -248,12 +249,18 @@ impl Stack {
     ) -> Stack {
         let store = dynoxide.store().await;
         let port = free_port();
+        // AUTH_MODE=dev unless `extra` says otherwise.
+        let auth = extra
+            .iter()
+            .find(|(k, _)| *k == "AUTH_MODE")
+            .map_or("dev", |(_, v)| v.as_str());
         // Completing a workout hands the job to the worker through the same watch process.
         let env = format!(
-            "AUTH_MODE=dev,TABLE_NAME={TABLE},AWS_ENDPOINT_URL_DYNAMODB={functions_store},AWS_REGION=us-east-1,AWS_ACCESS_KEY_ID=test,AWS_SECRET_ACCESS_KEY=test,RUST_LOG=warn,WORKER_INVOKE_URL=http://127.0.0.1:{port}/2015-03-31/functions/worker/invocations",
+            "AUTH_MODE={auth},TABLE_NAME={TABLE},AWS_ENDPOINT_URL_DYNAMODB={functions_store},AWS_REGION=us-east-1,AWS_ACCESS_KEY_ID=test,AWS_SECRET_ACCESS_KEY=test,RUST_LOG=warn,WORKER_INVOKE_URL=http://127.0.0.1:{port}/2015-03-31/functions/worker/invocations",
         );
         let env = extra
             .iter()
+            .filter(|(k, _)| *k != "AUTH_MODE")
             .fold(env, |acc, (k, v)| format!("{acc},{k}={v}"));
         let watch = Proc::spawn(
             Command::new("cargo")
