@@ -2,7 +2,9 @@
 //! a fresh process (this binary again, `init-profile --child`), median of N runs per step; then
 //! the first invocation's share: the fast lane's first store call (BatchGetItem) against a
 //! canned local endpoint, which builds the SDK's connection pool and TLS configuration, and a
-//! second one for comparison. Clients are built exactly as the lanes build them.
+//! second one for comparison. Clients are built exactly as the lanes build them. The model
+//! lanes' read of their API key from Secrets Manager is timed against the same endpoint (a
+//! loopback round trip: on AWS the call to Secrets Manager's regional endpoint adds its own).
 
 use std::time::{Duration, Instant};
 
@@ -28,6 +30,14 @@ pub async fn child() {
     lap("SNS client (NOTIFY_TOPIC_ARN set)", &mut steps);
     let http = coach::llm::http_client();
     lap("model HTTP client (reqwest)", &mut steps);
+    let key = coach::secrets::model_api_key(&aws, &[coach::llm::ModelLane::Slow]).await;
+    lap(
+        "model API key from Secrets Manager (client and GetSecretValue, local endpoint)",
+        &mut steps,
+    );
+    if !matches!(key, Ok(Some(_))) {
+        eprintln!("the canned secret was not read: {key:?}");
+    }
     let n = coach::domain::catalog::catalog().len();
     lap(
         "exercise catalog parse (first request that needs it)",
@@ -44,7 +54,7 @@ pub async fn child() {
     if !(first && second) {
         eprintln!("the canned store call failed");
     }
-    std::hint::black_box((&store, &queue, &push, &http, n));
+    std::hint::black_box((&store, &queue, &push, &http, n, &key));
     for (name, d) in steps {
         println!("{}\t{name}", d.as_micros());
     }
@@ -66,13 +76,19 @@ pub async fn measure(runs: usize, env: &[(&str, &str)]) -> Result<(), String> {
             tokio::spawn(async move {
                 use tokio::io::AsyncWriteExt;
                 let mut buf = Vec::new();
-                while devstack::http::read_http_request(&mut sock, &mut buf)
-                    .await
-                    .is_some()
-                {
-                    let body = r#"{"Responses":{"Coach":[]},"UnprocessedKeys":{}}"#;
+                while let Some(req) = devstack::http::read_http_request(&mut sock, &mut buf).await {
+                    // Secrets Manager (JSON 1.1) or DynamoDB (JSON 1.0), by the operation.
+                    let (kind, body) = if req.header("x-amz-target").starts_with("secretsmanager.")
+                    {
+                        (
+                            "1.1",
+                            r#"{"ARN":"arn:aws:secretsmanager:us-east-1:123456789012:secret:k-AbCdEf","Name":"k","SecretString":"profile-key","VersionId":"v1"}"#,
+                        )
+                    } else {
+                        ("1.0", r#"{"Responses":{"Coach":[]},"UnprocessedKeys":{}}"#)
+                    };
                     let answer = format!(
-                        "HTTP/1.1 200 OK\r\ncontent-type: application/x-amz-json-1.0\r\ncontent-length: {}\r\n\r\n{body}",
+                        "HTTP/1.1 200 OK\r\ncontent-type: application/x-amz-json-{kind}\r\ncontent-length: {}\r\n\r\n{body}",
                         body.len()
                     );
                     if sock.write_all(answer.as_bytes()).await.is_err() {
@@ -89,6 +105,12 @@ pub async fn measure(runs: usize, env: &[(&str, &str)]) -> Result<(), String> {
             .env_clear()
             .envs(env.iter().copied())
             .env("AWS_ENDPOINT_URL_DYNAMODB", &endpoint)
+            .env("AWS_ENDPOINT_URL_SECRETS_MANAGER", &endpoint)
+            .env(
+                "MODEL_API_KEY_SECRET_ARN",
+                "arn:aws:secretsmanager:us-east-1:123456789012:secret:k-AbCdEf",
+            )
+            .env("SLOW_MODEL", "profile-model")
             .output()
             .await
             .map_err(|e| format!("cannot run the profile child: {e}"))?;
