@@ -517,13 +517,7 @@ fn tools_not_offered_this_turn_run_nothing(ctx: &Ctx) -> Result<(), Failed> {
         json!({"message": "log 8 at 100 and finish my workout"}),
     );
     well_formed(&s)?;
-    let ends: Vec<bool> = s
-        .events
-        .iter()
-        .filter(|(k, _)| k == "tool_end")
-        .map(|(_, v)| v["ok"].as_bool().unwrap_or(true))
-        .collect();
-    eq(ends, vec![false; 7], "every call refused")?;
+    eq(s.tool_oks(), vec![false; 7], "every call refused")?;
     let back = ctx.fake.requests()[1].body["contents"][2]["parts"]
         .as_array()
         .cloned()
@@ -929,13 +923,7 @@ fn memories_and_notifications_through_the_gate(ctx: &Ctx) -> Result<(), Failed> 
         json!({"message": "Remember my left shoulder is cranky overhead, and remind me about the deload"}),
     );
     well_formed(&s)?;
-    let ok: Vec<bool> = s
-        .events
-        .iter()
-        .filter(|(k, _)| k == "tool_end")
-        .map(|(_, v)| v["ok"].as_bool().unwrap_or(false))
-        .collect();
-    eq(ok, vec![true, true], "both tools ran")?;
+    eq(s.tool_oks(), vec![true, true], "both tools ran")?;
     eq(count(ctx, &user, "MEMORY#")?, 1, "memory stored")?;
     eq(count(ctx, &user, "NOTIFY#")?, 1, "notification stored")?;
     let sent = ctx.fake.requests()[1].body.to_string();
@@ -1043,16 +1031,8 @@ fn analytics_tools_and_flags_share_the_analysis(ctx: &Ctx) -> Result<(), Failed>
     }
     // The worker's card for the newest session, as the queue would have it written.
     let job = json!({"type": "workout_completed", "user_id": user, "workout_id": "hist-1"});
-    let invoked = ctx.rt.block_on(
-        ctx.http
-            .post(format!(
-                "http://127.0.0.1:{}/2015-03-31/functions/worker/invocations",
-                ctx.stack.port
-            ))
-            .body(coach::queue::sqs_event(&job.to_string()).to_string())
-            .send(),
-    )?;
-    eq(invoked.status().as_u16(), 200, "the worker ran")?;
+    let invoked = ctx.rt.block_on(ctx.stack.run_worker_job(&ctx.http, &job))?;
+    eq(invoked, 200, "the worker ran")?;
     ctx.fake.reply(ModelReply::calls(&[
         ("training_analysis", json!({})),
         ("muscle_group_progress", json!({"muscle_group": "chest"})),

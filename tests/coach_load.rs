@@ -8,7 +8,7 @@
 
 use std::collections::BTreeMap;
 
-use blackbox::coach_rig::{Rig, Seen, marker, one_stream, user_of, weight};
+use blackbox::coach_rig::{Rig, Seen, marker, user_of, weight};
 use libtest_mimic::{Arguments, Failed, Trial};
 
 const STREAMS: usize = 200;
@@ -43,25 +43,7 @@ fn run() -> Result<(), Failed> {
                 rig.script(i);
             }
         }
-        let lane = rig.lane.clone();
-        let round: Vec<Seen> = rig.rt.block_on(async {
-            let tasks: Vec<_> = pending
-                .iter()
-                .map(|&i| {
-                    let lane = lane.clone();
-                    tokio::spawn(async move {
-                        one_stream(lane, i, marker(i), &format!("load-{i:03}")).await
-                    })
-                })
-                .collect();
-            let mut out = Vec::with_capacity(tasks.len());
-            for t in tasks {
-                if let Ok(s) = t.await {
-                    out.push(s);
-                }
-            }
-            out
-        });
+        let round = rig.concurrent(&pending, |i| format!("load-{i:03}"));
         pending = round
             .iter()
             .filter(|s| s.error().is_some_and(|c| TRANSIENT.contains(&c.as_str())))

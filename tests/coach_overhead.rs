@@ -18,22 +18,8 @@ fn main() -> Result<(), String> {
     }
     let before = peak_mib();
     let started = Instant::now();
-    let lane = rig.lane.clone();
-    let seen: Vec<Seen> = rig.rt.block_on(async {
-        let tasks: Vec<_> = (0..STREAMS)
-            .map(|i| {
-                let lane = lane.clone();
-                tokio::spawn(async move { one_stream(lane, i, marker(i), &format!("c-{i}")).await })
-            })
-            .collect();
-        let mut out = Vec::with_capacity(tasks.len());
-        for t in tasks {
-            if let Ok(s) = t.await {
-                out.push(s);
-            }
-        }
-        out
-    });
+    let users: Vec<usize> = (0..STREAMS).collect();
+    let seen = rig.concurrent(&users, |i| format!("c-{i}"));
     let wall = started.elapsed();
     let peak = peak_mib();
     let errors = seen.iter().filter(|s| s.error().is_some()).count();
@@ -50,7 +36,7 @@ fn main() -> Result<(), String> {
     let alone: Vec<Seen> = rig.rt.block_on(async {
         let mut out = Vec::new();
         for i in 0..SEQUENTIAL {
-            out.push(one_stream(lane.clone(), i, marker(i), &format!("s-{i}")).await);
+            out.push(one_stream(rig.lane.clone(), i, marker(i), &format!("s-{i}")).await);
         }
         out
     });

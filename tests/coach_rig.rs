@@ -158,6 +158,29 @@ impl Rig {
     }
 }
 
+impl Rig {
+    /// The messages of `users` at once (their `corr` from `corr`), each read to the end.
+    pub fn concurrent(&self, users: &[usize], corr: impl Fn(usize) -> String) -> Vec<Seen> {
+        let tasks: Vec<_> = users
+            .iter()
+            .map(|&i| {
+                let (lane, corr) = (self.lane.clone(), corr(i));
+                self.rt
+                    .spawn(async move { one_stream(lane, i, marker(i), &corr).await })
+            })
+            .collect();
+        self.rt.block_on(async {
+            let mut out = Vec::with_capacity(tasks.len());
+            for t in tasks {
+                if let Ok(s) = t.await {
+                    out.push(s);
+                }
+            }
+            out
+        })
+    }
+}
+
 /// One `POST /v1/stream` through the lane's handler, read to the end. `corr` makes a retry of
 /// the same request the same request, as the app sends it.
 pub async fn one_stream(lane: Arc<SlowLane>, user: usize, mark: String, corr: &str) -> Seen {

@@ -200,16 +200,8 @@ fn every_quirk_round_trip(ctx: &Ctx) -> Result<(), Failed> {
     // sets, 202.5 × 5 kg.
     let job =
         serde_json::json!({"type": "weekly_review", "user_id": user, "week_ending": "2026-03-15"});
-    let invoked = ctx.rt.block_on(
-        ctx.http
-            .post(format!(
-                "http://127.0.0.1:{}/2015-03-31/functions/worker/invocations",
-                ctx.stack.port
-            ))
-            .body(coach::queue::sqs_event(&job.to_string()).to_string())
-            .send(),
-    )?;
-    eq(invoked.status().as_u16(), 200, "the worker ran")?;
+    let invoked = ctx.rt.block_on(ctx.stack.run_worker_job(&ctx.http, &job))?;
+    eq(invoked, 200, "the worker ran")?;
     let review = ctx
         .rt
         .block_on(ctx.stack.store.latest_review(&user))?

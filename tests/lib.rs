@@ -293,6 +293,26 @@ impl Stack {
     }
 }
 
+impl Stack {
+    /// Runs one worker message through the worker's invoke endpoint, as SQS would deliver it;
+    /// returns the invocation's HTTP status.
+    pub async fn run_worker_job(
+        &self,
+        http: &reqwest::Client,
+        job: &serde_json::Value,
+    ) -> reqwest::Result<u16> {
+        let resp = http
+            .post(format!(
+                "http://127.0.0.1:{}/2015-03-31/functions/worker/invocations",
+                self.port
+            ))
+            .body(coach::queue::sqs_event(&job.to_string()).to_string())
+            .send()
+            .await?;
+        Ok(resp.status().as_u16())
+    }
+}
+
 /// A user id no other test uses.
 pub fn unique_user(name: &str) -> String {
     format!(
@@ -663,6 +683,15 @@ impl Streamed {
             .iter()
             .filter(|(k, _)| k == "message")
             .filter_map(|(_, v)| v["text"].as_str())
+            .collect()
+    }
+
+    /// Each `tool_end`'s `ok`, in order.
+    pub fn tool_oks(&self) -> Vec<bool> {
+        self.events
+            .iter()
+            .filter(|(k, _)| k == "tool_end")
+            .filter_map(|(_, v)| v["ok"].as_bool())
             .collect()
     }
 

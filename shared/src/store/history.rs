@@ -35,14 +35,10 @@ impl Store {
 
     /// Ids of the user's completed workouts, reading only the keys.
     pub async fn completed_workout_ids(&self, user: &str) -> Result<HashSet<String>, StoreError> {
-        let query = self
-            .sk_range(user, WORKOUTS_LO, WORKOUTS_HI)
-            .projection_expression("sk");
         Ok(self
-            .query_all(query)
+            .sort_keys(user, WORKOUTS_LO, WORKOUTS_HI)
             .await?
             .iter()
-            .filter_map(|i| super::string(i, "sk"))
             .filter_map(|sk| sk.rsplit('#').next().map(str::to_string))
             .collect())
     }

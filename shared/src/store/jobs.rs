@@ -240,14 +240,10 @@ impl Store {
         user: &str,
         from: &str,
     ) -> Result<std::collections::HashSet<String>, StoreError> {
-        let query = self
-            .sk_range(user, &format!("REVIEW#{from}"), "REVIEW#~")
-            .projection_expression("sk");
         Ok(self
-            .query_all(query)
+            .sort_keys(user, &format!("REVIEW#{from}"), "REVIEW#~")
             .await?
             .iter()
-            .filter_map(|i| super::string(i, "sk"))
             .filter_map(|sk| sk.strip_prefix("REVIEW#").map(str::to_string))
             .collect())
     }

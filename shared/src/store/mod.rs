@@ -610,6 +610,22 @@ impl Store {
         self.query_all(query).await
     }
 
+    /// The sort keys of the user's items in `[lo, hi]`, reading only the keys.
+    pub(crate) async fn sort_keys(
+        &self,
+        user: &str,
+        lo: &str,
+        hi: &str,
+    ) -> Result<Vec<String>, StoreError> {
+        let query = self.sk_range(user, lo, hi).projection_expression("sk");
+        Ok(self
+            .query_all(query)
+            .await?
+            .iter()
+            .filter_map(|i| string(i, "sk"))
+            .collect())
+    }
+
     /// Runs a query to the end, page by page.
     pub(crate) async fn query_all(
         &self,
