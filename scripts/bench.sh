@@ -16,6 +16,9 @@
 #                              users shared by two processes; p50/p99, errors, consistency check),
 #                              then the 200 concurrent coach streams of `slow`
 #   scripts/bench.sh profile   where the cold start goes: each init step, fresh processes, median
+#   scripts/bench.sh replay    the progression model replayed over real Strong exports against
+#                              what the lifters did next (tests/data/exports, and any files in
+#                              EXPORTS, e.g. EXPORTS="--unit lb mine.csv")
 #   scripts/bench.sh           all of them
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -141,9 +144,15 @@ profile() {
   ./target/release/devstack init-profile --runs "${RUNS:-20}" --env SSL_CERT_FILE=/etc/ssl/certs/ca-certificates.crt
 }
 
+replay() {
+  cargo build --release --quiet -p devstack
+  # shellcheck disable=SC2086
+  ./target/release/devstack replay tests/data/exports/*.csv ${EXPORTS:-}
+}
+
 case "${1:-all}" in
   micro) micro ;; size) size ;; cold) cold ;; e2e) e2e ;; slow) slow ;; import) import ;;
-  load) load ;; profile) profile ;;
-  all) micro; size; cold; profile; e2e; slow; import; load ;;
-  *) echo "usage: scripts/bench.sh [micro|size|cold|profile|e2e|slow|import|load]"; exit 2 ;;
+  load) load ;; profile) profile ;; replay) replay ;;
+  all) micro; size; cold; profile; e2e; slow; import; load; replay ;;
+  *) echo "usage: scripts/bench.sh [micro|size|cold|profile|e2e|slow|import|load|replay]"; exit 2 ;;
 esac

@@ -267,7 +267,8 @@ fn autofill_sources_in_order(ctx: &Ctx) -> Result<(), Failed> {
         (Some("plan"), Some(100.0)),
         "plan",
     )?;
-    // History: the same set last session.
+    // History: today's plan still wins (the progression model made it when the workout
+    // started; the coach or the lifter may have changed it since).
     put_history(
         ctx,
         &user,
@@ -276,12 +277,32 @@ fn autofill_sources_in_order(ctx: &Ctx) -> Result<(), Failed> {
     let d = fill(2);
     let d = expect_ok(&d, "AUTOFILL")?;
     eq(
+        (d["source"].as_str(), d["predicted_weight_kg"].as_f64()),
+        (Some("plan"), Some(100.0)),
+        "the plan over the last session",
+    )?;
+    // Not in a workout: the progression model on the last session. 97.5 × 7 of the 8 planned
+    // is short of the plan: hold 97.5 kg for the 8.
+    let other = unique_user("autofill-hist");
+    put_history(
+        ctx,
+        &other,
+        &[bench_session(3, &[(97.5, 8, 2), (97.5, 7, 1)])],
+    );
+    let r = button(
+        ctx,
+        &other,
+        "",
+        json!({"intent": "AUTOFILL_SET", "exercise_id": "barbell-bench-press", "set_index": 1}),
+    );
+    let d = expect_ok(&r, "AUTOFILL")?;
+    eq(
         (
             d["source"].as_str(),
             d["predicted_weight_kg"].as_f64(),
             d["predicted_reps"].as_u64(),
         ),
-        (Some("last_session"), Some(97.5), Some(7)),
+        (Some("last_session"), Some(97.5), Some(8)),
         "last session",
     )?;
     // A set done today wins.

@@ -32,6 +32,10 @@ fn main() {
             malformed_files_write_nothing,
         ),
         ("two_years_of_history", two_years_of_history),
+        (
+            "history_ended_months_ago_still_counts",
+            history_ended_months_ago_still_counts,
+        ),
     ];
     run_cases(rt, ctx, cases)
 }
@@ -43,13 +47,19 @@ struct Reply {
 
 fn import(ctx: &Ctx, user: &str, query: &str, content_type: &str, csv: &str) -> Reply {
     let url = format!("{}/functional/v1/import/strong{query}", ctx.stack.base);
+    let req = ctx
+        .http
+        .post(url)
+        .header("content-type", content_type)
+        .body(csv.to_string());
+    send(ctx, req, user)
+}
+
+/// Sends a request as `user` and reads the answer as JSON (or the raw text).
+fn send(ctx: &Ctx, req: reqwest::RequestBuilder, user: &str) -> Reply {
     ctx.rt.block_on(async {
-        let resp = ctx
-            .http
-            .post(url)
+        let resp = req
             .header("x-user-id", user)
-            .header("content-type", content_type)
-            .body(csv.to_string())
             .send()
             .await
             .expect("request reaches cargo lambda watch");
@@ -60,6 +70,11 @@ fn import(ctx: &Ctx, user: &str, query: &str, content_type: &str, csv: &str) -> 
             body: serde_json::from_str(&text).unwrap_or(Value::String(text)),
         }
     })
+}
+
+fn functional(ctx: &Ctx, path: &str, user: &str, body: Value) -> Reply {
+    let url = format!("{}/functional{path}", ctx.stack.base);
+    send(ctx, ctx.http.post(url).json(&body), user)
 }
 
 fn history(ctx: &Ctx, user: &str) -> Result<Vec<Workout>, Failed> {
@@ -462,4 +477,75 @@ fn two_years_of_history(ctx: &Ctx) -> Result<(), Failed> {
         second.as_secs_f64()
     );
     Ok(())
+}
+
+/// The reported defect: twenty months of bench twice a week, the last session nine months ago.
+/// SUGGEST_WEIGHT said "No history of Bench Press or a related lift yet; 80 kg is a typical
+/// start". Now the last session counts, lighter for the time away, and the answer says when;
+/// a started workout plans the same load.
+fn history_ended_months_ago_still_counts(ctx: &Ctx) -> Result<(), Failed> {
+    let user = unique_user("import-old");
+    let last = chrono::Utc::now().date_naive() - chrono::Days::new(274);
+    let mut csv = String::from(
+        "Date,Workout Name,Duration,Exercise Name,Set Order,Weight,Reps,Distance,Seconds,Notes,Workout Notes,RPE\n",
+    );
+    // 174 sessions, every 3.5 days back from `last`: 60 kg climbing to 100 kg × 5.
+    for k in 0..174u64 {
+        let day = last - chrono::Days::new(k * 7 / 2);
+        let kg = 100.0 - 2.5 * (k / 9) as f64;
+        for set in 1..=3 {
+            csv.push_str(&format!(
+                "{day} 18:00:00,\"Upper\",1h,\"Bench Press (Barbell)\",{set},{kg},5,0,0,\"\",\"\",\n"
+            ));
+        }
+    }
+    let r = import(ctx, &user, "?tz=UTC", "text/csv", &csv);
+    eq(ok(&r)?["workouts"].as_u64(), Some(174), "imported")?;
+    let ask = serde_json::json!({"intent": "SUGGEST_WEIGHT", "exercise_id": "barbell-bench-press", "target_reps": 5});
+    let r = functional(
+        ctx,
+        "/v1/functional",
+        &user,
+        serde_json::json!({ "message": ask.to_string() }),
+    );
+    let d = &r.body["data"];
+    eq(
+        d["source"].as_str(),
+        Some("history"),
+        "from the lifter's history",
+    )?;
+    // 274 days away: the 20 % cap of the detraining allowance, off the last 100 kg × 5.
+    eq(
+        d["weight_kg"].as_f64(),
+        Some(80.0),
+        "the last load, 20 % lighter",
+    )?;
+    let why = d["rationale"].as_str().unwrap_or_default();
+    check(
+        why.contains(&last.format("%-d %b %Y").to_string())
+            && why.contains("100 kg × 5")
+            && why.contains("9 months ago"),
+        format!("the rationale says when and what: {why}"),
+    )?;
+    // A started workout plans the same number.
+    let r = functional(
+        ctx,
+        "/v1/workouts",
+        &user,
+        serde_json::json!({"exercises": [{"exercise": "barbell-bench-press", "sets": 3, "reps": 5}]}),
+    );
+    check(r.status == 201, format!("started: {} {}", r.status, r.body))?;
+    let planned: Vec<f64> = r.body["workout"]["exercises"][0]["sets"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+        .iter()
+        .filter(|s| s["set_type"] == "working")
+        .filter_map(|s| s["target"]["weight_kg"].as_f64())
+        .collect();
+    eq(
+        planned,
+        vec![80.0; 3],
+        "the workout plans what SUGGEST_WEIGHT says",
+    )
 }

@@ -396,6 +396,7 @@ pub fn bench_session(days_ago: i64, sets: &[(f64, u32, u32)]) -> Workout {
                 })
                 .collect(),
             notes: None,
+            rep_range: None,
         }],
         changes: vec![],
         notes: None,
@@ -435,6 +436,7 @@ pub fn sample_workout(id: &str, bench_sets: usize) -> Workout {
                 name: "Bench Press".into(),
                 sets: bench,
                 notes: None,
+                rep_range: None,
             },
             ExerciseInstance {
                 instance_id: "ex-pullup".into(),
@@ -444,6 +446,7 @@ pub fn sample_workout(id: &str, bench_sets: usize) -> Workout {
                     .map(|n| planned(&format!("pull-{n}"), SetType::Working, 8, None, None))
                     .collect(),
                 notes: None,
+                rep_range: None,
             },
         ],
         changes: Vec::new(),

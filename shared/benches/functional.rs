@@ -81,6 +81,7 @@ fn history() -> Vec<Workout> {
                             })
                             .collect(),
                         notes: None,
+                        rep_range: None,
                     })
                     .collect(),
                 changes: vec![],

@@ -14,6 +14,7 @@ use super::series::StallAction;
 use super::session::{self, PrKind};
 use crate::domain::profile::Profile;
 use crate::domain::strength::{effective_rir, round1};
+use crate::domain::units::{Unit, format_weight};
 use crate::domain::workout::{SetType, Workout};
 
 /// Cards stay relevant for a week.
@@ -327,8 +328,8 @@ pub fn post_workout_card(
         });
     }
     for id in &here {
-        if let Some(c) = progression::candidate(&upto, id, profile) {
-            recs.push(progression_rec(&c));
+        if let Some(c) = progression::candidate(&upto, id, profile, end) {
+            recs.push(progression_rec(&c, profile.unit));
         }
     }
     for g in active.below_mev.iter().filter(|g| {
@@ -369,14 +370,14 @@ pub fn post_workout_card(
     }
 }
 
-fn progression_rec(c: &Candidate) -> Recommendation {
+fn progression_rec(c: &Candidate, unit: Unit) -> Recommendation {
     Recommendation {
         kind: "progression".into(),
         target: c.exercise_id.clone(),
         action: format!(
             "{}: {} for {} reps next time",
             c.exercise_name,
-            kg(c.suggested_kg),
+            format_weight(c.suggested_kg, unit),
             c.target_reps
         ),
         reasoning: c.reason.clone(),
@@ -468,8 +469,9 @@ mod tests {
             "New estimated 1RM on Bench Press: 113.3 kg (was 106.7 kg)"
         );
         assert_eq!(card.highlights[3].data["weeks"], 5);
-        // 85 kg is a new load (one session): no progression yet. Chest got 3 hard sets in the
-        // last 7 days, under its MEV of 10: add 7.
+        // 85 × 8 of 8 planned at RIR 2: the top of the target, so 87.5 next time (the same
+        // number the next planned workout gives). Chest got 3 hard sets in the last 7 days,
+        // under its MEV of 10: add 7.
         let volume: Vec<&Recommendation> = card
             .recommendations
             .iter()
@@ -477,7 +479,13 @@ mod tests {
             .collect();
         assert_eq!(volume[0].target, "chest");
         assert_eq!(volume[0].action, "Add 7 hard sets of chest a week");
-        assert!(card.recommendations.iter().all(|r| r.kind != "progression"));
+        let progression: Vec<&str> = card
+            .recommendations
+            .iter()
+            .filter(|r| r.kind == "progression")
+            .map(|r| r.action.as_str())
+            .collect();
+        assert_eq!(progression, ["Bench Press: 87.5 kg for 8 reps next time"]);
         assert!(card.summary.starts_with(
             "Session: 3 working sets, 2040 kg moved in 40 minutes. New estimated 1RM on Bench Press"
         ));

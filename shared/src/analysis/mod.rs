@@ -240,6 +240,7 @@ pub(crate) mod tests {
                 name: exercise_id.into(),
                 sets: sets.to_vec(),
                 notes: None,
+                rep_range: None,
             }],
             changes: Vec::new(),
             notes: None,
@@ -293,16 +294,17 @@ pub(crate) mod tests {
         assert_eq!((a.acute, a.chronic, a.ratio), (9.0, 9.0, 1.0));
         // One deload stall is below DELOAD_STALLS and ACWR is optimal.
         assert!(!f.deload_recommended);
-        // The squat went up every session, so no two sessions share a top load: double
-        // progression has nothing to add. The bench never reached RIR 2: nothing either.
+        // The progression model reads the newest session: squat 120 × 5 of 5 planned at RIR 2,
+        // the top of a fixed target → 2.5 % of 120 is one 2.5 kg step: 122.5. Bench 80 × 8 of 8
+        // at RIR 1, harder than the RIR 2 target: held, as the plateau's deload advice says.
+        let now = at_day(35);
+        let squat = progression::candidate(&h, "back-squat", &Default::default(), now);
         assert_eq!(
-            progression::candidate(&h, "back-squat", &Default::default()),
-            None
+            squat.map(|c| (c.current_kg, c.suggested_kg)),
+            Some((120.0, 122.5))
         );
-        assert_eq!(
-            progression::candidate(&h, "barbell-bench-press", &Default::default()),
-            None
-        );
+        let bench = progression::candidate(&h, "barbell-bench-press", &Default::default(), now);
+        assert_eq!(bench, None);
         let lines = f.lines();
         assert!(
             lines[0].starts_with("Plateau: Bench Press (5 weeks"),

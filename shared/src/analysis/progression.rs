@@ -1,47 +1,551 @@
-//! Double progression: when the lifter has hit the top of the rep range with reserve in two
-//! sessions running, the load goes up.
+//! The one progression model: what the lifter should do next on an exercise, from what they
+//! actually did last time. The next planned workout, SUGGEST_WEIGHT, AUTOFILL, the insight card
+//! and the weekly review all call [`prescribe`], so the lifter hears one number everywhere.
+//!
+//! Double progression inside a rep range, read off the latest session's top load:
+//! - every set at that load reached the top of the range at the target effort → add the
+//!   equipment's increment and go back to the bottom of the range;
+//! - inside the range → same load, one more rep;
+//! - harder than the target effort (more than one rep short of the reserve asked for) → hold;
+//! - short of the reps that were planned → hold; short twice running at the same load → reduce;
+//! - a session at a rep count outside the range → convert through the estimated max.
+//!
+//! Effort that was not logged counts as on target: never as a miss, never as spare reserve.
+//! After a long break the load is reduced by [`detraining_allowance`] and never increased.
 
+use chrono::{DateTime, Utc};
 use serde::Serialize;
+use serde_json::Value;
 
-use crate::domain::catalog::catalog;
+use crate::domain::catalog::{Exercise, catalog};
 use crate::domain::profile::Profile;
-use crate::domain::strength::{effective_rir, round_load};
-use crate::domain::units::Unit;
-use crate::domain::workout::{SetType, Workout, WorkoutSet};
-use crate::skills::history::sessions_with;
-use crate::skills::suggest::step_for;
+use crate::domain::strength::{e1rm, effective_rir, pct_1rm, round_load, round1};
+use crate::domain::units::{Unit, format_weight};
+use crate::domain::workout::Workout;
+use crate::skills::history::{LoggedSet, sessions_with, working_sets};
 
-/// Sets at the top load must have at least this much reserve to earn more load.
-pub const PROGRESSION_MIN_RIR: u32 = 2;
-/// This many sessions running must qualify.
-pub const PROGRESSION_SESSIONS: usize = 2;
-/// Sessions looked back at to grade confidence.
-pub const PROGRESSION_MAX_SESSIONS: usize = 3;
-/// Above this load the increment is [`HEAVY_INCREMENT`] in [`HEAVY_STEP_KG`] steps, at or
-/// below it [`LIGHT_INCREMENT`] in [`LIGHT_STEP_KG`] steps.
+/// Above this load the increment is [`HEAVY_INCREMENT`] of it, at or below [`LIGHT_INCREMENT`];
+/// either way at least one of the lifter's steps for the equipment.
 pub const LIGHT_LOAD_KG: f64 = 40.0;
 pub const HEAVY_INCREMENT: f64 = 0.025;
 pub const LIGHT_INCREMENT: f64 = 0.05;
-pub const HEAVY_STEP_KG: f64 = 2.5;
-pub const LIGHT_STEP_KG: f64 = 1.25;
-/// No single progression adds more than this.
+/// No single progression adds more than this (or one step, when the step is larger).
 pub const MAX_INCREMENT_KG: f64 = 5.0;
-/// Confidence of a candidate from two sessions; each further session adds
-/// [`CONFIDENCE_PER_SESSION`].
-pub const BASE_CONFIDENCE: f64 = 0.75;
-pub const CONFIDENCE_PER_SESSION: f64 = 0.1;
+/// A set counts as on target when its reserve is at most this many reps below the target's:
+/// none, so a lifter grinding at RIR 1 against a target of 2 holds the load (the plateau rule
+/// calls the same grinding a reason to deload; the two must not disagree).
+pub const EFFORT_TOLERANCE: u32 = 0;
+/// Without logged effort, the top of the range at one load this many sessions running earns
+/// more load (with effort logged at the target, one session does). Chosen on the replay of
+/// real exports (README): 2 and 3 against what lifters did next.
+pub const UNRATED_SESSIONS_AT_TOP: usize = 3;
+/// A top set with at least this many reps more in reserve than the target is easy: the load
+/// may jump to what its estimated max allows, not just one increment.
+pub const EASY_MARGIN: u32 = 2;
+/// Short of the planned reps this many sessions running at one load: reduce the load...
+pub const MISSES_TO_REDUCE: usize = 2;
+/// ...by this fraction.
+pub const REDUCTION: f64 = 0.10;
+/// A converted load is never more than this above the best weight done for the target reps...
+pub const MAX_JUMP_KG: f64 = 5.0;
+/// ...nor more than this fraction of it, whichever is smaller.
+pub const MAX_JUMP_FRACTION: f64 = 0.10;
+/// Up to this many days away, strength is taken as kept.
+pub const BREAK_DAYS: i64 = 21;
+/// Beyond [`BREAK_DAYS`], this fraction of the load is allowed per further week away...
+pub const DETRAINING_PER_WEEK: f64 = 0.025;
+/// ...up to this much.
+pub const MAX_DETRAINING: f64 = 0.20;
+/// A session older than this makes a prescription medium confidence at best.
+pub const FRESH_DAYS: i64 = 21;
 
-/// The load increment for a top set of `top_kg`: 2.5 % above 40 kg (in 2.5 kg steps), 5 % at
-/// or below (in 1.25 kg steps), at least one step, at most 5 kg.
-pub fn progression_increment(top_kg: f64) -> f64 {
-    let (pct, step) = if top_kg > LIGHT_LOAD_KG {
-        (HEAVY_INCREMENT, HEAVY_STEP_KG)
-    } else {
-        (LIGHT_INCREMENT, LIGHT_STEP_KG)
-    };
-    ((top_kg * pct / step).round() * step).clamp(step, MAX_INCREMENT_KG)
+/// The fraction of the load to take off after `days` away: none for three weeks (strength is
+/// largely kept over short breaks: Mujika & Padilla 2000, Sports Med 30(2) 79–87), then 2.5 %
+/// a week, at most 20 %. Bosquet et al. 2013 (Scand J Med Sci Sports 23(3) e140–9) find losses
+/// that grow with the length of the break; the rate and the cap are our conservative coaching
+/// allowance within that, not figures from either paper. A return ramps back from there.
+pub fn detraining_allowance(days: i64) -> f64 {
+    if days <= BREAK_DAYS {
+        return 0.0;
+    }
+    let weeks_beyond = (days - BREAK_DAYS) as f64 / 7.0;
+    (weeks_beyond.ceil() * DETRAINING_PER_WEEK).min(MAX_DETRAINING)
 }
 
+/// The load increment after a top-of-range session at `top_kg`: 2.5 % above 40 kg, 5 % at or
+/// below, in whole steps of `step_kg` (the lifter's smallest jump on the equipment), at least
+/// one step, at most [`MAX_INCREMENT_KG`] (or one step, when a step is more).
+pub fn progression_increment(top_kg: f64, step_kg: f64) -> f64 {
+    let pct = if top_kg > LIGHT_LOAD_KG {
+        HEAVY_INCREMENT
+    } else {
+        LIGHT_INCREMENT
+    };
+    if step_kg <= 0.0 {
+        return (top_kg * pct).min(MAX_INCREMENT_KG);
+    }
+    let max_steps = (MAX_INCREMENT_KG / step_kg + 1e-9).floor().max(1.0);
+    ((top_kg * pct / step_kg).round().clamp(1.0, max_steps)) * step_kg
+}
+
+/// The reps (a range; a fixed target is a range of one) and the effort asked for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct RepTarget {
+    pub low: u32,
+    pub high: u32,
+    pub rir: u32,
+}
+
+impl RepTarget {
+    pub fn fixed(reps: u32, rir: u32) -> Self {
+        Self::range(reps, reps, rir)
+    }
+
+    pub fn range(low: u32, high: u32, rir: u32) -> Self {
+        let low = low.max(1);
+        Self {
+            low,
+            high: high.max(low),
+            rir,
+        }
+    }
+
+    /// The target the lifter's own history implies for an exercise: the newest session's rep
+    /// range if it had one, else its planned reps, else the spread of the top-set reps of the
+    /// last three sessions (a lifter who does 8–10 progresses through 8–10).
+    pub fn from_history(history: &[Workout], exercise_id: &str, rir: u32) -> Option<Self> {
+        let sessions = sessions_with(history, exercise_id, DateTime::<Utc>::MIN_UTC);
+        let (_, newest) = sessions.first()?;
+        if let Some((low, high)) = newest.iter().find_map(|i| i.rep_range) {
+            return Some(Self::range(low, high, rir));
+        }
+        let planned = newest
+            .iter()
+            .flat_map(|i| i.sets.iter())
+            .filter(|s| s.actual.is_some())
+            .filter_map(|s| s.target.reps)
+            .max();
+        if let Some(reps) = planned {
+            return Some(Self::fixed(reps, rir));
+        }
+        let tops: Vec<u32> = sessions
+            .iter()
+            .take(3)
+            .filter_map(|(w, inst)| Top::of(&working_sets(w, inst)).map(|t| t.reps))
+            .collect();
+        Some(Self::range(*tops.iter().min()?, *tops.iter().max()?, rir))
+    }
+
+    fn contains(&self, reps: u32) -> bool {
+        (self.low..=self.high).contains(&reps)
+    }
+
+    fn label(&self) -> String {
+        if self.low == self.high {
+            format!("{}", self.low)
+        } else {
+            format!("{}–{}", self.low, self.high)
+        }
+    }
+}
+
+/// What the rule decided.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Step {
+    /// Top of the range at the target effort: more load.
+    AddLoad,
+    /// Inside the range: same load, one more rep.
+    AddReps,
+    /// Harder than the target, or short of the plan once: same load.
+    Hold,
+    /// Short of the plan at one load twice running: less load.
+    Reduce,
+    /// The last session was at other reps: its estimated max read at the target.
+    Convert,
+    /// Back after a long break: less load, no progression.
+    Return,
+}
+
+/// The heaviest working load of a session and how its sets there went.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Top {
+    kg: f64,
+    /// The fewest reps done at that load.
+    reps: u32,
+    /// The least reserve logged at that load; None when no set there had an effort.
+    rir: Option<u32>,
+    /// The most reps planned at that load, when the session had a plan.
+    planned: Option<u32>,
+}
+
+impl Top {
+    fn of(sets: &[LoggedSet<'_>]) -> Option<Top> {
+        let kg = sets
+            .iter()
+            .filter_map(|s| s.weight_kg())
+            .filter(|w| *w > 0.0)
+            .fold(None, |m: Option<f64>, w| Some(m.map_or(w, |m| m.max(w))))?;
+        let at_top: Vec<&LoggedSet<'_>> = sets
+            .iter()
+            .filter(|s| s.weight_kg().is_some_and(|w| (w - kg).abs() < 1e-6))
+            .collect();
+        Some(Top {
+            kg,
+            reps: at_top.iter().map(|s| s.reps()).min()?,
+            rir: at_top
+                .iter()
+                .filter_map(|s| s.set.actual.as_ref().and_then(effective_rir))
+                .min(),
+            planned: at_top.iter().filter_map(|s| s.set.target.reps).max(),
+        })
+    }
+
+    fn missed_plan(&self) -> bool {
+        self.planned.is_some_and(|p| self.reps < p)
+    }
+}
+
+/// The next prescription for an exercise, with where it comes from.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Prescription {
+    pub exercise_id: String,
+    pub weight_kg: f64,
+    pub reps: u32,
+    pub rir: u32,
+    pub step: Step,
+    /// The top load and reps of the session this is read from, and when it was.
+    pub last_kg: f64,
+    pub last_reps: u32,
+    pub last_rir: Option<u32>,
+    pub last_done: DateTime<Utc>,
+    pub days_since: i64,
+    /// The fraction taken off for time away (0 when none).
+    pub detraining: f64,
+    /// Sessions of the exercise in the history read.
+    pub sessions: usize,
+    pub rationale: String,
+    #[serde(skip)]
+    pub basis: Vec<Value>,
+}
+
+/// The next prescription for `exercise_id` at `target`, or None when the history has no loaded
+/// working set of it. `history` may be of any age: the newest session is used however old.
+pub fn prescribe(
+    history: &[Workout],
+    exercise_id: &str,
+    exercise: Option<&Exercise>,
+    target: RepTarget,
+    profile: &Profile,
+    now: DateTime<Utc>,
+) -> Option<Prescription> {
+    let sessions: Vec<_> = sessions_with(history, exercise_id, DateTime::<Utc>::MIN_UTC)
+        .into_iter()
+        .filter(|(w, _)| w.started_at <= now)
+        .collect();
+    let (latest, instances) = sessions.first()?;
+    let sets = working_sets(latest, instances);
+    let top = Top::of(&sets)?;
+    let unit = profile.unit;
+    let step_kg = crate::skills::suggest::step_for(exercise, profile);
+    let days_since = (now - latest.started_at).num_days().max(0);
+    // Detraining follows the break from training, not from this one lift: a lifter who rotates
+    // a variation every few weeks while training on has not lost strength in it.
+    let last_trained = history
+        .iter()
+        .map(|w| w.started_at)
+        .filter(|t| *t <= now)
+        .max()
+        .unwrap_or(latest.started_at);
+    let break_days = (now - last_trained).num_days().max(0);
+    let detraining = detraining_allowance(break_days);
+    let on_target = top.rir.is_none_or(|r| r + EFFORT_TOLERANCE >= target.rir);
+    let last = format!(
+        "{} × {}{}",
+        format_weight(top.kg, unit),
+        top.reps,
+        effort_note(top.rir)
+    );
+    let when = latest.started_at.format("%-d %b %Y");
+    let loadable = |kg: f64| round_load(kg, step_kg, unit);
+    // The last load as the lifter can load it now: as logged when it is a load in their unit
+    // (their gym had it, whatever our default steps say), else rounded to their steps (a
+    // kilogram history read by a pound profile).
+    let as_logged = on_grid(top.kg, unit);
+    let held = if as_logged { top.kg } else { loadable(top.kg) };
+
+    let all: Vec<LoggedSet<'_>> = sessions
+        .iter()
+        .flat_map(|(w, inst)| working_sets(w, inst))
+        .collect();
+    // Unlogged effort counts as on target, but one session of it is thin evidence: the top of
+    // the range must be held at the same load [`UNRATED_SESSIONS_AT_TOP`] sessions running.
+    let confirmed = |sessions: &[(&Workout, Vec<&crate::domain::workout::ExerciseInstance>)]| {
+        sessions
+            .iter()
+            .take(UNRATED_SESSIONS_AT_TOP)
+            .map_while(|(w, inst)| Top::of(&working_sets(w, inst)))
+            .filter(|t| (t.kg - top.kg).abs() < 1e-6 && t.reps >= target.high)
+            .count()
+            >= UNRATED_SESSIONS_AT_TOP
+    };
+    // Short of the plan and below the range: a miss (inside the range it is a rep to add).
+    let missed = |t: &Top| t.missed_plan() && t.reps < target.low;
+    let (mut step, mut weight, mut reps, mut why) = if missed(&top) {
+        let misses = sessions
+            .iter()
+            .map_while(|(w, inst)| Top::of(&working_sets(w, inst)))
+            .take_while(|t| (t.kg - top.kg).abs() < 1e-6 && missed(t))
+            .count();
+        let planned = top.planned.unwrap_or(target.low);
+        if misses >= MISSES_TO_REDUCE {
+            let kg = loadable(top.kg * (1.0 - REDUCTION)).min(top.kg - step_kg);
+            (
+                Step::Reduce,
+                kg,
+                target.low,
+                format!(
+                    "Short of the {planned} planned reps at {} {misses} sessions running (last {when}: {last}): drop to {} and build back.",
+                    format_weight(top.kg, unit),
+                    format_weight(kg, unit)
+                ),
+            )
+        } else {
+            (
+                Step::Hold,
+                held,
+                target.low,
+                format!(
+                    "Last time ({when}) {last}, short of the {planned} planned: stay at {} and beat it.",
+                    format_weight(held, unit)
+                ),
+            )
+        }
+    } else if target.contains(top.reps)
+        || (top.reps > target.high && top.planned.is_some_and(|p| target.contains(p)))
+    {
+        if !on_target {
+            (
+                Step::Hold,
+                held,
+                top.reps.min(target.high),
+                format!(
+                    "Last time ({when}) {last}, harder than the RIR {} you aim for: stay at {} until it moves better.",
+                    target.rir,
+                    format_weight(held, unit)
+                ),
+            )
+        } else if top.reps >= target.high && top.rir.is_none() && !confirmed(&sessions) {
+            (
+                Step::Hold,
+                held,
+                target.high,
+                format!(
+                    "Last time ({when}) {last}, the top of your {} range with no effort logged: do it once more (or log how hard it was) and the next step adds load.",
+                    target.label()
+                ),
+            )
+        } else if top.reps >= target.high {
+            let inc = progression_increment(top.kg, step_kg);
+            let kg = if as_logged {
+                top.kg + inc
+            } else {
+                loadable(top.kg + inc)
+            };
+            let mut kg = if kg <= top.kg + 1e-6 {
+                top.kg + step_kg
+            } else {
+                kg
+            };
+            // Far more reserve than asked for: the estimated max says how much more (capped).
+            if top.rir.is_some_and(|r| r >= target.rir + EASY_MARGIN) {
+                let at_low = RepTarget::fixed(target.low, target.rir);
+                let when = when.to_string();
+                if let Some((_, est, _, _)) =
+                    convert(&sets, &all, &top, at_low, step_kg, unit, &last, &when)
+                {
+                    kg = kg.max(est);
+                }
+            }
+            (
+                Step::AddLoad,
+                kg,
+                target.low,
+                format!(
+                    "Last time ({when}) {last} on every set at that load: the top of your {} range, so add {}: {} × {}.",
+                    target.label(),
+                    format_weight(kg - top.kg, unit),
+                    format_weight(kg, unit),
+                    target.low
+                ),
+            )
+        } else {
+            (
+                Step::AddReps,
+                held,
+                top.reps + 1,
+                format!(
+                    "Last time ({when}) {last}, inside your {} range: same weight, aim for {} reps.",
+                    target.label(),
+                    top.reps + 1
+                ),
+            )
+        }
+    } else {
+        convert(
+            &sets,
+            &all,
+            &top,
+            target,
+            step_kg,
+            unit,
+            &last,
+            &when.to_string(),
+        )?
+    };
+
+    if detraining == 0.0 && days_since > BREAK_DAYS && matches!(step, Step::AddLoad | Step::AddReps)
+    {
+        // The lift has rested while the lifter trained on: start where it was left, no step up.
+        step = Step::Hold;
+        weight = held;
+        reps = top.reps.clamp(target.low, target.high);
+        why = format!(
+            "You last did this on {when}, {} ago ({last}), and have trained since: start where you left off, {} × {reps}.",
+            time_away(days_since),
+            format_weight(weight, unit)
+        );
+    }
+    if detraining > 0.0 {
+        // After a break: from the last load, never from a progression on it.
+        let base = if step == Step::Convert {
+            weight
+        } else {
+            top.kg
+        };
+        weight = loadable(base * (1.0 - detraining)).min(base);
+        reps = if step == Step::Convert {
+            reps
+        } else {
+            target.low
+        };
+        step = Step::Return;
+        why = format!(
+            "You last did this on {when}, {} ago ({last}). After a break that long, start {:.0} % lighter at {} × {reps} and build back over a few sessions.",
+            time_away(days_since),
+            detraining * 100.0,
+            format_weight(weight, unit)
+        );
+    }
+    Some(Prescription {
+        exercise_id: exercise_id.to_string(),
+        weight_kg: (weight * 1e6).round() / 1e6,
+        reps,
+        rir: target.rir,
+        step,
+        last_kg: top.kg,
+        last_reps: top.reps,
+        last_rir: top.rir,
+        last_done: latest.started_at,
+        days_since,
+        detraining,
+        sessions: sessions.len(),
+        rationale: why,
+        basis: sets.iter().map(LoggedSet::basis).collect(),
+    })
+}
+
+/// A session at other reps: its best set's estimated max (unlogged effort taken as the target's)
+/// read at the target, never more than a small jump above the best ever done (`all`) for those
+/// reps.
+#[allow(clippy::too_many_arguments)]
+fn convert(
+    sets: &[LoggedSet<'_>],
+    all: &[LoggedSet<'_>],
+    top: &Top,
+    target: RepTarget,
+    step_kg: f64,
+    unit: Unit,
+    last: &str,
+    when: &str,
+) -> Option<(Step, f64, u32, String)> {
+    let reps = if top.reps > target.high {
+        target.high
+    } else {
+        target.low
+    };
+    let estimate = |s: &LoggedSet<'_>| {
+        let rir = s
+            .set
+            .actual
+            .as_ref()
+            .and_then(effective_rir)
+            .unwrap_or(target.rir);
+        e1rm(s.weight_kg()?, s.reps(), Some(rir))
+    };
+    let Some((best, max)) = sets
+        .iter()
+        .filter_map(|s| Some((s, estimate(s)?)))
+        .max_by(|a, b| a.1.total_cmp(&b.1))
+    else {
+        // No set an estimate can be read from (all beyond 12 reps): hold the load.
+        return Some((
+            Step::Hold,
+            round_load(top.kg, step_kg, unit),
+            reps,
+            format!("Last time ({when}) {last}: stay at that weight for {reps} reps."),
+        ));
+    };
+    let mut kg = round_load(max * pct_1rm(reps, target.rir), step_kg, unit);
+    let cap = all
+        .iter()
+        .filter(|s| s.reps() >= reps)
+        .filter_map(|s| s.weight_kg())
+        .fold(None, |m: Option<f64>, w| Some(m.map_or(w, |m| m.max(w))))
+        .map(|b| b + (b * MAX_JUMP_FRACTION).min(MAX_JUMP_KG));
+    let mut why = format!(
+        "Your best set last time ({when}) was {} × {}{}, an estimated max of {}. {reps} reps at RIR {} is about {:.0} % of that: {}.",
+        format_weight(best.weight_kg().unwrap_or_default(), unit),
+        best.reps(),
+        effort_note(best.set.actual.as_ref().and_then(effective_rir)),
+        format_weight(round1(max), unit),
+        target.rir,
+        pct_1rm(reps, target.rir) * 100.0,
+        format_weight(kg, unit),
+    );
+    if let Some(cap) = cap
+        && kg > cap + 1e-9
+    {
+        kg = round_load(cap - step_kg / 2.0 + 1e-9, step_kg, unit).min(cap);
+        why.push_str(&format!(
+            " Capped at {}, a small jump above your best for {reps}+ reps.",
+            format_weight(kg, unit)
+        ));
+    }
+    Some((Step::Convert, kg, reps, why))
+}
+
+/// Whether `kg` is a load as a lifter in `unit` logs one: a multiple of a quarter of their unit.
+fn on_grid(kg: f64, unit: Unit) -> bool {
+    let v = unit.from_kg(kg) * 4.0;
+    (v - v.round()).abs() < 1e-3
+}
+
+fn effort_note(rir: Option<u32>) -> String {
+    rir.map(|r| format!(" at RIR {r}")).unwrap_or_default()
+}
+
+/// "9 months", "5 weeks", "10 days".
+fn time_away(days: i64) -> String {
+    match days {
+        d if d >= 90 => format!("{} months", (d as f64 / 30.44).round()),
+        d if d >= 14 => format!("{} weeks", d / 7),
+        d => format!("{d} days"),
+    }
+}
+
+/// A progression the card, the review and the coach report: an exercise whose next
+/// prescription adds load.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Candidate {
     pub exercise_id: String,
@@ -54,194 +558,286 @@ pub struct Candidate {
     pub reason: String,
 }
 
-/// How one session went at its top load.
-#[derive(Debug, Clone, Copy, PartialEq)]
-struct TopLoad {
-    kg: f64,
-    /// The planned reps at that load, if the session had a plan; else the fewest reps done.
-    target_reps: u32,
-    planned: bool,
-    qualifies: bool,
-}
+/// Confidence of a progression read from logged effort, and from effort taken as on target.
+pub const RATED_CONFIDENCE: f64 = 0.8;
+pub const UNRATED_CONFIDENCE: f64 = 0.65;
 
-fn top_load(sets: &[&WorkoutSet]) -> Option<TopLoad> {
-    let kg = sets
-        .iter()
-        .filter_map(|s| s.actual.as_ref()?.weight_kg)
-        .fold(None, |m: Option<f64>, w| Some(m.map_or(w, |m| m.max(w))))
-        .filter(|w| *w > 0.0)?;
-    let at_top: Vec<&&WorkoutSet> = sets
-        .iter()
-        .filter(|s| s.actual.as_ref().and_then(|r| r.weight_kg) == Some(kg))
-        .collect();
-    let planned = at_top.iter().filter_map(|s| s.target.reps).max();
-    let done_min = at_top
-        .iter()
-        .filter_map(|s| s.actual.as_ref().map(|r| r.reps))
-        .min()?;
-    let target_reps = planned.unwrap_or(done_min);
-    let qualifies = done_min > 0
-        && done_min >= target_reps
-        && at_top.iter().all(|s| {
-            s.actual
-                .as_ref()
-                .and_then(effective_rir)
-                .is_some_and(|rir| rir >= PROGRESSION_MIN_RIR)
-        });
-    Some(TopLoad {
-        kg,
-        target_reps,
-        planned: planned.is_some(),
-        qualifies,
-    })
-}
-
-/// The progression candidate for one exercise, from its newest sessions in `history`: the last
-/// [`PROGRESSION_SESSIONS`] sessions at the same top load all reached the target reps (the plan's,
-/// or without a plan at least the previous session's) on every set at that load with ≥ 2 RIR.
-/// Effort that was not recorded never qualifies: no reserve is invented.
-pub fn candidate(history: &[Workout], exercise_id: &str, profile: &Profile) -> Option<Candidate> {
-    let since = chrono::DateTime::<chrono::Utc>::MIN_UTC;
-    let sessions: Vec<TopLoad> = sessions_with(history, exercise_id, since)
-        .into_iter()
-        .take(PROGRESSION_MAX_SESSIONS)
-        .map_while(|(_, instances)| {
-            let sets: Vec<&WorkoutSet> = instances
-                .iter()
-                .flat_map(|e| e.sets.iter())
-                .filter(|s| s.actual.is_some() && s.set_type == SetType::Working)
-                .collect();
-            top_load(&sets)
-        })
-        .collect();
-    let newest = *sessions.first()?;
-    let mut run = 0;
-    for (i, s) in sessions.iter().enumerate() {
-        // Without a plan, the reps must hold or grow from the older session to the newer.
-        let holds = i == 0 || newest.planned || sessions[i - 1].target_reps >= s.target_reps;
-        if !(s.qualifies && s.kg == newest.kg && holds) {
-            break;
-        }
-        run += 1;
-    }
-    if run < PROGRESSION_SESSIONS {
-        return None;
-    }
+/// The progression candidate for one exercise: its prescription at the target its own history
+/// implies (see [`RepTarget::from_history`]), when that adds load.
+pub fn candidate(
+    history: &[Workout],
+    exercise_id: &str,
+    profile: &Profile,
+    now: DateTime<Utc>,
+) -> Option<Candidate> {
+    let target = RepTarget::from_history(
+        history,
+        exercise_id,
+        crate::skills::suggest::DEFAULT_TARGET_RIR,
+    )?;
     let exercise = catalog().get(exercise_id);
-    let mut suggested = newest.kg + progression_increment(newest.kg);
-    if profile.unit == Unit::Lb {
-        // A pound user loads pounds: round to their step, and never to no change.
-        let step = step_for(exercise, profile);
-        suggested = round_load(suggested, step, Unit::Lb).max(newest.kg + step);
-    }
-    let name = super::name_of(history, exercise_id);
-    let confidence =
-        (BASE_CONFIDENCE + CONFIDENCE_PER_SESSION * (run - PROGRESSION_SESSIONS) as f64).min(0.95);
-    Some(Candidate {
+    let p = prescribe(history, exercise_id, exercise, target, profile, now)?;
+    (p.step == Step::AddLoad).then(|| Candidate {
         exercise_id: exercise_id.to_string(),
-        reason: format!(
-            "{} reps at {} kg with {}+ reps in reserve in {run} sessions running",
-            newest.target_reps, newest.kg, PROGRESSION_MIN_RIR
-        ),
-        exercise_name: name,
-        current_kg: newest.kg,
-        suggested_kg: (suggested * 100.0).round() / 100.0,
-        target_reps: newest.target_reps,
-        sessions: run,
-        confidence: (confidence * 100.0).round() / 100.0,
+        exercise_name: super::name_of(history, exercise_id),
+        current_kg: p.last_kg,
+        suggested_kg: p.weight_kg,
+        target_reps: p.reps,
+        sessions: p.sessions,
+        confidence: if p.last_rir.is_some() {
+            RATED_CONFIDENCE
+        } else {
+            UNRATED_CONFIDENCE
+        },
+        reason: p.rationale,
     })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::tests::{session, working};
+    use crate::analysis::tests::{at_day, session, working};
+    use chrono::Duration;
+
+    fn bench() -> Option<&'static Exercise> {
+        catalog().get("barbell-bench-press")
+    }
+
+    fn day_after(h: &[Workout]) -> DateTime<Utc> {
+        h.iter()
+            .map(|w| w.started_at)
+            .max()
+            .unwrap_or_else(Utc::now)
+            + Duration::days(2)
+    }
 
     #[test]
-    fn increments_follow_the_rule() {
-        // 2.5 % of 100 = 2.5; 5 % of 30 = 1.5 → 1.25; 2.5 % of 200 = 5; of 300 = 7.5 → capped at
-        // 5; 2.5 % of 41 = 1.03 → at least one 2.5 step.
-        for (top, inc) in [
-            (100.0, 2.5),
-            (30.0, 1.25),
-            (200.0, 5.0),
-            (300.0, MAX_INCREMENT_KG),
-            (41.0, HEAVY_STEP_KG),
-            (LIGHT_LOAD_KG, 2.5),
+    fn increments_are_whole_equipment_steps() {
+        // 2.5 % of 100 = 2.5; of 200 = 5; of 300 = 7.5 → capped at 5; of 41 → one 2.5 step.
+        for (top, step, inc) in [
+            (100.0, 2.5, 2.5),
+            (200.0, 2.5, 5.0),
+            (300.0, 2.5, MAX_INCREMENT_KG),
+            (41.0, 2.5, 2.5),
+            // 5 % of 20 kg dumbbells is 1 kg: one 2 kg step, never a 21.25 kg dumbbell.
+            (20.0, 2.0, 2.0),
+            // A 5 kg machine stack moves a whole plate.
+            (60.0, 5.0, 5.0),
+            // A 10 kg step is bigger than the cap: still one step.
+            (60.0, 10.0, 10.0),
         ] {
-            assert_eq!(progression_increment(top), inc, "{top}");
+            assert_eq!(progression_increment(top, step), inc, "{top} on {step}");
         }
     }
 
     #[test]
-    fn two_sessions_at_the_top_with_reserve_earn_more_load() {
+    fn unrated_identical_sessions_progress_and_never_drop() {
+        // The reported defect: "8" typed four sessions running at 100 kg gave 100, 95, 90, 85.
+        // Unlogged effort is on target: held until the top has been reached three sessions
+        // running at that load, then one step more; never less.
         let p = Profile::default();
-        // Planned 3 × 8 at 100 kg; both sessions all 8s at RIR 2.
-        let s = |day, rir| {
-            session(
-                day,
+        let mut h = Vec::new();
+        for (d, want) in [(1, 100.0), (4, 100.0), (8, 102.5), (11, 102.5)] {
+            h.push(session(
+                d,
                 "barbell-bench-press",
-                &vec![working(100.0, 8, Some(8), rir); 3],
+                &vec![working(100.0, 8, None, None); 3],
+            ));
+            let next = prescribe(
+                &h,
+                "barbell-bench-press",
+                bench(),
+                RepTarget::fixed(8, 2),
+                &p,
+                day_after(&h),
             )
+            .expect("history");
+            assert_eq!((next.weight_kg, next.reps), (want, 8), "after day {d}");
+            let step = if want > 100.0 {
+                Step::AddLoad
+            } else {
+                Step::Hold
+            };
+            assert_eq!(next.step, step, "after day {d}");
+        }
+        // Logged at the target effort, one session is enough.
+        let rated = [session(
+            1,
+            "barbell-bench-press",
+            &vec![working(100.0, 8, None, Some(2)); 3],
+        )];
+        let next = prescribe(
+            &rated,
+            "barbell-bench-press",
+            bench(),
+            RepTarget::fixed(8, 2),
+            &p,
+            at_day(3),
+        )
+        .expect("history");
+        assert_eq!((next.step, next.weight_kg), (Step::AddLoad, 102.5));
+    }
+
+    #[test]
+    fn double_progression_through_a_range() {
+        let p = Profile::default();
+        let t = RepTarget::range(6, 8, 2);
+        let go = |reps: u32, rir: Option<u32>| {
+            let h = [session(
+                1,
+                "barbell-bench-press",
+                &vec![working(100.0, reps, None, rir); 3],
+            )];
+            prescribe(&h, "barbell-bench-press", bench(), t, &p, at_day(3)).expect("history")
         };
-        let history = [s(1, Some(2)), s(4, Some(2))];
-        let c = candidate(&history, "barbell-bench-press", &p).expect("candidate");
-        assert_eq!(
-            (c.current_kg, c.suggested_kg, c.target_reps),
-            (100.0, 102.5, 8)
-        );
-        assert_eq!((c.sessions, c.confidence), (2, BASE_CONFIDENCE));
-        // Three sessions: more confidence.
-        let three = [s(1, Some(3)), s(4, Some(2)), s(8, Some(2))];
-        let c = candidate(&three, "barbell-bench-press", &p).expect("candidate");
-        assert_eq!((c.sessions, c.confidence), (3, 0.85));
-        // One session only, a grinder (RIR 1), or effort not recorded: no candidate.
-        assert_eq!(candidate(&history[..1], "barbell-bench-press", &p), None);
-        assert_eq!(
-            candidate(&[s(1, Some(2)), s(4, Some(1))], "barbell-bench-press", &p),
-            None
-        );
-        assert_eq!(
-            candidate(&[s(1, None), s(4, None)], "barbell-bench-press", &p),
-            None
+        let n = go(6, Some(2));
+        assert_eq!((n.step, n.weight_kg, n.reps), (Step::AddReps, 100.0, 7));
+        let n = go(8, Some(2));
+        assert_eq!((n.step, n.weight_kg, n.reps), (Step::AddLoad, 102.5, 6));
+        assert!(n.rationale.contains("6–8 range"), "{}", n.rationale);
+        // More reserve than asked is on target; less is not.
+        assert_eq!(go(8, Some(3)).step, Step::AddLoad);
+        let n = go(8, Some(1));
+        assert_eq!((n.step, n.weight_kg, n.reps), (Step::Hold, 100.0, 8));
+        assert!(
+            n.rationale.contains("harder than the RIR 2"),
+            "{}",
+            n.rationale
         );
     }
 
     #[test]
-    fn missing_the_planned_reps_or_a_new_load_resets_the_count() {
+    fn a_missed_plan_holds_then_reduces() {
         let p = Profile::default();
-        let short = session(
-            4,
+        let t = RepTarget::fixed(8, 2);
+        let short = |d| session(d, "barbell-row", &vec![working(60.0, 6, Some(8), None); 3]);
+        let h = [short(1)];
+        let n = prescribe(
+            &h,
             "barbell-row",
-            &vec![working(60.0, 7, Some(8), Some(2)); 3],
-        );
-        let full = |d| {
-            session(
-                d,
-                "barbell-row",
-                &vec![working(60.0, 8, Some(8), Some(3)); 3],
-            )
-        };
-        assert_eq!(candidate(&[full(1), short], "barbell-row", &p), None);
-        let heavier = session(
-            8,
+            catalog().get("barbell-row"),
+            t,
+            &p,
+            at_day(3),
+        )
+        .expect("history");
+        assert_eq!((n.step, n.weight_kg, n.reps), (Step::Hold, 60.0, 8));
+        let h = [short(1), short(4)];
+        let n = prescribe(
+            &h,
             "barbell-row",
-            &vec![working(62.5, 8, Some(8), Some(3)); 3],
-        );
+            catalog().get("barbell-row"),
+            t,
+            &p,
+            at_day(6),
+        )
+        .expect("history");
+        // 10 % off 60 is 54, on a 2.5 step 55 (rounded to the nearest plate, below 60).
+        assert_eq!((n.step, n.weight_kg, n.reps), (Step::Reduce, 55.0, 8));
+    }
+
+    #[test]
+    fn other_reps_convert_through_the_estimated_max() {
+        let p = Profile::default();
+        // 100 × 8 unrated, taken as RIR 2: a 10-rep max, e1RM 133.3; 5 at RIR 2 is 81.1 % of
+        // it, 108.1, but 5+ reps were done with 100 kg at most: capped at 105.
+        let h = [session(
+            1,
+            "barbell-bench-press",
+            &[working(100.0, 8, None, None)],
+        )];
+        let n = prescribe(
+            &h,
+            "barbell-bench-press",
+            bench(),
+            RepTarget::fixed(5, 2),
+            &p,
+            at_day(3),
+        )
+        .expect("history");
+        assert_eq!((n.step, n.weight_kg, n.reps), (Step::Convert, 105.0, 5));
+        assert!(n.rationale.contains("Capped"), "{}", n.rationale);
+        // 12 at 60 to a 10-rep target: heavier, e1RM 60 × (1 + 14/30) = 88; 10 at RIR 2 is a
+        // 12-rep max, 71.4 % of it: 62.9 → 62.5.
+        let h = [session(
+            1,
+            "barbell-bench-press",
+            &[working(60.0, 12, None, None)],
+        )];
+        let n = prescribe(
+            &h,
+            "barbell-bench-press",
+            bench(),
+            RepTarget::fixed(10, 2),
+            &p,
+            at_day(3),
+        )
+        .expect("history");
+        assert_eq!((n.step, n.weight_kg), (Step::Convert, 62.5));
+    }
+
+    #[test]
+    fn a_long_break_returns_lighter_and_says_when() {
+        let p = Profile::default();
+        let h = [session(
+            1,
+            "barbell-bench-press",
+            &vec![working(100.0, 8, None, Some(2)); 3],
+        )];
+        let t = RepTarget::fixed(8, 2);
+        // Two weeks away: nothing lost, the progression stands.
+        let n = prescribe(&h, "barbell-bench-press", bench(), t, &p, at_day(15)).expect("history");
+        assert_eq!((n.step, n.weight_kg), (Step::AddLoad, 102.5));
+        // Five weeks (35 days): 14 days beyond three weeks, 2 × 2.5 % = 5 % off 100.
+        let n = prescribe(&h, "barbell-bench-press", bench(), t, &p, at_day(36)).expect("history");
         assert_eq!(
-            candidate(&[full(1), full(4), heavier], "barbell-row", &p),
-            None
+            (n.step, n.weight_kg, n.detraining),
+            (Step::Return, 95.0, 0.05)
         );
-        // Unplanned: 10 reps then 10 reps at 30 kg with reserve → 31.25 kg.
-        let free = |d| {
-            session(
-                d,
-                "barbell-curl",
-                &vec![working(30.0, 10, None, Some(2)); 2],
-            )
-        };
-        let c = candidate(&[free(1), free(4)], "barbell-curl", &p).expect("candidate");
-        assert_eq!((c.suggested_kg, c.target_reps), (31.25, 10));
+        // Nine months: the cap, 20 % off, and the rationale says when.
+        let n =
+            prescribe(&h, "barbell-bench-press", bench(), t, &p, at_day(1 + 274)).expect("history");
+        assert_eq!((n.step, n.weight_kg), (Step::Return, 80.0));
+        assert!(n.rationale.contains("9 months ago"), "{}", n.rationale);
+        assert!(n.rationale.contains("100 kg × 8"), "{}", n.rationale);
+    }
+
+    #[test]
+    fn allowance_grows_with_the_break_and_stops_at_the_cap() {
+        assert_eq!(detraining_allowance(0), 0.0);
+        assert_eq!(detraining_allowance(BREAK_DAYS), 0.0);
+        assert_eq!(detraining_allowance(BREAK_DAYS + 1), DETRAINING_PER_WEEK);
+        assert_eq!(detraining_allowance(365), MAX_DETRAINING);
+        let mut last = 0.0;
+        for d in 0..400 {
+            let a = detraining_allowance(d);
+            assert!(a >= last && a <= MAX_DETRAINING);
+            last = a;
+        }
+    }
+
+    #[test]
+    fn the_target_comes_from_the_lifters_own_history() {
+        // Unplanned sessions with top sets of 8, 10 and 9 reps: a range of 8–10.
+        let h: Vec<Workout> = [(1, 8), (4, 10), (8, 9)]
+            .into_iter()
+            .map(|(d, r)| session(d, "barbell-curl", &[working(30.0, r, None, None)]))
+            .collect();
+        assert_eq!(
+            RepTarget::from_history(&h, "barbell-curl", 2),
+            Some(RepTarget::range(8, 10, 2))
+        );
+        // A planned session: its planned reps.
+        let planned = [session(
+            1,
+            "barbell-curl",
+            &[working(30.0, 7, Some(8), None)],
+        )];
+        assert_eq!(
+            RepTarget::from_history(&planned, "barbell-curl", 2),
+            Some(RepTarget::fixed(8, 2))
+        );
+        assert_eq!(RepTarget::from_history(&[], "barbell-curl", 2), None);
     }
 
     #[test]
@@ -251,10 +847,46 @@ mod tests {
             ..Profile::default()
         };
         let kg = Unit::Lb.to_kg(225.0);
-        let s = |d| session(d, "back-squat", &vec![working(kg, 5, Some(5), Some(2)); 3]);
-        let c = candidate(&[s(1), s(4)], "back-squat", &p).expect("candidate");
-        let lb = Unit::Lb.from_kg(c.suggested_kg);
-        // 102.06 kg + 2.5 = 104.56 kg = 230.5 lb → 230 lb on a 5 lb step.
+        let h = [session(
+            1,
+            "back-squat",
+            &vec![working(kg, 5, Some(5), Some(2)); 3],
+        )];
+        let n = prescribe(
+            &h,
+            "back-squat",
+            catalog().get("back-squat"),
+            RepTarget::fixed(5, 2),
+            &p,
+            at_day(3),
+        )
+        .expect("history");
+        let lb = Unit::Lb.from_kg(n.weight_kg);
+        // 2.5 % of 102 kg is one 5 lb step: 230 lb, and the text is in pounds.
         assert!((lb - 230.0).abs() < 0.01, "{lb}");
+        assert!(n.rationale.contains("225 lb × 5"), "{}", n.rationale);
+        assert!(!n.rationale.contains("kg"), "{}", n.rationale);
+    }
+
+    #[test]
+    fn candidates_are_the_prescriptions_that_add_load() {
+        let p = Profile::default();
+        let s = |d, reps| {
+            session(
+                d,
+                "barbell-bench-press",
+                &vec![working(100.0, reps, Some(8), Some(2)); 3],
+            )
+        };
+        let c = candidate(&[s(1, 8)], "barbell-bench-press", &p, at_day(3)).expect("candidate");
+        assert_eq!(
+            (c.current_kg, c.suggested_kg, c.target_reps),
+            (100.0, 102.5, 8)
+        );
+        assert_eq!(c.confidence, RATED_CONFIDENCE);
+        assert_eq!(
+            candidate(&[s(1, 7)], "barbell-bench-press", &p, at_day(3)),
+            None
+        );
     }
 }

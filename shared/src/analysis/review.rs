@@ -220,7 +220,7 @@ pub fn weekly_review(
             seen.push(id);
             first
         })
-        .filter_map(|id| progression::candidate(&upto, id, profile))
+        .filter_map(|id| progression::candidate(&upto, id, profile, end))
         .collect();
     let stalled: Vec<Stall> = stalls(&upto, end, tz);
     let acwr: Option<Acwr> = load::acwr(&upto, end);
@@ -388,14 +388,14 @@ mod tests {
         assert_eq!(l.vs_last_week.volume_delta_kg, 3420.0);
         let chest = r.muscle_balance.iter().find(|b| b.muscle_group == "chest");
         assert_eq!(chest.map(|b| (b.hard_sets, b.last_week)), Some((6.0, 3.0)));
-        // Bench: two sessions at 80 × 8 with RIR 2 this week → 82.5 kg (2.5 % of 80 is 2).
-        let names: Vec<&str> = r
+        // Bench 80 × 8 of 8 at RIR 2 → 82.5 kg (2.5 % of 80 is 2: one 2.5 kg step); squat
+        // 100 × 5 of 5 at RIR 1, harder than the RIR 2 target: held, not a candidate.
+        let next: Vec<(&str, f64)> = r
             .progression_candidates
             .iter()
-            .filter_map(|c| c["exercise_id"].as_str())
+            .filter_map(|c| Some((c["exercise_id"].as_str()?, c["suggested_kg"].as_f64()?)))
             .collect();
-        assert_eq!(names, ["barbell-bench-press"]);
-        assert_eq!(r.progression_candidates[0]["suggested_kg"], 82.5);
+        assert_eq!(next, [("barbell-bench-press", 82.5)]);
         // Two weeks of history: no ACWR, no trend.
         assert_eq!(r.fatigue, None);
         assert!(

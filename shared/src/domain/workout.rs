@@ -116,6 +116,10 @@ pub struct ExerciseInstance {
     pub sets: Vec<WorkoutSet>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub notes: Option<String>,
+    /// The rep range of the plan this came from (the template's), which the next prescription
+    /// progresses through.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rep_range: Option<(u32, u32)>,
 }
 
 /// One change the copilot made to a set, newest last; UNDO walks this back.
@@ -308,6 +312,7 @@ mod tests {
                         set("s2", SetType::Working, SetStatus::Planned),
                     ],
                     notes: None,
+                    rep_range: None,
                 },
                 ExerciseInstance {
                     instance_id: "e2".into(),
@@ -315,6 +320,7 @@ mod tests {
                     name: "Dip".into(),
                     sets: vec![set("s3", SetType::Dropset, SetStatus::Planned)],
                     notes: None,
+                    rep_range: None,
                 },
             ],
             changes: vec![],
@@ -399,6 +405,7 @@ mod tests {
                         completed_at: Some(t),
                     })
                     .collect(),
+                rep_range: None,
             })
             .collect();
         let w = Workout {

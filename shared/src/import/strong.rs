@@ -570,6 +570,7 @@ fn assemble(rows: Vec<Row>, opts: Options, own: &HashSet<String>, mut s: Summary
                     name: r.name.clone(),
                     sets: Vec::new(),
                     notes: None,
+                    rep_range: None,
                 });
                 w.exercises.len() - 1
             }

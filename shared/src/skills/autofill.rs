@@ -1,12 +1,14 @@
 //! AUTOFILL_SET: what to pre-fill for a set, from, in order: the previous set of this exercise
-//! today, the same set last session, the plan, an e1RM-based estimate. `source` says which.
+//! today, today's plan (made by the progression model when the workout started), the progression
+//! model's next set from the last session (`last_session`), an estimate without history.
+//! `source` says which.
 
-use chrono::{DateTime, Duration, Utc};
+use chrono::{DateTime, Utc};
 use serde::Serialize;
 use serde_json::{Value, json};
 
-use super::history::{LOOKBACK_WEEKS, sessions_with, working_sets};
 use super::suggest::{DEFAULT_TARGET_RIR, step_for, suggest_weight};
+use crate::analysis::progression::{RepTarget, prescribe};
 use crate::domain::catalog::Exercise;
 use crate::domain::profile::Profile;
 use crate::domain::strength::{effective_rir, pct_1rm, round_load};
@@ -70,10 +72,14 @@ pub fn predict(
     now: DateTime<Utc>,
 ) -> Prediction {
     let base = from_today(today, set_index)
-        .or_else(|| from_last_session(exercise_id, today, set_index, history, now))
-        .or_else(|| from_plan(today, set_index));
+        .or_else(|| from_plan(today, set_index).filter(|p| p.weight_kg.is_some()))
+        .map(|p| retarget(p, target_reps, exercise, profile))
+        .or_else(|| from_last_session(exercise_id, exercise, target_reps, history, profile, now))
+        .or_else(|| {
+            from_plan(today, set_index).map(|p| retarget(p, target_reps, exercise, profile))
+        });
     match base {
-        Some(p) => retarget(p, target_reps, exercise, profile),
+        Some(p) => p,
         None => {
             let reps = target_reps.unwrap_or(DEFAULT_REPS);
             let s = suggest_weight(
@@ -111,31 +117,25 @@ fn from_today(today: Option<&ExerciseInstance>, set_index: usize) -> Option<Pred
         })
 }
 
+/// The progression model's next set, at the rep target asked for or the one the lifter's
+/// history implies.
 fn from_last_session(
     exercise_id: &str,
-    today: Option<&ExerciseInstance>,
-    set_index: usize,
+    exercise: Option<&Exercise>,
+    target_reps: Option<u32>,
     history: &[Workout],
+    profile: &Profile,
     now: DateTime<Utc>,
 ) -> Option<Prediction> {
-    let sessions = sessions_with(history, exercise_id, now - Duration::weeks(LOOKBACK_WEEKS));
-    let (w, inst) = sessions.first()?;
-    let sets = working_sets(w, inst);
-    // The same working set: its ordinal among counted sets today, or the index itself.
-    let ordinal = match today {
-        Some(t) => t
-            .sets
-            .iter()
-            .take(set_index)
-            .filter(|s| s.is_counted())
-            .count(),
-        None => set_index,
+    let target = match target_reps.filter(|r| *r > 0) {
+        Some(reps) => RepTarget::fixed(reps, DEFAULT_TARGET_RIR),
+        None => RepTarget::from_history(history, exercise_id, DEFAULT_TARGET_RIR)?,
     };
-    let s = sets.get(ordinal).or(sets.last())?;
+    let p = prescribe(history, exercise_id, exercise, target, profile, now)?;
     Some(Prediction {
-        weight_kg: s.weight_kg(),
-        reps: s.reps(),
-        rir: s.rir(),
+        weight_kg: Some(p.weight_kg),
+        reps: p.reps,
+        rir: Some(p.rir),
         source: AutofillSource::LastSession,
     })
 }
@@ -184,6 +184,7 @@ mod tests {
     use super::*;
     use crate::domain::catalog::catalog;
     use crate::domain::workout::{SetResult, SetTarget, SetType, WorkoutSet, WorkoutStatus};
+    use chrono::Duration;
 
     fn set(kg: f64, reps: u32, done: Option<(f64, u32, u32)>) -> WorkoutSet {
         let mut s = WorkoutSet::planned(
@@ -216,6 +217,7 @@ mod tests {
             name: "Bench Press".into(),
             sets,
             notes: None,
+            rep_range: None,
         }
     }
 
@@ -263,7 +265,7 @@ mod tests {
             (r.source, r.weight_kg, r.reps),
             (AutofillSource::PreviousSetToday, Some(100.0), 8)
         );
-        // Nothing done today: the same (second) set last session.
+        // Nothing done today: today's plan, whatever the history says.
         let fresh = instance(vec![set(100.0, 8, None), set(100.0, 8, None)]);
         let r = predict(
             "barbell-bench-press",
@@ -275,22 +277,40 @@ mod tests {
             &p,
             now,
         );
-        assert_eq!(
-            (r.source, r.weight_kg, r.reps, r.rir),
-            (AutofillSource::LastSession, Some(95.0), 7, Some(1))
-        );
-        // No history: the plan.
+        assert_eq!((r.source, r.weight_kg), (AutofillSource::Plan, Some(100.0)));
+        // Not in today's workout: the progression model on the last session. 95 × 7 of the 8
+        // planned is a miss: hold 95 kg for the 8.
         let r = predict(
             "barbell-bench-press",
             bench(),
-            Some(&fresh),
+            None,
             1,
             None,
-            &[],
+            &last_session(),
             &p,
             now,
         );
-        assert_eq!((r.source, r.weight_kg), (AutofillSource::Plan, Some(100.0)));
+        assert_eq!(
+            (r.source, r.weight_kg, r.reps),
+            (AutofillSource::LastSession, Some(95.0), 8)
+        );
+        // The same, with a planned set that has no weight.
+        let unweighted = instance(vec![WorkoutSet::planned(
+            "s",
+            SetType::Working,
+            SetTarget::default(),
+        )]);
+        let r = predict(
+            "barbell-bench-press",
+            bench(),
+            Some(&unweighted),
+            0,
+            None,
+            &last_session(),
+            &p,
+            now,
+        );
+        assert_eq!(r.source, AutofillSource::LastSession);
         // Nothing at all: an estimate.
         let r = predict("barbell-bench-press", bench(), None, 0, None, &[], &p, now);
         assert_eq!(r.source, AutofillSource::Estimate);

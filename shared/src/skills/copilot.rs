@@ -402,6 +402,7 @@ mod tests {
                         WorkoutSet::planned("b2", SetType::Working, target(8, 100.0, 2)),
                     ],
                     notes: None,
+                    rep_range: None,
                 },
                 ExerciseInstance {
                     instance_id: "ex2".into(),
@@ -417,6 +418,7 @@ mod tests {
                         },
                     )],
                     notes: None,
+                    rep_range: None,
                 },
             ],
             changes: vec![],

@@ -373,6 +373,7 @@ mod tests {
                 name: "Bench Press".into(),
                 sets,
                 notes: None,
+                rep_range: None,
             }],
             changes: vec![],
             notes: None,

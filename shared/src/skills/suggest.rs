@@ -1,35 +1,25 @@
 //! SUGGEST_WEIGHT: the load for a rep target and effort, from what the lifter actually did.
 //!
-//! 1. The latest session of the exercise in the last 8 weeks: its best set's e1RM (Epley with
-//!    the reps in reserve counted, see [`strength::e1rm`]).
-//! 2. The load = e1RM × %1RM for the target reps and RIR (RPE table), rounded to the lifter's
-//!    step for the equipment, in their unit.
-//! 3. Never more than [`MAX_JUMP_KG`] (or [`MAX_JUMP_FRACTION`], whichever is smaller) above
-//!    the best weight achieved for at least those reps in the window.
-//! 4. Without history of the exercise: a related lift (same movement pattern) scaled by the
-//!    equipment's load ratio, else a default for the lifter's level; both low confidence.
+//! 1. With history of the exercise, of any age: the progression model's prescription
+//!    ([`progression::prescribe`]) at the target, so the answer is the one the next planned
+//!    workout, AUTOFILL and the insight card give (a long break is allowed for there).
+//! 2. Without: a related lift (same movement pattern) scaled by the equipment's load ratio,
+//!    else a default for the lifter's level; both low confidence.
 
-use chrono::{DateTime, Duration, Utc};
+use chrono::{DateTime, Utc};
 use serde::Serialize;
 use serde_json::{Value, json};
 
-use super::history::{
-    LOOKBACK_WEEKS, LoggedSet, all_working_sets, best_by_e1rm, sessions_with, working_sets,
-};
+use super::history::{best_by_e1rm, working_sets};
+use crate::analysis::progression::{self, FRESH_DAYS, RepTarget, Step};
 use crate::domain::catalog::{Equipment, Exercise, MovementPattern, catalog};
 use crate::domain::profile::{Experience, Profile};
-use crate::domain::strength::{self, e1rm_confidence, load_ratio, pct_1rm, round_load, round1};
+use crate::domain::strength::{self, load_ratio, pct_1rm, round_load};
 use crate::domain::units::format_weight;
 use crate::domain::workout::Workout;
 
-/// A suggestion never jumps more than this above the best weight done for the target reps...
-pub const MAX_JUMP_KG: f64 = 5.0;
-/// ...nor more than this fraction of it, whichever is smaller.
-pub const MAX_JUMP_FRACTION: f64 = 0.10;
 /// RIR assumed when the request gives none.
 pub const DEFAULT_TARGET_RIR: u32 = 2;
-/// A session older than this makes a history-based suggestion medium confidence at best.
-pub const FRESH_DAYS: i64 = 21;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -94,67 +84,21 @@ pub fn suggest_weight(
     profile: &Profile,
     now: DateTime<Utc>,
 ) -> Suggestion {
-    let unit = profile.unit;
-    let step = step_for(exercise, profile);
-    let since = now - Duration::weeks(LOOKBACK_WEEKS);
-    let pct = pct_1rm(target_reps, target_rir);
-    let sessions = sessions_with(history, exercise_id, since);
-    if let Some((latest, instances)) = sessions.first() {
-        let sets = working_sets(latest, instances);
-        if let Some(best) = best_by_e1rm(&sets) {
-            let e1rm = best.e1rm().unwrap_or_default();
-            let raw = e1rm * pct;
-            let mut weight = round_load(raw, step, unit);
-            let all = all_working_sets(history, exercise_id, since);
-            let cap = all
-                .iter()
-                .filter(|s| s.reps() >= target_reps)
-                .filter_map(|s| s.weight_kg())
-                .fold(None, |m: Option<f64>, w| Some(m.map_or(w, |m| m.max(w))))
-                .map(|best| best + (best * MAX_JUMP_FRACTION).min(MAX_JUMP_KG));
-            let mut capped = false;
-            if let Some(cap) = cap
-                && weight > cap + 1e-9
-            {
-                // Round down to a loadable weight under the cap.
-                weight = round_load(cap - step / 2.0 + 1e-9, step, unit).min(cap);
-                capped = true;
-            }
-            let fresh = now - latest.started_at <= Duration::days(FRESH_DAYS);
-            let trusted = e1rm_confidence(best.reps()).unwrap_or(0.0) >= 0.8;
-            let confidence = if fresh && trusted && sessions.len() >= 2 {
-                Confidence::High
-            } else {
-                Confidence::Medium
-            };
-            let mut rationale = format!(
-                "Your best set last session ({}) was {} × {}{}, an estimated max of {}. {} reps at RIR {} is about {:.0} % of that: {}.",
-                latest.started_at.format("%-d %b"),
-                format_weight(best.weight_kg().unwrap_or_default(), unit),
-                best.reps(),
-                best.rir()
-                    .map(|r| format!(" at RIR {r}"))
-                    .unwrap_or_default(),
-                format_weight(round1(e1rm), unit),
-                target_reps,
-                target_rir,
-                pct * 100.0,
-                format_weight(weight, unit),
-            );
-            if capped {
-                rationale.push_str(&format!(
-                    " Capped at {} above your best for {target_reps}+ reps.",
-                    format_weight(MAX_JUMP_KG, unit)
-                ));
-            }
-            return Suggestion {
-                weight_kg: weight,
-                confidence,
-                source: Source::History,
-                rationale,
-                basis: sets.iter().map(LoggedSet::basis).collect(),
-            };
-        }
+    let target = RepTarget::fixed(target_reps, target_rir);
+    if let Some(p) = progression::prescribe(history, exercise_id, exercise, target, profile, now) {
+        let confidence = if p.step != Step::Return && p.days_since <= FRESH_DAYS && p.sessions >= 2
+        {
+            Confidence::High
+        } else {
+            Confidence::Medium
+        };
+        return Suggestion {
+            weight_kg: p.weight_kg,
+            confidence,
+            source: Source::History,
+            rationale: p.rationale,
+            basis: p.basis,
+        };
     }
     if exercise.and_then(|e| load_ratio(e.equipment)).is_none() && exercise.is_some() {
         return Suggestion {
@@ -166,7 +110,7 @@ pub fn suggest_weight(
         };
     }
     if let Some(ex) = exercise
-        && let Some(s) = from_related_lift(ex, target_reps, target_rir, history, profile, since)
+        && let Some(s) = from_related_lift(ex, target_reps, target_rir, history, profile)
     {
         return s;
     }
@@ -180,13 +124,12 @@ fn from_related_lift(
     target_rir: u32,
     history: &[Workout],
     profile: &Profile,
-    since: DateTime<Utc>,
 ) -> Option<Suggestion> {
     let target_ratio = load_ratio(ex.equipment)?;
     let cat = catalog();
     // The related exercise with the most recent history wins.
     let mut seen = std::collections::HashSet::new();
-    let mut ordered: Vec<&Workout> = history.iter().filter(|w| w.started_at >= since).collect();
+    let mut ordered: Vec<&Workout> = history.iter().collect();
     ordered.sort_by_key(|w| std::cmp::Reverse(w.started_at));
     for w in ordered {
         for inst in &w.exercises {
@@ -217,11 +160,12 @@ fn from_related_lift(
                 confidence: Confidence::Low,
                 source: Source::RelatedLift,
                 rationale: format!(
-                    "No {} in your last {LOOKBACK_WEEKS} weeks; estimated from your {} ({} × {}), scaled for {}. Start here and adjust by feel.",
+                    "No {} in your history; estimated from your {} ({} × {} on {}), scaled for {}. Start here and adjust by feel.",
                     ex.name,
                     related.name,
                     format_weight(best.weight_kg().unwrap_or_default(), profile.unit),
                     best.reps(),
+                    w.started_at.format("%-d %b %Y"),
                     ex.equipment.label().to_lowercase(),
                 ),
                 basis: vec![best.basis()],
@@ -315,6 +259,7 @@ mod tests {
     use crate::domain::workout::{
         ExerciseInstance, SetResult, SetStatus, SetTarget, SetType, WorkoutSet, WorkoutStatus,
     };
+    use chrono::Duration;
 
     pub(crate) fn done(kg: f64, reps: u32, rir: u32) -> WorkoutSet {
         let mut s = WorkoutSet::planned("s", SetType::Working, SetTarget::default());
@@ -345,6 +290,7 @@ mod tests {
                 name: exercise.into(),
                 sets,
                 notes: None,
+                rep_range: None,
             }],
             changes: vec![],
             notes: None,
@@ -436,7 +382,9 @@ mod tests {
     }
 
     #[test]
-    fn old_history_is_ignored_and_related_lifts_are_low_confidence() {
+    fn old_history_counts_after_a_break_and_related_lifts_are_low_confidence() {
+        // The reported defect: history months old was "no history". Bench 70 days ago, but the
+        // lifter trained 3 days ago: no detraining, and no step up on a rested lift: 100 kg.
         let h = vec![
             session(70, "barbell-bench-press", vec![done(100.0, 8, 2)]),
             session(3, "dumbbell-bench-press", vec![done(36.0, 8, 2)]),
@@ -447,6 +395,21 @@ mod tests {
             8,
             2,
             &h,
+            &Profile::default(),
+            Utc::now(),
+        );
+        assert_eq!(
+            (s.source, s.confidence, s.weight_kg),
+            (Source::History, Confidence::Medium, 100.0)
+        );
+        assert!(s.rationale.contains("10 weeks ago"), "{}", s.rationale);
+        // Only the related lift: low confidence.
+        let s = suggest_weight(
+            "barbell-bench-press",
+            Some(bench()),
+            8,
+            2,
+            &h[1..],
             &Profile::default(),
             Utc::now(),
         );

@@ -328,6 +328,8 @@ pub fn apply(
         name: new.name.clone(),
         sets,
         notes: old.notes.clone(),
+        // The replacement is planned through the same rep range.
+        rep_range: old.rep_range,
     };
     let instance_id = if logged == 0 {
         w.exercises[idx] = new_instance(old.instance_id.clone(), sets);

@@ -4,7 +4,8 @@
 
 use chrono::{DateTime, Utc};
 
-use super::suggest::{DEFAULT_TARGET_RIR, Source, step_for, suggest_weight};
+use super::suggest::{DEFAULT_TARGET_RIR, step_for, suggest_weight};
+use crate::analysis::progression::{RepTarget, prescribe};
 use crate::domain::catalog::{Exercise, catalog};
 use crate::domain::limits::{self, LimitError};
 use crate::domain::plan::{Routine, Template, TemplateExercise, TemplateSet};
@@ -116,11 +117,29 @@ fn plan_exercise(
         if ts.set_type != SetType::Warmup {
             let reps = target.reps.unwrap_or(DEFAULT_REPS);
             let rir = target.rir.unwrap_or(DEFAULT_TARGET_RIR);
-            let s = suggest_weight(&te.exercise_id, ex, reps, rir, history, profile, now);
-            // History beats the old plan; without history the plan's own weight stays, and
-            // only an empty plan falls back to the estimate.
-            if s.source == Source::History || (target.weight_kg.is_none() && s.weight_kg > 0.0) {
-                target.weight_kg = Some(s.weight_kg);
+            let rep_target = te
+                .rep_range
+                .map_or(RepTarget::fixed(reps, rir), |(low, high)| {
+                    RepTarget::range(low, high, rir)
+                });
+            // History beats the old plan: the progression model's next load and reps. Without
+            // history the plan's own weight stays, and only an empty plan gets an estimate.
+            if let Some(p) = prescribe(history, &te.exercise_id, ex, rep_target, profile, now) {
+                target.weight_kg = Some(p.weight_kg);
+                target.reps = Some(p.reps);
+            } else if target.weight_kg.is_none() {
+                let s = suggest_weight(
+                    &te.exercise_id,
+                    ex,
+                    rep_target.low,
+                    rir,
+                    history,
+                    profile,
+                    now,
+                );
+                if s.weight_kg > 0.0 {
+                    target.weight_kg = Some(s.weight_kg);
+                }
             }
             if first_working.is_none() {
                 first_working = target.weight_kg;
@@ -144,6 +163,7 @@ fn plan_exercise(
         name: te.name.clone(),
         sets,
         notes: None,
+        rep_range: te.rep_range,
     }
 }
 
@@ -341,6 +361,7 @@ mod tests {
                 name: "Bench Press".into(),
                 sets: vec![s],
                 notes: None,
+                rep_range: None,
             }],
             changes: vec![],
             notes: None,

@@ -67,7 +67,8 @@ impl Store {
                 r?;
             }
         }
-        Ok(())
+        // After the workouts, so a pointer never names a workout that is not stored.
+        self.advance_last_sessions(user, workouts).await
     }
 
     async fn write_batch(

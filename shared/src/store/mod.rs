@@ -25,6 +25,7 @@ pub mod artifacts;
 pub mod conversation;
 pub mod history;
 pub mod jobs;
+pub mod last_session;
 pub mod usage;
 pub mod workouts;
 
@@ -577,11 +578,18 @@ impl Store {
     /// Deletes every completed workout of a user (the demo loader uses this before reloading).
     pub async fn delete_completed_workouts(&self, user: &str) -> Result<usize, StoreError> {
         let workouts = self.completed_workouts(user).await?;
-        for w in &workouts {
+        let pointers = self
+            .items_under(user, last_session::LAST_SESSION_PREFIX)
+            .await?;
+        let sks = workouts
+            .iter()
+            .map(completed_sk)
+            .chain(pointers.iter().filter_map(|i| string(i, "sk")));
+        for sk in sks {
             self.client
                 .delete_item()
                 .table_name(&self.table)
-                .set_key(Some(key(user, completed_sk(w))))
+                .set_key(Some(key(user, sk)))
                 .send()
                 .await?;
         }

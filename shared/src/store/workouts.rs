@@ -6,7 +6,9 @@ use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
 use aws_sdk_dynamodb::types::{AttributeValue, Put, TransactWriteItem, Update};
 use chrono::{DateTime, Utc};
 
-use super::{SK_ACTIVE, Store, StoreError, completed_sk, from_item, key, s, to_doc, user_pk};
+use super::{
+    SK_ACTIVE, Store, StoreError, completed_sk, from_item, key, last_session, s, to_doc, user_pk,
+};
 use crate::domain::plan::{Routine, Template};
 use crate::domain::workout::Workout;
 
@@ -84,6 +86,15 @@ impl Store {
             TransactWriteItem::builder().update(clear_active).build(),
             TransactWriteItem::builder().put(put_history).build(),
         ];
+        // Each exercise's pointer to its newest session: this one.
+        for id in last_session::exercise_ids(completed) {
+            let put = Put::builder()
+                .table_name(&self.table)
+                .set_item(Some(last_session::pointer_item(user, id, completed)))
+                .build()
+                .map_err(build)?;
+            items.push(TransactWriteItem::builder().put(put).build());
+        }
         if let Some(r) = routine {
             let mut item = key(user, format!("ROUTINE#{}", r.id));
             item.insert("doc".into(), s(to_doc("routine", r)?));

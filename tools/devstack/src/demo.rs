@@ -192,6 +192,7 @@ pub fn history(now: DateTime<Utc>) -> Vec<Workout> {
                         })
                         .collect(),
                     notes: None,
+                    rep_range: None,
                 })
                 .collect();
             out.push(Workout {
@@ -250,6 +251,7 @@ pub fn active_workout(now: DateTime<Utc>) -> Workout {
                 name: ex.name.clone(),
                 sets,
                 notes: None,
+                rep_range: None,
             }
         })
         .collect();

@@ -32,6 +32,7 @@ pub(crate) fn workout(sets: usize) -> Workout {
                 })
                 .collect(),
             notes: None,
+            rep_range: None,
         })
         .collect();
     Workout {

@@ -20,6 +20,8 @@
 //!   check of every logged set.
 //! - `devstack init-profile [--runs N] [--env K=V]...`: where a cold start goes: each init step
 //!   of the lanes, timed in fresh processes, median of N.
+//! - `devstack replay [--unit kg|lb] FILE...`: the progression model replayed over real Strong
+//!   exports against what the lifter did (a markdown table; see `replay.rs`).
 
 mod chat;
 mod coldstart;
@@ -27,12 +29,13 @@ mod demo;
 mod e2e;
 mod init_profile;
 mod load;
+mod replay;
 mod strong;
 
 use std::path::PathBuf;
 
 fn usage() -> String {
-    "usage: devstack setup | devstack coldstart [--runs N] [--env K=V]... BASELINE_BIN BIN... | devstack e2e --url URL [--n N] | devstack e2e-functional --base URL [--n N] | devstack chat [--base URL] [--user U] [--conversation C] [--workout W] | devstack import-strong --user U --file F [--tz TZ] [--unit kg|lb] | devstack strong-sample --rows N [--last-day YYYY-MM-DD] | devstack load-fast [--procs N] [--commands N] [--users N] FAST_BIN | devstack init-profile [--runs N] [--env K=V]... | devstack job [--dry-run] '{\"type\":\"weekly_review\",\"user_id\":\"demo\",\"week_ending\":\"2026-11-22\"}'".into()
+    "usage: devstack setup | devstack coldstart [--runs N] [--env K=V]... BASELINE_BIN BIN... | devstack e2e --url URL [--n N] | devstack e2e-functional --base URL [--n N] | devstack chat [--base URL] [--user U] [--conversation C] [--workout W] | devstack import-strong --user U --file F [--tz TZ] [--unit kg|lb] | devstack strong-sample --rows N [--last-day YYYY-MM-DD] | devstack load-fast [--procs N] [--commands N] [--users N] FAST_BIN | devstack init-profile [--runs N] [--env K=V]... | devstack replay [--unit kg|lb] FILE... | devstack job [--dry-run] '{\"type\":\"weekly_review\",\"user_id\":\"demo\",\"week_ending\":\"2026-11-22\"}'".into()
 }
 
 #[tokio::main]
@@ -317,6 +320,29 @@ async fn run() -> Result<(), String> {
                 "{}",
                 serde_json::to_string_pretty(&out).map_err(|e| e.to_string())?
             );
+            Ok(())
+        }
+        Some("replay") => {
+            // `--unit lb` before a file reads that file (and the ones after it) in pounds.
+            let mut unit = coach::domain::units::Unit::Kg;
+            let mut rows = Vec::new();
+            let mut it = args.iter().skip(1);
+            while let Some(a) = it.next() {
+                if a == "--unit" {
+                    let v = it.next().ok_or_else(usage)?;
+                    unit = coach::domain::units::Unit::parse(v).ok_or("--unit is kg or lb")?;
+                    continue;
+                }
+                let text = std::fs::read_to_string(a).map_err(|e| format!("{a}: {e}"))?;
+                let name = std::path::Path::new(a)
+                    .file_name()
+                    .map_or(a.clone(), |n| n.to_string_lossy().into_owned());
+                rows.push((name, unit, replay::replay(&text, unit)?));
+            }
+            if rows.is_empty() {
+                return Err(usage());
+            }
+            replay::print(&rows);
             Ok(())
         }
         Some("strong-sample") => {

@@ -301,7 +301,7 @@ impl FunctionalLane {
             profile: true,
             ..Parts::default()
         };
-        let (state, history) = self.load(ctx, parts, log).await?;
+        let (state, mut history) = self.load(ctx, parts, log).await?;
         let profile = state.profile.clone().unwrap_or_default();
         let active = active_in_prefix(&state, ctx)?.map(|(w, _)| w);
         let (exercise_id, today) = match instance_id {
@@ -324,6 +324,13 @@ impl FunctionalLane {
             }
             None => {
                 let text = exercise_text.unwrap_or_default();
+                let wanted = catalog()
+                    .resolve(text)
+                    .exercise()
+                    .map_or(text, |e| e.id.as_str());
+                history = self
+                    .with_last_sessions(ctx, history, &[wanted], log)
+                    .await?;
                 let (id, _) = suggest::known_exercise(text, &history)
                     .ok_or_else(|| unknown_exercise(text))?;
                 let today = active.and_then(|w| w.exercises.iter().find(|e| e.exercise_id == id));
@@ -342,6 +349,9 @@ impl FunctionalLane {
                 (id, today)
             }
         };
+        let history = self
+            .with_last_sessions(ctx, history, &[exercise_id.as_str()], log)
+            .await?;
         let ex = catalog().get(&exercise_id);
         let prediction = autofill::predict(
             &exercise_id,
@@ -384,6 +394,13 @@ impl FunctionalLane {
         };
         let (state, history) = self.load(ctx, parts, log).await?;
         let profile = state.profile.unwrap_or_default();
+        let wanted = catalog()
+            .resolve(text)
+            .exercise()
+            .map_or(text, |e| e.id.as_str());
+        let history = self
+            .with_last_sessions(ctx, history, &[wanted], log)
+            .await?;
         let (id, ex) =
             suggest::known_exercise(text, &history).ok_or_else(|| unknown_exercise(text))?;
         let s = suggest::suggest_weight(&id, ex, reps, rir, &history, &profile, Utc::now());

@@ -46,7 +46,7 @@ impl FunctionalLane {
             profile: true,
             ..Parts::default()
         };
-        let (state, history) = self.load(&ctx, parts, log).await?;
+        let (state, mut history) = self.load(&ctx, parts, log).await?;
         if let Some(active) = &state.workout {
             return Err(active_conflict(&active.value));
         }
@@ -66,6 +66,7 @@ impl FunctionalLane {
                 )
                 .field("template_id")
             })?;
+            let history = self.with_template_sessions(&ctx, history, &t, log).await?;
             workouts::from_template(&t, None, &history, &profile, now)
         } else if next {
             let routine = self.routine_for(&ctx.user_id, routine_id, &profile).await?;
@@ -85,6 +86,7 @@ impl FunctionalLane {
                     ),
                 )
             })?;
+            let history = self.with_template_sessions(&ctx, history, &t, log).await?;
             let mut w = workouts::from_template(&t, Some(&routine), &history, &profile, now);
             w.name = format!("{} ({})", t.name, routine.name);
             w
@@ -92,6 +94,8 @@ impl FunctionalLane {
             let name = name
                 .map(str::to_string)
                 .unwrap_or_else(|| default_name(now, &ctx));
+            let ids: Vec<&str> = adhoc.iter().map(|a| a.exercise.id.as_str()).collect();
+            history = self.with_last_sessions(&ctx, history, &ids, log).await?;
             workouts::adhoc(&name, &adhoc, &history, &profile, now)
         };
         let mut workout = workout;

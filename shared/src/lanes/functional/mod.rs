@@ -184,6 +184,43 @@ impl FunctionalLane {
         ))
     }
 
+    /// `history` with the last session of each of `ids` that it does not hold, however old
+    /// (a lift last done before the window still has a history).
+    async fn with_last_sessions(
+        &self,
+        ctx: &SessionContext,
+        mut history: Vec<Workout>,
+        ids: &[&str],
+        log: &mut RequestLog,
+    ) -> Result<Vec<Workout>, ApiError> {
+        let missing = crate::skills::history::without_sessions(&history, ids);
+        if missing.is_empty() {
+            return Ok(history);
+        }
+        let t = Instant::now();
+        let older = self.store.last_sessions(&ctx.user_id, &missing).await;
+        log.store_us += t.elapsed().as_micros() as u64;
+        log.store_calls += 2;
+        crate::skills::history::merge_sessions(&mut history, older.map_err(|e| store_error(&e))?);
+        Ok(history)
+    }
+
+    /// [`Self::with_last_sessions`] for the exercises of a template.
+    async fn with_template_sessions(
+        &self,
+        ctx: &SessionContext,
+        history: Vec<Workout>,
+        template: &crate::domain::plan::Template,
+        log: &mut RequestLog,
+    ) -> Result<Vec<Workout>, ApiError> {
+        let ids: Vec<&str> = template
+            .exercises
+            .iter()
+            .map(|e| e.exercise_id.as_str())
+            .collect();
+        self.with_last_sessions(ctx, history, &ids, log).await
+    }
+
     /// Commits a changed active workout with the request's idempotency record.
     #[allow(clippy::too_many_arguments)]
     async fn commit(

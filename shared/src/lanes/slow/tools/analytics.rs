@@ -104,7 +104,7 @@ async fn exercise_progress(env: &Env<'_>, args: &Value) -> Result<Value, ToolErr
         "weekly": points,
         "trend": series::trend(&points, compound),
         "plateau": series::plateau(&points),
-        "progression": progression::candidate(&history, &id, &profile),
+        "progression": progression::candidate(&history, &id, &profile, Utc::now()),
     }))
 }
 
@@ -245,7 +245,7 @@ async fn training_analysis(env: &Env<'_>) -> Result<Value, ToolError> {
         .collect();
     let candidates: Vec<progression::Candidate> = series
         .iter()
-        .filter_map(|(id, _)| progression::candidate(&history, id, &profile))
+        .filter_map(|(id, _)| progression::candidate(&history, id, &profile, now))
         .collect();
     Ok(json!({
         "weeks": analysis::ANALYSIS_WEEKS,
