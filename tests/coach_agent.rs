@@ -269,18 +269,7 @@ fn plan_ppl_routine_confirmed_by_endpoint(ctx: &Ctx) -> Result<(), Failed> {
 fn chat_yes_applies_the_latest_proposal(ctx: &Ctx) -> Result<(), Failed> {
     let user = unique_user("c-chat-yes");
     let conv = "(context: conversation_id=cv1)";
-    ctx.fake.reply(ModelReply::calls(&[(
-        "propose_workout",
-        json!({"name": "Arms", "exercises": [{"exercise_id": "barbell-curl", "sets": 3, "reps": 10}]}),
-    )]));
-    ctx.fake
-        .reply(ModelReply::text(&["An arm session; say yes to start it."]));
-    let s = ctx.stream(
-        &user,
-        json!({"message": format!("{conv} plan me a quick arm workout")}),
-    );
-    well_formed(&s)?;
-    let art = s.first("artifact").cloned().unwrap_or_default();
+    let art = propose_arms(ctx, &user, "cv1")?;
     eq(art["artifact_type"].as_str(), Some("workout"), "type")?;
     let calls_before = ctx.fake.requests().len();
     let s = ctx.stream(&user, json!({"message": format!("{conv} Yes, save it!")}));

@@ -98,31 +98,3 @@ pub fn all_working_sets<'a>(
         .flat_map(|(w, inst)| working_sets(w, &inst))
         .collect()
 }
-
-/// Of `ids`, those without a logged working set in `history`: the exercises whose last session
-/// lies before the window that was read.
-pub fn without_sessions<'a>(history: &[Workout], ids: &[&'a str]) -> Vec<&'a str> {
-    let mut out: Vec<&str> = ids
-        .iter()
-        .copied()
-        .filter(|id| {
-            !history
-                .iter()
-                .flat_map(|w| w.exercises.iter())
-                .any(|e| e.exercise_id == *id && e.sets.iter().any(is_working_result))
-        })
-        .collect();
-    out.sort_unstable();
-    out.dedup();
-    out
-}
-
-/// Adds the workouts of `older` that `history` does not hold (by id), oldest first.
-pub fn merge_sessions(history: &mut Vec<Workout>, older: Vec<Workout>) {
-    for w in older {
-        if !history.iter().any(|h| h.id == w.id) {
-            history.push(w);
-        }
-    }
-    history.sort_by_key(|w| w.started_at);
-}

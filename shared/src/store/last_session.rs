@@ -11,6 +11,7 @@ use aws_sdk_dynamodb::types::AttributeValue;
 use futures_util::future::join_all;
 
 use super::{Store, StoreError, completed_sk, from_item, key, s, string};
+use crate::domain::strength::is_working_result;
 use crate::domain::workout::Workout;
 
 pub(crate) const LAST_SESSION_PREFIX: &str = "LAST#";
@@ -122,5 +123,37 @@ impl Store {
             }
         }
         Ok(out)
+    }
+
+    /// `history` (a recent window, oldest first) with the last session of each of `ids` that
+    /// it does not hold, however old: a lift last done before the window still has a history.
+    pub async fn with_last_sessions(
+        &self,
+        user: &str,
+        mut history: Vec<Workout>,
+        ids: &[&str],
+    ) -> Result<Vec<Workout>, StoreError> {
+        let mut missing: Vec<&str> = ids
+            .iter()
+            .copied()
+            .filter(|id| {
+                !history
+                    .iter()
+                    .flat_map(|w| w.exercises.iter())
+                    .any(|e| e.exercise_id == *id && e.sets.iter().any(is_working_result))
+            })
+            .collect();
+        missing.sort_unstable();
+        missing.dedup();
+        if missing.is_empty() {
+            return Ok(history);
+        }
+        for w in self.last_sessions(user, &missing).await? {
+            if !history.iter().any(|h| h.id == w.id) {
+                history.push(w);
+            }
+        }
+        history.sort_by_key(|w| w.started_at);
+        Ok(history)
     }
 }

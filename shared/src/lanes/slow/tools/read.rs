@@ -178,20 +178,15 @@ async fn suggest_weight(
         .map_err(|e| store_failed(&e))?
         .profile
         .unwrap_or_default();
-    let mut history = history?;
     // A lift last done before the window still has a history: its last session, however old.
     let wanted = catalog()
         .resolve(text)
         .exercise()
         .map_or(text, |e| e.id.as_str());
-    let missing = crate::skills::history::without_sessions(&history, &[wanted]);
-    if !missing.is_empty() {
-        let older = store
-            .last_sessions(&ctx.user_id, &missing)
-            .await
-            .map_err(|e| store_failed(&e))?;
-        crate::skills::history::merge_sessions(&mut history, older);
-    }
+    let history = store
+        .with_last_sessions(&ctx.user_id, history?, &[wanted])
+        .await
+        .map_err(|e| store_failed(&e))?;
     let (id, ex) = resolve(text, &history)?;
     let s = suggest::suggest_weight(&id, ex, reps, rir, &history, &profile, now);
     Ok(s.to_data(&id, reps, rir, &profile))
