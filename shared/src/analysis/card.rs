@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
+use super::fatigue::{LoadAdvice, Readiness};
 use super::load::AcwrStatus;
 use super::progression::{self, Candidate};
 use super::series::StallAction;
@@ -101,6 +102,28 @@ pub fn card_id(workout_id: &str) -> String {
     let digest = Sha256::digest(workout_id.as_bytes());
     let hex: String = digest[..8].iter().map(|b| format!("{b:02x}")).collect();
     format!("ins-{hex}")
+}
+
+/// The figures behind a deload or ramp-back advice.
+fn readiness_reasoning(r: &Readiness, history: &[Workout]) -> String {
+    let mut parts: Vec<String> = r
+        .acwr
+        .iter()
+        .map(|a| {
+            format!(
+                "{} hard sets in the last 7 days against {} a week over the last 28 (ratio {})",
+                a.acute, a.chronic, a.ratio
+            )
+        })
+        .collect();
+    if let Some(back) = &r.returning {
+        parts.push(format!(
+            "a week of {} hard sets against your usual {}",
+            back.light_week_hard_sets, back.usual_hard_sets
+        ));
+    }
+    parts.extend(r.signals.iter().map(|s| s.describe(history)));
+    parts.join("; ")
 }
 
 fn kg(x: f64) -> String {
@@ -259,11 +282,15 @@ pub fn post_workout_card(
             target_reps: None,
         });
     }
-    if let Some(a) = &active.acwr {
-        if matches!(a.status, AcwrStatus::HighRisk | AcwrStatus::Overreached) {
+    let readiness = &active.readiness;
+    if let Some(a) = &readiness.acwr {
+        // A spike right after a light week is the return itself, not overreaching.
+        if matches!(a.status, AcwrStatus::HighRisk | AcwrStatus::Overreached)
+            && readiness.returning.is_none()
+        {
             flags.push(Flag {
                 kind: "overreach".into(),
-                severity: if a.deload_suggested {
+                severity: if readiness.advice == LoadAdvice::Deload {
                     "action"
                 } else {
                     "warning"
@@ -290,17 +317,21 @@ pub fn post_workout_card(
                 data: json!(a),
             });
         }
-        if a.deload_suggested {
-            recs.push(Recommendation {
-                kind: "deload".into(),
-                target: "program".into(),
-                action: "Take a deload week: keep the loads, cut the sets by about half".into(),
-                reasoning: format!("acute:chronic load ratio {} ({:?})", a.ratio, a.status),
-                confidence: 0.75,
-                suggested_weight_kg: None,
-                target_reps: None,
-            });
-        }
+    }
+    if let Some(action) = readiness.advice_text(&upto) {
+        let (kind, confidence) = match readiness.advice {
+            LoadAdvice::Deload => ("deload", 0.75),
+            _ => ("volume_adjust", 0.7),
+        };
+        recs.push(Recommendation {
+            kind: kind.into(),
+            target: "program".into(),
+            action,
+            reasoning: readiness_reasoning(readiness, &upto),
+            confidence,
+            suggested_weight_kg: None,
+            target_reps: None,
+        });
     }
     let failures = w
         .exercises

@@ -151,8 +151,6 @@ pub struct Acwr {
     pub chronic: f64,
     pub ratio: f64,
     pub status: AcwrStatus,
-    /// Elevated two weeks running, or overreached now.
-    pub deload_suggested: bool,
 }
 
 fn ratio_at(history: &[Workout], now: DateTime<Utc>) -> Option<(f64, f64, f64)> {
@@ -170,17 +168,11 @@ pub fn acwr(history: &[Workout], now: DateTime<Utc>) -> Option<Acwr> {
         return None;
     }
     let (acute, chronic, ratio) = ratio_at(history, now)?;
-    let week_ago = now - Duration::days(7);
-    let elevated_before = week_ago - first >= Duration::days(ACWR_MIN_HISTORY_DAYS)
-        && ratio_at(history, week_ago).is_some_and(|(_, _, r)| r > ACWR_ELEVATED);
-    let status = AcwrStatus::of(ratio);
     Some(Acwr {
         acute: round1(acute),
         chronic: round1(chronic),
         ratio: (ratio * 100.0).round() / 100.0,
-        status,
-        deload_suggested: status == AcwrStatus::Overreached
-            || (ratio > ACWR_ELEVATED && elevated_before),
+        status: AcwrStatus::of(ratio),
     })
 }
 
@@ -265,7 +257,7 @@ mod tests {
         let steady = block(100, 4, 2, 5);
         let a = acwr(&steady, now).expect("acwr");
         assert_eq!((a.acute, a.chronic, a.ratio), (10.0, 10.0, 1.0));
-        assert_eq!((a.status, a.deload_suggested), (AcwrStatus::Optimal, false));
+        assert_eq!(a.status, AcwrStatus::Optimal);
         // Three weeks of history: not enough.
         assert_eq!(acwr(&block(100, 3, 2, 5), now), None);
         // The last week doubled: acute 20, chronic (20 + 3 × 10) / 4 = 12.5, ratio 1.6.
@@ -273,10 +265,7 @@ mod tests {
         spike.extend(block(100, 1, 2, 5));
         let a = acwr(&spike, now).expect("acwr");
         assert_eq!((a.acute, a.chronic, a.ratio), (20.0, 12.5, 1.6));
-        assert_eq!(
-            (a.status, a.deload_suggested),
-            (AcwrStatus::Overreached, true)
-        );
+        assert_eq!(a.status, AcwrStatus::Overreached);
     }
 
     #[test]
@@ -287,30 +276,6 @@ mod tests {
         assert_eq!(AcwrStatus::of(1.21), AcwrStatus::Elevated);
         assert_eq!(AcwrStatus::of(1.31), AcwrStatus::HighRisk);
         assert_eq!(AcwrStatus::of(1.51), AcwrStatus::Overreached);
-    }
-
-    #[test]
-    fn two_elevated_weeks_suggest_a_deload() {
-        let now = at_day(100);
-        // Weeks (oldest first) of 10, 10, 10, 10, 14, 14 hard sets. A week ago: acute 14,
-        // chronic (14 + 30) / 4 = 11, ratio 1.27 > 1.2. Now: acute 14, chronic (28 + 20) / 4
-        // = 12, ratio 1.17: no longer elevated, no deload. Add a third heavy week and it is.
-        let mut h = block(86, 4, 2, 5);
-        h.extend(block(100, 2, 2, 7));
-        let a = acwr(&h, now).expect("acwr");
-        assert_eq!((a.ratio, a.deload_suggested), (1.17, false));
-        let mut h = block(79, 4, 2, 5);
-        h.extend(block(100, 3, 2, 8));
-        // Now: acute 16, chronic (48 + 10) / 4 = 14.5 → 1.1; a week ago: 16 / ((32 + 20) / 4)
-        // = 1.23. Only one of the two is elevated.
-        let a = acwr(&h, now).expect("acwr");
-        assert!(!a.deload_suggested);
-        let mut h = block(86, 5, 2, 5);
-        h.extend(block(100, 2, 2, 9));
-        // Now: 18 / ((36 + 20) / 4 = 14) = 1.29; a week ago: 18 / ((18 + 30) / 4 = 12) = 1.5.
-        let a = acwr(&h, now).expect("acwr");
-        assert_eq!((a.ratio, a.status), (1.29, AcwrStatus::Elevated));
-        assert!(a.deload_suggested);
     }
 
     #[test]

@@ -6,11 +6,13 @@
 //! - `session`: per workout (totals, per-exercise tops, personal records);
 //! - `series`: per exercise per week (e1RM, sets, volume, loads, reserve), plateau, trend;
 //! - `load`: group volume against MEV/MRV, ACWR, consistency;
+//! - `fatigue`: fatigue signals and the load advice (deload, ramp back, steady);
 //! - `progression`: double-progression candidates;
 //! - `card` and `review`: the worker's post-workout insight card and weekly review.
 
 pub mod card;
 pub mod facts;
+pub mod fatigue;
 pub mod load;
 pub mod progression;
 pub mod review;
@@ -22,7 +24,8 @@ use chrono_tz::Tz;
 use serde::Serialize;
 
 use self::facts::VolumeGroup;
-use self::load::{Acwr, GroupVolume, VolumeStatus};
+use self::fatigue::{LoadAdvice, Readiness};
+use self::load::{GroupVolume, VolumeStatus};
 use self::series::{StallAction, plateau, weekly_series};
 use crate::domain::catalog::catalog;
 use crate::domain::workout::Workout;
@@ -35,8 +38,6 @@ pub const ANALYSIS_WEEKS: i64 = 12;
 /// A group must have been trained within this many days to be flagged below MEV: a group the
 /// lifter never trains is a choice of program, reported in the review but not flagged.
 pub const TRAINED_WITHIN_DAYS: i64 = 28;
-/// This many stalls that call for a deload recommend one overall.
-pub const DELOAD_STALLS: usize = 2;
 
 /// A recently trained exercise at a plateau.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -104,8 +105,8 @@ pub struct Flags {
     pub plateaus: Vec<Stall>,
     pub below_mev: Vec<GroupVolume>,
     pub above_mrv: Vec<GroupVolume>,
-    pub acwr: Option<Acwr>,
-    pub deload_recommended: bool,
+    /// ACWR, fatigue signals, a return from a break, and the advice they add up to.
+    pub readiness: Readiness,
 }
 
 pub fn flags(history: &[Workout], now: DateTime<Utc>, tz: Tz) -> Flags {
@@ -122,24 +123,22 @@ pub fn flags(history: &[Workout], now: DateTime<Utc>, tz: Tz) -> Flags {
         .into_iter()
         .filter(|v| v.status == VolumeStatus::AboveMrv)
         .collect();
-    let acwr = load::acwr(history, now);
-    let deload_stalls = plateaus
-        .iter()
-        .filter(|s| s.action == StallAction::Deload)
-        .count();
+    let readiness = fatigue::readiness(history, now, &plateaus);
     Flags {
-        deload_recommended: acwr.as_ref().is_some_and(|a| a.deload_suggested)
-            || deload_stalls >= DELOAD_STALLS,
         plateaus,
         below_mev,
         above_mrv,
-        acwr,
+        readiness,
     }
 }
 
 impl Flags {
+    pub fn deload_recommended(&self) -> bool {
+        self.readiness.advice == LoadAdvice::Deload
+    }
+
     /// One short line per flag, for the coach's context.
-    pub fn lines(&self) -> Vec<String> {
+    pub fn lines(&self, history: &[Workout]) -> Vec<String> {
         let mut out: Vec<String> = self
             .plateaus
             .iter()
@@ -169,7 +168,7 @@ impl Flags {
                 groups(&self.above_mrv)
             ));
         }
-        if let Some(a) = &self.acwr {
+        if let Some(a) = &self.readiness.acwr {
             let status = serde_json::to_value(a.status).unwrap_or_default();
             out.push(format!(
                 "ACWR {} ({}; acute {} vs chronic {} hard sets a week)",
@@ -179,9 +178,7 @@ impl Flags {
                 a.chronic
             ));
         }
-        if self.deload_recommended {
-            out.push("Deload recommended".into());
-        }
+        out.extend(self.readiness.advice_text(history));
         out
     }
 }
@@ -290,10 +287,13 @@ pub(crate) mod tests {
         assert_eq!(below, ["chest", "shoulders", "triceps", "quads", "glutes"]);
         assert!(f.above_mrv.is_empty());
         // ACWR: 9 hard sets a week throughout → acute 9, chronic 9, ratio 1.0.
-        let a = f.acwr.as_ref().expect("acwr");
+        let a = f.readiness.acwr.as_ref().expect("acwr");
         assert_eq!((a.acute, a.chronic, a.ratio), (9.0, 9.0, 1.0));
-        // One deload stall is below DELOAD_STALLS and ACWR is optimal.
-        assert!(!f.deload_recommended);
+        // One lift stalled near failure is not a fatigue signal (two are), and the load is
+        // not high (ACWR 1.0, no group above MRV): no deload.
+        assert!(f.readiness.signals.is_empty());
+        assert!(!f.readiness.high_load);
+        assert!(!f.deload_recommended());
         // The progression model reads the newest session: squat 120 × 5 of 5 planned at RIR 2,
         // the top of a fixed target → 2.5 % of 120 is one 2.5 kg step: 122.5. Bench 80 × 8 of 8
         // at RIR 1, harder than the RIR 2 target: held, as the plateau's deload advice says.
@@ -305,7 +305,7 @@ pub(crate) mod tests {
         );
         let bench = progression::candidate(&h, "barbell-bench-press", &Default::default(), now);
         assert_eq!(bench, None);
-        let lines = f.lines();
+        let lines = f.lines(&h);
         assert!(
             lines[0].starts_with("Plateau: Bench Press (5 weeks"),
             "{lines:?}"

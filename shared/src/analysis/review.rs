@@ -7,7 +7,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::facts::{VolumeGroup, landmarks, local_date, week_start};
-use super::load::{self, Acwr, Consistency, VolumeStatus};
+use super::fatigue;
+use super::load::{self, Consistency, VolumeStatus};
 use super::progression::{self, Candidate};
 use super::series::{self, ExerciseTrend};
 use super::session;
@@ -223,15 +224,12 @@ pub fn weekly_review(
         .filter_map(|id| progression::candidate(&upto, id, profile, end))
         .collect();
     let stalled: Vec<Stall> = stalls(&upto, end, tz);
-    let acwr: Option<Acwr> = load::acwr(&upto, end);
+    let readiness = fatigue::readiness(&upto, end, &stalled);
     let consistency: Consistency = load::consistency(&upto, end);
-    let summary = summary(
-        &training_load,
-        &muscle_balance,
-        &candidates,
-        &stalled,
-        acwr.as_ref(),
-    );
+    let mut summary = summary(&training_load, &muscle_balance, &candidates, &stalled);
+    if let Some(advice) = readiness.advice_text(&upto) {
+        summary = format!("{summary} {advice}");
+    }
     WeeklyReview {
         id: iso_week_id(start),
         week_start: start,
@@ -242,7 +240,7 @@ pub fn weekly_review(
         exercise_trends,
         progression_candidates: candidates.iter().map(to_value).collect(),
         stalled_exercises: stalled.iter().map(to_value).collect(),
-        fatigue: acwr.as_ref().map(to_value),
+        fatigue: Some(to_value(&readiness)),
         consistency: to_value(&consistency),
         created_at,
     }
@@ -253,7 +251,6 @@ fn summary(
     balance: &[Balance],
     candidates: &[Candidate],
     stalled: &[Stall],
-    acwr: Option<&Acwr>,
 ) -> String {
     let mut parts = vec![format!(
         "{} sessions, {} working sets ({} hard), {} kg moved; {:+} sets against last week.",
@@ -298,9 +295,6 @@ fn summary(
                 .join(", ")
         ));
     }
-    if let Some(a) = acwr.filter(|a| a.deload_suggested) {
-        parts.push(format!("Load ratio {}: take a deload week.", a.ratio));
-    }
     parts.join(" ")
 }
 
@@ -342,6 +336,45 @@ mod tests {
             weekly_review(h, sunday, &Profile::default(), chrono_tz::UTC, at_day(14))
         };
         assert_eq!(r(&[ancient, recent.clone()]), r(&[recent]));
+    }
+
+    #[test]
+    fn the_week_back_from_a_holiday_ramps_back_and_a_tired_heavy_week_deloads() {
+        // Six weeks of bench twice a week (3 × 8 × 80 at RIR 2), two weeks away, then back.
+        let bench = |d: i64, rir: u32| {
+            session(
+                d,
+                "barbell-bench-press",
+                &vec![working(80.0, 8, Some(8), Some(rir)); 3],
+            )
+        };
+        let squat = |d: i64, rir: u32| {
+            session(
+                d,
+                "back-squat",
+                &vec![working(100.0, 5, Some(5), Some(rir)); 3],
+            )
+        };
+        let mut h: Vec<Workout> = (0..6)
+            .flat_map(|k| [bench(7 * k, 2), squat(7 * k + 2, 2), bench(7 * k + 4, 2)])
+            .collect();
+        let back: Vec<Workout> = [bench(56, 2), squat(58, 2), bench(60, 2)].into();
+        h.extend(back);
+        let sunday = NaiveDate::from_ymd_opt(2026, 3, 8).unwrap_or_default();
+        let r = weekly_review(&h, sunday, &Profile::default(), chrono_tz::UTC, at_day(63));
+        assert!(r.summary.contains("Welcome back after"), "{}", r.summary);
+        assert!(!r.summary.contains("deload"), "{}", r.summary);
+        let fatigue = r.fatigue.clone().unwrap_or_default();
+        assert_eq!(fatigue["advice"], "ramp_back");
+        // Without the break, the same sets the same week at RIR 0 (harder at the same loads,
+        // every set to failure) and an extra session (high load): a deload.
+        let mut h: Vec<Workout> = (0..8)
+            .flat_map(|k| [bench(7 * k, 2), squat(7 * k + 2, 2), bench(7 * k + 4, 2)])
+            .collect();
+        h.extend([bench(56, 0), squat(58, 0), bench(60, 0), squat(61, 0)]);
+        let r = weekly_review(&h, sunday, &Profile::default(), chrono_tz::UTC, at_day(63));
+        assert_eq!(r.fatigue.clone().unwrap_or_default()["advice"], "deload");
+        assert!(r.summary.contains("Take a deload week"), "{}", r.summary);
     }
 
     #[test]
@@ -396,8 +429,12 @@ mod tests {
             .filter_map(|c| Some((c["exercise_id"].as_str()?, c["suggested_kg"].as_f64()?)))
             .collect();
         assert_eq!(next, [("barbell-bench-press", 82.5)]);
-        // Two weeks of history: no ACWR, no trend.
-        assert_eq!(r.fatigue, None);
+        // Two weeks of history: no ACWR, no trend, nothing to advise.
+        let fatigue = r.fatigue.clone().unwrap_or_default();
+        assert_eq!(
+            (&fatigue["acwr"], &fatigue["advice"]),
+            (&Value::Null, &serde_json::json!("steady"))
+        );
         assert!(
             r.summary.starts_with(
                 "3 sessions, 9 working sets (9 hard), 5340 kg moved; +6 sets against last week."

@@ -9,6 +9,7 @@
 use std::collections::HashSet;
 
 use chrono::{DateTime, Duration, Utc};
+use coach::analysis::fatigue::LoadAdvice;
 use coach::analysis::progression::{RepTarget, Step, prescribe};
 use coach::analysis::{flags, session};
 use coach::domain::catalog::catalog;
@@ -35,6 +36,10 @@ pub struct Report {
     pub returns: usize,
     pub weeks_reviewed: usize,
     pub deload_weeks: usize,
+    /// Deload weeks with a fatigue signal (all, by the rule; counted to show it).
+    pub deloads_with_fatigue: usize,
+    /// Weeks advised to ramp back after a light stretch.
+    pub ramp_back_weeks: usize,
     /// Deload weeks whose previous week had under half the sessions of the four before it.
     pub deloads_after_a_break: usize,
     pub e1rm_prs: usize,
@@ -127,10 +132,13 @@ pub fn replay(text: &str, unit: Unit) -> Result<Report, String> {
             .cloned()
             .collect();
         r.weeks_reviewed += 1;
-        if !flags(&upto, end, tz).deload_recommended {
+        let f = flags(&upto, end, tz);
+        r.ramp_back_weeks += usize::from(f.readiness.advice == LoadAdvice::RampBack);
+        if !f.deload_recommended() {
             continue;
         }
         r.deload_weeks += 1;
+        r.deloads_with_fatigue += usize::from(!f.readiness.signals.is_empty());
         let sessions_in = |from: DateTime<Utc>, to: DateTime<Utc>| {
             upto.iter()
                 .filter(|w| w.started_at >= from && w.started_at < to)
@@ -170,14 +178,14 @@ fn mean(v: &[f64]) -> f64 {
 /// The README table: one row per file.
 pub fn print(rows: &[(String, Unit, Report)]) {
     println!(
-        "| file | unit | workouts | compared | plan MAE | plan ≤ 1 step | last-time MAE | last-time ≤ 1 step | plan ↓ lifter ↑ | returns | deload weeks (after a break) / weeks | PRs (e1RM) |"
+        "| file | unit | workouts | compared | plan MAE | plan ≤ 1 step | last-time MAE | last-time ≤ 1 step | plan ↓ lifter ↑ | returns | weeks | deload weeks (with fatigue, after a break) | ramp-back weeks | PRs (e1RM) |"
     );
-    println!("|---|---|---|---|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     for (name, unit, r) in rows {
         let pct = |n: usize| 100.0 * n as f64 / r.compared.max(1) as f64;
         let shown = |kg: f64| unit.from_kg(kg);
         println!(
-            "| {name} | {} | {} | {} | {:.2} (median {:.1}) | {:.0} % | {:.2} (median {:.1}) | {:.0} % | {} | {} | {} ({}) / {} | {} ({}) |",
+            "| {name} | {} | {} | {} | {:.2} (median {:.1}) | {:.0} % | {:.2} (median {:.1}) | {:.0} % | {} | {} | {} | {} ({}, {}) | {} | {} ({}) |",
             unit.label(),
             r.workouts,
             r.compared,
@@ -189,9 +197,11 @@ pub fn print(rows: &[(String, Unit, Report)]) {
             pct(r.base_within_step),
             r.plan_down_lifter_up,
             r.returns,
-            r.deload_weeks,
-            r.deloads_after_a_break,
             r.weeks_reviewed,
+            r.deload_weeks,
+            r.deloads_with_fatigue,
+            r.deloads_after_a_break,
+            r.ramp_back_weeks,
             r.all_prs,
             r.e1rm_prs,
         );

@@ -223,7 +223,7 @@ impl Loaded {
         if let Some(line) = self.strength_summary(ctx) {
             lines.push(line);
         }
-        let flags = analysis::flags(&self.workouts, self.now, ctx.tz).lines();
+        let flags = analysis::flags(&self.workouts, self.now, ctx.tz).lines(&self.workouts);
         if !flags.is_empty() {
             lines.push(format!("Training flags: {}.", flags.join("; ")));
         }

@@ -1,0 +1,493 @@
+//! Deload, ramp back, or carry on. Load arithmetic alone cannot tell a tired lifter from one
+//! back from a holiday (both show a high acute:chronic ratio), so the decision needs more:
+//!
+//! - a **deload** needs high load (ACWR above [`ACWR_ELEVATED`], or a muscle group above its
+//!   MRV this week) *and* a sign of fatigue ([`Signal`]): strength falling across exercises,
+//!   effort drifting up at the same loads, repeated failure sets, or several lifts stalled near
+//!   failure;
+//! - a load spike right after a light week is a **return** to training: ramp back up, never
+//!   deload (strength measured across a break is detraining, not fatigue).
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use chrono::{DateTime, Duration, Utc};
+use serde::Serialize;
+
+use super::Stall;
+use super::load::{self, ACWR_ELEVATED, Acwr, VolumeStatus};
+use super::series::StallAction;
+use crate::domain::strength::{effective_rir, is_working_result, round1, set_e1rm};
+use crate::domain::workout::Workout;
+
+/// Fatigue shows in the last this many days...
+pub const RECENT_DAYS: i64 = 14;
+/// ...against the this many days before them.
+pub const REFERENCE_DAYS: i64 = 42;
+/// Best e1RM this far below the reference best is a fall (day-to-day e1RM noise is 2–4 %).
+pub const PERFORMANCE_DROP: f64 = 0.05;
+/// Falling or drifting needs at least this many exercises (one lift is a bad day, not fatigue).
+pub const MIN_EXERCISES: usize = 2;
+/// Reserve this much lower at the same load and reps is drift.
+pub const EFFORT_DRIFT_RIR: f64 = 1.0;
+/// Failure sets (RIR 0, or reps short of the target) repeated: this many in the recent
+/// window, in at least two sessions, and at least this share of the sets that say.
+pub const FAILURE_SETS: usize = 4;
+pub const FAILURE_SHARE: f64 = 0.25;
+/// This many lifts stalled close to failure is a signal.
+pub const DELOAD_STALLS: usize = 2;
+/// A week under this share of the lifter's usual weekly hard sets is a break.
+pub const LIGHT_WEEK: f64 = 0.5;
+/// "Usual" is the median of up to this many weeks before the current one.
+pub const USUAL_WEEKS: i64 = 8;
+
+/// A sign of fatigue, with the exercises (ids) that show it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Signal {
+    /// Best e1RM of the last two weeks at least [`PERFORMANCE_DROP`] under the six before.
+    PerformanceFalling {
+        exercises: Vec<String>,
+    },
+    /// Lower reserve than before at the same load and reps.
+    EffortDrifting {
+        exercises: Vec<String>,
+    },
+    RepeatedFailure {
+        sets: usize,
+        sessions: usize,
+    },
+    StalledNearFailure {
+        exercises: Vec<String>,
+    },
+}
+
+impl Signal {
+    /// The signal in words, with exercise names from `history`.
+    pub fn describe(&self, history: &[Workout]) -> String {
+        let names = |ids: &[String]| {
+            ids.iter()
+                .map(|id| super::name_of(history, id))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        match self {
+            Signal::PerformanceFalling { exercises } => {
+                format!("estimated strength down on {}", names(exercises))
+            }
+            Signal::EffortDrifting { exercises } => {
+                format!("the same loads feel harder on {}", names(exercises))
+            }
+            Signal::RepeatedFailure { sets, sessions } => {
+                format!("{sets} sets to failure or short of target in {sessions} sessions")
+            }
+            Signal::StalledNearFailure { exercises } => {
+                format!("stalled close to failure on {}", names(exercises))
+            }
+        }
+    }
+}
+
+/// What to do about training load.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LoadAdvice {
+    Deload,
+    RampBack,
+    Steady,
+}
+
+/// Back from a light stretch.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Return {
+    /// Hard sets of the lightest of the three weeks before this one...
+    pub light_week_hard_sets: f64,
+    /// ...against the usual week's.
+    pub usual_hard_sets: f64,
+    /// The longest run of days without training in the last four weeks.
+    pub longest_gap_days: i64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Readiness {
+    pub acwr: Option<Acwr>,
+    /// ACWR above [`ACWR_ELEVATED`] or a group above its MRV in the last 7 days.
+    pub high_load: bool,
+    pub signals: Vec<Signal>,
+    pub returning: Option<Return>,
+    pub advice: LoadAdvice,
+}
+
+impl Readiness {
+    /// The advice in one sentence for the lifter, None when there is nothing to do.
+    pub fn advice_text(&self, history: &[Workout]) -> Option<String> {
+        match self.advice {
+            LoadAdvice::Steady => None,
+            LoadAdvice::Deload => Some(format!(
+                "Take a deload week (keep the loads, about half the sets): high training load{} and {}.",
+                self.acwr
+                    .as_ref()
+                    .map(|a| format!(" (load ratio {})", a.ratio))
+                    .unwrap_or_default(),
+                self.signals
+                    .iter()
+                    .map(|s| s.describe(history))
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            )),
+            LoadAdvice::RampBack => Some(format!(
+                "Welcome back{}: ramp back up over a week or two (about two-thirds of your usual {} hard sets this week) rather than jumping straight to full volume.",
+                self.returning
+                    .as_ref()
+                    .filter(|r| r.longest_gap_days >= 7)
+                    .map(|r| format!(" after {} days off", r.longest_gap_days))
+                    .unwrap_or_default(),
+                self.returning
+                    .as_ref()
+                    .map_or(0.0, |r| r.usual_hard_sets.round()),
+            )),
+        }
+    }
+}
+
+/// The readiness of the lifter at `now`, from the history and the stalls already computed.
+pub fn readiness(history: &[Workout], now: DateTime<Utc>, stalls: &[Stall]) -> Readiness {
+    let acwr = load::acwr(history, now);
+    let elevated = acwr.as_ref().is_some_and(|a| a.ratio > ACWR_ELEVATED);
+    let above_mrv = load::weekly_group_volume(history, now)
+        .iter()
+        .any(|g| g.status == VolumeStatus::AboveMrv);
+    let high_load = elevated || above_mrv;
+    let signals = signals(history, now, stalls);
+    let returning = returning(history, now);
+    let advice = match (&returning, elevated) {
+        (Some(_), true) => LoadAdvice::RampBack,
+        // Strength and effort compared across a break read detraining as fatigue.
+        (Some(_), false) => LoadAdvice::Steady,
+        (None, _) if high_load && !signals.is_empty() => LoadAdvice::Deload,
+        (None, _) => LoadAdvice::Steady,
+    };
+    Readiness {
+        acwr,
+        high_load,
+        signals,
+        returning,
+        advice,
+    }
+}
+
+fn within(w: &Workout, from: DateTime<Utc>, to: DateTime<Utc>) -> bool {
+    w.started_at >= from && w.started_at < to
+}
+
+/// The fatigue signals at `now`.
+pub fn signals(history: &[Workout], now: DateTime<Utc>, stalls: &[Stall]) -> Vec<Signal> {
+    let recent_from = now - Duration::days(RECENT_DAYS);
+    let reference_from = recent_from - Duration::days(REFERENCE_DAYS);
+    let recent: Vec<&Workout> = history
+        .iter()
+        .filter(|w| within(w, recent_from, now))
+        .collect();
+    let reference: Vec<&Workout> = history
+        .iter()
+        .filter(|w| within(w, reference_from, recent_from))
+        .collect();
+    let mut out = Vec::new();
+    let falling = falling(&recent, &reference);
+    if falling.len() >= MIN_EXERCISES {
+        out.push(Signal::PerformanceFalling { exercises: falling });
+    }
+    let drifting = drifting(&recent, &reference);
+    if drifting.len() >= MIN_EXERCISES {
+        out.push(Signal::EffortDrifting {
+            exercises: drifting,
+        });
+    }
+    if let Some(s) = repeated_failure(&recent) {
+        out.push(s);
+    }
+    let stalled: Vec<String> = stalls
+        .iter()
+        .filter(|s| s.action == StallAction::Deload)
+        .map(|s| s.exercise_id.clone())
+        .collect();
+    if stalled.len() >= DELOAD_STALLS {
+        out.push(Signal::StalledNearFailure { exercises: stalled });
+    }
+    out
+}
+
+/// Best e1RM per (exercise, rated?) over the workouts: a set with effort recorded is only
+/// compared with sets with effort recorded, so starting to log RPE is not a change in strength.
+fn best_e1rm(workouts: &[&Workout]) -> BTreeMap<(String, bool), f64> {
+    let mut out: BTreeMap<(String, bool), f64> = BTreeMap::new();
+    for e in workouts.iter().flat_map(|w| w.exercises.iter()) {
+        for s in e.sets.iter().filter(|s| is_working_result(s)) {
+            let (Some(r), Some(e1)) = (s.actual.as_ref(), set_e1rm(s)) else {
+                continue;
+            };
+            let best = out
+                .entry((e.exercise_id.clone(), effective_rir(r).is_some()))
+                .or_insert(e1);
+            *best = best.max(e1);
+        }
+    }
+    out
+}
+
+/// Exercises whose recent best is at least [`PERFORMANCE_DROP`] under the reference best, if
+/// they are at least half of the exercises both windows share (one bad lift among many is not
+/// fatigue).
+fn falling(recent: &[&Workout], reference: &[&Workout]) -> Vec<String> {
+    let before = best_e1rm(reference);
+    let mut compared = BTreeSet::new();
+    let mut down = BTreeSet::new();
+    for (key, now) in best_e1rm(recent) {
+        let Some(then) = before.get(&key) else {
+            continue;
+        };
+        compared.insert(key.0.clone());
+        if now < then * (1.0 - PERFORMANCE_DROP) {
+            down.insert(key.0);
+        }
+    }
+    if down.len() * 2 < compared.len() {
+        return Vec::new();
+    }
+    down.into_iter().collect()
+}
+
+/// Reserve per (exercise, load, reps) of rated working sets.
+fn efforts(workouts: &[&Workout]) -> BTreeMap<(String, i64, u32), Vec<u32>> {
+    let mut out: BTreeMap<(String, i64, u32), Vec<u32>> = BTreeMap::new();
+    for e in workouts.iter().flat_map(|w| w.exercises.iter()) {
+        for s in e.sets.iter().filter(|s| is_working_result(s)) {
+            let Some(r) = s.actual.as_ref() else { continue };
+            let (Some(kg), Some(rir)) = (r.weight_kg, effective_rir(r)) else {
+                continue;
+            };
+            // Loads compared to the gram: float noise aside, the same plates.
+            let key = (e.exercise_id.clone(), (kg * 1000.0).round() as i64, r.reps);
+            out.entry(key).or_default().push(rir);
+        }
+    }
+    out
+}
+
+fn mean(v: &[u32]) -> f64 {
+    v.iter().map(|x| f64::from(*x)).sum::<f64>() / v.len().max(1) as f64
+}
+
+/// Exercises whose reserve at the same load and reps fell by [`EFFORT_DRIFT_RIR`] or more on
+/// average.
+fn drifting(recent: &[&Workout], reference: &[&Workout]) -> Vec<String> {
+    let before = efforts(reference);
+    let mut drift: BTreeMap<String, Vec<f64>> = BTreeMap::new();
+    for (key, now) in efforts(recent) {
+        if let Some(then) = before.get(&key) {
+            drift
+                .entry(key.0)
+                .or_default()
+                .push(mean(then) - mean(&now));
+        }
+    }
+    drift
+        .into_iter()
+        .filter(|(_, d)| d.iter().sum::<f64>() / d.len() as f64 >= EFFORT_DRIFT_RIR)
+        .map(|(id, _)| id)
+        .collect()
+}
+
+fn repeated_failure(recent: &[&Workout]) -> Option<Signal> {
+    let mut said = 0;
+    let mut failed = 0;
+    let mut sessions = 0;
+    for w in recent {
+        let before = failed;
+        for s in w
+            .exercises
+            .iter()
+            .flat_map(|e| e.sets.iter())
+            .filter(|s| is_working_result(s))
+        {
+            let Some(r) = s.actual.as_ref() else { continue };
+            let short = s.target.reps.map(|t| r.reps < t);
+            let rir = effective_rir(r);
+            if short.is_none() && rir.is_none() {
+                continue;
+            }
+            said += 1;
+            failed += usize::from(short == Some(true) || rir == Some(0));
+        }
+        sessions += usize::from(failed > before);
+    }
+    (failed >= FAILURE_SETS && sessions >= 2 && failed as f64 >= said as f64 * FAILURE_SHARE)
+        .then_some(Signal::RepeatedFailure {
+            sets: failed,
+            sessions,
+        })
+}
+
+/// Back from a light stretch: one of the three weeks before the current one (rolling 7-day
+/// weeks, as ACWR's) had under [`LIGHT_WEEK`] of the usual week's hard sets, the usual being
+/// the median of up to [`USUAL_WEEKS`] weeks before the current one since training began.
+pub fn returning(history: &[Workout], now: DateTime<Utc>) -> Option<Return> {
+    let first = history.iter().map(|w| w.started_at).min()?;
+    let week = |k: i64| {
+        let to = now - Duration::days(7 * k);
+        load::hard_sets(history, to - Duration::days(7), to)
+    };
+    let mut usual: Vec<f64> = (1..=USUAL_WEEKS)
+        .filter(|k| now - Duration::days(7 * k) > first)
+        .map(week)
+        .collect();
+    usual.sort_by(f64::total_cmp);
+    let usual = *usual.get(usual.len() / 2)?;
+    let light = (1..=3)
+        .filter(|k| now - Duration::days(7 * k) > first)
+        .map(week)
+        .min_by(f64::total_cmp)?;
+    if usual <= 0.0 || light >= usual * LIGHT_WEEK {
+        return None;
+    }
+    let mut days: Vec<DateTime<Utc>> = history
+        .iter()
+        .map(|w| w.started_at)
+        .filter(|t| *t < now)
+        .collect();
+    days.sort();
+    let since = now - Duration::days(28);
+    let gap = days
+        .windows(2)
+        .filter(|p| p[1] >= since)
+        .map(|p| (p[1] - p[0]).num_days())
+        .chain(days.last().map(|t| (now - *t).num_days()))
+        .max()
+        .unwrap_or(0);
+    Some(Return {
+        light_week_hard_sets: round1(light),
+        usual_hard_sets: round1(usual),
+        longest_gap_days: gap,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::tests::{at_day, session, working};
+
+    const BENCH: &str = "barbell-bench-press";
+    const SQUAT: &str = "back-squat";
+
+    /// Sessions on the given days: bench and squat, `sets` sets each of `kg` (bench) and
+    /// `kg + 40` (squat) × 5 at `rir`.
+    fn days(ds: &[i64], sets: usize, kg: f64, rir: Option<u32>) -> Vec<Workout> {
+        ds.iter()
+            .flat_map(|d| {
+                [
+                    session(*d, BENCH, &vec![working(kg, 5, None, rir); sets]),
+                    session(*d, SQUAT, &vec![working(kg + 40.0, 5, None, rir); sets]),
+                ]
+            })
+            .collect()
+    }
+
+    /// Two sessions a week (days 7k and 7k + 3) for weeks `from..to`.
+    fn weeks(from: i64, to: i64) -> Vec<i64> {
+        (from..to).flat_map(|k| [7 * k, 7 * k + 3]).collect()
+    }
+
+    #[test]
+    fn a_spike_after_a_break_is_a_return_not_a_deload() {
+        // Six weeks of 2 × (3 + 3) sets at RIR 2, two weeks off, then a week back at 10 %
+        // lighter loads (detrained) and the same sets.
+        let mut h = days(&weeks(0, 6), 3, 100.0, Some(2));
+        h.extend(days(&[56, 59], 3, 90.0, Some(2)));
+        let now = at_day(63);
+        let r = readiness(&h, now, &[]);
+        // Acute 12 hard sets, chronic (12 + 0 + 0 + 12) / 4 = 6: ratio 2.0, overreached.
+        let a = r.acwr.as_ref().expect("acwr");
+        assert_eq!((a.acute, a.chronic, a.ratio), (12.0, 6.0, 2.0));
+        assert!(r.high_load);
+        // Strength is 10 % down on both lifts: read as a signal, but not as fatigue.
+        assert!(matches!(
+            r.signals.as_slice(),
+            [Signal::PerformanceFalling { exercises }] if exercises.len() == 2
+        ));
+        let back = r.returning.as_ref().expect("a return");
+        assert_eq!(
+            (back.light_week_hard_sets, back.usual_hard_sets),
+            (0.0, 12.0)
+        );
+        // Day 7 × 5 + 3 = 38 was the last session before day 56: 18 days off.
+        assert_eq!(back.longest_gap_days, 18);
+        assert_eq!(r.advice, LoadAdvice::RampBack);
+        let text = r.advice_text(&h).unwrap_or_default();
+        assert!(
+            text.starts_with("Welcome back after 18 days off: ramp back"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn a_deload_needs_high_load_and_a_sign_of_fatigue() {
+        // Five steady weeks of 2 × 6 hard sets a week, then a week of 2 × 10.
+        let mut steady = days(&weeks(0, 5), 3, 100.0, Some(2));
+        steady.extend(days(&[35, 38], 5, 100.0, Some(2)));
+        let now = at_day(42);
+        let r = readiness(&steady, now, &[]);
+        // Acute 20, chronic (20 + 36) / 4 = 14: ratio 1.43, high load, but no sign of fatigue.
+        assert_eq!(r.acwr.as_ref().map(|a| a.ratio), Some(1.43));
+        assert!(r.high_load && r.signals.is_empty() && r.returning.is_none());
+        assert_eq!(r.advice, LoadAdvice::Steady);
+        // The same week at the same loads, but at RIR 0 where it was RIR 2: effort drifting on
+        // both lifts and every set to failure.
+        let mut tired = days(&weeks(0, 5), 3, 100.0, Some(2));
+        tired.extend(days(&[35, 38], 5, 100.0, Some(0)));
+        let r = readiness(&tired, now, &[]);
+        let kinds: Vec<String> = r
+            .signals
+            .iter()
+            .map(|s| serde_json::to_value(s).unwrap_or_default()["kind"].to_string())
+            .collect();
+        assert_eq!(kinds, ["\"effort_drifting\"", "\"repeated_failure\""]);
+        assert_eq!(r.advice, LoadAdvice::Deload);
+        let text = r.advice_text(&tired).unwrap_or_default();
+        assert!(
+            text.contains("the same loads feel harder on Squat, Bench Press"),
+            "{text}"
+        );
+        // Fatigue at the usual load (the tired sets without the extra volume) is no deload.
+        let mut usual = days(&weeks(0, 5), 3, 100.0, Some(2));
+        usual.extend(days(&[35, 38], 3, 100.0, Some(0)));
+        let r = readiness(&usual, now, &[]);
+        assert!(!r.high_load && !r.signals.is_empty());
+        assert_eq!(r.advice, LoadAdvice::Steady);
+    }
+
+    #[test]
+    fn strength_is_compared_between_like_sets() {
+        // Rated sets before (100 × 5 at RIR 3: e1RM 126.7), unrated since (e1RM 116.7, 8 %
+        // lower on paper). Not comparable: no fall.
+        let mut h = days(&weeks(0, 4), 3, 100.0, Some(3));
+        h.extend(days(&[28, 31, 35, 38], 3, 100.0, None));
+        assert!(signals(&h, at_day(42), &[]).is_empty());
+        // The same unrated week after unrated weeks 10 % heavier is a fall.
+        let mut h = days(&weeks(0, 4), 3, 110.0, None);
+        h.extend(days(&[28, 31, 35, 38], 3, 100.0, None));
+        assert!(matches!(
+            signals(&h, at_day(42), &[]).as_slice(),
+            [Signal::PerformanceFalling { .. }]
+        ));
+    }
+
+    #[test]
+    fn one_lift_down_among_several_is_not_fatigue() {
+        let mut h = days(&weeks(0, 4), 3, 100.0, None);
+        // Bench down 10 %, squat as before.
+        for d in [28, 31, 35, 38] {
+            h.push(session(d, BENCH, &vec![working(90.0, 5, None, None); 3]));
+            h.push(session(d, SQUAT, &vec![working(140.0, 5, None, None); 3]));
+        }
+        assert!(signals(&h, at_day(42), &[]).is_empty());
+    }
+}
