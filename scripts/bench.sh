@@ -18,7 +18,8 @@
 #   scripts/bench.sh profile   where the cold start goes: each init step, fresh processes, median
 #   scripts/bench.sh replay    the progression model replayed over real Strong exports against
 #                              what the lifters did next (tests/data/exports, and any files in
-#                              EXPORTS, e.g. EXPORTS="--unit lb mine.csv")
+#                              EXPORTS, e.g. EXPORTS="mine.csv"; a file without a unit column
+#                              is read as the import reads it, or give --unit lb before it)
 #   scripts/bench.sh           all of them
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Fuzzes every target in fuzz/ in turn with cargo-fuzz (libFuzzer, AddressSanitizer):
-#   scripts/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]     (default 600 s, all six targets)
+#   scripts/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]     (default 600 s, all seven targets)
 # New interesting inputs go to fuzz/corpus/<target>/, which is minimised afterwards (cmin);
 # `cargo test` replays it on stable. A crash stops that target, is saved under fuzz/artifacts/
 # and is reported at the end; once fixed, copy it to fuzz/regressions/<target>/.
@@ -11,7 +11,7 @@ source scripts/tools.sh
 SECONDS_PER_TARGET="${1:-600}"
 shift || true
 TARGETS=("$@")
-[ ${#TARGETS[@]} -eq 0 ] && TARGETS=(prefix route strong_csv gemini_stream openai_stream model_error)
+[ ${#TARGETS[@]} -eq 0 ] && TARGETS=(prefix route strong_csv gemini_stream openai_stream model_error analysis)
 
 if ! cargo fuzz --version >/dev/null 2>&1; then
   echo "installing cargo-fuzz (cargo install)"

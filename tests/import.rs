@@ -36,6 +36,10 @@ fn main() {
             "history_ended_months_ago_still_counts",
             history_ended_months_ago_still_counts,
         ),
+        (
+            "a_pound_file_without_a_unit_column",
+            a_pound_file_without_a_unit_column,
+        ),
     ];
     run_cases(rt, ctx, cases)
 }
@@ -547,5 +551,60 @@ fn history_ended_months_ago_still_counts(ctx: &Ctx) -> Result<(), Failed> {
         planned,
         vec![80.0; 3],
         "the workout plans what SUGGEST_WEIGHT says",
+    )
+}
+
+/// A pound lifter's export has no unit column; nothing says pounds but the weights.
+fn a_pound_file_without_a_unit_column(ctx: &Ctx) -> Result<(), Failed> {
+    let mut csv = String::from(
+        "Date,Workout Name,Duration,Exercise Name,Set Order,Weight,Reps,Distance,Seconds,Notes,Workout Notes,RPE\n",
+    );
+    for (day, top) in [
+        ("2026-10-05", 225),
+        ("2026-10-08", 230),
+        ("2026-10-12", 235),
+    ] {
+        for (set, lb) in [(1, 45), (2, 135), (3, top)] {
+            csv.push_str(&format!(
+                "{day} 18:00:00,\"Legs\",1h,\"Squat (Barbell)\",{set},{lb},5,0,0,\"\",\"\",\n"
+            ));
+        }
+    }
+    let user = unique_user("import-lb");
+    let r = import(ctx, &user, "?tz=UTC", "text/csv", &csv);
+    let b = ok(&r)?;
+    eq(b["weight_unit"].as_str(), Some("lb"), "read as pounds")?;
+    eq(
+        b["weight_unit_source"].as_str(),
+        Some("weights"),
+        "decided by the weights",
+    )?;
+    let note = b["weight_unit_note"].as_str().unwrap_or_default();
+    check(
+        note.contains("no Weight Unit column") && note.contains("look like pounds"),
+        format!("the answer says which unit and why: {note}"),
+    )?;
+    let h = history(ctx, &user)?;
+    let top = h
+        .last()
+        .and_then(|w| w.exercises[0].sets[2].actual.as_ref()?.weight_kg)
+        .unwrap_or_default();
+    check(
+        (top - 235.0 * 0.453_592_37).abs() < 1e-6,
+        format!("235 lb stored as {top} kg"),
+    )?;
+    // The same file with ?unit=kg is read as asked, and the answer warns.
+    let user = unique_user("import-lb");
+    let r = import(ctx, &user, "?tz=UTC&unit=kg", "text/csv", &csv);
+    let b = ok(&r)?;
+    eq(
+        (b["weight_unit"].as_str(), b["weight_unit_source"].as_str()),
+        (Some("kg"), Some("request")),
+        "as asked",
+    )?;
+    let note = b["weight_unit_note"].as_str().unwrap_or_default();
+    check(
+        note.contains("import again with unit=lb"),
+        format!("a warning: {note}"),
     )
 }

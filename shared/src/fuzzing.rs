@@ -20,13 +20,14 @@ use crate::skills::copilot;
 /// A property check over one fuzz input.
 pub type Check = fn(&[u8]);
 
-pub const TARGETS: [(&str, Check); 6] = [
+pub const TARGETS: [(&str, Check); 7] = [
     ("prefix", prefix),
     ("route", route),
     ("strong_csv", strong_csv),
     ("gemini_stream", gemini_stream),
     ("openai_stream", openai_stream),
     ("model_error", model_error),
+    ("analysis", analysis),
 ];
 
 /// The context prefix: never panics; the rest is a part of the message; ids are bounded.
@@ -210,6 +211,147 @@ pub fn model_error(data: &[u8]) {
     }
 }
 
+/// A history built from the bytes (5 per set: day, exercise, load, reps, effort and kind;
+/// loads of 0 and none, reps of 0, failure flags, warm-ups, bodyweight and unknown exercises
+/// included).
+pub fn history_from(data: &[u8]) -> Vec<crate::domain::workout::Workout> {
+    use crate::domain::workout::{
+        ExerciseInstance, SetResult, SetStatus, SetTarget, SetType, Workout, WorkoutSet,
+        WorkoutStatus,
+    };
+    const EXERCISES: [&str; 6] = [
+        "barbell-bench-press",
+        "back-squat",
+        "deadlift",
+        "pull-up",
+        "push-up",
+        "own-odd-thing",
+    ];
+    let start = DateTime::parse_from_rfc3339("2026-01-05T18:00:00Z")
+        .map(|t| t.with_timezone(&Utc))
+        .expect("a fixed date");
+    let mut out: Vec<Workout> = Vec::new();
+    let mut day = 0i64;
+    for c in data.chunks_exact(5) {
+        day += i64::from(c[0] % 8);
+        let at = start + chrono::Duration::days(day);
+        let exercise = EXERCISES[usize::from(c[1] % 6)];
+        let weight = match c[2] {
+            0 => None,
+            w => Some(f64::from(w - 1) * 2.5),
+        };
+        let effort = c[4] % 16;
+        let set = WorkoutSet {
+            id: format!("s{}", out.len()),
+            set_type: if c[1] >= 224 {
+                SetType::Warmup
+            } else {
+                SetType::Working
+            },
+            status: SetStatus::Done,
+            target: SetTarget {
+                reps: (c[3] >= 128).then_some(u32::from(c[3] % 16)),
+                weight_kg: weight,
+                rir: None,
+            },
+            actual: Some(SetResult {
+                reps: u32::from(c[3] % 32),
+                weight_kg: weight,
+                rir: (effort < 6).then_some(u32::from(effort)),
+                rpe: (6..11).contains(&effort).then_some(f64::from(effort)),
+                failure: effort == 15,
+                ..Default::default()
+            }),
+            completed_at: Some(at),
+        };
+        let same_day = out.last_mut().filter(|w| w.started_at == at);
+        let w = match same_day {
+            Some(w) => w,
+            None => {
+                out.push(Workout {
+                    id: format!("w{day}"),
+                    name: "Fuzz".into(),
+                    status: WorkoutStatus::Completed,
+                    started_at: at,
+                    completed_at: Some(at + chrono::Duration::hours(1)),
+                    template_id: None,
+                    routine_id: None,
+                    exercises: Vec::new(),
+                    changes: Vec::new(),
+                    notes: None,
+                });
+                let Some(w) = out.last_mut() else { return out };
+                w
+            }
+        };
+        match w.exercises.iter_mut().find(|e| e.exercise_id == exercise) {
+            Some(e) => e.sets.push(set),
+            None => w.exercises.push(ExerciseInstance {
+                instance_id: format!("i{}", w.exercises.len()),
+                exercise_id: exercise.into(),
+                name: exercise.into(),
+                sets: vec![set],
+                notes: None,
+                rep_range: None,
+            }),
+        }
+    }
+    out
+}
+
+/// A number in the output that is not a number.
+fn not_finite(debug: &str) -> bool {
+    debug
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .any(|t| t == "NaN" || t == "inf")
+}
+
+/// The analysis over any history: never panics, and no NaN or infinity in any figure or text of
+/// the flags, the readiness, the card (pounds and kilograms), the review, the records, the
+/// series and trends, or a prescription.
+pub fn analysis(data: &[u8]) {
+    use crate::analysis::{self, progression, series, session};
+    use crate::domain::profile::Profile;
+    let history = history_from(data);
+    let Some(last) = history.last() else { return };
+    let tz = chrono_tz::UTC;
+    let now = last.started_at + chrono::Duration::hours(2);
+    let mut seen = vec![format!("{:?}", analysis::flags(&history, now, tz))];
+    seen.push(format!("{:?}", analysis::load::consistency(&history, now)));
+    for (id, pts) in series::weekly_series(&history, tz) {
+        seen.push(format!(
+            "{:?} {:?}",
+            series::plateau(&pts),
+            series::trend(&pts, true)
+        ));
+        let p = Profile::default();
+        let ex = crate::domain::catalog::catalog().get(&id);
+        if let Some(t) = progression::RepTarget::from_history(&history, &id, 2) {
+            seen.push(format!(
+                "{:?}",
+                progression::prescribe(&history, &id, ex, t, &p, now)
+            ));
+        }
+    }
+    for (i, w) in history.iter().enumerate() {
+        seen.push(format!("{:?}", session::personal_records(w, &history[..i])));
+    }
+    for unit in [Unit::Kg, Unit::Lb] {
+        let profile = Profile {
+            unit,
+            ..Profile::default()
+        };
+        let card = analysis::card::post_workout_card(last, &history, &profile, tz, now);
+        seen.push(format!("{card:?}"));
+        let day = last.started_at.date_naive();
+        let review = analysis::review::weekly_review(&history, day, &profile, tz, now);
+        seen.push(format!("{review:?}"));
+    }
+    for s in &seen {
+        assert!(!not_finite(s), "a figure is not a number: {s}");
+    }
+}
+
 pub fn gemini_stream(data: &[u8]) {
     model_stream(Provider::Gemini, data);
 }
@@ -285,5 +427,24 @@ mod tests {
         }
         // The corpus is committed: an empty replay means it went missing.
         assert!(replayed >= 50, "only {replayed} corpus inputs found");
+    }
+
+    /// The analysis property over 300 random histories (a fixed seed: the same every run).
+    #[test]
+    fn analysis_never_gives_nan() {
+        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+        for n in 0..300 {
+            let len = 5 * (1 + n % 120);
+            let data: Vec<u8> = (0..len)
+                .map(|_| {
+                    // xorshift64
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    (x >> 24) as u8
+                })
+                .collect();
+            analysis(&data);
+        }
     }
 }

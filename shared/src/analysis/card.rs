@@ -15,7 +15,7 @@ use super::series::StallAction;
 use super::session::{self, PrKind};
 use crate::domain::profile::Profile;
 use crate::domain::strength::{effective_rir, round1};
-use crate::domain::units::{Unit, format_weight};
+use crate::domain::units::{Unit, count, format_estimate, format_weight};
 use crate::domain::workout::{SetType, Workout};
 
 /// Cards stay relevant for a week.
@@ -126,10 +126,6 @@ fn readiness_reasoning(r: &Readiness, history: &[Workout]) -> String {
     parts.join("; ")
 }
 
-fn kg(x: f64) -> String {
-    format!("{} kg", round1(x))
-}
-
 /// The card for `w`, judged against `history` (completed workouts; `w` itself may be among
 /// them, later ones are ignored).
 pub fn post_workout_card(
@@ -152,28 +148,37 @@ pub fn post_workout_card(
         .chain(std::iter::once(w.clone()))
         .collect();
     let prior = &upto[..upto.len() - 1];
+    let unit = profile.unit;
+    let kg = |x: f64| format_estimate(x, unit);
     let s = session::summarise(w, tz);
     let mut highlights = Vec::new();
     // Records: e1RM first, then rep maxes and volume, at most one line per exercise and kind.
     let mut prs = session::personal_records(w, prior);
     prs.sort_by_key(|p| match p.kind {
         PrKind::E1rm => 0,
-        PrKind::RepMax { .. } => 1,
-        PrKind::SessionVolume => 2,
+        PrKind::Heaviest => 1,
+        PrKind::RepMax { .. } => 2,
+        PrKind::SetVolume => 3,
+        PrKind::MostReps => 4,
     });
     for p in &prs {
-        let what = match p.kind {
-            PrKind::E1rm => "estimated 1RM".to_string(),
-            PrKind::RepMax { reps } => format!("{reps}-rep best"),
-            PrKind::SessionVolume => "session volume".to_string(),
+        let load = |x: f64| format_weight(x, unit);
+        let reps = |x: f64| count(x as u64, "rep");
+        // Loads the lifter lifted are shown as loaded; estimates and volume to one decimal.
+        let (what, shown): (String, &dyn Fn(f64) -> String) = match p.kind {
+            PrKind::E1rm => ("estimated 1RM".into(), &kg),
+            PrKind::Heaviest => ("heaviest set".into(), &load),
+            PrKind::RepMax { reps } => (format!("{reps}-rep best"), &load),
+            PrKind::SetVolume => ("best set volume".into(), &kg),
+            PrKind::MostReps => ("most reps in a set".into(), &reps),
         };
         highlights.push(Highlight {
             kind: "pr".into(),
             message: format!(
                 "New {what} on {}: {} (was {})",
                 p.name,
-                kg(p.value_kg),
-                kg(p.previous_kg)
+                shown(p.value),
+                shown(p.previous)
             ),
             exercise_id: Some(p.exercise_id.clone()),
             data: json!(p),
@@ -220,7 +225,17 @@ pub fn post_workout_card(
         .filter_map(|x| x.actual.as_ref().and_then(effective_rir))
         .collect();
     let hard = efforts.iter().filter(|r| **r <= 2).count();
-    if efforts.len() >= INTENSE_MIN_SETS && hard as f64 >= efforts.len() as f64 * INTENSE_SHARE {
+    // Sets at no reserve (RIR 0, RPE 10, or marked failure) and the mean reserve: grinding is a
+    // fatigue flag, and then the same sets are not also praised as productive effort.
+    let failures = efforts.iter().filter(|r| **r == 0).count();
+    let avg_rir = (!efforts.is_empty())
+        .then(|| f64::from(efforts.iter().sum::<u32>()) / efforts.len() as f64);
+    let grinding = failures >= FATIGUE_FAILURE_SETS
+        || (efforts.len() >= INTENSE_MIN_SETS && avg_rir.is_some_and(|r| r < FATIGUE_RIR));
+    if !grinding
+        && efforts.len() >= INTENSE_MIN_SETS
+        && hard as f64 >= efforts.len() as f64 * INTENSE_SHARE
+    {
         highlights.push(Highlight {
             kind: "intensity".into(),
             message: format!(
@@ -333,25 +348,23 @@ pub fn post_workout_card(
             target_reps: None,
         });
     }
-    let failures = w
-        .exercises
-        .iter()
-        .flat_map(|e| e.sets.iter())
-        .filter(|x| x.actual.as_ref().is_some_and(|r| r.failure))
-        .count();
-    let avg_rir = (!efforts.is_empty())
-        .then(|| f64::from(efforts.iter().sum::<u32>()) / efforts.len() as f64);
-    if failures >= FATIGUE_FAILURE_SETS
-        || (efforts.len() >= INTENSE_MIN_SETS && avg_rir.is_some_and(|r| r < FATIGUE_RIR))
-    {
+    if grinding {
+        let mut said = Vec::new();
+        if failures > 0 {
+            said.push(format!(
+                "{failures} of {} sets taken to failure",
+                efforts.len()
+            ));
+        }
+        if let Some(r) = avg_rir {
+            said.push(format!("an average of {} reps in reserve", round1(r)));
+        }
         flags.push(Flag {
             kind: "fatigue".into(),
             severity: "warning".into(),
             message: format!(
-                "{failures} sets to failure{}: leave a rep or two in reserve next time",
-                avg_rir
-                    .map(|r| format!(", average {} reps in reserve", round1(r)))
-                    .unwrap_or_default()
+                "{}: leave a rep or two in reserve next time",
+                said.join(", ")
             ),
             exercise_id: None,
             muscle_group: None,
@@ -372,8 +385,8 @@ pub fn post_workout_card(
             kind: "volume_adjust".into(),
             target: g.muscle_group.id().into(),
             action: format!(
-                "Add {} hard sets of {} a week",
-                (g.mev - g.hard_sets).ceil(),
+                "Add {} of {} a week",
+                count((g.mev - g.hard_sets).ceil().max(1.0) as u64, "hard set"),
                 g.muscle_group.id()
             ),
             reasoning: format!(
@@ -385,7 +398,7 @@ pub fn post_workout_card(
             target_reps: None,
         });
     }
-    let summary = summary(w, &s, &highlights, &flags);
+    let summary = summary(w, &s, &highlights, &flags, unit);
     InsightCard {
         id: card_id(&w.id),
         kind: "post_workout".into(),
@@ -440,12 +453,13 @@ fn summary(
     s: &session::SessionSummary,
     highlights: &[Highlight],
     flags: &[Flag],
+    unit: Unit,
 ) -> String {
     let mut text = format!(
         "{}: {} working sets, {} moved{}.",
         w.name,
         s.sets,
-        kg(s.volume_kg),
+        format_estimate(s.volume_kg, unit),
         s.duration_min
             .map(|m| format!(" in {m} minutes"))
             .unwrap_or_default()
@@ -541,12 +555,17 @@ mod tests {
         let flags: Vec<&str> = card.flags.iter().map(|f| f.kind.as_str()).collect();
         // Stall 4 weeks at RIR 0: deload; avg RIR 0 over 6 sets: fatigue.
         assert_eq!(flags, ["stall", "fatigue"]);
+        assert_eq!(
+            card.flags[1].message,
+            "6 of 6 sets taken to failure, an average of 0 reps in reserve: leave a rep or two in reserve next time"
+        );
         assert!(
             card.recommendations
                 .iter()
                 .any(|r| r.kind == "deload" && r.target == "back-squat")
         );
-        assert!(card.highlights.iter().any(|x| x.kind == "intensity"));
+        // Grinding is not also praised as productive effort.
+        assert!(!card.highlights.iter().any(|x| x.kind == "intensity"));
     }
 
     #[test]
@@ -573,5 +592,133 @@ mod tests {
             (Some(62.5), Some(8))
         );
         assert_eq!(p.action, "Barbell Row: 62.5 kg for 8 reps next time");
+    }
+
+    /// Every text of the card, the weekly review and the coach's flags, for a pound and a
+    /// kilogram lifter, over histories that fire every template: records, volume up, streaks,
+    /// intensity, progression, volume advice, stalls, grinding, a deload, and a return.
+    #[test]
+    fn every_text_is_in_the_lifters_unit() {
+        use crate::analysis::review::weekly_review;
+        let bench = |d: i64, kg: f64, rir: u32, n: usize| {
+            session(
+                d,
+                "barbell-bench-press",
+                &vec![working(kg, 8, Some(8), Some(rir)); n],
+            )
+        };
+        let squat = |d: i64, kg: f64, rir: u32, n: usize| {
+            session(
+                d,
+                "back-squat",
+                &vec![working(kg, 5, Some(5), Some(rir)); n],
+            )
+        };
+        // Climbing: bench up 2.5 kg a week, squat steady, then a record day with more sets.
+        let mut climbing: Vec<Workout> = (0..6)
+            .flat_map(|k| {
+                [
+                    bench(7 * k, 80.0 + 2.5 * k as f64, 2, 3),
+                    squat(7 * k + 2, 100.0, 2, 3),
+                ]
+            })
+            .collect();
+        climbing.push(bench(42, 97.5, 2, 6));
+        // Grinding: flat at RIR 0 for five weeks, then a heavier week (a deload).
+        let mut grinding: Vec<Workout> = (0..5)
+            .flat_map(|k| [bench(7 * k, 80.0, 2, 3), squat(7 * k + 2, 100.0, 2, 3)])
+            .collect();
+        grinding.extend([
+            bench(35, 80.0, 0, 5),
+            squat(37, 100.0, 0, 5),
+            bench(39, 80.0, 0, 5),
+        ]);
+        // Back after three weeks away.
+        let mut back: Vec<Workout> = (0..5)
+            .flat_map(|k| [bench(7 * k, 80.0, 2, 3), squat(7 * k + 2, 100.0, 2, 3)])
+            .collect();
+        back.extend([bench(56, 72.5, 2, 3), squat(58, 90.0, 2, 3)]);
+        let mut fired: std::collections::BTreeSet<String> = Default::default();
+        for unit in [Unit::Lb, Unit::Kg] {
+            let profile = Profile {
+                unit,
+                ..Profile::default()
+            };
+            let other = match unit {
+                Unit::Lb => "kg",
+                Unit::Kg => "lb",
+            };
+            for h in [&climbing, &grinding, &back] {
+                let mut texts = Vec::new();
+                let last = h.iter().max_by_key(|w| w.started_at).cloned();
+                let Some(w) = last else { continue };
+                let card = post_workout_card(&w, h, &profile, chrono_tz::UTC, w.started_at);
+                texts.push(card.summary.clone());
+                for x in &card.highlights {
+                    fired.insert(format!("highlight {}", x.kind));
+                    texts.push(x.message.clone());
+                }
+                for x in &card.flags {
+                    fired.insert(format!("flag {}", x.kind));
+                    texts.push(x.message.clone());
+                }
+                for x in &card.recommendations {
+                    fired.insert(format!("rec {}", x.kind));
+                    texts.push(x.action.clone());
+                    texts.push(x.reasoning.clone());
+                }
+                let day = crate::analysis::facts::local_date(w.started_at, chrono_tz::UTC);
+                let review = weekly_review(h, day, &profile, chrono_tz::UTC, w.started_at);
+                texts.push(review.summary.clone());
+                let end = w.started_at + Duration::hours(2);
+                texts.extend(crate::analysis::flags(h, end, chrono_tz::UTC).lines(h, unit));
+                for t in &texts {
+                    let words: Vec<&str> = t
+                        .split(|c: char| !c.is_alphanumeric() && c != '.')
+                        .collect();
+                    assert!(!words.contains(&other), "{other} in a {unit:?} text: {t}");
+                    assert!(!t.contains("NaN") && !t.contains("inf "), "{t}");
+                    assert!(
+                        !t.contains(" 1 sessions") && !t.contains(" 1 hard sets"),
+                        "{t}"
+                    );
+                    // A weight is shown with at most one decimal in pounds, two in kilograms.
+                    for pair in words.windows(2) {
+                        if pair[1] == unit.label()
+                            && let Some((_, decimals)) = pair[0].split_once('.')
+                        {
+                            let most = if unit == Unit::Lb { 1 } else { 2 };
+                            assert!(decimals.len() <= most, "{t}");
+                        }
+                    }
+                }
+                // Loads to put on the bar are on the lifter's plates.
+                for r in card
+                    .recommendations
+                    .iter()
+                    .filter(|r| r.kind == "progression")
+                {
+                    let kg = r.suggested_weight_kg.unwrap_or_default();
+                    let shown = unit.from_kg(kg);
+                    let step = if unit == Unit::Lb { 5.0 } else { 2.5 };
+                    assert!(
+                        ((shown / step).round() * step - shown).abs() < 1e-6,
+                        "{} is not on a {step} {} step",
+                        r.action,
+                        unit.label()
+                    );
+                }
+            }
+        }
+        for want in [
+            "highlight pr",
+            "highlight consistency",
+            "flag fatigue",
+            "rec progression",
+            "rec deload",
+            "rec volume_adjust",
+        ] {
+            assert!(fired.contains(want), "{want} never fired: {fired:?}");
+        }
     }
 }

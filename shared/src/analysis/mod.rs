@@ -28,6 +28,7 @@ use self::fatigue::{LoadAdvice, Readiness};
 use self::load::{GroupVolume, VolumeStatus};
 use self::series::{StallAction, plateau, weekly_series};
 use crate::domain::catalog::catalog;
+use crate::domain::units::{Unit, format_estimate};
 use crate::domain::workout::Workout;
 
 /// An exercise is checked for a plateau only if trained within this many days: an old stall
@@ -138,15 +139,18 @@ impl Flags {
     }
 
     /// One short line per flag, for the coach's context.
-    pub fn lines(&self, history: &[Workout]) -> Vec<String> {
+    pub fn lines(&self, history: &[Workout], unit: Unit) -> Vec<String> {
         let mut out: Vec<String> = self
             .plateaus
             .iter()
             .take(3)
             .map(|s| {
                 format!(
-                    "Plateau: {} ({} weeks at e1RM ~{} kg; suggested: {})",
-                    s.exercise_name, s.weeks, s.last_e1rm_kg, s.advice
+                    "Plateau: {} ({} weeks at e1RM ~{}; suggested: {})",
+                    s.exercise_name,
+                    s.weeks,
+                    format_estimate(s.last_e1rm_kg, unit),
+                    s.advice
                 )
             })
             .collect();
@@ -305,7 +309,7 @@ pub(crate) mod tests {
         );
         let bench = progression::candidate(&h, "barbell-bench-press", &Default::default(), now);
         assert_eq!(bench, None);
-        let lines = f.lines(&h);
+        let lines = f.lines(&h, Unit::Kg);
         assert!(
             lines[0].starts_with("Plateau: Bench Press (5 weeks"),
             "{lines:?}"

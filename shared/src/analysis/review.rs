@@ -16,6 +16,7 @@ use super::{Stall, name_of, stalls};
 use crate::domain::catalog::catalog;
 use crate::domain::profile::Profile;
 use crate::domain::strength::round1;
+use crate::domain::units::{Unit, count, format_estimate, format_weight};
 use crate::domain::workout::Workout;
 
 /// Reviews stay readable this long.
@@ -226,7 +227,13 @@ pub fn weekly_review(
     let stalled: Vec<Stall> = stalls(&upto, end, tz);
     let readiness = fatigue::readiness(&upto, end, &stalled);
     let consistency: Consistency = load::consistency(&upto, end);
-    let mut summary = summary(&training_load, &muscle_balance, &candidates, &stalled);
+    let mut summary = summary(
+        &training_load,
+        &muscle_balance,
+        &candidates,
+        &stalled,
+        profile.unit,
+    );
     if let Some(advice) = readiness.advice_text(&upto) {
         summary = format!("{summary} {advice}");
     }
@@ -251,10 +258,15 @@ fn summary(
     balance: &[Balance],
     candidates: &[Candidate],
     stalled: &[Stall],
+    unit: Unit,
 ) -> String {
     let mut parts = vec![format!(
-        "{} sessions, {} working sets ({} hard), {} kg moved; {:+} sets against last week.",
-        l.sessions, l.sets, l.hard_sets, l.volume_kg, l.vs_last_week.sets_delta
+        "{}, {} ({} hard), {} moved; {:+} sets against last week.",
+        count(l.sessions as u64, "session"),
+        count(u64::from(l.sets), "working set"),
+        l.hard_sets,
+        format_estimate(l.volume_kg, unit),
+        l.vs_last_week.sets_delta
     )];
     let below: Vec<&str> = balance
         .iter()
@@ -280,7 +292,11 @@ fn summary(
             "Ready for more load: {}.",
             candidates
                 .iter()
-                .map(|c| format!("{} to {} kg", c.exercise_name, c.suggested_kg))
+                .map(|c| format!(
+                    "{} to {}",
+                    c.exercise_name,
+                    format_weight(c.suggested_kg, unit)
+                ))
                 .collect::<Vec<_>>()
                 .join(", ")
         ));

@@ -118,6 +118,9 @@ pub const PLATEAU_TOLERANCE: f64 = 0.02;
 pub const PLATEAU_MIN_WEEKS: usize = 3;
 /// Stalled longer than this, a new variation does more than more of the same.
 pub const STALL_SWAP_WEEKS: usize = 6;
+/// A run still rising by this fraction of its baseline a week or more is progress, not a
+/// plateau (1 % a week stays inside the 2 % band for two weeks, and is a lifter gaining).
+pub const PLATEAU_MAX_SLOPE: f64 = 0.005;
 /// A stall with at least this much average reserve has room for more load.
 pub const STALL_RESERVE_RIR: f64 = 2.0;
 
@@ -151,6 +154,9 @@ impl StallAction {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Plateau {
     pub weeks: usize,
+    /// Least-squares slope of the run's weekly e1RM, kg per week (below
+    /// [`PLATEAU_MAX_SLOPE`] of the baseline).
+    pub slope_kg_per_week: f64,
     pub baseline_e1rm_kg: f64,
     pub last_e1rm_kg: f64,
     pub avg_rir: Option<f64>,
@@ -158,8 +164,9 @@ pub struct Plateau {
 }
 
 /// A plateau at the end of the series: the latest [`PLATEAU_MIN_WEEKS`] or more weeks with at
-/// least [`PLATEAU_MIN_SETS`] sets whose e1RM stays within +2 % of the run's first week. Walking
-/// oldest to newest, a week more than 2 % above the baseline becomes the new baseline.
+/// least [`PLATEAU_MIN_SETS`] sets whose e1RM stays within +2 % of the run's first week, and
+/// whose slope is under [`PLATEAU_MAX_SLOPE`] of it a week. Walking oldest to newest, a week
+/// more than 2 % above the baseline becomes the new baseline.
 pub fn plateau(points: &[WeekPoint]) -> Option<Plateau> {
     let weeks: Vec<(&WeekPoint, f64)> = points
         .iter()
@@ -179,6 +186,15 @@ pub fn plateau(points: &[WeekPoint]) -> Option<Plateau> {
     if run.len() < PLATEAU_MIN_WEEKS {
         return None;
     }
+    let start = run[0].0.week_start;
+    let xy: Vec<(f64, f64)> = run
+        .iter()
+        .map(|(p, e)| ((p.week_start - start).num_days() as f64 / 7.0, *e))
+        .collect();
+    let rise = slope(&xy).unwrap_or(0.0);
+    if rise >= baseline * PLATEAU_MAX_SLOPE {
+        return None;
+    }
     let rirs: Vec<f64> = run.iter().filter_map(|(p, _)| p.avg_rir).collect();
     let avg_rir = (!rirs.is_empty()).then(|| round1(rirs.iter().sum::<f64>() / rirs.len() as f64));
     let action = match avg_rir {
@@ -189,6 +205,7 @@ pub fn plateau(points: &[WeekPoint]) -> Option<Plateau> {
     };
     Some(Plateau {
         weeks: run.len(),
+        slope_kg_per_week: round1(rise),
         baseline_e1rm_kg: baseline,
         last_e1rm_kg: run.last().map_or(baseline, |(_, e)| *e),
         avg_rir,
@@ -293,26 +310,32 @@ mod tests {
 
     #[test]
     fn three_flat_weeks_after_progress_are_a_plateau() {
-        // 100 → 105 (> 102: new baseline) → 106 and 107.1 stay within 105 × 1.02 = 107.1.
+        // 100 → 105 (> 102: new baseline) → 106 and 105.5 stay within 105 × 1.02 = 107.1,
+        // rising 0.25 kg a week (0.24 %, under 0.5 %).
         let s = [
             week(0, 100.0, 3, Some(2.0)),
             week(1, 105.0, 3, Some(2.0)),
             week(2, 106.0, 3, Some(3.0)),
-            week(3, 107.1, 3, Some(2.0)),
+            week(3, 105.5, 3, Some(2.0)),
         ];
         let p = plateau(&s).expect("plateau");
         assert_eq!(p.weeks, PLATEAU_MIN_WEEKS);
         assert_eq!(p.baseline_e1rm_kg, 105.0);
-        assert_eq!(p.last_e1rm_kg, 107.1);
+        assert_eq!((p.last_e1rm_kg, p.slope_kg_per_week), (105.5, 0.3));
         // (2 + 3 + 2) / 3 = 2.33 → 2.3 ≥ 2: room to add load.
         assert_eq!(p.avg_rir, Some(2.3));
         assert_eq!(p.action, StallAction::IncreaseLoad);
         // Two flat weeks are not yet a plateau.
         assert_eq!(plateau(&s[..3]), None);
-        // A week just over 2 % resets it: 107.2 > 107.1.
+        // A week over 2 % resets it: 107.2 > 107.1.
         let mut up = s.clone();
         up[3].e1rm_max_kg = Some(107.2);
         assert_eq!(plateau(&up), None);
+        // Gaining 1 % a week (105, 106.05, 107.1) stays inside the band but is progress.
+        let mut gaining = s.clone();
+        gaining[2].e1rm_max_kg = Some(106.05);
+        gaining[3].e1rm_max_kg = Some(107.1);
+        assert_eq!(plateau(&gaining), None);
     }
 
     #[test]
@@ -348,11 +371,12 @@ mod tests {
         let rising: Vec<WeekPoint> = (0..4)
             .map(|i| week(i, 100.0 + i as f64 * COMPOUND_SLOPE_KG, 3, None))
             .collect();
-        // A 0.5 kg/week climb stays within 2 % for all four weeks (100 → 101.5), so it is a
-        // plateau by the stall rule, and the trend says so although the slope is at the bar.
+        // A 0.5 kg/week climb stays within 2 % for all four weeks (100 → 101.5), but rises
+        // 0.5 % of its baseline a week: progress, not a plateau, and the trend agrees.
         let t = trend(&rising, true);
         assert_eq!(t.e1rm_slope_kg_per_week, Some(COMPOUND_SLOPE_KG));
-        assert_eq!(t.trend, Trend::Plateaued);
+        assert_eq!(plateau(&rising), None);
+        assert_eq!(t.trend, Trend::Improving);
         let fast: Vec<WeekPoint> = (0..4)
             .map(|i| week(i, 100.0 + i as f64 * 3.0, 3, None))
             .collect();

@@ -12,7 +12,7 @@ use crate::domain::catalog::catalog;
 use crate::domain::strength::{
     MAX_E1RM_REPS, e1rm_confidence, effective_rir, is_working_result, round1, set_e1rm,
 };
-use crate::domain::workout::{ExerciseInstance, Workout};
+use crate::domain::workout::{ExerciseInstance, Workout, WorkoutSet};
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ExerciseSession {
@@ -136,12 +136,25 @@ pub fn summarise(w: &Workout, tz: Tz) -> SessionSummary {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum PrKind {
-    /// The best estimated one-rep max ever.
+    /// The best estimated one-rep max, compared only between like sets: effort logged with
+    /// effort logged, unlogged with unlogged (an RPE of 8 on a set makes its e1RM higher than
+    /// the same set unrated, and starting to log RPE is not getting stronger).
     E1rm,
+    /// The heaviest load ever lifted, at any reps.
+    Heaviest,
     /// The heaviest load ever lifted for exactly this many reps.
     RepMax { reps: u32 },
-    /// The most volume ever moved on the exercise in one session.
-    SessionVolume,
+    /// The most load × reps in one set.
+    SetVolume,
+    /// The most reps in one set without load (bodyweight work).
+    MostReps,
+}
+
+impl PrKind {
+    /// Reps, not kilograms.
+    pub fn counts_reps(self) -> bool {
+        self == PrKind::MostReps
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -150,76 +163,118 @@ pub struct Pr {
     pub name: String,
     #[serde(flatten)]
     pub kind: PrKind,
-    pub value_kg: f64,
-    pub previous_kg: f64,
+    /// Kilograms, or reps for [`PrKind::MostReps`].
+    pub value: f64,
+    pub previous: f64,
+}
+
+/// An exercise's bests over some sets.
+#[derive(Debug, Default)]
+struct Marks {
+    any: bool,
+    /// Best e1RM of sets without and with effort logged.
+    e1rm: [Option<f64>; 2],
+    heaviest: Option<f64>,
+    rep_max: BTreeMap<u32, f64>,
+    set_volume: Option<f64>,
+    most_reps: Option<u32>,
+}
+
+fn best(slot: &mut Option<f64>, v: f64) {
+    *slot = Some(slot.map_or(v, |b| b.max(v)));
+}
+
+impl Marks {
+    fn of<'a>(sets: impl Iterator<Item = &'a WorkoutSet>) -> Marks {
+        let mut m = Marks::default();
+        for s in sets.filter(|s| is_working_result(s)) {
+            let Some(r) = s.actual.as_ref().filter(|r| r.reps > 0) else {
+                continue;
+            };
+            m.any = true;
+            match r.weight_kg.filter(|w| *w > 0.0) {
+                Some(kg) => {
+                    if let Some(e) = set_e1rm(s) {
+                        best(&mut m.e1rm[usize::from(effective_rir(r).is_some())], e);
+                    }
+                    best(&mut m.heaviest, kg);
+                    let at = m.rep_max.entry(r.reps).or_insert(kg);
+                    *at = at.max(kg);
+                    best(&mut m.set_volume, kg * f64::from(r.reps));
+                }
+                None => m.most_reps = Some(m.most_reps.map_or(r.reps, |b| b.max(r.reps))),
+            }
+        }
+        m
+    }
 }
 
 /// The records `w` set against `prior` (the workouts before it). An exercise done for the first
-/// time sets no records: a first session is a baseline, not a PR.
+/// time sets no records (a first session is a baseline, not a PR), and neither does a kind of
+/// mark seen for the first time (the first rated set, the first set of 3).
 pub fn personal_records(w: &Workout, prior: &[Workout]) -> Vec<Pr> {
     let mut out = Vec::new();
     let earlier: Vec<&Workout> = prior
         .iter()
         .filter(|p| p.id != w.id && p.started_at < w.started_at)
         .collect();
-    for id in exercise_ids(w) {
-        let Some(now) = exercise_session(w, id) else {
-            continue;
-        };
-        let before: Vec<ExerciseSession> = earlier
+    let sets_of = |wk: &'_ Workout, id: &str| -> Vec<WorkoutSet> {
+        wk.exercises
             .iter()
-            .filter_map(|p| exercise_session(p, id))
-            .collect();
-        if before.is_empty() {
+            .filter(|e| e.exercise_id == id)
+            .flat_map(|e| e.sets.iter().cloned())
+            .collect()
+    };
+    for id in exercise_ids(w) {
+        let now = Marks::of(sets_of(w, id).iter());
+        let then_sets: Vec<WorkoutSet> = earlier.iter().flat_map(|p| sets_of(p, id)).collect();
+        let then = Marks::of(then_sets.iter());
+        if !now.any || !then.any {
             continue;
         }
-        let mut push = |kind, value: f64, previous: f64| {
-            if value > previous + 1e-9 && previous > 0.0 {
+        let name = w
+            .exercises
+            .iter()
+            .find(|e| e.exercise_id == id)
+            .map(exercise_name)
+            .unwrap_or_default();
+        let mut push = |kind, value: Option<f64>, previous: Option<f64>| {
+            if let (Some(v), Some(p)) = (value, previous)
+                && v > p + 1e-9
+            {
                 out.push(Pr {
                     exercise_id: id.to_string(),
-                    name: now.name.clone(),
+                    name: name.clone(),
                     kind,
-                    value_kg: round1(value),
-                    previous_kg: round1(previous),
+                    value: round1(v),
+                    previous: round1(p),
                 });
             }
         };
-        let best_before = before
-            .iter()
-            .filter_map(|b| b.best_e1rm_kg)
-            .reduce(f64::max);
-        if let (Some(v), Some(p)) = (now.best_e1rm_kg, best_before) {
-            push(PrKind::E1rm, v, p);
-        }
-        let vol_before = before.iter().map(|b| b.volume_kg).fold(0.0, f64::max);
-        push(PrKind::SessionVolume, now.volume_kg, vol_before);
-        // Rep maxes: the heaviest load at each rep count, this session against before.
-        let rep_max = |workouts: &mut dyn Iterator<Item = &Workout>| {
-            let mut best: BTreeMap<u32, f64> = BTreeMap::new();
-            for wk in workouts {
-                for s in wk
-                    .exercises
-                    .iter()
-                    .filter(|e| e.exercise_id == id)
-                    .flat_map(|e| e.sets.iter())
-                    .filter(|s| is_working_result(s))
-                {
-                    if let Some(r) = s.actual.as_ref().filter(|r| r.reps > 0)
-                        && let Some(kg) = r.weight_kg
-                    {
-                        let e = best.entry(r.reps).or_insert(kg);
-                        *e = e.max(kg);
-                    }
-                }
+        // The better of the two kinds of e1RM, each against its own kind.
+        let e1rm = (0..2)
+            .filter_map(|k| Some((now.e1rm[k]?, then.e1rm[k]?)))
+            .filter(|(v, p)| v > p)
+            .max_by(|a, b| a.0.total_cmp(&b.0));
+        push(PrKind::E1rm, e1rm.map(|x| x.0), e1rm.map(|x| x.1));
+        push(PrKind::Heaviest, now.heaviest, then.heaviest);
+        for (reps, kg) in &now.rep_max {
+            // A heaviest-ever load is already its own rep record.
+            if now.heaviest == Some(*kg) && then.heaviest.is_some_and(|h| *kg > h) {
+                continue;
             }
-            best
-        };
-        let then = rep_max(&mut earlier.iter().copied());
-        for (reps, kg) in rep_max(&mut std::iter::once(w)) {
-            if let Some(prev) = then.get(&reps) {
-                push(PrKind::RepMax { reps }, kg, *prev);
-            }
+            push(
+                PrKind::RepMax { reps: *reps },
+                Some(*kg),
+                then.rep_max.get(reps).copied(),
+            );
         }
+        push(PrKind::SetVolume, now.set_volume, then.set_volume);
+        push(
+            PrKind::MostReps,
+            now.most_reps.map(f64::from),
+            then.most_reps.map(f64::from),
+        );
     }
     out
 }
@@ -277,16 +332,58 @@ mod tests {
         );
         let prs = personal_records(&today, std::slice::from_ref(&before));
         let kinds: Vec<PrKind> = prs.iter().map(|p| p.kind).collect();
-        // e1RM: 145 × (1 + 7/30) = 178.8 against 140 × 7/30 → 172.7.
-        assert_eq!(prs[0].kind, PrKind::E1rm);
-        assert_eq!((prs[0].value_kg, prs[0].previous_kg), (178.8, 172.7));
-        // Volume 1450 + 420 = 1870 < 2100 before: no volume record.
-        assert!(!kinds.contains(&PrKind::SessionVolume));
-        assert!(kinds.contains(&PrKind::RepMax { reps: 5 }));
-        assert!(!kinds.contains(&PrKind::RepMax { reps: 3 }));
+        // e1RM: 145 × (1 + 7/30) = 178.8 against 140 × 7/30 → 172.7; the heaviest set 145
+        // over 140 (the 5-rep best at the same load is not listed twice); the best set volume
+        // 725 over 700. No 3-rep best before: none now.
+        assert_eq!(
+            kinds,
+            [PrKind::E1rm, PrKind::Heaviest, PrKind::SetVolume],
+            "{prs:?}"
+        );
+        assert_eq!((prs[0].value, prs[0].previous), (178.8, 172.7));
+        assert_eq!((prs[2].value, prs[2].previous), (725.0, 700.0));
+        // 140 × 3: a first 3-rep set is no 3-rep record, and nothing else is beaten.
+        let more = session(8, "back-squat", &[working(140.0, 3, None, Some(1))]);
+        assert!(personal_records(&more, std::slice::from_ref(&before)).is_empty());
         // The first session of an exercise is a baseline.
         assert!(personal_records(&before, &[]).is_empty());
         // A workout is never compared with itself or later ones.
         assert!(personal_records(&before, &[before.clone(), today.clone()]).is_empty());
+    }
+
+    #[test]
+    fn logging_effort_for_the_first_time_is_no_record() {
+        // 70 × 10 unrated for weeks (e1RM 93.3), then the same 70 × 10 rated RPE 8 (RIR 2:
+        // e1RM 98): rated sets are compared with rated sets only, and there were none.
+        let unrated = session(1, "back-squat", &vec![working(70.0, 10, None, None); 3]);
+        let rated = session(8, "back-squat", &vec![working(70.0, 10, None, Some(2)); 3]);
+        assert!(personal_records(&rated, std::slice::from_ref(&unrated)).is_empty());
+        // The next rated session beats the rated one: 72.5 × 10 at RIR 2.
+        let better = session(15, "back-squat", &vec![working(72.5, 10, None, Some(2)); 3]);
+        let prs = personal_records(&better, &[unrated, rated]);
+        assert_eq!(prs[0].kind, PrKind::E1rm);
+        assert_eq!((prs[0].value, prs[0].previous), (101.5, 98.0));
+        // 10 reps at RIR 3 is 13 effective reps: no e1RM at all.
+        assert_eq!(crate::domain::strength::e1rm(70.0, 10, Some(3)), None);
+    }
+
+    #[test]
+    fn bodyweight_work_counts_reps() {
+        let mut bw = working(0.0, 12, None, None);
+        if let Some(r) = bw.actual.as_mut() {
+            r.weight_kg = None;
+        }
+        let mut more = bw.clone();
+        if let Some(r) = more.actual.as_mut() {
+            r.reps = 15;
+        }
+        let before = session(1, "push-up", &[bw.clone(), bw]);
+        let today = session(8, "push-up", &[more]);
+        let prs = personal_records(&today, std::slice::from_ref(&before));
+        assert_eq!(prs.len(), 1);
+        assert_eq!(
+            (prs[0].kind, prs[0].value, prs[0].previous),
+            (PrKind::MostReps, 15.0, 12.0)
+        );
     }
 }

@@ -11,13 +11,13 @@ pub const MAX_E1RM_REPS: u32 = 12;
 
 /// Estimated one-rep max (Epley, `w × (1 + reps / 30)`), from a set of `reps` with `rir` reps
 /// left in reserve: the lifter could have done `reps + rir`, so that is the rep count Epley
-/// sees. One all-out rep is the weight itself. None above [`MAX_E1RM_REPS`] done reps or for
-/// a set without weight or reps.
+/// sees. One all-out rep is the weight itself. None above [`MAX_E1RM_REPS`] effective reps
+/// (done plus in reserve: Epley is not extrapolated) or for a set without weight or reps.
 pub fn e1rm(weight_kg: f64, reps: u32, rir: Option<u32>) -> Option<f64> {
-    if weight_kg <= 0.0 || reps == 0 || reps > MAX_E1RM_REPS {
+    let capable = reps.saturating_add(rir.unwrap_or(0));
+    if weight_kg <= 0.0 || reps == 0 || capable > MAX_E1RM_REPS {
         return None;
     }
-    let capable = reps + rir.unwrap_or(0);
     if capable == 1 {
         return Some(weight_kg);
     }

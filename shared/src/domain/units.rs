@@ -54,6 +54,13 @@ pub fn format_weight(kg: f64, unit: Unit) -> String {
     format!("{} {}", format_number(unit.from_kg(kg), unit), unit.label())
 }
 
+/// A derived figure (an estimated max, volume moved, an average, a body weight) in the user's
+/// unit to one decimal: "117.3 kg", "258.6 lb". Loads to put on a bar use [`format_weight`].
+pub fn format_estimate(kg: f64, unit: Unit) -> String {
+    let v = (unit.from_kg(kg) * 10.0).round() / 10.0;
+    format!("{} {}", format_number(v, unit), unit.label())
+}
+
 /// The number part of [`format_weight`], trailing zeros trimmed.
 pub fn format_number(value: f64, unit: Unit) -> String {
     let decimals = match unit {
@@ -70,6 +77,15 @@ pub fn format_number(value: f64, unit: Unit) -> String {
         }
     }
     if s == "-0" { "0".to_string() } else { s }
+}
+
+/// "1 session", "3 sessions": a count with its noun (regular plurals only).
+pub fn count(n: u64, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
 }
 
 /// Rounds a weight to the nearest multiple of `step` (half away from zero).
@@ -90,6 +106,9 @@ mod tests {
         assert_eq!(format_weight(82.5, Unit::Kg), "82.5 kg");
         assert_eq!(format_weight(81.25, Unit::Kg), "81.25 kg");
         assert_eq!(format_weight(0.0, Unit::Kg), "0 kg");
+        assert_eq!(format_estimate(106.666_667, Unit::Kg), "106.7 kg");
+        assert_eq!(format_estimate(46.291, Unit::Lb), "102.1 lb");
+        assert_eq!(format_estimate(100.0, Unit::Lb), "220.5 lb");
     }
 
     #[test]

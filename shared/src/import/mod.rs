@@ -14,6 +14,7 @@
 
 pub mod csv;
 pub mod strong;
+pub mod units;
 
 use std::collections::HashSet;
 
@@ -68,6 +69,12 @@ pub struct Outcome {
     pub summary: strong::Summary,
     pub timezone: String,
     pub weight_unit: Unit,
+    /// Where `weight_unit` came from: file (its Weight Unit column), request, profile,
+    /// weights (the heuristic in [`units`]) or default.
+    pub weight_unit_source: units::UnitSource,
+    /// Why, in a sentence, for a file without a unit column.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub weight_unit_note: Option<String>,
     /// Imported workouts the history did not have before.
     pub new_workouts: usize,
     /// Imported workouts already in the history (from an earlier import), rewritten unchanged.
@@ -77,15 +84,50 @@ pub struct Outcome {
     pub review_weeks: Vec<NaiveDate>,
 }
 
-/// Imports a Strong export for `user`. `tz` defaults to the profile's timezone, `unit` is the
-/// unit of weights in a file that does not say.
+/// Parses the export in the unit [`units::decide`] picks for a file without a unit column (a
+/// file with one is read row by row): parsed once as the request or profile says, or as
+/// kilograms, and again only when the weights turn out to be pounds.
+pub fn read_export(
+    text: &str,
+    tz: Tz,
+    requested: Option<Unit>,
+    profile: Option<Unit>,
+    now: DateTime<Utc>,
+    own: &HashSet<String>,
+) -> Result<(strong::Parsed, Unit, units::UnitSource, Option<String>), strong::Refused> {
+    let first = requested.or(profile).unwrap_or(Unit::Kg);
+    let parsed = strong::parse(
+        text,
+        strong::Options {
+            tz,
+            unit: first,
+            now,
+        },
+        own,
+    )?;
+    if parsed.summary.layout == strong::LAYOUT_WITH_UNITS {
+        return Ok((parsed, first, units::UnitSource::File, None));
+    }
+    let seen = units::evidence(&parsed.workouts, first);
+    let (unit, source, why) = units::decide(requested, profile, seen);
+    let parsed = if unit == first {
+        parsed
+    } else {
+        strong::parse(text, strong::Options { tz, unit, now }, own)?
+    };
+    Ok((parsed, unit, source, Some(why)))
+}
+
+/// Imports a Strong export for `user`. `tz` defaults to the profile's timezone; `unit` is the
+/// unit of weights in a file that does not say, else the profile's, else what the weights
+/// look like ([`units`]).
 pub async fn strong_export(
     store: &Store,
     queue: &JobQueue,
     user: &str,
     text: &str,
     tz: Option<Tz>,
-    unit: Unit,
+    unit: Option<Unit>,
     now: DateTime<Utc>,
 ) -> Result<Outcome, ImportError> {
     let parts = Parts {
@@ -98,8 +140,9 @@ pub async fn strong_export(
         store.completed_workout_ids(user)
     );
     let (state, own, existing) = (state?, own?, existing?);
+    let profile_unit = state.profile.as_ref().map(|p| p.unit);
     let tz = tz.unwrap_or_else(|| notify::timezone(&state.profile.unwrap_or_default()));
-    let parsed = strong::parse(text, strong::Options { tz, unit, now }, &own)?;
+    let (parsed, unit, source, note) = read_export(text, tz, unit, profile_unit, now, &own)?;
     let already = parsed
         .workouts
         .iter()
@@ -161,6 +204,8 @@ pub async fn strong_export(
         already_imported: already,
         timezone: tz.to_string(),
         weight_unit: unit,
+        weight_unit_source: source,
+        weight_unit_note: note,
         reviews,
         review_weeks: due,
         summary: parsed.summary,

@@ -45,6 +45,9 @@ pub const MAX_IMPORT_ROWS: usize = 60_000;
 pub const MAX_IMPORT_WORKOUTS: usize = 5_200;
 const METRES_PER_MILE: f64 = 1_609.344;
 
+/// The layout of a file with a `Weight Unit` column.
+pub const LAYOUT_WITH_UNITS: &str = "strong_with_units";
+
 /// How to read the file.
 #[derive(Debug, Clone, Copy)]
 pub struct Options {
@@ -245,7 +248,7 @@ pub fn parse(text: &str, opts: Options, own: &HashSet<String>) -> Result<Parsed,
     let h = Header::read(header)?;
     let mut summary = Summary {
         layout: if h.has(Col::WeightUnit) {
-            "strong_with_units"
+            LAYOUT_WITH_UNITS
         } else {
             "strong"
         },

@@ -13,6 +13,7 @@ use serde::Serialize;
 
 use super::notify::Priority;
 use crate::domain::profile::Profile;
+use crate::domain::units::format_estimate;
 
 pub const RESTING_HR_RISE: f64 = 0.10;
 pub const HRV_DROP: f64 = 0.20;
@@ -108,7 +109,9 @@ pub fn assess(metric: &str, value: f64, baseline: f64, profile: &Profile) -> Ass
             a.significant = c.abs() >= threshold;
             a.priority = Priority::Low;
             a.reason = format!(
-                "body weight {value} kg vs baseline {baseline} kg ({}{}, threshold {} {})",
+                "body weight {} vs baseline {} ({}{}, threshold {} {})",
+                format_estimate(value, profile.unit),
+                format_estimate(baseline, profile.unit),
                 if c >= 0.0 { "+" } else { "-" },
                 pct(c),
                 pct(threshold),
@@ -120,9 +123,11 @@ pub fn assess(metric: &str, value: f64, baseline: f64, profile: &Profile) -> Ass
             );
             a.message = a.significant.then(|| {
                 format!(
-                    "Your body weight is {value} kg, {} {} your baseline of {baseline} kg.",
+                    "Your body weight is {}, {} {} your baseline of {}.",
+                    format_estimate(value, profile.unit),
                     pct(c),
-                    if c >= 0.0 { "above" } else { "below" }
+                    if c >= 0.0 { "above" } else { "below" },
+                    format_estimate(baseline, profile.unit)
                 )
             });
         }

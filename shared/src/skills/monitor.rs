@@ -104,7 +104,9 @@ pub fn evaluate(
                 .iter()
                 .rev()
                 .nth(1)
-                .and_then(|p| p.actual.as_ref()?.weight_kg),
+                .and_then(|p| p.actual.as_ref()?.weight_kg)
+                // From nothing there is no drop (and no "NaN % lighter").
+                .filter(|p| *p > 0.0),
         )
     {
         let planned_lighter = set
@@ -198,11 +200,14 @@ pub fn evaluate(
         ));
     }
 
-    // 5. long rest
-    if let (Some(rest), Some(median)) = (
-        rest_before(workout, set),
-        median_rest(history, &inst.exercise_id),
-    ) && rest.num_seconds() as f64 >= LONG_REST_FACTOR * median.num_seconds() as f64
+    // 5. long rest; not before an exercise's first set (that rest is the change-over)
+    let first_of_exercise = !inst.sets[..si].iter().any(|s| s.status == SetStatus::Done);
+    if !first_of_exercise
+        && let (Some(rest), Some(median)) = (
+            rest_before(workout, set),
+            median_rest(history, &inst.exercise_id),
+        )
+        && rest.num_seconds() as f64 >= LONG_REST_FACTOR * median.num_seconds() as f64
     {
         out.push(verdict(
             Action::Nudge,
@@ -220,13 +225,15 @@ pub fn evaluate(
         ));
     }
 
-    // 6. PR
+    // 6. PR, against like sets only (rated with rated), so starting to log RPE is no record
+    let rated = |s: &WorkoutSet| s.actual.as_ref().and_then(effective_rir).is_some();
     if let Some(e) = set_e1rm(set) {
         let previous = history
             .iter()
             .flat_map(|w| w.exercises.iter())
             .filter(|x| x.exercise_id == inst.exercise_id)
             .flat_map(|x| x.sets.iter())
+            .filter(|s| s.set_type != SetType::Warmup && rated(s) == rated(set))
             .filter_map(set_e1rm)
             .fold(None, |m: Option<f64>, v| Some(m.map_or(v, |m| m.max(v))));
         if let Some(prev) = previous
@@ -497,6 +504,26 @@ mod tests {
             set("b", (90.0, 8, 2), Some((90.0, 8, 2)), 3),
         ]);
         assert!(rules(&w, std::slice::from_ref(&past)).is_empty());
+        // The first bench set 6 minutes after the last set of another exercise: a change-over,
+        // not a long rest.
+        let mut w = workout(vec![set("c", (90.0, 8, 2), Some((90.0, 8, 2)), 6)]);
+        let mut before = w.exercises[0].clone();
+        before.instance_id = "i0".into();
+        before.exercise_id = "overhead-press".into();
+        before.sets = vec![set("o", (50.0, 8, 2), Some((50.0, 8, 2)), 0)];
+        w.exercises.insert(0, before);
+        assert!(rules(&w, std::slice::from_ref(&past)).is_empty());
+    }
+
+    #[test]
+    fn a_set_after_an_empty_one_is_no_drop() {
+        let w = workout(vec![
+            set("a", (0.0, 8, 2), Some((0.0, 8, 2)), 0),
+            set("b", (0.0, 8, 2), Some((0.0, 8, 2)), 2),
+        ]);
+        let v = evaluate(&w, None, &[], Unit::Kg, |_| 2.5);
+        assert!(v.iter().all(|x| !x.message.contains("NaN")), "{v:?}");
+        assert!(v.iter().all(|x| x.rule != "weight_drop"), "{v:?}");
     }
 
     #[test]
@@ -509,5 +536,13 @@ mod tests {
         let w = workout(vec![set("a", PLAN, Some((102.5, 8, 2)), 0)]);
         assert_eq!(rules(&w, std::slice::from_ref(&past)), vec!["pr"]);
         assert!(rules(&w, &[]).is_empty());
+        // Unrated before (100 × 8: e1RM 126.7), rated now (100 × 8 at RIR 2: 133.3): not
+        // comparable, no record.
+        let mut unrated = past.clone();
+        if let Some(r) = unrated.exercises[0].sets[0].actual.as_mut() {
+            r.rir = None;
+        }
+        let w = workout(vec![set("a", PLAN, Some((100.0, 8, 2)), 0)]);
+        assert!(rules(&w, std::slice::from_ref(&unrated)).is_empty());
     }
 }

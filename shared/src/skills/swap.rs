@@ -2,15 +2,24 @@
 //! the active workout in place.
 //!
 //! Eligible: not the target or an excluded exercise; the same compound/isolation class; at least
-//! one primary muscle in common with the target (or, with `muscle_group`, training that muscle
-//! or group as a primary); equipment allowed by the constraint and by the lifter's equipment.
+//! one primary muscle in common with the target, or the same movement pattern with any muscle in
+//! common (a hinge for a hinge across equipment: Romanian deadlift → cable pull-through) (or, with
+//! `muscle_group`, training that muscle or group as a primary); equipment allowed by the
+//! constraint and by the lifter's equipment.
 //!
-//! Score (higher first, ties by name):
+//! Score (higher first):
 //! - 3.0 × primary-muscle overlap (Jaccard: shared / all primary muscles of the two);
 //! - 2.0 for the same movement pattern;
 //! - 1.0 × secondary-muscle overlap (Jaccard);
 //! - 1.0 when the lifter has trained it in the last 8 weeks (their own exercises first);
+//! - 0.5 when it can be loaded in small steps (barbells, dumbbells, machines, cables,
+//!   kettlebells, sleds), or the target cannot either: a band or bodyweight copy of a loaded
+//!   exercise is not the first offer in a full gym;
 //! - 0.25 for the same laterality (bilateral for bilateral).
+//!
+//! Ties break by other equipment before the target's own (a swap is mostly asked because the
+//! station is taken), then by [`EQUIPMENT_ORDER`] (the common, loadable kinds first), then by
+//! how often the lifter trained it recently, then by name.
 
 use std::collections::HashMap;
 
@@ -27,6 +36,31 @@ pub const W_PATTERN: f64 = 2.0;
 pub const W_SECONDARY: f64 = 1.0;
 pub const W_FAMILIAR: f64 = 1.0;
 pub const W_LATERALITY: f64 = 0.25;
+pub const W_LOADABLE: f64 = 0.5;
+
+/// Tie order of equipment: what most gyms have and what loads in small steps first.
+pub const EQUIPMENT_ORDER: [Equipment; 13] = [
+    Equipment::Barbell,
+    Equipment::Dumbbell,
+    Equipment::Machine,
+    Equipment::Cable,
+    Equipment::Plate,
+    Equipment::Smith,
+    Equipment::EzBar,
+    Equipment::TrapBar,
+    Equipment::Kettlebell,
+    Equipment::Sled,
+    Equipment::Bodyweight,
+    Equipment::Band,
+    Equipment::MedicineBall,
+];
+
+fn equipment_rank(e: Equipment) -> usize {
+    EQUIPMENT_ORDER
+        .iter()
+        .position(|x| *x == e)
+        .unwrap_or(EQUIPMENT_ORDER.len())
+}
 /// Alternatives returned besides the chosen one.
 pub const MAX_ALTERNATIVES: usize = 5;
 
@@ -156,10 +190,20 @@ pub fn rank<'a>(
         .filter(|ex| profile.has_equipment(ex.equipment))
         .filter(|ex| match query.muscle {
             Some(f) => f.matches(ex),
-            None => ex
-                .primary_muscles
-                .iter()
-                .any(|m| target.primary_muscles.contains(m)),
+            None => {
+                let all = |e: &Exercise| {
+                    e.primary_muscles
+                        .iter()
+                        .chain(e.secondary_muscles.iter())
+                        .copied()
+                        .collect::<Vec<Muscle>>()
+                };
+                ex.primary_muscles
+                    .iter()
+                    .any(|m| target.primary_muscles.contains(m))
+                    || (ex.movement_pattern == target.movement_pattern
+                        && all(ex).iter().any(|m| all(target).contains(m)))
+            }
         })
         .filter(|ex| !excluded(ex))
         .map(|ex| {
@@ -170,6 +214,11 @@ pub fn rank<'a>(
                 + if same_pattern { W_PATTERN } else { 0.0 }
                 + W_SECONDARY * jaccard(&ex.secondary_muscles, &target.secondary_muscles)
                 + if sessions > 0 { W_FAMILIAR } else { 0.0 }
+                + if load_ratio(ex.equipment).is_some() || load_ratio(target.equipment).is_none() {
+                    W_LOADABLE
+                } else {
+                    0.0
+                }
                 + if ex.unilateral == target.unilateral {
                     W_LATERALITY
                 } else {
@@ -199,9 +248,16 @@ pub fn rank<'a>(
             }
         })
         .collect();
+    let seen = |c: &Candidate<'_>| familiar.get(&c.exercise.id).copied().unwrap_or(0);
+    let same_kit = |c: &Candidate<'_>| c.exercise.equipment == target.equipment;
     out.sort_by(|a, b| {
         b.score
             .total_cmp(&a.score)
+            .then_with(|| same_kit(a).cmp(&same_kit(b)))
+            .then_with(|| {
+                equipment_rank(a.exercise.equipment).cmp(&equipment_rank(b.exercise.equipment))
+            })
+            .then_with(|| seen(b).cmp(&seen(a)))
             .then_with(|| a.exercise.name.cmp(&b.exercise.name))
     });
     out
@@ -471,6 +527,80 @@ mod tests {
             c.exercise.equipment,
             Equipment::Dumbbell | Equipment::Bodyweight
         )));
+    }
+
+    #[test]
+    fn a_full_gym_offers_loadable_variants_first() {
+        // Before: 52 of the catalog's exercises got a band exercise as the top swap (ties broke
+        // by name, and "Band …" sorts first). Now none with a loadable alternative of the same
+        // movement does (cable external rotation still gets the band one: the other loadable
+        // rear-delt work is another movement).
+        let all = catalog().all();
+        let banded: Vec<&str> = all
+            .iter()
+            .filter(|t| load_ratio(t.equipment).is_some())
+            .filter(|t| {
+                let r = rank(
+                    t,
+                    all,
+                    &SwapQuery::default(),
+                    &Profile::default(),
+                    &HashMap::new(),
+                );
+                r.first().is_some_and(|c| {
+                    c.exercise.equipment == Equipment::Band
+                        && r.iter().any(|o| {
+                            load_ratio(o.exercise.equipment).is_some()
+                                && o.exercise.movement_pattern == t.movement_pattern
+                        })
+                })
+            })
+            .map(|t| t.id.as_str())
+            .collect();
+        assert!(banded.is_empty(), "{banded:?}");
+        let t = catalog().get("triceps-pushdown").unwrap();
+        let r = rank(
+            t,
+            all,
+            &SwapQuery::default(),
+            &Profile::default(),
+            &HashMap::new(),
+        );
+        assert_ne!(r[0].exercise.equipment, Equipment::Band, "{:?}", names(&r));
+    }
+
+    #[test]
+    fn a_hinge_finds_hinges_across_equipment() {
+        let rdl = catalog().get("romanian-deadlift").unwrap();
+        let q = SwapQuery {
+            constraint: parse_constraint("cable"),
+            ..SwapQuery::default()
+        };
+        let r = rank(
+            rdl,
+            catalog().all(),
+            &q,
+            &Profile::default(),
+            &HashMap::new(),
+        );
+        assert_eq!(
+            names(&r).first().map(String::as_str),
+            Some("cable-pull-through")
+        );
+        // Without a constraint the barbell and dumbbell hinges come first, a good morning among
+        // them.
+        let r = rank(
+            rdl,
+            catalog().all(),
+            &SwapQuery::default(),
+            &Profile::default(),
+            &HashMap::new(),
+        );
+        assert!(
+            names(&r[..5]).contains(&"good-morning".to_string()),
+            "{:?}",
+            names(&r)
+        );
     }
 
     #[test]

@@ -266,7 +266,7 @@ async fn run() -> Result<(), String> {
             chat::run(o).await
         }
         Some("import-strong") => {
-            let (mut user, mut file, mut tz, mut unit) = (None, None, None, "kg".to_string());
+            let (mut user, mut file, mut tz, mut unit) = (None, None, None, None);
             let mut it = args.iter().skip(1);
             while let Some(a) = it.next() {
                 let v = it.next().cloned().ok_or_else(usage)?;
@@ -274,12 +274,15 @@ async fn run() -> Result<(), String> {
                     "--user" => user = Some(v),
                     "--file" => file = Some(v),
                     "--tz" => tz = Some(v.parse().map_err(|_| format!("unknown timezone {v}"))?),
-                    "--unit" => unit = v,
+                    "--unit" => {
+                        unit = Some(
+                            coach::domain::units::Unit::parse(&v).ok_or("--unit is kg or lb")?,
+                        )
+                    }
                     _ => return Err(usage()),
                 }
             }
             let (user, file) = (user.ok_or_else(usage)?, file.ok_or_else(usage)?);
-            let unit = coach::domain::units::Unit::parse(&unit).ok_or("--unit is kg or lb")?;
             let text = std::fs::read_to_string(&file).map_err(|e| format!("{file}: {e}"))?;
             let table =
                 std::env::var("TABLE_NAME").map_err(|_| "TABLE_NAME is not set".to_string())?;
@@ -323,21 +326,23 @@ async fn run() -> Result<(), String> {
             Ok(())
         }
         Some("replay") => {
-            // `--unit lb` before a file reads that file (and the ones after it) in pounds.
-            let mut unit = coach::domain::units::Unit::Kg;
+            // `--unit lb` before a file reads that file (and the ones after it) in pounds;
+            // without it, a file without a unit column is read as the import reads it.
+            let mut unit = None;
             let mut rows = Vec::new();
             let mut it = args.iter().skip(1);
             while let Some(a) = it.next() {
                 if a == "--unit" {
                     let v = it.next().ok_or_else(usage)?;
-                    unit = coach::domain::units::Unit::parse(v).ok_or("--unit is kg or lb")?;
+                    unit = Some(coach::domain::units::Unit::parse(v).ok_or("--unit is kg or lb")?);
                     continue;
                 }
                 let text = std::fs::read_to_string(a).map_err(|e| format!("{a}: {e}"))?;
                 let name = std::path::Path::new(a)
                     .file_name()
                     .map_or(a.clone(), |n| n.to_string_lossy().into_owned());
-                rows.push((name, unit, replay::replay(&text, unit)?));
+                let (read_as, report) = replay::replay(&text, unit)?;
+                rows.push((name, read_as, report));
             }
             if rows.is_empty() {
                 return Err(usage());

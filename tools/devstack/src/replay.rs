@@ -17,12 +17,14 @@ use coach::domain::profile::Profile;
 use coach::domain::strength::is_working_result;
 use coach::domain::units::Unit;
 use coach::domain::workout::Workout;
-use coach::import::strong::{Options, parse};
+use coach::import::read_export;
 use coach::skills::suggest::{DEFAULT_TARGET_RIR, step_for};
 
 /// One file's figures.
 #[derive(Debug, Default)]
 pub struct Report {
+    /// The unit heuristic's scores on the file (pounds, kilograms).
+    pub unit_evidence: (u32, u32),
     pub workouts: usize,
     /// Exercise sessions compared (the exercise had loaded history before).
     pub compared: usize,
@@ -63,15 +65,14 @@ fn last_top(history: &[Workout], exercise_id: &str) -> Option<f64> {
     history.iter().rev().find_map(|w| top_kg(w, exercise_id))
 }
 
-pub fn replay(text: &str, unit: Unit) -> Result<Report, String> {
+/// Replays one export, read in `unit` or, without one, as the import reads a file (its unit
+/// column, else the weights); returns the unit it was read in with the figures.
+pub fn replay(text: &str, unit: Option<Unit>) -> Result<(Unit, Report), String> {
     let tz = chrono_tz::UTC;
-    let opts = Options {
-        tz,
-        unit,
-        now: Utc::now(),
-    };
-    let parsed = parse(text, opts, &HashSet::new()).map_err(|e| e.to_string())?;
+    let (parsed, unit, _, _) = read_export(text, tz, unit, None, Utc::now(), &HashSet::new())
+        .map_err(|e| e.to_string())?;
     let workouts = parsed.workouts;
+    let evidence = coach::import::units::evidence(&workouts, unit);
     let profile = Profile {
         unit,
         increments: None,
@@ -79,6 +80,7 @@ pub fn replay(text: &str, unit: Unit) -> Result<Report, String> {
     };
     let mut r = Report {
         workouts: workouts.len(),
+        unit_evidence: (evidence.pounds, evidence.kilograms),
         ..Report::default()
     };
     for (i, w) in workouts.iter().enumerate() {
@@ -148,7 +150,7 @@ pub fn replay(text: &str, unit: Unit) -> Result<Report, String> {
         let before = sessions_in(end - Duration::days(42), end - Duration::days(14)) / 4.0;
         r.deloads_after_a_break += usize::from(last_week < before / 2.0);
     }
-    Ok(r)
+    Ok((unit, r))
 }
 
 /// The Monday after the week of `t` (UTC), where a weekly review looks back from.
@@ -178,15 +180,17 @@ fn mean(v: &[f64]) -> f64 {
 /// The README table: one row per file.
 pub fn print(rows: &[(String, Unit, Report)]) {
     println!(
-        "| file | unit | workouts | compared | plan MAE | plan ≤ 1 step | last-time MAE | last-time ≤ 1 step | plan ↓ lifter ↑ | returns | weeks | deload weeks (with fatigue, after a break) | ramp-back weeks | PRs (e1RM) |"
+        "| file | unit (evidence lb : kg) | workouts | compared | plan MAE | plan ≤ 1 step | last-time MAE | last-time ≤ 1 step | plan ↓ lifter ↑ | returns | weeks | deload weeks (with fatigue, after a break) | ramp-back weeks | PRs (e1RM) |"
     );
     println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     for (name, unit, r) in rows {
         let pct = |n: usize| 100.0 * n as f64 / r.compared.max(1) as f64;
         let shown = |kg: f64| unit.from_kg(kg);
         println!(
-            "| {name} | {} | {} | {} | {:.2} (median {:.1}) | {:.0} % | {:.2} (median {:.1}) | {:.0} % | {} | {} | {} | {} ({}, {}) | {} | {} ({}) |",
+            "| {name} | {} ({} : {}) | {} | {} | {:.2} (median {:.1}) | {:.0} % | {:.2} (median {:.1}) | {:.0} % | {} | {} | {} | {} ({}, {}) | {} | {} ({}) |",
             unit.label(),
+            r.unit_evidence.0,
+            r.unit_evidence.1,
             r.workouts,
             r.compared,
             shown(mean(&r.plan_abs_err)),

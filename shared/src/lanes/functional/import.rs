@@ -2,7 +2,8 @@
 //! work is `import::strong_export`; this route reads the request and maps the errors.
 //!
 //! Query parameters: `tz` (IANA name; default the profile's timezone) for the export's local
-//! dates, and `unit` (`kg` or `lb`; default kg) for weights in a file without a unit column.
+//! dates, and `unit` (`kg` or `lb`) for weights in a file without a unit column (default: the
+//! profile's unit, else what the weights look like; the answer says which and why).
 
 use super::*;
 use crate::domain::units::Unit;
@@ -34,9 +35,11 @@ impl FunctionalLane {
                 None => None,
             };
         let unit = match params.first("unit") {
-            Some(u) => Unit::parse(&u.to_ascii_lowercase())
-                .ok_or_else(|| invalid("unit must be kg or lb", "unit"))?,
-            None => Unit::Kg,
+            Some(u) => Some(
+                Unit::parse(&u.to_ascii_lowercase())
+                    .ok_or_else(|| invalid("unit must be kg or lb", "unit"))?,
+            ),
+            None => None,
         };
         let text = csv_body(req)?;
         let t = Instant::now();

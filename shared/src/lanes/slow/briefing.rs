@@ -15,6 +15,7 @@ use crate::domain::coaching::{CoachingContext, Memory};
 use crate::domain::plan::Routine;
 use crate::domain::profile::Profile;
 use crate::domain::strength::round1;
+use crate::domain::units::format_estimate;
 use crate::domain::workout::Workout;
 use crate::llm::Turn;
 use crate::store::conversation::{Exchange, Proposed, Summary};
@@ -141,7 +142,7 @@ impl Loaded {
                     .join(", ")
             },
             p.bodyweight_kg
-                .map(|b| format!(", bodyweight {b} kg"))
+                .map(|b| format!(", bodyweight {}", format_estimate(b, p.unit)))
                 .unwrap_or_default(),
             if p.goals.is_empty() {
                 String::new()
@@ -223,7 +224,8 @@ impl Loaded {
         if let Some(line) = self.strength_summary(ctx) {
             lines.push(line);
         }
-        let flags = analysis::flags(&self.workouts, self.now, ctx.tz).lines(&self.workouts);
+        let flags = analysis::flags(&self.workouts, self.now, ctx.tz)
+            .lines(&self.workouts, self.profile.unit);
         if !flags.is_empty() {
             lines.push(format!("Training flags: {}.", flags.join("; ")));
         }
@@ -232,7 +234,7 @@ impl Loaded {
         {
             lines.push(format!(
                 "Workout brief (ids for the workout tools): {}",
-                super::tools::workout_brief(w)
+                super::tools::in_unit(super::tools::workout_brief(w), self.profile.unit)
             ));
         }
         if let Some(s) = summary.filter(|s| !s.text.is_empty()) {
@@ -242,8 +244,9 @@ impl Loaded {
     }
 
     /// Best e1RM of the most trained exercises over the loaded weeks, with its change from the
-    /// first week that had one: "Squat 140 kg (+7.5 since 2026-09-01)".
+    /// first week that had one, in the lifter's unit: "Squat 140 kg (+7.5 since 2026-09-01)".
     fn strength_summary(&self, ctx: &SessionContext) -> Option<String> {
+        let unit = self.profile.unit;
         let series = analysis::series::most_trained(&self.workouts, ctx.tz);
         let parts: Vec<String> = series
             .iter()
@@ -253,13 +256,18 @@ impl Loaded {
                 let (first, last) = (with.first()?, with.last()?);
                 let (a, b) = (first.e1rm_max_kg?, last.e1rm_max_kg?);
                 let change = if with.len() > 1 {
-                    format!(" ({:+} since week of {})", round1(b - a), first.week_start)
+                    format!(
+                        " ({:+} since week of {})",
+                        round1(unit.from_kg(b) - unit.from_kg(a)),
+                        first.week_start
+                    )
                 } else {
                     String::new()
                 };
                 Some(format!(
-                    "{} {b} kg{change}",
-                    analysis::name_of(&self.workouts, id)
+                    "{} {}{change}",
+                    analysis::name_of(&self.workouts, id),
+                    format_estimate(b, unit)
                 ))
             })
             .take(STRENGTH_SUMMARY_EXERCISES)

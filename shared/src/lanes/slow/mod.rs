@@ -346,6 +346,7 @@ impl SlowLane {
             store: &self.store,
             ctx,
             functional: &self.functional,
+            unit: loaded.profile.unit,
         };
         let briefing = agent::Briefing {
             history,

@@ -20,6 +20,7 @@ use serde_json::{Value, json};
 
 use super::super::functional::FunctionalLane;
 use crate::context::SessionContext;
+use crate::domain::units::Unit;
 use crate::llm::ToolSpec;
 use crate::store::Store;
 
@@ -33,6 +34,8 @@ pub struct Env<'a> {
     pub store: &'a Store,
     pub ctx: &'a SessionContext,
     pub functional: &'a FunctionalLane,
+    /// The lifter's unit: results are given to the model in it.
+    pub unit: Unit,
 }
 
 /// What a successful tool did besides answering the model.
@@ -143,9 +146,33 @@ pub async fn run(
         return Err(not_offered(env.ctx.workout_mode, name, offered));
     }?;
     Ok(Output {
-        value: bounded(out.value),
+        value: bounded(in_unit(out.value, env.unit)),
         effect: out.effect,
     })
+}
+
+/// A result as the model should read it for a lifter in `unit`: for pounds, every `…_kg`
+/// number becomes `…_lb` in pounds (one decimal), so the coach never quotes kilograms to a
+/// pound lifter or converts by itself. Texts are already written in the lifter's unit.
+pub fn in_unit(v: Value, unit: Unit) -> Value {
+    if unit == Unit::Kg {
+        return v;
+    }
+    match v {
+        Value::Array(a) => Value::Array(a.into_iter().map(|x| in_unit(x, unit)).collect()),
+        Value::Object(m) => Value::Object(
+            m.into_iter()
+                .map(|(k, x)| match (k.strip_suffix("_kg"), x.as_f64()) {
+                    (Some(stem), Some(kg)) => (
+                        format!("{stem}_{}", unit.label()),
+                        json!(crate::domain::strength::round1(unit.from_kg(kg))),
+                    ),
+                    _ => (k, in_unit(x, unit)),
+                })
+                .collect(),
+        ),
+        x => x,
+    }
 }
 
 /// Why `name` cannot be called this turn, in words the model can act on.

@@ -10,6 +10,7 @@ use super::{Env, ToolError, int_arg, spec, store_failed, str_arg};
 use crate::domain::catalog::catalog;
 use crate::domain::limits::{self, MAX_REPS, MAX_RIR};
 use crate::domain::profile::Profile;
+use crate::domain::units::Unit;
 use crate::domain::workout::{SetAction, SetResult, SetStatus, Workout};
 use crate::llm::ToolSpec;
 use crate::skills::history::LOOKBACK_WEEKS;
@@ -27,13 +28,14 @@ pub(super) fn specs() -> Vec<ToolSpec> {
             "set_id": {"type": "string", "description": "from workout_state; default: the current set"},
             "reps": {"type": "integer", "minimum": 0, "maximum": 500},
             "weight_kg": {"type": "number", "minimum": 0, "maximum": 1500},
+            "weight_lb": {"type": "number", "minimum": 0, "maximum": 3300, "description": "instead of weight_kg, for a lifter in pounds"},
             "rir": {"type": "integer", "minimum": 0, "maximum": 5}
         }, "required": required})
     };
     vec![
         spec(
             "log_set",
-            "Log a set the lifter did (reps, weight in kg, optional RIR): the current set, or set_id.",
+            "Log a set the lifter did (reps, weight in kg or lb, optional RIR): the current set, or set_id.",
             Some(set_values(&["reps"])),
         ),
         spec(
@@ -45,12 +47,13 @@ pub(super) fn specs() -> Vec<ToolSpec> {
                 "reps": {"type": "integer", "minimum": 1, "maximum": 50},
                 "rir": {"type": "integer", "minimum": 0, "maximum": 5},
                 "weight_kg": {"type": "number", "minimum": 0, "maximum": 1500},
+                "weight_lb": {"type": "number", "minimum": 0, "maximum": 3300, "description": "instead of weight_kg, for a lifter in pounds"},
                 "warmup": {"type": "boolean"}
             }, "required": ["exercise_id"]})),
         ),
         spec(
             "prescribe_set",
-            "Change the plan of a set not yet done: reps, weight in kg, RIR.",
+            "Change the plan of a set not yet done: reps, weight in kg or lb, RIR.",
             Some(set_values(&["set_id"])),
         ),
         spec(
@@ -164,17 +167,26 @@ fn invalid(e: limits::LimitError) -> ToolError {
     ToolError::new("INVALID_ARGUMENT", format!("{}: {}", e.field, e.message))
 }
 
+/// The weight argument in kilograms: `weight_kg`, or `weight_lb` (a pound lifter's results are
+/// in pounds, so the model answers in pounds), never both.
 fn weight_arg(args: &Value) -> Result<Option<f64>, ToolError> {
-    match &args["weight_kg"] {
-        Value::Null => Ok(None),
-        v => {
-            let kg = v.as_f64().ok_or_else(|| {
-                ToolError::new("INVALID_ARGUMENT", "'weight_kg' must be a number")
-            })?;
-            limits::check_weight_kg("weight_kg", kg).map_err(invalid)?;
-            Ok(Some(kg))
+    let (name, unit) = match (&args["weight_kg"], &args["weight_lb"]) {
+        (Value::Null, Value::Null) => return Ok(None),
+        (_, Value::Null) => ("weight_kg", Unit::Kg),
+        (Value::Null, _) => ("weight_lb", Unit::Lb),
+        _ => {
+            return Err(ToolError::new(
+                "INVALID_ARGUMENT",
+                "give weight_kg or weight_lb, not both",
+            ));
         }
-    }
+    };
+    let value = args[name]
+        .as_f64()
+        .ok_or_else(|| ToolError::new("INVALID_ARGUMENT", format!("'{name}' must be a number")))?;
+    let kg = unit.to_kg(value);
+    limits::check_weight_kg(name, kg).map_err(invalid)?;
+    Ok(Some(kg))
 }
 
 fn set_arg<'a>(w: &Workout, args: &'a Value) -> Result<Option<&'a str>, ToolError> {
