@@ -305,6 +305,26 @@ pub(super) fn store_failed(e: &crate::store::StoreError) -> ToolError {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn a_pound_lifter_reads_pounds() {
+        let v = json!({"top_set": {"weight_kg": 102.058_283_25, "reps": 5}, "e1rm_kg": 119.07,
+            "sessions": [{"suggested_kg": 100.0}], "note": "225 lb × 5"});
+        let lb = in_unit(v.clone(), Unit::Lb);
+        assert_eq!(
+            lb,
+            json!({"top_set": {"weight_lb": 225.0, "reps": 5}, "e1rm_lb": 262.5,
+                "sessions": [{"suggested_lb": 220.5}], "note": "225 lb × 5"})
+        );
+        assert_eq!(in_unit(v.clone(), Unit::Kg), v);
+        // And writes in pounds: weight_lb, or weight_kg, never both.
+        let kg = workout::weight_arg(&json!({"weight_lb": 225}))
+            .ok()
+            .flatten();
+        assert!(kg.is_some_and(|k| (k - 102.058_283_25).abs() < 1e-6));
+        assert!(workout::weight_arg(&json!({"weight_lb": 225, "weight_kg": 100})).is_err());
+    }
+
     use super::*;
 
     #[test]

@@ -169,7 +169,7 @@ fn invalid(e: limits::LimitError) -> ToolError {
 
 /// The weight argument in kilograms: `weight_kg`, or `weight_lb` (a pound lifter's results are
 /// in pounds, so the model answers in pounds), never both.
-fn weight_arg(args: &Value) -> Result<Option<f64>, ToolError> {
+pub(super) fn weight_arg(args: &Value) -> Result<Option<f64>, ToolError> {
     let (name, unit) = match (&args["weight_kg"], &args["weight_lb"]) {
         (Value::Null, Value::Null) => return Ok(None),
         (_, Value::Null) => ("weight_kg", Unit::Kg),
