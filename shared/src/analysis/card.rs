@@ -149,7 +149,7 @@ pub fn post_workout_card(
         .collect();
     let prior = &upto[..upto.len() - 1];
     let unit = profile.unit;
-    let kg = |x: f64| format_estimate(x, unit);
+    let estimate = |x: f64| format_estimate(x, unit);
     let s = session::summarise(w, tz);
     let mut highlights = Vec::new();
     // Records: e1RM first, then rep maxes and volume, at most one line per exercise and kind.
@@ -166,10 +166,10 @@ pub fn post_workout_card(
         let reps = |x: f64| count(x as u64, "rep");
         // Loads the lifter lifted are shown as loaded; estimates and volume to one decimal.
         let (what, shown): (String, &dyn Fn(f64) -> String) = match p.kind {
-            PrKind::E1rm => ("estimated 1RM".into(), &kg),
+            PrKind::E1rm => ("estimated 1RM".into(), &estimate),
             PrKind::Heaviest => ("heaviest set".into(), &load),
             PrKind::RepMax { reps } => (format!("{reps}-rep best"), &load),
-            PrKind::SetVolume => ("best set volume".into(), &kg),
+            PrKind::SetVolume => ("best set volume".into(), &estimate),
             PrKind::MostReps => ("most reps in a set".into(), &reps),
         };
         highlights.push(Highlight {
@@ -199,9 +199,9 @@ pub fn post_workout_card(
                 kind: "volume_up".into(),
                 message: format!(
                     "{} moved, {}% above your 4-week session average of {}",
-                    kg(s.volume_kg),
+                    estimate(s.volume_kg),
                     ((s.volume_kg / avg - 1.0) * 100.0).round(),
-                    kg(avg)
+                    estimate(avg)
                 ),
                 exercise_id: None,
                 data: json!({"volume_kg": round1(s.volume_kg), "average_kg": round1(avg)}),
@@ -269,7 +269,7 @@ pub fn post_workout_card(
                 "{} has stalled for {} weeks (e1RM about {})",
                 st.exercise_name,
                 st.weeks,
-                kg(st.last_e1rm_kg)
+                estimate(st.last_e1rm_kg)
             ),
             exercise_id: Some(st.exercise_id.clone()),
             muscle_group: None,

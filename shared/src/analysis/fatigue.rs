@@ -14,9 +14,9 @@ use chrono::{DateTime, Duration, Utc};
 use serde::Serialize;
 
 use super::Stall;
-use super::load::{self, ACWR_ELEVATED, Acwr, VolumeStatus};
+use super::load::{self, ACWR_ELEVATED, Acwr, VolumeStatus, within};
 use super::series::StallAction;
-use crate::domain::strength::{effective_rir, is_working_result, round1, set_e1rm};
+use crate::domain::strength::{effective_rir, is_rated, is_working_result, round1, set_e1rm};
 use crate::domain::workout::Workout;
 
 /// Fatigue shows in the last this many days...
@@ -175,10 +175,6 @@ pub fn readiness(history: &[Workout], now: DateTime<Utc>, stalls: &[Stall]) -> R
     }
 }
 
-fn within(w: &Workout, from: DateTime<Utc>, to: DateTime<Utc>) -> bool {
-    w.started_at >= from && w.started_at < to
-}
-
 /// The fatigue signals at `now`.
 pub fn signals(history: &[Workout], now: DateTime<Utc>, stalls: &[Stall]) -> Vec<Signal> {
     let recent_from = now - Duration::days(RECENT_DAYS);
@@ -226,7 +222,7 @@ fn best_e1rm(workouts: &[&Workout]) -> BTreeMap<(String, bool), f64> {
                 continue;
             };
             let best = out
-                .entry((e.exercise_id.clone(), effective_rir(r).is_some()))
+                .entry((e.exercise_id.clone(), is_rated(r)))
                 .or_insert(e1);
             *best = best.max(e1);
         }

@@ -13,7 +13,8 @@ use super::facts::{
 use crate::domain::strength::round1;
 use crate::domain::workout::Workout;
 
-fn within(w: &Workout, from: DateTime<Utc>, to: DateTime<Utc>) -> bool {
+/// Started in `[from, to)`.
+pub(super) fn within(w: &Workout, from: DateTime<Utc>, to: DateTime<Utc>) -> bool {
     w.started_at >= from && w.started_at < to
 }
 

@@ -10,7 +10,7 @@ use serde::Serialize;
 use super::facts::{VolumeGroup, hard_set_credit, local_date, shares_for, volume_kg};
 use crate::domain::catalog::catalog;
 use crate::domain::strength::{
-    MAX_E1RM_REPS, e1rm_confidence, effective_rir, is_working_result, round1, set_e1rm,
+    MAX_E1RM_REPS, e1rm_confidence, effective_rir, is_rated, is_working_result, round1, set_e1rm,
 };
 use crate::domain::workout::{ExerciseInstance, Workout, WorkoutSet};
 
@@ -150,13 +150,6 @@ pub enum PrKind {
     MostReps,
 }
 
-impl PrKind {
-    /// Reps, not kilograms.
-    pub fn counts_reps(self) -> bool {
-        self == PrKind::MostReps
-    }
-}
-
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Pr {
     pub exercise_id: String,
@@ -195,7 +188,7 @@ impl Marks {
             match r.weight_kg.filter(|w| *w > 0.0) {
                 Some(kg) => {
                     if let Some(e) = set_e1rm(s) {
-                        best(&mut m.e1rm[usize::from(effective_rir(r).is_some())], e);
+                        best(&mut m.e1rm[usize::from(is_rated(r))], e);
                     }
                     best(&mut m.heaviest, kg);
                     let at = m.rep_max.entry(r.reps).or_insert(kg);
@@ -209,6 +202,13 @@ impl Marks {
     }
 }
 
+fn sets_of<'a>(w: &'a Workout, id: &'a str) -> impl Iterator<Item = &'a WorkoutSet> {
+    w.exercises
+        .iter()
+        .filter(move |e| e.exercise_id == id)
+        .flat_map(|e| e.sets.iter())
+}
+
 /// The records `w` set against `prior` (the workouts before it). An exercise done for the first
 /// time sets no records (a first session is a baseline, not a PR), and neither does a kind of
 /// mark seen for the first time (the first rated set, the first set of 3).
@@ -218,17 +218,9 @@ pub fn personal_records(w: &Workout, prior: &[Workout]) -> Vec<Pr> {
         .iter()
         .filter(|p| p.id != w.id && p.started_at < w.started_at)
         .collect();
-    let sets_of = |wk: &'_ Workout, id: &str| -> Vec<WorkoutSet> {
-        wk.exercises
-            .iter()
-            .filter(|e| e.exercise_id == id)
-            .flat_map(|e| e.sets.iter().cloned())
-            .collect()
-    };
     for id in exercise_ids(w) {
-        let now = Marks::of(sets_of(w, id).iter());
-        let then_sets: Vec<WorkoutSet> = earlier.iter().flat_map(|p| sets_of(p, id)).collect();
-        let then = Marks::of(then_sets.iter());
+        let now = Marks::of(sets_of(w, id));
+        let then = Marks::of(earlier.iter().flat_map(|p| sets_of(p, id)));
         if !now.any || !then.any {
             continue;
         }

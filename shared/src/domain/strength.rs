@@ -63,6 +63,12 @@ pub fn effective_rir(r: &SetResult) -> Option<u32> {
     r.failure.then_some(0)
 }
 
+/// Whether a set's effort is known (RIR, RPE or failure). Estimated maxes are compared only
+/// between sets alike in this: a rated set reads higher than the same set unrated.
+pub fn is_rated(r: &SetResult) -> bool {
+    effective_rir(r).is_some()
+}
+
 /// A set that was done, is not a warm-up, and says something about strength (a timed or
 /// distance set does not).
 pub fn is_working_result(s: &WorkoutSet) -> bool {

@@ -20,7 +20,7 @@ use chrono::{DateTime, Duration, Utc};
 use serde::Serialize;
 use serde_json::{Value, json};
 
-use crate::domain::strength::{effective_rir, round_load, set_e1rm};
+use crate::domain::strength::{effective_rir, is_rated, round_load, set_e1rm};
 use crate::domain::units::{Unit, format_weight};
 use crate::domain::workout::{SetStatus, SetType, Workout, WorkoutSet};
 
@@ -226,7 +226,7 @@ pub fn evaluate(
     }
 
     // 6. PR, against like sets only (rated with rated), so starting to log RPE is no record
-    let rated = |s: &WorkoutSet| s.actual.as_ref().and_then(effective_rir).is_some();
+    let rated = |s: &WorkoutSet| s.actual.as_ref().is_some_and(is_rated);
     if let Some(e) = set_e1rm(set) {
         let previous = history
             .iter()
