@@ -56,6 +56,10 @@ fn main() {
             monitor_ignores_other_events_without_reading,
         ),
         (
+            "monitor_records_are_against_all_history",
+            monitor_records_are_against_all_history,
+        ),
+        (
             "monitor_workout_completed_completes_it",
             monitor_workout_completed_completes_it,
         ),
@@ -602,6 +606,36 @@ fn monitor_rules_fire_once_each(ctx: &Ctx) -> Result<(), Failed> {
         )?;
     }
     Ok(())
+}
+
+fn monitor_records_are_against_all_history(ctx: &Ctx) -> Result<(), Failed> {
+    // 120 × 8 seven months ago (imported), 100 × 8 last week: 105 × 8 today beats the recent
+    // weeks but is no record; 125 × 8 is, against the old best.
+    let user = unique_user("mon-allpr");
+    let history = [
+        bench_session(210, &[(120.0, 8, 2)]),
+        bench_session(7, &[(100.0, 8, 2)]),
+    ];
+    store(ctx, ctx.stack.store.put_history(&user, &history, &[]));
+    let set = |kg| {
+        let mut w = sample_workout("w-allpr", 0);
+        w.exercises[0].sets = vec![done_set("a", (100.0, 8, 2), (kg, 8, 2), Utc::now())];
+        w
+    };
+    let event = json!({"event_type": "SET_COMPLETED", "state_diff": {"set_id": "a"}});
+    seed_active(ctx, &user, &set(105.0));
+    expect_ok(&button(ctx, &user, "", event.clone()), "NULL")?;
+    seed_active(ctx, &user, &set(125.0));
+    let r = button(ctx, &user, "", event);
+    let d = expect_ok(&r, "NUDGE")?;
+    eq(d["rule"].as_str(), Some("pr"), "rule")?;
+    // 120 × (1 + 10/30) = 160 kg, the old best.
+    check(
+        d["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("previous best 160 kg")),
+        format!("against the old best: {}", d["message"]),
+    )
 }
 
 fn monitor_ignores_other_events_without_reading(ctx: &Ctx) -> Result<(), Failed> {

@@ -372,6 +372,7 @@ pub fn done_set(
 pub fn bench_session(days_ago: i64, sets: &[(f64, u32, u32)]) -> Workout {
     let start = Utc::now() - chrono::Duration::days(days_ago);
     Workout {
+        bodyweight_kg: None,
         id: format!("hist-{days_ago}"),
         name: "Push".into(),
         status: WorkoutStatus::Completed,
@@ -422,6 +423,7 @@ pub fn sample_workout(id: &str, bench_sets: usize) -> Workout {
         )
     }));
     Workout {
+        bodyweight_kg: None,
         id: id.into(),
         name: "Push".into(),
         status: WorkoutStatus::Active,

@@ -266,6 +266,7 @@ fn operator_runs_a_job_dry(ctx: &Ctx) -> Result<(), Failed> {
         "a dry run writes no card",
     )?;
     eq(count(ctx, &user, "JOB#")?, 0, "and claims nothing")?;
+    eq(count(ctx, &user, "BEST#")?, 0, "nor keeps a best")?;
     let fan_out = devstack(&["job", "--dry-run", r#"{"type":"weekly_review_fanout"}"#])?;
     check(
         fan_out["would_review"].is_array(),
@@ -294,6 +295,8 @@ fn card_once_under_redelivery(ctx: &Ctx) -> Result<(), Failed> {
     let failed = run(ctx, &[("m1-again", completed(&user, &w))])?;
     eq(failed, Vec::<String>::new(), "the redelivery succeeds")?;
     eq(count(ctx, &user, "INSIGHT#")?, 1, "one card")?;
+    // The workout's best e1RM (its sets are rated) is kept for the monitor's records.
+    eq(count(ctx, &user, "BEST#")?, 1, "one stored best")?;
     let card = &newest_card(ctx, &user);
     eq(
         card["workout_id"].as_str(),

@@ -56,6 +56,7 @@ fn history() -> Vec<Workout> {
         .map(|i| {
             let start = now - Duration::days(56 - i * 2);
             Workout {
+                bodyweight_kg: None,
                 id: format!("h{i}"),
                 name: "Push".into(),
                 status: WorkoutStatus::Completed,
@@ -137,7 +138,17 @@ fn bench(c: &mut Criterion) {
     active.status = WorkoutStatus::Active;
     active.exercises[0].sets[2] = set(120.0, 8, 2, now);
     c.bench_function("functional/monitor_rules", |b| {
-        b.iter(|| monitor::evaluate(black_box(&active), None, &history, Unit::Kg, |_| 2.5).len())
+        b.iter(|| {
+            monitor::evaluate(
+                black_box(&active),
+                None,
+                &history,
+                Default::default(),
+                Unit::Kg,
+                |_| 2.5,
+            )
+            .len()
+        })
     });
 }
 

@@ -219,13 +219,15 @@ pub fn history_from(data: &[u8]) -> Vec<crate::domain::workout::Workout> {
         ExerciseInstance, SetResult, SetStatus, SetTarget, SetType, Workout, WorkoutSet,
         WorkoutStatus,
     };
-    const EXERCISES: [&str; 6] = [
+    const EXERCISES: [&str; 8] = [
         "barbell-bench-press",
         "back-squat",
         "deadlift",
         "pull-up",
         "push-up",
         "own-odd-thing",
+        "weighted-dip",
+        "assisted-pull-up",
     ];
     let start = DateTime::parse_from_rfc3339("2026-01-05T18:00:00Z")
         .map(|t| t.with_timezone(&Utc))
@@ -235,7 +237,7 @@ pub fn history_from(data: &[u8]) -> Vec<crate::domain::workout::Workout> {
     for c in data.chunks_exact(5) {
         day += i64::from(c[0] % 8);
         let at = start + chrono::Duration::days(day);
-        let exercise = EXERCISES[usize::from(c[1] % 6)];
+        let exercise = EXERCISES[usize::from(c[1] % 8)];
         let weight = match c[2] {
             0 => None,
             w => Some(f64::from(w - 1) * 2.5),
@@ -279,6 +281,13 @@ pub fn history_from(data: &[u8]) -> Vec<crate::domain::workout::Workout> {
                     exercises: Vec::new(),
                     changes: Vec::new(),
                     notes: None,
+                    // Sometimes known, sometimes not, sometimes a light lifter that the
+                    // assistance outweighs.
+                    bodyweight_kg: match c[0] % 3 {
+                        0 => None,
+                        1 => Some(40.0 + f64::from(c[3] % 64)),
+                        _ => Some(f64::from(c[4] % 8) + 1.0),
+                    },
                 });
                 let Some(w) = out.last_mut() else { return out };
                 w

@@ -14,7 +14,7 @@ use super::progression::{self, Candidate};
 use super::series::StallAction;
 use super::session::{self, PrKind};
 use crate::domain::profile::Profile;
-use crate::domain::strength::{effective_rir, round1};
+use crate::domain::strength::{Lift, effective_rir, round1};
 use crate::domain::units::{Unit, count, format_estimate, format_weight};
 use crate::domain::workout::{SetType, Workout};
 
@@ -160,15 +160,23 @@ pub fn post_workout_card(
         PrKind::RepMax { .. } => 2,
         PrKind::SetVolume => 3,
         PrKind::MostReps => 4,
+        PrKind::LeastAssistance => 5,
     });
     for p in &prs {
         let load = |x: f64| format_weight(x, unit);
         let reps = |x: f64| count(x as u64, "rep");
         // Loads the lifter lifted are shown as loaded; estimates and volume to one decimal.
+        // Bodyweight work's load records are the weight added on the belt.
+        let added = if Lift::of(&p.exercise_id, None).loading.uses_bodyweight() {
+            " (added weight)"
+        } else {
+            ""
+        };
         let (what, shown): (String, &dyn Fn(f64) -> String) = match p.kind {
             PrKind::E1rm => ("estimated 1RM".into(), &estimate),
-            PrKind::Heaviest => ("heaviest set".into(), &load),
-            PrKind::RepMax { reps } => (format!("{reps}-rep best"), &load),
+            PrKind::Heaviest => (format!("heaviest set{added}"), &load),
+            PrKind::RepMax { reps } => (format!("{reps}-rep best{added}"), &load),
+            PrKind::LeastAssistance => ("least assistance".into(), &load),
             PrKind::SetVolume => ("best set volume".into(), &estimate),
             PrKind::MostReps => ("most reps in a set".into(), &reps),
         };
@@ -421,7 +429,7 @@ fn progression_rec(c: &Candidate, unit: Unit) -> Recommendation {
         action: format!(
             "{}: {} for {} reps next time",
             c.exercise_name,
-            format_weight(c.suggested_kg, unit),
+            Lift::of(&c.exercise_id, None).describe(c.suggested_kg, unit),
             c.target_reps
         ),
         reasoning: c.reason.clone(),

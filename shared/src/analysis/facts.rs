@@ -6,7 +6,7 @@ use chrono_tz::Tz;
 use serde::Serialize;
 
 use crate::domain::catalog::{Exercise, Muscle, catalog};
-use crate::domain::strength::effective_rir;
+use crate::domain::strength::{Lift, effective_rir};
 use crate::domain::workout::{ExerciseInstance, SetType, WorkoutSet};
 
 /// A set with this many reps in reserve or fewer (or taken to failure) is a hard set.
@@ -42,11 +42,12 @@ pub fn hard_set_credit(s: &WorkoutSet) -> f64 {
     }
 }
 
-/// Strength volume of a set (kg × reps) for done working sets with a load. Timed and carry
-/// sets (0 reps) and bodyweight sets without a recorded load move no counted volume.
-pub fn volume_kg(s: &WorkoutSet) -> f64 {
+/// Strength volume of a set (load moved × reps) for done working sets of `lift`. Timed and
+/// carry sets (0 reps) move no counted volume, nor do bodyweight sets when the bodyweight is
+/// not known.
+pub fn volume_kg(s: &WorkoutSet, lift: Lift) -> f64 {
     match s.actual.as_ref().filter(|_| done_working(s)) {
-        Some(r) => r.weight_kg.unwrap_or(0.0).max(0.0) * f64::from(r.reps),
+        Some(r) => lift.moved_kg(r.weight_kg).unwrap_or(0.0) * f64::from(r.reps),
         None => 0.0,
     }
 }
@@ -283,14 +284,25 @@ pub(crate) mod tests {
 
     #[test]
     fn volume_leaves_out_warmups_and_timed_sets() {
-        assert_eq!(volume_kg(&set(100.0, 8, None)), 800.0);
+        assert_eq!(volume_kg(&set(100.0, 8, None), Lift::EXTERNAL), 800.0);
         let mut warm = set(60.0, 8, None);
         warm.set_type = SetType::Warmup;
-        assert_eq!(volume_kg(&warm), 0.0);
-        assert_eq!(volume_kg(&set(20.0, 0, None)), 0.0);
+        assert_eq!(volume_kg(&warm, Lift::EXTERNAL), 0.0);
+        assert_eq!(volume_kg(&set(20.0, 0, None), Lift::EXTERNAL), 0.0);
         let mut drop = set(80.0, 10, Some(0));
         drop.set_type = SetType::Dropset;
-        assert_eq!(volume_kg(&drop), 800.0);
+        assert_eq!(volume_kg(&drop, Lift::EXTERNAL), 800.0);
+        // Ten pull-ups at 80 kg bodyweight with 10 kg on the belt move 900 kg; without a
+        // bodyweight nothing is counted rather than the belt alone.
+        let belt = set(10.0, 10, None);
+        assert_eq!(volume_kg(&belt, Lift::of("pull-up", Some(80.0))), 900.0);
+        assert_eq!(volume_kg(&belt, Lift::of("pull-up", None)), 0.0);
+        // 25 kg of assistance at 80 kg moves 55 kg a rep.
+        let assisted = set(25.0, 10, None);
+        assert_eq!(
+            volume_kg(&assisted, Lift::of("assisted-pull-up", Some(80.0))),
+            550.0
+        );
     }
 
     #[test]
@@ -305,7 +317,7 @@ pub(crate) mod tests {
         for s in [&plank, &carry] {
             assert!(s.actual.as_ref().is_some_and(SetResult::is_timed));
             assert_eq!(hard_set_credit(s), 0.0);
-            assert_eq!(volume_kg(s), 0.0);
+            assert_eq!(volume_kg(s, Lift::EXTERNAL), 0.0);
             assert!(!crate::domain::strength::is_working_result(s));
         }
         // A failed set with no reps is still a hard set.

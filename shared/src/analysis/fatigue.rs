@@ -16,7 +16,7 @@ use serde::Serialize;
 use super::Stall;
 use super::load::{self, ACWR_ELEVATED, Acwr, VolumeStatus, within};
 use super::series::StallAction;
-use crate::domain::strength::{effective_rir, is_rated, is_working_result, round1, set_e1rm};
+use crate::domain::strength::{Lift, effective_rir, is_rated, is_working_result, round1, set_e1rm};
 use crate::domain::workout::Workout;
 
 /// Fatigue shows in the last this many days...
@@ -216,9 +216,15 @@ pub fn signals(history: &[Workout], now: DateTime<Utc>, stalls: &[Stall]) -> Vec
 /// compared with sets with effort recorded, so starting to log RPE is not a change in strength.
 fn best_e1rm(workouts: &[&Workout]) -> BTreeMap<(String, bool), f64> {
     let mut out: BTreeMap<(String, bool), f64> = BTreeMap::new();
-    for e in workouts.iter().flat_map(|w| w.exercises.iter()) {
-        for s in e.sets.iter().filter(|s| is_working_result(s)) {
-            let (Some(r), Some(e1)) = (s.actual.as_ref(), set_e1rm(s)) else {
+    for w in workouts {
+        for (e, s) in w.exercises.iter().flat_map(|e| {
+            e.sets
+                .iter()
+                .filter(|s| is_working_result(s))
+                .map(move |s| (e, s))
+        }) {
+            let lift = Lift::in_workout(w, &e.exercise_id);
+            let (Some(r), Some(e1)) = (s.actual.as_ref(), set_e1rm(s, lift)) else {
                 continue;
             };
             let best = out

@@ -228,6 +228,7 @@ pub(crate) mod tests {
     /// A completed workout at 18:00 UTC on day `d` with one exercise.
     pub(crate) fn session(d: i64, exercise_id: &str, sets: &[WorkoutSet]) -> Workout {
         Workout {
+            bodyweight_kg: None,
             id: format!("w{d}-{exercise_id}"),
             name: "Session".into(),
             status: WorkoutStatus::Completed,

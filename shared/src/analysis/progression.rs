@@ -17,9 +17,9 @@ use chrono::{DateTime, Utc};
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::domain::catalog::{Exercise, catalog};
+use crate::domain::catalog::{Exercise, Loading, catalog};
 use crate::domain::profile::Profile;
-use crate::domain::strength::{e1rm, effective_rir, pct_1rm, round_load, round1};
+use crate::domain::strength::{Lift, e1rm, effective_rir, pct_1rm, round_load, round1};
 use crate::domain::units::{Unit, format_weight};
 use crate::domain::workout::Workout;
 use crate::skills::history::{LoggedSet, sessions_with, working_sets};
@@ -167,10 +167,14 @@ pub enum Step {
     Return,
 }
 
-/// The heaviest working load of a session and how its sets there went.
+/// The hardest working load of a session (the heaviest, or the least assistance) and how its
+/// sets there went.
 #[derive(Debug, Clone, Copy, PartialEq)]
 struct Top {
+    /// As logged: the load, the weight added to bodyweight work, or the assistance.
     kg: f64,
+    /// The lift as done then (its bodyweight).
+    lift: Lift,
     /// The fewest reps done at that load.
     reps: u32,
     /// The least reserve logged at that load; None when no set there had an effort.
@@ -181,17 +185,22 @@ struct Top {
 
 impl Top {
     fn of(sets: &[LoggedSet<'_>]) -> Option<Top> {
-        let kg = sets
+        // Bodyweight work without a weight is bodyweight alone; an external load needs one.
+        let logged = |s: &LoggedSet<'_>| match s.lift.loading {
+            Loading::External => s.weight_kg().filter(|w| *w > 0.0),
+            _ => Some(s.weight_kg().unwrap_or(0.0).max(0.0)),
+        };
+        let (lift, kg) = sets
             .iter()
-            .filter_map(|s| s.weight_kg())
-            .filter(|w| *w > 0.0)
-            .fold(None, |m: Option<f64>, w| Some(m.map_or(w, |m| m.max(w))))?;
+            .filter_map(|s| Some((s.lift, logged(s)?)))
+            .max_by(|a, b| a.0.difficulty(a.1).total_cmp(&b.0.difficulty(b.1)))?;
         let at_top: Vec<&LoggedSet<'_>> = sets
             .iter()
-            .filter(|s| s.weight_kg().is_some_and(|w| (w - kg).abs() < 1e-6))
+            .filter(|s| logged(s).is_some_and(|w| (w - kg).abs() < 1e-6))
             .collect();
         Some(Top {
             kg,
+            lift,
             reps: at_top.iter().map(|s| s.reps()).min()?,
             rir: at_top
                 .iter()
@@ -260,14 +269,15 @@ pub fn prescribe(
     let break_days = (now - last_trained).num_days().max(0);
     let detraining = detraining_allowance(break_days);
     let on_target = top.rir.is_none_or(|r| r + EFFORT_TOLERANCE >= target.rir);
-    let last = format!(
-        "{} × {}{}",
-        format_weight(top.kg, unit),
-        top.reps,
-        effort_note(top.rir)
-    );
+    // Bodyweight work is prescribed at today's bodyweight (the profile's), else the last known.
+    let lift = top.lift.at_bodyweight(profile.bodyweight_kg);
+    let show = |kg: f64| lift.describe(kg, unit);
+    let harder = |a: f64, b: f64| lift.difficulty(a) > lift.difficulty(b) + 1e-6;
+    let last = format!("{} × {}{}", show(top.kg), top.reps, effort_note(top.rir));
     let when = latest.started_at.format("%-d %b %Y");
     let loadable = |kg: f64| round_load(kg, step_kg, unit);
+    // `factor` of the load the top moved, as the lifter logs it today.
+    let lighter = |factor: f64| loadable(top.lift.scaled(lift, top.kg, factor, step_kg));
     // The last load as the lifter can load it now: as logged when it is a load in their unit
     // (their gym had it, whatever our default steps say), else rounded to their steps (a
     // kilogram history read by a pound profile).
@@ -299,15 +309,19 @@ pub fn prescribe(
             .count();
         let planned = top.planned.unwrap_or(target.low);
         if misses >= MISSES_TO_REDUCE {
-            let kg = loadable(top.kg * (1.0 - REDUCTION)).min(top.kg - step_kg);
+            let one_step_easier = lift.harder(top.kg, -step_kg);
+            let kg = match lighter(1.0 - REDUCTION) {
+                kg if harder(kg, one_step_easier) => one_step_easier,
+                kg => kg,
+            };
             (
                 Step::Reduce,
                 kg,
                 target.low,
                 format!(
                     "Short of the {planned} planned reps at {} {misses} sessions running (last {when}: {last}): drop to {} and build back.",
-                    format_weight(top.kg, unit),
-                    format_weight(kg, unit)
+                    show(top.kg),
+                    show(kg)
                 ),
             )
         } else {
@@ -317,7 +331,7 @@ pub fn prescribe(
                 target.low,
                 format!(
                     "Last time ({when}) {last}, short of the {planned} planned: stay at {} and beat it.",
-                    format_weight(held, unit)
+                    show(held)
                 ),
             )
         }
@@ -332,7 +346,7 @@ pub fn prescribe(
                 format!(
                     "Last time ({when}) {last}, harder than the RIR {} you aim for: stay at {} until it moves better.",
                     target.rir,
-                    format_weight(held, unit)
+                    show(held)
                 ),
             )
         } else if top.reps >= target.high && top.rir.is_none() && !confirmed(&sessions) {
@@ -345,37 +359,59 @@ pub fn prescribe(
                     target.label()
                 ),
             )
+        } else if top.reps >= target.high
+            && matches!(lift.loading, Loading::Assisted { .. })
+            && top.kg <= 0.0
+        {
+            (
+                Step::Hold,
+                0.0,
+                target.high,
+                format!(
+                    "Last time ({when}) {last}: the top of your {} range with no assistance left. Keep it up, or move on to the unassisted version.",
+                    target.label()
+                ),
+            )
         } else if top.reps >= target.high {
-            let inc = progression_increment(top.kg, step_kg);
+            // The increment is a share of the load moved (bodyweight included).
+            let inc =
+                progression_increment(top.lift.moved_kg(Some(top.kg)).unwrap_or(top.kg), step_kg);
             let kg = if as_logged {
-                top.kg + inc
+                lift.harder(top.kg, inc)
             } else {
-                loadable(top.kg + inc)
+                loadable(lift.harder(top.kg, inc))
             };
-            let mut kg = if kg <= top.kg + 1e-6 {
-                top.kg + step_kg
-            } else {
+            let mut kg = if harder(kg, top.kg) {
                 kg
+            } else {
+                lift.harder(top.kg, step_kg)
             };
             // Far more reserve than asked for: the estimated max says how much more (capped).
             if top.rir.is_some_and(|r| r >= target.rir + EASY_MARGIN) {
                 let at_low = RepTarget::fixed(target.low, target.rir);
                 let when = when.to_string();
                 if let Some((_, est, _, _)) =
-                    convert(&sets, &all, &top, at_low, step_kg, unit, &last, &when)
+                    convert(&sets, &all, &top, lift, at_low, step_kg, unit, &last, &when)
+                    && harder(est, kg)
                 {
-                    kg = kg.max(est);
+                    kg = est;
                 }
             }
+            let change = match lift.loading {
+                Loading::Assisted { .. } => format!(
+                    "take {} off the assistance",
+                    format_weight(top.kg - kg, unit)
+                ),
+                _ => format!("add {}", format_weight(kg - top.kg, unit)),
+            };
             (
                 Step::AddLoad,
                 kg,
                 target.low,
                 format!(
-                    "Last time ({when}) {last} on every set at that load: the top of your {} range, so add {}: {} × {}.",
+                    "Last time ({when}) {last} on every set at that load: the top of your {} range, so {change}: {} × {}.",
                     target.label(),
-                    format_weight(kg - top.kg, unit),
-                    format_weight(kg, unit),
+                    show(kg),
                     target.low
                 ),
             )
@@ -396,6 +432,7 @@ pub fn prescribe(
             &sets,
             &all,
             &top,
+            lift,
             target,
             step_kg,
             unit,
@@ -413,7 +450,7 @@ pub fn prescribe(
         why = format!(
             "You last did this on {when}, {} ago ({last}), and have trained since: start where you left off, {} × {reps}.",
             time_away(days_since),
-            format_weight(weight, unit)
+            show(weight)
         );
     }
     if detraining > 0.0 {
@@ -423,7 +460,8 @@ pub fn prescribe(
         } else {
             top.kg
         };
-        weight = loadable(base * (1.0 - detraining)).min(base);
+        let reduced = loadable(lift.scaled(lift, base, 1.0 - detraining, step_kg));
+        weight = if harder(reduced, base) { base } else { reduced };
         reps = if step == Step::Convert {
             reps
         } else {
@@ -434,7 +472,7 @@ pub fn prescribe(
             "You last did this on {when}, {} ago ({last}). After a break that long, start {:.0} % lighter at {} × {reps} and build back over a few sessions.",
             time_away(days_since),
             detraining * 100.0,
-            format_weight(weight, unit)
+            show(weight)
         );
     }
     Some(Prescription {
@@ -457,12 +495,14 @@ pub fn prescribe(
 
 /// A session at other reps: its best set's estimated max (unlogged effort taken as the target's)
 /// read at the target, never more than a small jump above the best ever done (`all`) for those
-/// reps.
+/// reps. Loads are compared as moved (bodyweight included) and the answer is logged as `lift`
+/// (today's bodyweight) logs it.
 #[allow(clippy::too_many_arguments)]
 fn convert(
     sets: &[LoggedSet<'_>],
     all: &[LoggedSet<'_>],
     top: &Top,
+    lift: Lift,
     target: RepTarget,
     step_kg: f64,
     unit: Unit,
@@ -481,7 +521,7 @@ fn convert(
             .as_ref()
             .and_then(effective_rir)
             .unwrap_or(target.rir);
-        e1rm(s.weight_kg()?, s.reps(), Some(rir))
+        e1rm(s.moved_kg()?, s.reps(), Some(rir))
     };
     let Some((best, max)) = sets
         .iter()
@@ -496,30 +536,45 @@ fn convert(
             format!("Last time ({when}) {last}: stay at that weight for {reps} reps."),
         ));
     };
-    let mut kg = round_load(max * pct_1rm(reps, target.rir), step_kg, unit);
+    // The load to move, as logged today; None when the bodyweight the estimate needs is unknown.
+    let logged = |moved: f64| Some(round_load(lift.logged_for(moved)?, step_kg, unit));
+    let mut kg = logged(max * pct_1rm(reps, target.rir))?;
     let cap = all
         .iter()
         .filter(|s| s.reps() >= reps)
-        .filter_map(|s| s.weight_kg())
+        .filter_map(|s| s.moved_kg())
         .fold(None, |m: Option<f64>, w| Some(m.map_or(w, |m| m.max(w))))
         .map(|b| b + (b * MAX_JUMP_FRACTION).min(MAX_JUMP_KG));
+    let counted = if lift.loading.uses_bodyweight() {
+        " (bodyweight included)"
+    } else {
+        ""
+    };
     let mut why = format!(
-        "Your best set last time ({when}) was {} × {}{}, an estimated max of {}. {reps} reps at RIR {} is about {:.0} % of that: {}.",
-        format_weight(best.weight_kg().unwrap_or_default(), unit),
+        "Your best set last time ({when}) was {} × {}{}, an estimated max of {}{counted}. {reps} reps at RIR {} is about {:.0} % of that: {}.",
+        best.lift
+            .describe(best.weight_kg().unwrap_or_default(), unit),
         best.reps(),
         effort_note(best.set.actual.as_ref().and_then(effective_rir)),
         format_weight(round1(max), unit),
         target.rir,
         pct_1rm(reps, target.rir) * 100.0,
-        format_weight(kg, unit),
+        lift.describe(kg, unit),
     );
     if let Some(cap) = cap
-        && kg > cap + 1e-9
+        && lift.moved_kg(Some(kg)).is_some_and(|m| m > cap + 1e-9)
     {
-        kg = round_load(cap - step_kg / 2.0 + 1e-9, step_kg, unit).min(cap);
+        let at_cap = lift.logged_for(cap)?;
+        // Rounded towards easier: down for a load, up for assistance.
+        kg = match lift.loading {
+            Loading::Assisted { .. } => {
+                round_load(at_cap + step_kg / 2.0 - 1e-9, step_kg, unit).max(at_cap)
+            }
+            _ => round_load(at_cap - step_kg / 2.0 + 1e-9, step_kg, unit).min(at_cap),
+        };
         why.push_str(&format!(
             " Capped at {}, a small jump above your best for {reps}+ reps.",
-            format_weight(kg, unit)
+            lift.describe(kg, unit)
         ));
     }
     Some((Step::Convert, kg, reps, why))
@@ -894,5 +949,101 @@ mod tests {
             candidate(&[s(1, 7)], "barbell-bench-press", &p, at_day(3)),
             None
         );
+    }
+
+    /// Sessions of `id` at `bodyweight`, each set `(logged kg, reps)` at RIR 2.
+    fn bodyweight_sessions(
+        id: &str,
+        bodyweight: Option<f64>,
+        days: &[(i64, &[(f64, u32)])],
+    ) -> Vec<Workout> {
+        days.iter()
+            .map(|(d, sets)| {
+                let sets: Vec<_> = sets
+                    .iter()
+                    .map(|(kg, r)| working(*kg, *r, None, Some(2)))
+                    .collect();
+                let mut w = session(*d, id, &sets);
+                w.bodyweight_kg = bodyweight;
+                w
+            })
+            .collect()
+    }
+
+    #[test]
+    fn assisted_work_progresses_by_taking_help_off() {
+        // A real export's pattern: "Chin Up (Assisted)" at 49, 49 then 42 kg of help for 10.
+        // The hardest set is the one with least help; the top of 8–10 takes help off.
+        let p = Profile::default();
+        let id = "assisted-chin-up";
+        let ex = catalog().get(id);
+        let h = bodyweight_sessions(id, None, &[(1, &[(49.0, 10), (49.0, 10), (42.0, 10)])]);
+        let n = prescribe(&h, id, ex, RepTarget::range(8, 10, 2), &p, at_day(3)).expect("history");
+        assert_eq!(n.last_kg, 42.0);
+        assert_eq!(n.step, Step::AddLoad);
+        assert!(n.weight_kg < 42.0, "{n:?}");
+        // One 5 kg step of the machine's stack.
+        assert!(
+            n.rationale.contains("take 5 kg off the assistance"),
+            "{}",
+            n.rationale
+        );
+        assert!(
+            n.rationale.contains("37 kg assistance × 8"),
+            "{}",
+            n.rationale
+        );
+        // Missing the plan twice at one assistance adds help, never takes it away.
+        let missed: Vec<Workout> = [1, 4]
+            .iter()
+            .map(|d| session(*d, id, &vec![working(30.0, 5, Some(8), Some(0)); 3]))
+            .collect();
+        let n =
+            prescribe(&missed, id, ex, RepTarget::range(8, 10, 2), &p, at_day(6)).expect("history");
+        assert_eq!(n.step, Step::Reduce);
+        assert!(n.weight_kg > 30.0, "{n:?}");
+    }
+
+    #[test]
+    fn weighted_work_counts_the_bodyweight() {
+        let p = Profile {
+            bodyweight_kg: Some(80.0),
+            ..Profile::default()
+        };
+        let id = "weighted-pull-up";
+        let ex = catalog().get(id);
+        // 20 kg on the belt for 5 at RIR 2 and 80 kg moves 100 kg: an e1RM of about 123.3 kg.
+        // Read at 8 reps (RIR 2) that is 123.3 × 0.75 = 92.5 kg moved: 12.5 kg on the belt,
+        // where the belt's load alone would have said 20 × 1.233 × 0.75 = 18.5 kg.
+        let h = bodyweight_sessions(id, Some(80.0), &[(1, &[(20.0, 5), (20.0, 5)])]);
+        let n = prescribe(&h, id, ex, RepTarget::fixed(8, 2), &p, at_day(3)).expect("history");
+        assert_eq!(
+            (n.step, n.weight_kg, n.reps),
+            (Step::Convert, 12.5, 8),
+            "{}",
+            n.rationale
+        );
+        assert!(
+            n.rationale.contains("bodyweight included"),
+            "{}",
+            n.rationale
+        );
+        assert!(
+            n.rationale.contains("bodyweight + 12.5 kg"),
+            "{}",
+            n.rationale
+        );
+        // Pull-ups at bodyweight alone progress in reps, then onto the belt.
+        let pull_ups = |reps: u32| {
+            let id = "pull-up";
+            let h = bodyweight_sessions(id, Some(80.0), &[(1, &[(0.0, reps), (0.0, reps)])]);
+            let range = RepTarget::range(8, 12, 2);
+            prescribe(&h, id, catalog().get(id), range, &p, at_day(3)).expect("history")
+        };
+        let n = pull_ups(9);
+        assert_eq!((n.step, n.weight_kg, n.reps), (Step::AddReps, 0.0, 10));
+        assert!(n.rationale.contains("bodyweight × 9"), "{}", n.rationale);
+        let n = pull_ups(12);
+        assert_eq!((n.step, n.weight_kg, n.reps), (Step::AddLoad, 2.5, 8));
     }
 }

@@ -15,8 +15,8 @@ use super::session;
 use super::{Stall, name_of, stalls};
 use crate::domain::catalog::catalog;
 use crate::domain::profile::Profile;
-use crate::domain::strength::round1;
-use crate::domain::units::{Unit, count, format_estimate, format_weight};
+use crate::domain::strength::{Lift, round1};
+use crate::domain::units::{Unit, count, format_estimate};
 use crate::domain::workout::Workout;
 
 /// Reviews stay readable this long.
@@ -295,7 +295,7 @@ fn summary(
                 .map(|c| format!(
                     "{} to {}",
                     c.exercise_name,
-                    format_weight(c.suggested_kg, unit)
+                    Lift::of(&c.exercise_id, None).describe(c.suggested_kg, unit)
                 ))
                 .collect::<Vec<_>>()
                 .join(", ")

@@ -8,7 +8,7 @@ use chrono_tz::Tz;
 use serde::Serialize;
 
 use super::facts::{hard_set_credit, local_date, volume_kg, week_start};
-use crate::domain::strength::{effective_rir, is_working_result, round1, set_e1rm};
+use crate::domain::strength::{Lift, effective_rir, is_working_result, round1, set_e1rm};
 use crate::domain::workout::Workout;
 
 /// One week of one exercise.
@@ -58,6 +58,7 @@ pub fn weekly_series(history: &[Workout], tz: Tz) -> BTreeMap<String, Vec<WeekPo
     for w in history {
         let week = week_start(local_date(w.started_at, tz));
         for e in &w.exercises {
+            let lift = Lift::in_workout(w, &e.exercise_id);
             for s in e.sets.iter().filter(|s| is_working_result(s)) {
                 let Some(r) = s.actual.as_ref() else {
                     continue;
@@ -69,8 +70,8 @@ pub fn weekly_series(history: &[Workout], tz: Tz) -> BTreeMap<String, Vec<WeekPo
                     .or_default();
                 a.sets += 1;
                 a.hard += hard_set_credit(s);
-                a.volume += volume_kg(s);
-                a.e1rm = max_opt(a.e1rm, set_e1rm(s));
+                a.volume += volume_kg(s, lift);
+                a.e1rm = max_opt(a.e1rm, set_e1rm(s, lift));
                 let load = r.weight_kg.filter(|w| *w > 0.0 && r.reps > 0);
                 a.load_min = min_opt(a.load_min, load);
                 a.load_max = max_opt(a.load_max, load);

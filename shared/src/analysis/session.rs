@@ -8,9 +8,10 @@ use chrono_tz::Tz;
 use serde::Serialize;
 
 use super::facts::{VolumeGroup, hard_set_credit, local_date, shares_for, volume_kg};
-use crate::domain::catalog::catalog;
+use crate::domain::catalog::{Loading, catalog};
 use crate::domain::strength::{
-    MAX_E1RM_REPS, e1rm_confidence, effective_rir, is_rated, is_working_result, round1, set_e1rm,
+    Lift, MAX_E1RM_REPS, e1rm_confidence, effective_rir, is_rated, is_working_result, round1,
+    set_e1rm,
 };
 use crate::domain::workout::{ExerciseInstance, Workout, WorkoutSet};
 
@@ -63,6 +64,7 @@ fn exercise_session(w: &Workout, exercise_id: &str) -> Option<ExerciseSession> {
     if sets.is_empty() {
         return None;
     }
+    let lift = Lift::in_workout(w, exercise_id);
     // The best e1RM with the rep count Epley saw (reps plus reserve), which is what its
     // confidence depends on.
     let best = sets
@@ -70,7 +72,7 @@ fn exercise_session(w: &Workout, exercise_id: &str) -> Option<ExerciseSession> {
         .filter_map(|s| {
             let r = s.actual.as_ref()?;
             let seen = (r.reps + effective_rir(r).unwrap_or(0)).min(MAX_E1RM_REPS);
-            Some((set_e1rm(s)?, seen))
+            Some((set_e1rm(s, lift)?, seen))
         })
         .max_by(|a, b| a.0.total_cmp(&b.0));
     let rirs: Vec<u32> = sets
@@ -82,7 +84,7 @@ fn exercise_session(w: &Workout, exercise_id: &str) -> Option<ExerciseSession> {
         name: exercise_name(first),
         sets: sets.len() as u32,
         hard_sets: sets.iter().map(|s| hard_set_credit(s)).sum(),
-        volume_kg: sets.iter().map(|s| volume_kg(s)).sum(),
+        volume_kg: sets.iter().map(|s| volume_kg(s, lift)).sum(),
         top_weight_kg: sets
             .iter()
             .filter_map(|s| s.actual.as_ref().filter(|r| r.reps > 0)?.weight_kg)
@@ -148,6 +150,9 @@ pub enum PrKind {
     SetVolume,
     /// The most reps in one set without load (bodyweight work).
     MostReps,
+    /// The least assistance on an assisted exercise (the value is the assistance: lower is
+    /// better).
+    LeastAssistance,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -156,7 +161,8 @@ pub struct Pr {
     pub name: String,
     #[serde(flatten)]
     pub kind: PrKind,
-    /// Kilograms, or reps for [`PrKind::MostReps`].
+    /// Kilograms, or reps for [`PrKind::MostReps`]. Heaviest and rep records of bodyweight
+    /// work are the added weight; its e1RM is on the load moved (bodyweight included).
     pub value: f64,
     pub previous: f64,
 }
@@ -171,6 +177,7 @@ struct Marks {
     rep_max: BTreeMap<u32, f64>,
     set_volume: Option<f64>,
     most_reps: Option<u32>,
+    least_assistance: Option<f64>,
 }
 
 fn best(slot: &mut Option<f64>, v: f64) {
@@ -178,35 +185,48 @@ fn best(slot: &mut Option<f64>, v: f64) {
 }
 
 impl Marks {
-    fn of<'a>(sets: impl Iterator<Item = &'a WorkoutSet>) -> Marks {
+    /// External loads: e1RM, heaviest, rep bests and set volume on the weight; sets without
+    /// one count reps. Bodyweight work: e1RM on the load moved (when the bodyweight is known),
+    /// heaviest and rep bests on the added weight, reps when nothing is added (set volume would
+    /// grow with the bodyweight alone). Assisted work: e1RM on the load moved, and the least
+    /// assistance.
+    fn of<'a>(sets: impl Iterator<Item = (&'a WorkoutSet, Lift)>) -> Marks {
         let mut m = Marks::default();
-        for s in sets.filter(|s| is_working_result(s)) {
+        for (s, lift) in sets.filter(|(s, _)| is_working_result(s)) {
             let Some(r) = s.actual.as_ref().filter(|r| r.reps > 0) else {
                 continue;
             };
             m.any = true;
-            match r.weight_kg.filter(|w| *w > 0.0) {
-                Some(kg) => {
-                    if let Some(e) = set_e1rm(s) {
-                        best(&mut m.e1rm[usize::from(is_rated(r))], e);
-                    }
+            if let Some(e) = set_e1rm(s, lift) {
+                best(&mut m.e1rm[usize::from(is_rated(r))], e);
+            }
+            let logged = r.weight_kg.filter(|w| *w > 0.0);
+            match (lift.loading, logged) {
+                (Loading::Assisted { .. }, Some(help)) => {
+                    m.least_assistance = Some(m.least_assistance.map_or(help, |b| b.min(help)));
+                }
+                (Loading::Assisted { .. }, None) => {}
+                (loading, Some(kg)) => {
                     best(&mut m.heaviest, kg);
                     let at = m.rep_max.entry(r.reps).or_insert(kg);
                     *at = at.max(kg);
-                    best(&mut m.set_volume, kg * f64::from(r.reps));
+                    if loading == Loading::External {
+                        best(&mut m.set_volume, kg * f64::from(r.reps));
+                    }
                 }
-                None => m.most_reps = Some(m.most_reps.map_or(r.reps, |b| b.max(r.reps))),
+                (_, None) => m.most_reps = Some(m.most_reps.map_or(r.reps, |b| b.max(r.reps))),
             }
         }
         m
     }
 }
 
-fn sets_of<'a>(w: &'a Workout, id: &'a str) -> impl Iterator<Item = &'a WorkoutSet> {
+fn sets_of<'a>(w: &'a Workout, id: &'a str) -> impl Iterator<Item = (&'a WorkoutSet, Lift)> {
+    let lift = Lift::in_workout(w, id);
     w.exercises
         .iter()
         .filter(move |e| e.exercise_id == id)
-        .flat_map(|e| e.sets.iter())
+        .flat_map(move |e| e.sets.iter().map(move |s| (s, lift)))
 }
 
 /// The records `w` set against `prior` (the workouts before it). An exercise done for the first
@@ -267,6 +287,18 @@ pub fn personal_records(w: &Workout, prior: &[Workout]) -> Vec<Pr> {
             now.most_reps.map(f64::from),
             then.most_reps.map(f64::from),
         );
+        // Lower is better: compared negated, reported as the assistance.
+        if let (Some(v), Some(p)) = (now.least_assistance, then.least_assistance)
+            && v < p - 1e-9
+        {
+            out.push(Pr {
+                exercise_id: id.to_string(),
+                name: name.clone(),
+                kind: PrKind::LeastAssistance,
+                value: round1(v),
+                previous: round1(p),
+            });
+        }
     }
     out
 }
@@ -377,5 +409,34 @@ mod tests {
             (prs[0].kind, prs[0].value, prs[0].previous),
             (PrKind::MostReps, 15.0, 12.0)
         );
+    }
+
+    #[test]
+    fn bodyweight_records_count_the_bodyweight_and_less_help() {
+        let at = |d, id: &str, kg, reps, bw: Option<f64>| {
+            let mut w = session(d, id, &[working(kg, reps, None, None)]);
+            w.bodyweight_kg = bw;
+            w
+        };
+        // The same 10 kg belt for one more rep: an e1RM record on the load moved (90 kg), no
+        // heaviest record, and no set-volume record that would grow with the bodyweight.
+        let before = at(1, "weighted-pull-up", 10.0, 5, Some(80.0));
+        let today = at(8, "weighted-pull-up", 10.0, 6, Some(80.0));
+        let prs = personal_records(&today, std::slice::from_ref(&before));
+        let kinds: Vec<PrKind> = prs.iter().map(|p| p.kind).collect();
+        assert_eq!(kinds, vec![PrKind::E1rm], "{prs:?}");
+        assert_eq!(prs[0].value, round1(90.0 * (1.0 + 6.0 / 30.0)));
+        // Less assistance is the record, more is not.
+        let before = at(1, "assisted-pull-up", 30.0, 8, None);
+        let less = at(8, "assisted-pull-up", 25.0, 8, None);
+        let prs = personal_records(&less, std::slice::from_ref(&before));
+        assert_eq!(
+            prs.iter()
+                .map(|p| (p.kind, p.value, p.previous))
+                .collect::<Vec<_>>(),
+            vec![(PrKind::LeastAssistance, 25.0, 30.0)]
+        );
+        let more = at(8, "assisted-pull-up", 35.0, 8, None);
+        assert!(personal_records(&more, std::slice::from_ref(&before)).is_empty());
     }
 }

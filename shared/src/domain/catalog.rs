@@ -268,6 +268,58 @@ pub struct Exercise {
     pub movement_pattern: MovementPattern,
     pub compound: bool,
     pub unilateral: bool,
+    /// How a logged weight relates to the load the lifter moves.
+    pub loading: Loading,
+}
+
+/// How the weight logged for an exercise relates to the load moved. Bodyweight work moves a
+/// share of the lifter's bodyweight: a weighted pull-up logs only the belt's plates, an
+/// assisted one logs the machine's help, which is taken off (less help is progress).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Loading {
+    /// The logged weight is the load (barbells, dumbbells, machines, cables), or the exercise
+    /// is counted in reps and time only (planks, crunches, air squats).
+    External,
+    /// `share` of the bodyweight plus any logged weight.
+    Bodyweight { share: f64 },
+    /// `share` of the bodyweight minus the logged assistance.
+    Assisted { share: f64 },
+}
+
+impl Loading {
+    /// The share of bodyweight a pattern moves, for the patterns whose bodyweight versions are
+    /// strength work measured in load: hanging and dipping lift all of it; a push-up about
+    /// two thirds (Ebben et al. 2011, J Strength Cond Res 25(10): 64 % of body mass in the
+    /// standard push-up). Other bodyweight work is counted in reps and time.
+    fn share(pattern: MovementPattern) -> Option<f64> {
+        match pattern {
+            MovementPattern::VerticalPull | MovementPattern::Dip => Some(1.0),
+            MovementPattern::HorizontalPush => Some(0.64),
+            _ => None,
+        }
+    }
+
+    /// From the catalog line: bodyweight equipment, a "weighted-" plate variant or an
+    /// "assisted" variant of a pattern with a share.
+    fn of(id: &str, equipment: Equipment, pattern: MovementPattern) -> Loading {
+        let Some(share) = Loading::share(pattern) else {
+            return Loading::External;
+        };
+        if id.contains("assisted") {
+            Loading::Assisted { share }
+        } else if equipment == Equipment::Bodyweight
+            || (equipment == Equipment::Plate && id.starts_with("weighted-"))
+        {
+            Loading::Bodyweight { share }
+        } else {
+            Loading::External
+        }
+    }
+
+    pub fn uses_bodyweight(self) -> bool {
+        !matches!(self, Loading::External)
+    }
 }
 
 /// How a free-text name resolved.
@@ -482,6 +534,7 @@ fn parse_line(line: &str) -> Result<Exercise, String> {
         .collect();
     aliases.push(tracking_app_name(&name, equipment));
     Ok(Exercise {
+        loading: Loading::of(f[0], equipment, movement_pattern),
         id: f[0].to_string(),
         name,
         aliases,
@@ -639,6 +692,37 @@ mod tests {
 
     fn id_of(text: &str) -> Option<String> {
         catalog().resolve(text).exercise().map(|e| e.id.clone())
+    }
+
+    #[test]
+    fn bodyweight_work_knows_how_its_weight_is_logged() {
+        let loading = |id: &str| catalog().get(id).map(|e| e.loading);
+        assert_eq!(loading("pull-up"), Some(Loading::Bodyweight { share: 1.0 }));
+        assert_eq!(
+            loading("weighted-pull-up"),
+            Some(Loading::Bodyweight { share: 1.0 })
+        );
+        assert_eq!(
+            loading("weighted-dip"),
+            Some(Loading::Bodyweight { share: 1.0 })
+        );
+        assert_eq!(
+            loading("push-up"),
+            Some(Loading::Bodyweight { share: 0.64 })
+        );
+        assert_eq!(
+            loading("assisted-pull-up"),
+            Some(Loading::Assisted { share: 1.0 })
+        );
+        for external in ["plank", "crunch", "lat-pulldown", "barbell-bench-press"] {
+            assert_eq!(loading(external), Some(Loading::External), "{external}");
+        }
+        // The names Strong exports for them (a real export logs "Chin Up (Assisted)" at 49 kg).
+        assert_eq!(
+            id_of("Chin Up (Assisted)").as_deref(),
+            Some("assisted-chin-up")
+        );
+        assert_eq!(id_of("Pull Up").as_deref(), Some("pull-up"));
     }
 
     #[test]

@@ -2,9 +2,9 @@
 //! rep target and effort call for, effort conversions, equipment load ratios and rounding a load
 //! to what the lifter can actually put on the bar.
 
-use super::catalog::Equipment;
-use super::units::{Unit, round_to_step};
-use super::workout::{SetResult, SetType, WorkoutSet};
+use super::catalog::{Equipment, Loading, catalog};
+use super::units::{Unit, format_weight, round_to_step};
+use super::workout::{SetResult, SetType, Workout, WorkoutSet};
 
 /// Epley is only trusted up to this many reps; above it a set gives no e1RM.
 pub const MAX_E1RM_REPS: u32 = 12;
@@ -75,10 +75,180 @@ pub fn is_working_result(s: &WorkoutSet) -> bool {
     s.set_type != SetType::Warmup && s.actual.as_ref().is_some_and(|r| !r.is_timed())
 }
 
-/// The e1RM of a logged set.
-pub fn set_e1rm(s: &WorkoutSet) -> Option<f64> {
+/// An exercise as done on a day: how its logged weight relates to the load moved, and the
+/// lifter's bodyweight then (from the workout, stamped from the profile when it was built or
+/// imported).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Lift {
+    pub loading: Loading,
+    pub bodyweight_kg: Option<f64>,
+}
+
+impl Lift {
+    /// A lift whose logged weight is the load.
+    pub const EXTERNAL: Lift = Lift {
+        loading: Loading::External,
+        bodyweight_kg: None,
+    };
+
+    /// `exercise_id` at `bodyweight_kg`; the lifter's own exercises count their logged weight.
+    pub fn of(exercise_id: &str, bodyweight_kg: Option<f64>) -> Lift {
+        Lift {
+            loading: catalog()
+                .get(exercise_id)
+                .map_or(Loading::External, |e| e.loading),
+            bodyweight_kg: bodyweight_kg.filter(|b| b.is_finite() && *b > 0.0),
+        }
+    }
+
+    /// `exercise_id` in `workout`, at the bodyweight stamped on it.
+    pub fn in_workout(workout: &Workout, exercise_id: &str) -> Lift {
+        Lift::of(exercise_id, workout.bodyweight_kg)
+    }
+
+    /// The load moved by a set logged at `logged_kg`: the weight itself for external loads
+    /// (None when there is none), the bodyweight's share plus it or minus the assistance for
+    /// bodyweight work (None without a bodyweight, or when the assistance is all of it).
+    pub fn moved_kg(&self, logged_kg: Option<f64>) -> Option<f64> {
+        let logged = logged_kg.filter(|w| w.is_finite());
+        let moved = match self.loading {
+            Loading::External => logged?,
+            Loading::Bodyweight { share } => self.bodyweight_kg? * share + logged.unwrap_or(0.0),
+            Loading::Assisted { share } => self.bodyweight_kg? * share - logged.unwrap_or(0.0),
+        };
+        (moved > 0.0).then_some(moved)
+    }
+
+    /// The weight to log to move `moved_kg`: added plates or assistance for bodyweight work
+    /// (never below none), the load itself otherwise; None without a bodyweight to read from.
+    pub fn logged_for(&self, moved_kg: f64) -> Option<f64> {
+        match self.loading {
+            Loading::External => Some(moved_kg),
+            Loading::Bodyweight { share } => {
+                Some((moved_kg - self.bodyweight_kg? * share).max(0.0))
+            }
+            Loading::Assisted { share } => Some((self.bodyweight_kg? * share - moved_kg).max(0.0)),
+        }
+    }
+
+    /// Orders logged weights from easiest to hardest without needing the bodyweight: more
+    /// assistance is easier, more added weight is harder.
+    pub fn difficulty(&self, logged_kg: f64) -> f64 {
+        match self.loading {
+            Loading::Assisted { .. } => -logged_kg,
+            _ => logged_kg,
+        }
+    }
+
+    /// The logged weight `step_kg` harder than `logged_kg` (less assistance), or easier for a
+    /// negative step; never below none.
+    pub fn harder(&self, logged_kg: f64, step_kg: f64) -> f64 {
+        match self.loading {
+            Loading::Assisted { .. } => (logged_kg - step_kg).max(0.0),
+            _ => (logged_kg + step_kg).max(0.0),
+        }
+    }
+
+    /// The same lift at another bodyweight (the one known now), keeping this one's when none is.
+    pub fn at_bodyweight(self, bodyweight_kg: Option<f64>) -> Lift {
+        Lift {
+            bodyweight_kg: Lift::of("", bodyweight_kg)
+                .bodyweight_kg
+                .or(self.bodyweight_kg),
+            ..self
+        }
+    }
+
+    /// The logged weight on `now` (this lift at today's bodyweight) that moves `factor` of what
+    /// `logged_kg` moved on this one. Without a bodyweight, bodyweight work scales the added
+    /// weight and assisted work adds one `step_kg` of assistance per 5 % taken off.
+    pub fn scaled(&self, now: Lift, logged_kg: f64, factor: f64, step_kg: f64) -> f64 {
+        if let Some(kg) = self
+            .moved_kg(Some(logged_kg))
+            .and_then(|m| now.logged_for(m * factor))
+        {
+            return kg;
+        }
+        match self.loading {
+            Loading::Assisted { .. } => {
+                logged_kg + step_kg * ((1.0 - factor) / 0.05 - 1e-9).ceil().max(0.0)
+            }
+            _ => (logged_kg * factor).max(0.0),
+        }
+    }
+
+    /// A logged weight as the lifter reads it: "100 kg", "bodyweight + 10 kg", "25 kg
+    /// assistance".
+    pub fn describe(&self, logged_kg: f64, unit: Unit) -> String {
+        let w = format_weight(logged_kg, unit);
+        match self.loading {
+            Loading::External => w,
+            Loading::Bodyweight { .. } if logged_kg <= 0.0 => "bodyweight".into(),
+            Loading::Bodyweight { .. } => format!("bodyweight + {w}"),
+            Loading::Assisted { .. } if logged_kg <= 0.0 => "no assistance".into(),
+            Loading::Assisted { .. } => format!("{w} assistance"),
+        }
+    }
+}
+
+/// An exercise's best e1RM, kept apart for sets with and without effort logged (records
+/// compare like with like, so starting to log RPE is no record).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct BestE1rm {
+    pub unrated: Option<f64>,
+    pub rated: Option<f64>,
+}
+
+impl BestE1rm {
+    pub fn get(&self, rated: bool) -> Option<f64> {
+        if rated { self.rated } else { self.unrated }
+    }
+
+    pub fn raise(&mut self, rated: bool, e1rm: f64) {
+        let slot = if rated {
+            &mut self.rated
+        } else {
+            &mut self.unrated
+        };
+        *slot = Some(slot.map_or(e1rm, |b| b.max(e1rm)));
+    }
+
+    /// The better of two sets of bests, kind by kind.
+    pub fn max(self, other: BestE1rm) -> BestE1rm {
+        let mut out = self;
+        for (rated, v) in [(false, other.unrated), (true, other.rated)] {
+            if let Some(v) = v {
+                out.raise(rated, v);
+            }
+        }
+        out
+    }
+
+    /// Each exercise's bests over the working sets of `workouts`.
+    pub fn of_workouts<'a>(
+        workouts: impl IntoIterator<Item = &'a Workout>,
+    ) -> std::collections::BTreeMap<String, BestE1rm> {
+        let mut out: std::collections::BTreeMap<String, BestE1rm> = Default::default();
+        for w in workouts {
+            for e in &w.exercises {
+                let lift = Lift::in_workout(w, &e.exercise_id);
+                for s in e.sets.iter().filter(|s| is_working_result(s)) {
+                    if let (Some(r), Some(v)) = (s.actual.as_ref(), set_e1rm(s, lift)) {
+                        out.entry(e.exercise_id.clone())
+                            .or_default()
+                            .raise(is_rated(r), v);
+                    }
+                }
+            }
+        }
+        out
+    }
+}
+
+/// The e1RM of a logged set of `lift`, on the load moved.
+pub fn set_e1rm(s: &WorkoutSet, lift: Lift) -> Option<f64> {
     let r = s.actual.as_ref()?;
-    e1rm(r.weight_kg?, r.reps, effective_rir(r))
+    e1rm(lift.moved_kg(r.weight_kg)?, r.reps, effective_rir(r))
 }
 
 /// Load of an exercise on `equipment` relative to the barbell version of the same movement
@@ -94,6 +264,42 @@ pub fn load_ratio(equipment: Equipment) -> Option<f64> {
         Dumbbell | Kettlebell => Some(0.37),
         Bodyweight | Band | MedicineBall => None,
     }
+}
+
+/// Variants that move another share of their pattern's main lift than their equipment alone
+/// says: the reference's heuristics (incline 82 % of the flat press, close-grip 87 %, front
+/// squat 82 % of the back squat, Romanian deadlift 70 % of the deadlift, leg press 170 % of the
+/// squat), applied to each equipment's version; a stiff-leg deadlift is read as a Romanian one.
+/// `true` marks a ratio that already includes the equipment (the leg press is a machine).
+const VARIANTS: [(&str, f64, bool); 12] = [
+    ("incline-barbell-bench-press", 0.82, false),
+    ("incline-dumbbell-press", 0.82, false),
+    ("smith-incline-bench-press", 0.82, false),
+    ("incline-machine-chest-press", 0.82, false),
+    ("close-grip-bench-press", 0.87, false),
+    ("close-grip-dumbbell-press", 0.87, false),
+    ("front-squat", 0.82, false),
+    ("romanian-deadlift", 0.70, false),
+    ("stiff-leg-deadlift", 0.70, false),
+    ("dumbbell-romanian-deadlift", 0.70, false),
+    ("leg-press", 1.70, true),
+    ("seated-leg-press", 1.70, true),
+];
+
+/// Load of an exercise relative to the barbell version of its pattern's main lift: the
+/// equipment's ratio and the variant's. Swaps and suggestions from a related lift scale by the
+/// quotient of two of these. None where load is not comparable (bodyweight work, whose logged
+/// weight is a belt or help, and bands).
+pub fn relative_load(exercise: &super::catalog::Exercise) -> Option<f64> {
+    if exercise.loading.uses_bodyweight() {
+        return None;
+    }
+    let equipment = load_ratio(exercise.equipment)?;
+    Some(match VARIANTS.iter().find(|(id, ..)| *id == exercise.id) {
+        Some((_, r, true)) => *r,
+        Some((_, r, false)) => r * equipment,
+        None => equipment,
+    })
 }
 
 /// Rounds a kilogram load to the lifter's step for the equipment, in the lifter's unit (a pound
@@ -174,6 +380,47 @@ mod tests {
             ..r
         };
         assert_eq!(effective_rir(&failed), Some(0));
+    }
+
+    #[test]
+    fn bodyweight_work_is_read_at_the_load_moved() {
+        let weighted = Lift::of("weighted-pull-up", Some(80.0));
+        assert_eq!(weighted.moved_kg(Some(20.0)), Some(100.0));
+        assert_eq!(weighted.logged_for(100.0), Some(20.0));
+        // Lighter than the bodyweight is bodyweight alone, not a negative plate.
+        assert_eq!(weighted.logged_for(70.0), Some(0.0));
+        let assisted = Lift::of("assisted-pull-up", Some(80.0));
+        assert_eq!(assisted.moved_kg(Some(30.0)), Some(50.0));
+        assert_eq!(assisted.logged_for(60.0), Some(20.0));
+        // Less assistance is harder.
+        assert!(assisted.difficulty(20.0) > assisted.difficulty(30.0));
+        assert_eq!(assisted.harder(30.0, 2.5), 27.5);
+        assert_eq!(assisted.moved_kg(Some(90.0)), None);
+        // Ten pull-ups at 80 kg are an e1RM of about 106.7 kg, never one of the belt alone.
+        let pull_up = Lift::of("pull-up", Some(80.0));
+        let set = WorkoutSet {
+            id: "s".into(),
+            set_type: SetType::Working,
+            status: crate::domain::workout::SetStatus::Done,
+            target: Default::default(),
+            actual: Some(SetResult {
+                reps: 10,
+                ..Default::default()
+            }),
+            completed_at: None,
+        };
+        let e = set_e1rm(&set, pull_up).unwrap_or_default();
+        assert!((e - 106.666).abs() < 0.01, "{e}");
+        // Without a bodyweight there is no estimate rather than a wrong one.
+        assert_eq!(set_e1rm(&set, Lift::of("pull-up", None)), None);
+        assert_eq!(set_e1rm(&set, Lift::EXTERNAL), None);
+        assert_eq!(pull_up.describe(0.0, Unit::Kg), "bodyweight");
+        assert_eq!(weighted.describe(20.0, Unit::Kg), "bodyweight + 20 kg");
+        assert_eq!(assisted.describe(25.0, Unit::Kg), "25 kg assistance");
+        assert_eq!(
+            weighted.describe(Unit::Lb.to_kg(45.0), Unit::Lb),
+            "bodyweight + 45 lb"
+        );
     }
 
     #[test]

@@ -154,6 +154,10 @@ pub struct Workout {
     pub changes: Vec<SetChange>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub notes: Option<String>,
+    /// The lifter's bodyweight when the workout was built or imported (from the profile), so
+    /// that pull-ups, dips and push-ups are read at the load they moved then.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bodyweight_kg: Option<f64>,
 }
 
 /// Where a set sits: indexes into the workout plus its "n of N" among counted sets.
@@ -294,6 +298,7 @@ mod tests {
 
     fn workout() -> Workout {
         Workout {
+            bodyweight_kg: None,
             id: "w1".into(),
             name: "Push".into(),
             status: WorkoutStatus::Active,
@@ -409,6 +414,7 @@ mod tests {
             })
             .collect();
         let w = Workout {
+            bodyweight_kg: None,
             id: id("w", 0),
             name: wide(MAX_NAME_CHARS),
             status: WorkoutStatus::Completed,

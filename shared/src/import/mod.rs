@@ -141,8 +141,13 @@ pub async fn strong_export(
     );
     let (state, own, existing) = (state?, own?, existing?);
     let profile_unit = state.profile.as_ref().map(|p| p.unit);
-    let tz = tz.unwrap_or_else(|| notify::timezone(&state.profile.unwrap_or_default()));
-    let (parsed, unit, source, note) = read_export(text, tz, unit, profile_unit, now, &own)?;
+    let profile = state.profile.unwrap_or_default();
+    let tz = tz.unwrap_or_else(|| notify::timezone(&profile));
+    let (mut parsed, unit, source, note) = read_export(text, tz, unit, profile_unit, now, &own)?;
+    // Exports do not record bodyweight: the profile's is the best known for pull-ups and dips.
+    for w in &mut parsed.workouts {
+        w.bodyweight_kg = profile.bodyweight_kg;
+    }
     let already = parsed
         .workouts
         .iter()

@@ -546,6 +546,8 @@ fn assemble(rows: Vec<Row>, opts: Options, own: &HashSet<String>, mut s: Summary
                     exercises: Vec::new(),
                     changes: Vec::new(),
                     notes: None,
+                    // Set by the importer from the profile: exports do not carry it.
+                    bodyweight_kg: None,
                 },
                 Vec::new(),
             ));

@@ -499,6 +499,12 @@ impl WorkerLane {
                     .ok_or_else(|| {
                         JobError::Invalid(format!("no completed workout '{workout_id}'"))
                     })?;
+                // The monitor's all-time records: raised here, where a failure is retried.
+                if !dry {
+                    self.store
+                        .raise_bests(user, std::slice::from_ref(w))
+                        .await?;
+                }
                 let mut c = card::post_workout_card(w, &history, &profile, tz, now);
                 let (source, tokens) =
                     super::card_summary::summarise(self.model.as_ref(), &mut c).await;

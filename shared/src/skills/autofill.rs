@@ -223,6 +223,7 @@ mod tests {
 
     fn last_session() -> Vec<Workout> {
         vec![Workout {
+            bodyweight_kg: None,
             id: "w".into(),
             name: "Push".into(),
             status: WorkoutStatus::Completed,

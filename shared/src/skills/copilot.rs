@@ -384,6 +384,7 @@ mod tests {
 
     fn workout() -> Workout {
         Workout {
+            bodyweight_kg: None,
             id: "w1".into(),
             name: "Push A".into(),
             status: WorkoutStatus::Active,

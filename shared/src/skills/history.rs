@@ -3,7 +3,7 @@
 
 use chrono::{DateTime, Utc};
 
-use crate::domain::strength::{effective_rir, is_working_result, set_e1rm};
+use crate::domain::strength::{Lift, effective_rir, is_working_result, set_e1rm};
 use crate::domain::workout::{ExerciseInstance, Workout, WorkoutSet};
 
 /// How far back strength estimates look.
@@ -14,6 +14,7 @@ pub const LOOKBACK_WEEKS: i64 = 8;
 pub struct LoggedSet<'a> {
     pub workout: &'a Workout,
     pub set: &'a WorkoutSet,
+    pub lift: Lift,
 }
 
 impl LoggedSet<'_> {
@@ -26,8 +27,12 @@ impl LoggedSet<'_> {
     pub fn rir(&self) -> Option<u32> {
         self.set.actual.as_ref().and_then(effective_rir)
     }
+    /// The load moved (bodyweight work counts the bodyweight), when known.
+    pub fn moved_kg(&self) -> Option<f64> {
+        self.lift.moved_kg(self.weight_kg())
+    }
     pub fn e1rm(&self) -> Option<f64> {
-        set_e1rm(self.set)
+        set_e1rm(self.set, self.lift)
     }
 
     /// The basis entry the app shows ("where this number comes from").
@@ -39,6 +44,7 @@ impl LoggedSet<'_> {
             "reps": self.reps(),
             "rir": self.rir(),
             "e1rm_kg": self.e1rm().map(crate::domain::strength::round1),
+            "bodyweight_kg": self.lift.bodyweight_kg.filter(|_| self.lift.loading.uses_bodyweight()),
         })
     }
 }
@@ -81,9 +87,13 @@ pub fn working_sets<'a>(
 ) -> Vec<LoggedSet<'a>> {
     instances
         .iter()
-        .flat_map(|e| e.sets.iter())
-        .filter(|s| is_working_result(s))
-        .map(|set| LoggedSet { workout, set })
+        .flat_map(|e| {
+            let lift = Lift::in_workout(workout, &e.exercise_id);
+            e.sets
+                .iter()
+                .filter(|s| is_working_result(s))
+                .map(move |set| LoggedSet { workout, set, lift })
+        })
         .collect()
 }
 

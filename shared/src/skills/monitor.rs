@@ -20,7 +20,8 @@ use chrono::{DateTime, Duration, Utc};
 use serde::Serialize;
 use serde_json::{Value, json};
 
-use crate::domain::strength::{effective_rir, is_rated, round_load, set_e1rm};
+use crate::domain::catalog::Loading;
+use crate::domain::strength::{BestE1rm, Lift, effective_rir, is_rated, round_load, set_e1rm};
 use crate::domain::units::{Unit, format_weight};
 use crate::domain::workout::{SetStatus, SetType, Workout, WorkoutSet};
 
@@ -68,10 +69,20 @@ impl Verdict {
 
 /// Evaluates the rules for the set `set_id` (or, without one, the set completed last) of the
 /// active workout. Returns every verdict that fires, highest priority first.
+/// The exercise of the set [`evaluate`] judges (the one named, else the last one done), so the
+/// caller can read its all-time bests first.
+pub fn subject_exercise<'a>(workout: &'a Workout, set_id: Option<&str>) -> Option<&'a str> {
+    let (ei, _) = subject(workout, set_id)?;
+    Some(&workout.exercises[ei].exercise_id)
+}
+
+/// `best` is the subject exercise's all-time best e1RM as stored (the history given is a recent
+/// window; the record nudge compares with both).
 pub fn evaluate(
     workout: &Workout,
     set_id: Option<&str>,
     history: &[Workout],
+    best: BestE1rm,
     unit: Unit,
     step_kg: impl Fn(&str) -> f64,
 ) -> Vec<Verdict> {
@@ -84,6 +95,9 @@ pub fn evaluate(
         return Vec::new();
     };
     let mut out = Vec::new();
+    // Loads compare as moved: a pull-up's belt with the bodyweight, an assisted one's help
+    // taken off it.
+    let lift = Lift::in_workout(workout, &inst.exercise_id);
     let verdict = |action, rule, severity, message: String, exercise: &str| Verdict {
         action,
         rule,
@@ -96,22 +110,21 @@ pub fn evaluate(
         .filter(|s| s.status == SetStatus::Done && s.set_type != SetType::Warmup)
         .collect();
 
-    // 1. weight drop
+    // 1. weight drop (of the load moved; unknown for bodyweight work without a bodyweight)
+    let logged_before = done_working
+        .iter()
+        .rev()
+        .nth(1)
+        .and_then(|p| p.actual.as_ref()?.weight_kg);
     if set.set_type == SetType::Working
         && let (Some(w), Some(prev)) = (
-            actual.weight_kg,
-            done_working
-                .iter()
-                .rev()
-                .nth(1)
-                .and_then(|p| p.actual.as_ref()?.weight_kg)
-                // From nothing there is no drop (and no "NaN % lighter").
-                .filter(|p| *p > 0.0),
+            lift.moved_kg(actual.weight_kg),
+            // From nothing there is no drop (and no "NaN % lighter").
+            lift.moved_kg(logged_before).filter(|p| *p > 0.0),
         )
     {
-        let planned_lighter = set
-            .target
-            .weight_kg
+        let planned_lighter = lift
+            .moved_kg(set.target.weight_kg)
             .is_some_and(|t| t <= prev * (1.0 - WEIGHT_DROP_FRACTION) + 1e-9);
         if w <= prev * (1.0 - WEIGHT_DROP_FRACTION) + 1e-9 && !planned_lighter {
             out.push(verdict(
@@ -121,8 +134,8 @@ pub fn evaluate(
                 format!(
                     "{} went from {} to {} ({:.0} % lighter). If something hurts, stop the exercise; if it is fatigue, rest longer before the next set.",
                     inst.name,
-                    format_weight(prev, unit),
-                    format_weight(w, unit),
+                    lift.describe(logged_before.unwrap_or_default(), unit),
+                    lift.describe(actual.weight_kg.unwrap_or_default(), unit),
                     (1.0 - w / prev) * 100.0
                 ),
                 &inst.exercise_id,
@@ -154,9 +167,11 @@ pub fn evaluate(
         && f64::from(actual.reps) <= f64::from(target) * (1.0 - REPS_SHORTFALL_FRACTION) + 1e-9
         && effective_rir(actual).is_some_and(|r| r <= SHORTFALL_MAX_RIR)
     {
+        let step = step_kg(&inst.exercise_id);
         let lighter = actual
             .weight_kg
-            .map(|w| round_load(w * 0.9, step_kg(&inst.exercise_id), unit));
+            .map(|w| round_load(lift.scaled(lift, w, 0.9, step), step, unit))
+            .filter(|l| actual.weight_kg != Some(*l));
         out.push(verdict(
             Action::Nudge,
             "reps_shortfall",
@@ -166,7 +181,7 @@ pub fn evaluate(
                 actual.reps,
                 effective_rir(actual).map_or("failure".into(), |r| format!("RIR {r}")),
                 lighter
-                    .map(|l| format!(" Try {} for the next set.", format_weight(l, unit)))
+                    .map(|l| format!(" Try {} for the next set.", lift.describe(l, unit)))
                     .unwrap_or_default()
             ),
             &inst.exercise_id,
@@ -185,16 +200,19 @@ pub fn evaluate(
         })
         .count();
     if easy_run >= RIR_ABOVE_PLAN_SETS {
-        let step = step_kg(&inst.exercise_id);
+        let step = format_weight(step_kg(&inst.exercise_id), unit);
+        let change = match lift.loading {
+            Loading::Assisted { .. } => format!("take {step} off the assistance"),
+            _ => format!("add {step}"),
+        };
         out.push(verdict(
             Action::Nudge,
             "go_heavier",
             Severity::Info,
             format!(
-                "{easy_run} sets of {} with {}+ reps more in reserve than planned: add {} next set or next session.",
+                "{easy_run} sets of {} with {}+ reps more in reserve than planned: {change} next set or next session.",
                 inst.name,
                 RIR_ABOVE_PLAN,
-                format_weight(step, unit)
             ),
             &inst.exercise_id,
         ));
@@ -227,14 +245,19 @@ pub fn evaluate(
 
     // 6. PR, against like sets only (rated with rated), so starting to log RPE is no record
     let rated = |s: &WorkoutSet| s.actual.as_ref().is_some_and(is_rated);
-    if let Some(e) = set_e1rm(set) {
+    if let Some(e) = set_e1rm(set, lift) {
         let previous = history
             .iter()
-            .flat_map(|w| w.exercises.iter())
-            .filter(|x| x.exercise_id == inst.exercise_id)
-            .flat_map(|x| x.sets.iter())
-            .filter(|s| s.set_type != SetType::Warmup && rated(s) == rated(set))
-            .filter_map(set_e1rm)
+            .flat_map(|w| {
+                let lift = Lift::in_workout(w, &inst.exercise_id);
+                w.exercises
+                    .iter()
+                    .filter(|x| x.exercise_id == inst.exercise_id)
+                    .flat_map(move |x| x.sets.iter().map(move |s| (s, lift)))
+            })
+            .filter(|(s, _)| s.set_type != SetType::Warmup && rated(s) == rated(set))
+            .filter_map(|(s, lift)| set_e1rm(s, lift))
+            .chain(best.get(rated(set)))
             .fold(None, |m: Option<f64>, v| Some(m.map_or(v, |m| m.max(v))));
         if let Some(prev) = previous
             && e > prev + 1e-9
@@ -246,7 +269,7 @@ pub fn evaluate(
                 format!(
                     "New best on {}: {} × {} is an estimated max of {} (previous best {}).",
                     inst.name,
-                    format_weight(actual.weight_kg.unwrap_or_default(), unit),
+                    lift.describe(actual.weight_kg.unwrap_or_default(), unit),
                     actual.reps,
                     format_weight((e * 10.0).round() / 10.0, unit),
                     format_weight((prev * 10.0).round() / 10.0, unit)
@@ -367,6 +390,7 @@ mod tests {
 
     fn workout(sets: Vec<WorkoutSet>) -> Workout {
         Workout {
+            bodyweight_kg: None,
             id: "w".into(),
             name: "Push".into(),
             status: WorkoutStatus::Active,
@@ -388,7 +412,7 @@ mod tests {
     }
 
     fn rules(w: &Workout, history: &[Workout]) -> Vec<&'static str> {
-        evaluate(w, None, history, Unit::Kg, |_| 2.5)
+        evaluate(w, None, history, BestE1rm::default(), Unit::Kg, |_| 2.5)
             .iter()
             .map(|v| v.rule)
             .collect()
@@ -411,7 +435,7 @@ mod tests {
             set("a", PLAN, Some((100.0, 8, 2)), 0),
             set("b", PLAN, Some((85.0, 8, 2)), 3),
         ]);
-        let v = evaluate(&w, Some("b"), &[], Unit::Kg, |_| 2.5);
+        let v = evaluate(&w, Some("b"), &[], BestE1rm::default(), Unit::Kg, |_| 2.5);
         assert_eq!(
             (v[0].rule, v[0].action, v[0].severity),
             ("weight_drop", Action::Alert, Severity::Warning)
@@ -438,12 +462,80 @@ mod tests {
     }
 
     #[test]
+    fn assisted_and_weighted_work_compare_the_load_moved() {
+        let on = |id: &str, bw: Option<f64>, sets| {
+            let mut w = workout(sets);
+            w.exercises[0].exercise_id = id.into();
+            w.bodyweight_kg = bw;
+            w
+        };
+        let plan = (30.0, 8, 2);
+        // Less help (30 → 20 kg) is harder, never a "33 % lighter" alert.
+        let w = on(
+            "assisted-pull-up",
+            Some(80.0),
+            vec![
+                set("a", plan, Some((30.0, 8, 2)), 0),
+                set("b", plan, Some((20.0, 8, 2)), 3),
+            ],
+        );
+        assert!(!rules(&w, &[]).contains(&"weight_drop"));
+        // More help (30 → 45 kg: 50 → 35 kg moved) is the drop.
+        let w = on(
+            "assisted-pull-up",
+            Some(80.0),
+            vec![
+                set("a", plan, Some((30.0, 8, 2)), 0),
+                set("b", plan, Some((45.0, 8, 2)), 3),
+            ],
+        );
+        let v = evaluate(&w, Some("b"), &[], BestE1rm::default(), Unit::Kg, |_| 5.0);
+        assert_eq!(v[0].rule, "weight_drop");
+        assert!(
+            v[0].message
+                .contains("from 30 kg assistance to 45 kg assistance (30 % lighter)"),
+            "{}",
+            v[0].message
+        );
+        // A 20 → 10 kg belt at 80 kg is 100 → 90 kg moved: 10 %, no alert.
+        let w = on(
+            "weighted-pull-up",
+            Some(80.0),
+            vec![
+                set("a", (20.0, 8, 2), Some((20.0, 8, 2)), 0),
+                set("b", (20.0, 8, 2), Some((10.0, 8, 2)), 3),
+            ],
+        );
+        assert!(!rules(&w, &[]).contains(&"weight_drop"));
+        // Easy sets on the assisted machine: take help off, not "add".
+        let easy = (30.0, 8, 1);
+        let w = on(
+            "assisted-pull-up",
+            None,
+            (0..3)
+                .map(|i| set(&format!("s{i}"), easy, Some((30.0, 8, 4)), i * 3))
+                .collect(),
+        );
+        let v = evaluate(&w, None, &[], BestE1rm::default(), Unit::Kg, |_| 5.0);
+        let heavier = v
+            .iter()
+            .find(|v| v.rule == "go_heavier")
+            .map(|v| v.message.clone());
+        assert!(
+            heavier
+                .as_deref()
+                .is_some_and(|m| m.contains("take 5 kg off the assistance")),
+            "{heavier:?}"
+        );
+    }
+
+    #[test]
     fn three_failure_sets_alert() {
         let fail = |id, at| set(id, PLAN, Some((100.0, 6, 0)), at);
         let w = workout(vec![fail("a", 0), fail("b", 3)]);
         assert!(!rules(&w, &[]).contains(&"failure_sets"));
         let w = workout(vec![fail("a", 0), fail("b", 3), fail("c", 6)]);
-        let v = evaluate(&w, None, &[], Unit::Kg, |_| 2.5);
+        let v = evaluate(&w, None, &[], BestE1rm::default(), Unit::Kg, |_| 2.5);
         let f = v.iter().find(|v| v.rule == "failure_sets").unwrap();
         assert_eq!(
             (f.action, f.severity, f.exercise_id.as_str()),
@@ -454,7 +546,7 @@ mod tests {
     #[test]
     fn reps_30_percent_short_at_low_rir_nudges() {
         let w = workout(vec![set("a", PLAN, Some((100.0, 5, 1)), 0)]);
-        let v = evaluate(&w, None, &[], Unit::Kg, |_| 2.5);
+        let v = evaluate(&w, None, &[], BestE1rm::default(), Unit::Kg, |_| 2.5);
         assert_eq!(v[0].rule, "reps_shortfall");
         assert!(v[0].message.contains("Try 90 kg"), "{}", v[0].message);
         // 6 of 8 is 25 % short: nothing. 5 of 8 at RIR 3: the lifter stopped early on purpose.
@@ -521,7 +613,7 @@ mod tests {
             set("a", (0.0, 8, 2), Some((0.0, 8, 2)), 0),
             set("b", (0.0, 8, 2), Some((0.0, 8, 2)), 2),
         ]);
-        let v = evaluate(&w, None, &[], Unit::Kg, |_| 2.5);
+        let v = evaluate(&w, None, &[], BestE1rm::default(), Unit::Kg, |_| 2.5);
         assert!(v.iter().all(|x| !x.message.contains("NaN")), "{v:?}");
         assert!(v.iter().all(|x| x.rule != "weight_drop"), "{v:?}");
     }

@@ -4,7 +4,9 @@
 //!    ([`progression::prescribe`]) at the target, so the answer is the one the next planned
 //!    workout, AUTOFILL and the insight card give (a long break is allowed for there).
 //! 2. Without: a related lift (same movement pattern) scaled by the equipment's load ratio,
-//!    else a default for the lifter's level; both low confidence.
+//!    else a default for the lifter's level; both low confidence. Bodyweight work reads related
+//!    bodyweight lifts through the load moved, else starts at bodyweight alone (assisted work:
+//!    a typical share of the bodyweight as help).
 
 use chrono::{DateTime, Utc};
 use serde::Serialize;
@@ -12,9 +14,9 @@ use serde_json::{Value, json};
 
 use super::history::{best_by_e1rm, working_sets};
 use crate::analysis::progression::{self, FRESH_DAYS, RepTarget, Step};
-use crate::domain::catalog::{Equipment, Exercise, MovementPattern, catalog};
+use crate::domain::catalog::{Equipment, Exercise, Loading, MovementPattern, catalog};
 use crate::domain::profile::{Experience, Profile};
-use crate::domain::strength::{self, load_ratio, pct_1rm, round_load};
+use crate::domain::strength::{self, Lift, load_ratio, pct_1rm, relative_load, round_load};
 use crate::domain::units::format_weight;
 use crate::domain::workout::Workout;
 
@@ -100,6 +102,9 @@ pub fn suggest_weight(
             basis: p.basis,
         };
     }
+    if let Some(ex) = exercise.filter(|e| e.loading.uses_bodyweight()) {
+        return bodyweight_start(ex, target_reps, target_rir, history, profile);
+    }
     if exercise.and_then(|e| load_ratio(e.equipment)).is_none() && exercise.is_some() {
         return Suggestion {
             weight_kg: 0.0,
@@ -125,7 +130,7 @@ fn from_related_lift(
     history: &[Workout],
     profile: &Profile,
 ) -> Option<Suggestion> {
-    let target_ratio = load_ratio(ex.equipment)?;
+    let target_ratio = relative_load(ex)?;
     let cat = catalog();
     // The related exercise with the most recent history wins.
     let mut seen = std::collections::HashSet::new();
@@ -139,10 +144,13 @@ fn from_related_lift(
             let Some(related) = cat.get(&inst.exercise_id) else {
                 continue;
             };
-            if related.movement_pattern != ex.movement_pattern || related.compound != ex.compound {
+            if related.movement_pattern != ex.movement_pattern
+                || related.compound != ex.compound
+                || related.loading.uses_bodyweight()
+            {
                 continue;
             }
-            let Some(their_ratio) = load_ratio(related.equipment) else {
+            let Some(their_ratio) = relative_load(related) else {
                 continue;
             };
             let sets = working_sets(w, &[inst]);
@@ -160,19 +168,131 @@ fn from_related_lift(
                 confidence: Confidence::Low,
                 source: Source::RelatedLift,
                 rationale: format!(
-                    "No {} in your history; estimated from your {} ({} × {} on {}), scaled for {}. Start here and adjust by feel.",
+                    "No {} in your history; estimated from your {} ({} × {} on {}), scaled ×{:.2} for the {}. Start here and adjust by feel.",
                     ex.name,
                     related.name,
                     format_weight(best.weight_kg().unwrap_or_default(), profile.unit),
                     best.reps(),
                     w.started_at.format("%-d %b %Y"),
-                    ex.equipment.label().to_lowercase(),
+                    target_ratio / their_ratio,
+                    if ex.equipment == related.equipment {
+                        "variant".to_string()
+                    } else {
+                        ex.equipment.label().to_lowercase()
+                    },
                 ),
                 basis: vec![best.basis()],
             });
         }
     }
     None
+}
+
+/// Assistance that is a typical start on an assisted exercise, as a share of the bodyweight it
+/// lifts: half for a beginner, less with experience (our coaching defaults, not a published
+/// table).
+fn typical_assistance(experience: Experience) -> f64 {
+    match experience {
+        Experience::Beginner => 0.5,
+        Experience::Intermediate => 0.3,
+        Experience::Advanced => 0.15,
+    }
+}
+
+/// Bodyweight work without its own history: a related bodyweight lift of the same pattern read
+/// through the load moved (a pull-up's estimated max gives a weighted pull-up's belt, an
+/// assisted one's help), else bodyweight alone, or for assisted work a typical share of the
+/// bodyweight as help.
+fn bodyweight_start(
+    ex: &Exercise,
+    target_reps: u32,
+    target_rir: u32,
+    history: &[Workout],
+    profile: &Profile,
+) -> Suggestion {
+    let step = step_for(Some(ex), profile);
+    let unit = profile.unit;
+    let mut ordered: Vec<&Workout> = history.iter().collect();
+    ordered.sort_by_key(|w| std::cmp::Reverse(w.started_at));
+    for w in ordered {
+        for inst in w.exercises.iter().filter(|i| i.exercise_id != ex.id) {
+            let Some(related) = catalog().get(&inst.exercise_id) else {
+                continue;
+            };
+            if related.movement_pattern != ex.movement_pattern || !related.loading.uses_bodyweight()
+            {
+                continue;
+            }
+            let sets = working_sets(w, &[inst]);
+            let Some((best, e1rm)) = best_by_e1rm(&sets).and_then(|b| Some((b, b.e1rm()?))) else {
+                continue;
+            };
+            let lift = Lift::of(&ex.id, profile.bodyweight_kg.or(w.bodyweight_kg));
+            let Some(logged) = lift.logged_for(e1rm * pct_1rm(target_reps, target_rir)) else {
+                continue;
+            };
+            let weight = round_load(logged, step, unit);
+            return Suggestion {
+                weight_kg: weight,
+                confidence: Confidence::Low,
+                source: Source::RelatedLift,
+                rationale: format!(
+                    "No {} in your history; estimated from your {} ({} × {} on {}, an estimated max of {} with your bodyweight): {} × {target_reps}. Start here and adjust by feel.",
+                    ex.name,
+                    related.name,
+                    best.lift
+                        .describe(best.weight_kg().unwrap_or_default(), unit),
+                    best.reps(),
+                    w.started_at.format("%-d %b %Y"),
+                    format_weight(strength::round1(e1rm), unit),
+                    lift.describe(weight, unit),
+                ),
+                basis: vec![best.basis()],
+            };
+        }
+    }
+    let lift = Lift::of(&ex.id, profile.bodyweight_kg);
+    let (weight, rationale) = match (ex.loading, lift.bodyweight_kg) {
+        (Loading::Assisted { share }, Some(bw)) => {
+            let fraction = typical_assistance(profile.experience);
+            let help = round_load(bw * share * fraction, step, unit);
+            (
+                help,
+                format!(
+                    "No history of {} or a related lift yet; help of about {:.0} % of your bodyweight, {}, is a typical start. Less assistance is progress.",
+                    ex.name,
+                    fraction * 100.0,
+                    format_weight(help, unit)
+                ),
+            )
+        }
+        (Loading::Assisted { .. }, None) => (
+            0.0,
+            format!(
+                "No history of {} yet and no bodyweight in your profile: pick the assistance that leaves {target_rir} reps in reserve at {target_reps}, and less assistance is progress. Add your bodyweight for a suggested start.",
+                ex.name
+            ),
+        ),
+        _ => (
+            0.0,
+            format!(
+                "No history of {} yet: start with bodyweight alone for {target_reps} reps, and add {} once the top of your range is easy.",
+                ex.name,
+                format_weight(step, unit)
+            ),
+        ),
+    };
+    Suggestion {
+        weight_kg: weight,
+        confidence: Confidence::Low,
+        source: if weight > 0.0 {
+            Source::Level
+        } else {
+            Source::Bodyweight
+        },
+        rationale,
+        basis: Vec::new(),
+    }
 }
 
 /// Typical working weights (kg, about 8 reps at RIR 2) for an intermediate lifter, from the
@@ -277,6 +397,7 @@ mod tests {
 
     fn session(days_ago: i64, exercise: &str, sets: Vec<WorkoutSet>) -> Workout {
         Workout {
+            bodyweight_kg: None,
             id: format!("w{days_ago}"),
             name: "Push".into(),
             status: WorkoutStatus::Completed,
@@ -442,6 +563,48 @@ mod tests {
         let pullup = catalog().get("pull-up").unwrap();
         let s = suggest_weight("pull-up", Some(pullup), 8, 2, &[], &beginner, Utc::now());
         assert_eq!((s.source, s.weight_kg), (Source::Bodyweight, 0.0));
+    }
+
+    #[test]
+    fn bodyweight_work_starts_from_the_bodyweight() {
+        // The reported defect: a weighted pull-up without history was 55 kg × 8.
+        let mut p = Profile::default();
+        let weighted = catalog().get("weighted-pull-up");
+        let s = suggest_weight("weighted-pull-up", weighted, 8, 2, &[], &p, Utc::now());
+        assert_eq!((s.source, s.weight_kg), (Source::Bodyweight, 0.0));
+        assert!(s.rationale.contains("bodyweight alone"), "{}", s.rationale);
+        // Ten pull-ups at RIR 2 and 80 kg: e1RM 80 × (1 + 12/30) = 112 kg moved; 5 at RIR 2
+        // is 112 / (1 + 7/30) ≈ 90.8 kg: 10 kg on the belt (rounded to the 2.5 kg plates).
+        p.bodyweight_kg = Some(80.0);
+        let mut pull_ups = session(2, "pull-up", vec![done(0.0, 10, 2)]);
+        pull_ups.bodyweight_kg = Some(80.0);
+        let h = vec![pull_ups];
+        let s = suggest_weight("weighted-pull-up", weighted, 5, 2, &h, &p, Utc::now());
+        assert_eq!(
+            (s.source, s.weight_kg),
+            (Source::RelatedLift, 10.0),
+            "{}",
+            s.rationale
+        );
+        assert!(
+            s.rationale.contains("bodyweight + 10 kg × 5"),
+            "{}",
+            s.rationale
+        );
+        // The same history gives an assisted pull-up no help at 10 reps' worth, and a lat
+        // pulldown nothing from it (a bodyweight lift is no cable load).
+        let pulldown = catalog().get("lat-pulldown");
+        let s = suggest_weight("lat-pulldown", pulldown, 10, 2, &h, &p, Utc::now());
+        assert_eq!(s.source, Source::Level);
+        // An assisted exercise without history: a typical share of the bodyweight as help.
+        let assisted = catalog().get("assisted-pull-up");
+        let s = suggest_weight("assisted-pull-up", assisted, 8, 2, &[], &p, Utc::now());
+        assert_eq!(
+            (s.source, s.weight_kg),
+            (Source::Level, 25.0),
+            "{}",
+            s.rationale
+        );
     }
 
     #[test]

@@ -28,7 +28,7 @@ use serde_json::{Value, json};
 use super::suggest::{Source, known_exercise, step_for, suggest_weight};
 use crate::domain::catalog::{Equipment, Exercise, Muscle, MuscleGroup, catalog};
 use crate::domain::profile::Profile;
-use crate::domain::strength::{load_ratio, round_load};
+use crate::domain::strength::{load_ratio, relative_load, round_load};
 use crate::domain::workout::{ExerciseInstance, SetStatus, Workout};
 
 pub const W_PRIMARY: f64 = 3.0;
@@ -324,15 +324,28 @@ pub fn apply(
         now - chrono::Duration::weeks(super::history::LOOKBACK_WEEKS),
     )
     .is_empty();
-    let ratio = match (
-        old_ex.and_then(|e| load_ratio(e.equipment)),
-        load_ratio(new.equipment),
-    ) {
+    let ratio = match (old_ex.and_then(relative_load), relative_load(new)) {
         (Some(a), Some(b)) => Some(b / a),
         _ => None,
     };
     let same_equipment = old_ex.is_some_and(|e| e.equipment == new.equipment);
-    let weights = if load_ratio(new.equipment).is_none() {
+    // Bodyweight work is planned like a new exercise: its own history, a related bodyweight
+    // lift through the load moved, else bodyweight alone (a belt or help is no scaled load).
+    let plan_fresh = |sets: &mut Vec<crate::domain::workout::WorkoutSet>| {
+        for s in sets {
+            let reps = s.target.reps.unwrap_or(8);
+            let rir = s.target.rir.unwrap_or(super::suggest::DEFAULT_TARGET_RIR);
+            let sug = suggest_weight(&new.id, Some(new), reps, rir, history, profile, now);
+            s.target.weight_kg = (sug.weight_kg > 0.0).then_some(sug.weight_kg);
+        }
+    };
+    let weights = if new.loading.uses_bodyweight() {
+        plan_fresh(&mut sets);
+        format!(
+            "{} is bodyweight work: planned from your bodyweight and history",
+            new.name
+        )
+    } else if load_ratio(new.equipment).is_none() {
         for s in &mut sets {
             s.target.weight_kg = None;
         }
@@ -351,7 +364,7 @@ pub fn apply(
             }
         }
         format!("planned weights from your recent {} sessions", new.name)
-    } else if same_equipment {
+    } else if same_equipment && ratio.is_none_or(|r| (r - 1.0).abs() < 1e-9) {
         "same equipment: planned weights unchanged".to_string()
     } else if let Some(r) = ratio {
         let step = step_for(Some(new), profile);
@@ -361,13 +374,26 @@ pub fn apply(
                 .weight_kg
                 .map(|w| round_load(w * r, step, profile.unit));
         }
+        // Named by equipment when that is all that differs, else by exercise (a variant).
+        let (from, to) = match old_ex {
+            Some(o)
+                if same_equipment
+                    || relative_load(o) != load_ratio(o.equipment)
+                    || relative_load(new) != load_ratio(new.equipment) =>
+            {
+                (o.name.clone(), new.name.clone())
+            }
+            o => (
+                o.map_or("the old equipment", |e| e.equipment.label())
+                    .to_lowercase(),
+                new.equipment.label().to_lowercase(),
+            ),
+        };
         format!(
             "planned weights scaled ×{:.2} from {} to {}{}",
             r,
-            old_ex
-                .map_or("the old equipment", |e| e.equipment.label())
-                .to_lowercase(),
-            new.equipment.label().to_lowercase(),
+            from,
+            to,
             if matches!(new.equipment, Equipment::Dumbbell | Equipment::Kettlebell) {
                 " (per hand)"
             } else {
@@ -447,6 +473,106 @@ mod tests {
 
     fn names(c: &[Candidate<'_>]) -> Vec<String> {
         c.iter().map(|c| c.exercise.id.clone()).collect()
+    }
+
+    /// An active workout with `id` planned for three sets of 8 at `kg`.
+    fn planned(id: &str, kg: Option<f64>) -> Workout {
+        use crate::domain::workout::{ExerciseInstance, SetTarget, SetType, WorkoutSet};
+        let mut w = crate::analysis::tests::session(0, id, &[]);
+        w.exercises = vec![ExerciseInstance {
+            instance_id: "e1".into(),
+            exercise_id: id.into(),
+            name: id.into(),
+            sets: (1..=3)
+                .map(|n| {
+                    WorkoutSet::planned(
+                        format!("s{n}"),
+                        SetType::Working,
+                        SetTarget {
+                            reps: Some(8),
+                            weight_kg: kg,
+                            rir: Some(2),
+                        },
+                    )
+                })
+                .collect(),
+            notes: None,
+            rep_range: None,
+        }];
+        w
+    }
+
+    #[test]
+    fn weights_scale_by_variant_as_well_as_equipment() {
+        let p = Profile::default();
+        let now = chrono::Utc::now();
+        let swap = |from: &str, kg, to: &str, history: &[Workout], p: &Profile| {
+            let new = catalog().get(to).expect("in the catalog");
+            let a = apply(&planned(from, kg), "e1", new, false, history, p, now).expect("applies");
+            let kgs: Vec<Option<f64>> = a.workout.exercises[0]
+                .sets
+                .iter()
+                .map(|s| s.target.weight_kg)
+                .collect();
+            (kgs[0], a.weights)
+        };
+        // Same barbell, another variant: the reference's 82 % for an incline press.
+        let (kg, why) = swap(
+            "barbell-bench-press",
+            Some(100.0),
+            "incline-barbell-bench-press",
+            &[],
+            &p,
+        );
+        assert_eq!(kg, Some(82.5));
+        assert!(
+            why.contains("×0.82 from Bench Press to Incline Bench Press"),
+            "{why}"
+        );
+        // Equipment alone, as before.
+        let (kg, why) = swap(
+            "barbell-bench-press",
+            Some(100.0),
+            "dumbbell-bench-press",
+            &[],
+            &p,
+        );
+        assert_eq!(kg, Some(38.0));
+        assert!(why.contains("from barbell to dumbbell (per hand)"), "{why}");
+        // Both: a dumbbell RDL from a 140 kg deadlift is 140 × 0.70 × 0.37 ≈ 36 kg a hand.
+        let (kg, _) = swap(
+            "deadlift",
+            Some(140.0),
+            "dumbbell-romanian-deadlift",
+            &[],
+            &p,
+        );
+        assert_eq!(kg, Some(36.0));
+        // A lat pulldown's cable load says nothing about a weighted pull-up's belt: bodyweight
+        // alone, not 60 × 0.9 / 0.55 = 98 kg on a belt.
+        let (kg, why) = swap("lat-pulldown", Some(60.0), "weighted-pull-up", &[], &p);
+        assert_eq!(kg, None, "{why}");
+        assert!(why.contains("bodyweight work"), "{why}");
+        // With pull-ups in the history and a bodyweight, the belt follows from them.
+        let with_bw = Profile {
+            bodyweight_kg: Some(80.0),
+            ..Profile::default()
+        };
+        let mut pull_ups = crate::analysis::tests::session(
+            -2,
+            "pull-up",
+            &[crate::analysis::tests::working(0.0, 12, None, Some(0))],
+        );
+        pull_ups.bodyweight_kg = Some(80.0);
+        // e1RM 80 × 1.4 = 112; 8 at RIR 2: 112 × 0.75 = 84 kg moved, a 5 kg belt (rounded).
+        let (kg, _) = swap(
+            "lat-pulldown",
+            Some(60.0),
+            "weighted-pull-up",
+            &[pull_ups],
+            &with_bw,
+        );
+        assert_eq!(kg, Some(5.0));
     }
 
     #[test]

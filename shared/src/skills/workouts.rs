@@ -62,6 +62,7 @@ pub fn from_template(
         exercises,
         changes: Vec::new(),
         notes: None,
+        bodyweight_kg: profile.bodyweight_kg,
     }
 }
 
@@ -125,7 +126,10 @@ fn plan_exercise(
             // History beats the old plan: the progression model's next load and reps. Without
             // history the plan's own weight stays, and only an empty plan gets an estimate.
             if let Some(p) = prescribe(history, &te.exercise_id, ex, rep_target, profile, now) {
-                target.weight_kg = Some(p.weight_kg);
+                // Bodyweight alone (or no assistance) is no weight to load.
+                let bodyweight_only =
+                    p.weight_kg <= 0.0 && ex.is_some_and(|e| e.loading.uses_bodyweight());
+                target.weight_kg = (!bodyweight_only).then_some(p.weight_kg);
                 target.reps = Some(p.reps);
             } else if target.weight_kg.is_none() {
                 let s = suggest_weight(
@@ -247,8 +251,13 @@ pub fn add_exercise(
     (out, idx)
 }
 
-/// The warm-up ramp before working sets at `working_kg` (ids are given by the caller).
+/// The warm-up ramp before working sets at `working_kg` (ids are given by the caller). None for
+/// bodyweight work: its logged weight is a belt's plates or the assistance, not a load to ramp
+/// up to, and the first easy reps are its warm-up.
 fn warmup_sets(working_kg: f64, ex: &Exercise, profile: &Profile) -> Vec<WorkoutSet> {
+    if ex.loading.uses_bodyweight() {
+        return Vec::new();
+    }
     warmup::ramp(working_kg, step_for(Some(ex), profile), profile.unit)
         .into_iter()
         .map(|(kg, reps)| {
@@ -348,6 +357,7 @@ mod tests {
             ..Default::default()
         });
         Workout {
+            bodyweight_kg: None,
             id: "old".into(),
             name: "Push".into(),
             status: WorkoutStatus::Completed,
@@ -396,6 +406,28 @@ mod tests {
         assert_eq!(raise.sets[0].target.weight_kg, Some(80.0));
         // Ids are unique and stable in shape.
         assert_eq!(bench.sets[0].id, "e1-barbell-bench-press-s1");
+    }
+
+    #[test]
+    fn bodyweight_work_gets_no_warm_up_ramp() {
+        // 40 kg on the belt is heavy, but a ramp of 20/26/32 kg belts is no warm-up.
+        let mut last = last_time(40.0, 5, 2);
+        last.exercises[0].exercise_id = "weighted-pull-up".into();
+        last.bodyweight_kg = Some(80.0);
+        let mut t = template();
+        t.exercises[0].exercise_id = "weighted-pull-up".into();
+        let profile = Profile {
+            bodyweight_kg: Some(80.0),
+            ..Profile::default()
+        };
+        let w = from_template(&t, None, &[last], &profile, Utc::now());
+        assert_eq!(w.bodyweight_kg, Some(80.0));
+        let sets = &w.exercises[0].sets;
+        assert!(
+            sets.iter().all(|s| s.set_type == SetType::Working),
+            "{sets:?}"
+        );
+        assert!(sets[0].target.weight_kg.is_some_and(|kg| kg > 0.0));
     }
 
     #[test]

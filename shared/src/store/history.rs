@@ -68,7 +68,8 @@ impl Store {
             }
         }
         // After the workouts, so a pointer never names a workout that is not stored.
-        self.advance_last_sessions(user, workouts).await
+        self.advance_last_sessions(user, workouts).await?;
+        self.raise_bests(user, workouts).await
     }
 
     async fn write_batch(

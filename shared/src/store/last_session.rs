@@ -5,8 +5,6 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use aws_sdk_dynamodb::error::SdkError;
-use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
 use aws_sdk_dynamodb::types::AttributeValue;
 use futures_util::future::join_all;
 
@@ -78,25 +76,16 @@ impl Store {
     }
 
     async fn advance_pointer(&self, user: &str, id: &str, sk: &str) -> Result<(), StoreError> {
-        let out = self
+        let update = self
             .client
             .update_item()
             .table_name(&self.table)
             .set_key(Some(key(user, last_session_sk(id))))
             .update_expression("SET workout_sk = :sk")
             .condition_expression("attribute_not_exists(workout_sk) OR workout_sk < :sk")
-            .expression_attribute_values(":sk", s(sk))
-            .send()
-            .await;
-        match out {
-            Ok(_) => Ok(()),
-            Err(SdkError::ServiceError(e))
-                if matches!(e.err(), UpdateItemError::ConditionalCheckFailedException(_)) =>
-            {
-                Ok(())
-            }
-            Err(e) => Err(e.into()),
-        }
+            .expression_attribute_values(":sk", s(sk));
+        // A newer pointer already stored is no error.
+        Store::update_if(update).await.map(|_| ())
     }
 
     /// The newest completed workout of each of `exercise_ids` that has one, without repeats.

@@ -14,7 +14,9 @@
 //! - `ARTIFACT#<id>`: proposals the lifter confirms (see `artifacts`);
 //! - `CONV#<conversation>#MSG#<seq>` and `CONV#<conversation>#SUMMARY`: the coach's conversations;
 //! - `MEMORY#<id>`: what the coach keeps about the lifter;
-//! - `MONITOR#<workout>#<rule>#<exercise>`: a monitor nudge already sent (7 days).
+//! - `MONITOR#<workout>#<rule>#<exercise>`: a monitor nudge already sent (7 days);
+//! - `LAST#<exercise>`: the key of the newest completed workout that trained it;
+//! - `BEST#<exercise>#rated|unrated`: its best e1RM ever, only raised (see `records`).
 //!
 //! The active workout item stays after completion without its `doc`, so its `version` keeps
 //! counting up and a command racing a completion can never overwrite the next workout.
@@ -26,6 +28,7 @@ pub mod conversation;
 pub mod history;
 pub mod jobs;
 pub mod last_session;
+pub mod records;
 pub mod usage;
 pub mod workouts;
 
@@ -632,6 +635,22 @@ impl Store {
             .iter()
             .filter_map(|i| string(i, "sk"))
             .collect())
+    }
+
+    /// Sends a conditional update; false when its condition did not hold (nothing written).
+    pub(crate) async fn update_if(
+        update: aws_sdk_dynamodb::operation::update_item::builders::UpdateItemFluentBuilder,
+    ) -> Result<bool, StoreError> {
+        use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
+        match update.send().await {
+            Ok(_) => Ok(true),
+            Err(SdkError::ServiceError(e))
+                if matches!(e.err(), UpdateItemError::ConditionalCheckFailedException(_)) =>
+            {
+                Ok(false)
+            }
+            Err(e) => Err(e.into()),
+        }
     }
 
     /// Runs a query to the end, page by page.

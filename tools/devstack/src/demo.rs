@@ -196,6 +196,7 @@ pub fn history(now: DateTime<Utc>) -> Vec<Workout> {
                 })
                 .collect();
             out.push(Workout {
+                bodyweight_kg: profile().bodyweight_kg,
                 id: format!("demo-h{week}-{day_id}"),
                 name: (*day_name).into(),
                 status: WorkoutStatus::Completed,
@@ -256,6 +257,7 @@ pub fn active_workout(now: DateTime<Utc>) -> Workout {
         })
         .collect();
     Workout {
+        bodyweight_kg: None,
         id: "demo-active".into(),
         name: "Push".into(),
         status: WorkoutStatus::Active,

@@ -36,6 +36,7 @@ pub(crate) fn workout(sets: usize) -> Workout {
         })
         .collect();
     Workout {
+        bodyweight_kg: None,
         id: "e2e".into(),
         name: "Latency run".into(),
         status: WorkoutStatus::Active,

@@ -14,7 +14,7 @@ use coach::analysis::progression::{RepTarget, Step, prescribe};
 use coach::analysis::{flags, session};
 use coach::domain::catalog::catalog;
 use coach::domain::profile::Profile;
-use coach::domain::strength::is_working_result;
+use coach::domain::strength::{Lift, is_working_result};
 use coach::domain::units::Unit;
 use coach::domain::workout::Workout;
 use coach::import::read_export;
@@ -50,15 +50,21 @@ pub struct Report {
     pub by_step: std::collections::BTreeMap<String, (usize, f64, f64)>,
 }
 
+/// The hardest logged load of a session, as the progression model reads it: the heaviest, the
+/// most added to bodyweight work (none is bodyweight alone), or the least assistance.
 fn top_kg(w: &Workout, exercise_id: &str) -> Option<f64> {
+    let lift = Lift::of(exercise_id, None);
+    let bodyweight = lift.loading.uses_bodyweight();
     w.exercises
         .iter()
         .filter(|e| e.exercise_id == exercise_id)
         .flat_map(|e| e.sets.iter())
         .filter(|s| is_working_result(s))
-        .filter_map(|s| s.actual.as_ref()?.weight_kg)
-        .filter(|kg| *kg > 0.0)
-        .fold(None, |m: Option<f64>, w| Some(m.map_or(w, |m| m.max(w))))
+        .filter_map(|s| {
+            let kg = s.actual.as_ref()?.weight_kg.unwrap_or(0.0);
+            (kg > 0.0 || bodyweight).then_some(kg)
+        })
+        .max_by(|a, b| lift.difficulty(*a).total_cmp(&lift.difficulty(*b)))
 }
 
 fn last_top(history: &[Workout], exercise_id: &str) -> Option<f64> {
@@ -110,7 +116,10 @@ pub fn replay(text: &str, unit: Option<Unit>) -> Result<(Unit, Report), String> 
             let base = (last - actual).abs();
             r.base_abs_err.push(base);
             r.base_within_step += usize::from(base <= step);
-            r.plan_down_lifter_up += usize::from(p.weight_kg < last - 1e-6 && actual > last + 1e-6);
+            // "Down" and "up" in difficulty: less assistance is up.
+            let d = |kg: f64| Lift::of(id, None).difficulty(kg);
+            r.plan_down_lifter_up +=
+                usize::from(d(p.weight_kg) < d(last) - 1e-6 && d(actual) > d(last) + 1e-6);
             r.returns += usize::from(p.step == Step::Return);
             let e = r.by_step.entry(format!("{:?}", p.step)).or_default();
             e.0 += 1;

@@ -455,13 +455,27 @@ impl FunctionalLane {
                     .field("state_diff"));
                 }
                 let increments = profile.increments();
-                let verdicts = monitor::evaluate(workout, set_id, &history, profile.unit, |id| {
-                    increments.for_equipment(
-                        catalog()
-                            .get(id)
-                            .map_or(crate::domain::catalog::Equipment::Barbell, |e| e.equipment),
-                    )
-                });
+                // Records are against all history: the stored bests, not only the window.
+                let best = match monitor::subject_exercise(workout, set_id) {
+                    Some(id) => {
+                        let t = Instant::now();
+                        let b = self.store.bests(&ctx.user_id, id).await;
+                        log.store_us += t.elapsed().as_micros() as u64;
+                        log.store_calls += 1;
+                        b.map_err(|e| store_error(&e))?
+                    }
+                    None => Default::default(),
+                };
+                let verdicts =
+                    monitor::evaluate(workout, set_id, &history, best, profile.unit, |id| {
+                        increments.for_equipment(
+                            catalog()
+                                .get(id)
+                                .map_or(crate::domain::catalog::Equipment::Barbell, |e| {
+                                    e.equipment
+                                }),
+                        )
+                    });
                 let now = Utc::now();
                 for v in verdicts {
                     let sk = format!("MONITOR#{}#{}#{}", workout.id, v.rule, v.exercise_id);
