@@ -73,6 +73,10 @@ fn main() {
             "analytics_tools_and_flags_share_the_analysis",
             analytics_tools_and_flags_share_the_analysis,
         ),
+        (
+            "coach_plans_lifts_last_done_months_ago",
+            coach_plans_lifts_last_done_months_ago,
+        ),
     ];
     ctx.fake.reply(ModelReply::text(&["warm"]));
     let _ = ctx.stream("warmup", json!({"message": "hello"}));
@@ -792,6 +796,72 @@ fn workout_mode_adds_curls_with_warmups(ctx: &Ctx) -> Result<(), Failed> {
             ("working".into(), Some(40.0), Some(10)),
         ],
         "warm-up ramp then working sets",
+    )
+}
+
+/// The first working weight of `exercise_id` in a workout's JSON.
+fn first_working_kg(w: &Value, exercise_id: &str) -> Option<f64> {
+    w["exercises"]
+        .as_array()?
+        .iter()
+        .find(|e| e["exercise_id"] == exercise_id)?["sets"]
+        .as_array()?
+        .iter()
+        .find(|s| s["set_type"] == "working")?["target"]["weight_kg"]
+        .as_f64()
+}
+
+fn coach_plans_lifts_last_done_months_ago(ctx: &Ctx) -> Result<(), Failed> {
+    // Bench and squat at 100 × 8 seven months ago (imported), nothing since. The coach's
+    // workouts start from them, 20 % lighter after the break, not from a level default
+    // (75 kg bench, 90 kg squat) as when the tools read 8 weeks only.
+    let user = unique_user("c-old");
+    let bench = bench_session(200, &[(100.0, 8, 2); 3]);
+    let mut squat = bench_session(201, &[(100.0, 8, 2); 3]);
+    squat.id = "hist-squat".into();
+    squat.exercises[0].exercise_id = "back-squat".into();
+    ctx.rt
+        .block_on(ctx.stack.store.put_history(&user, &[bench, squat], &[]))?;
+    ctx.fake.reply(ModelReply::calls(&[(
+        "propose_workout",
+        json!({"name": "Push", "exercises": [{"exercise_id": "barbell-bench-press", "sets": 3, "reps": 8}]}),
+    )]));
+    ctx.fake
+        .reply(ModelReply::text(&["A push day to come back with."]));
+    let s = ctx.stream(&user, json!({"message": "plan me a push workout"}));
+    well_formed(&s)?;
+    let art = s.first("artifact").ok_or("a proposal")?;
+    let w = &art["artifact_content"]["workout"];
+    eq(
+        first_working_kg(w, "barbell-bench-press"),
+        Some(80.0),
+        "bench after the break",
+    )?;
+    // In workout mode, an exercise the coach adds is planned the same way.
+    ctx.rt.block_on(
+        ctx.stack
+            .store
+            .replace_active_workout(&user, &sample_workout("w-old", 1)),
+    )?;
+    ctx.fake.reply(ModelReply::calls(&[(
+        "add_exercise",
+        json!({"exercise_id": "back-squat", "sets": 3, "reps": 8}),
+    )]));
+    ctx.fake.reply(ModelReply::text(&["Squats added."]));
+    let s = ctx.stream(
+        &user,
+        json!({"message": "(context: workout_id=w-old) add squats"}),
+    );
+    well_formed(&s)?;
+    let active = ctx
+        .rt
+        .block_on(ctx.stack.store.get_active_workout(&user))?
+        .ok_or("still active")?
+        .value;
+    eq(
+        first_working_kg(&serde_json::to_value(&active)?, "back-squat"),
+        Some(80.0),
+        "squat after the break",
     )
 }
 

@@ -18,9 +18,13 @@ pub const MODERATE_SET_CREDIT: f64 = 0.5;
 /// Credit of a set whose effort nobody recorded: most logged working sets are fairly hard, but
 /// not all, so less than a full set.
 pub const UNKNOWN_EFFORT_CREDIT: f64 = 0.75;
-/// A muscle group trained as a primary mover gets the set's full credit, as a secondary half.
-pub const PRIMARY_SHARE: f64 = 1.0;
-pub const SECONDARY_SHARE: f64 = 0.5;
+/// The weekly sets compared with the volume landmarks are counted as the landmarks' source
+/// counts them (Israetel et al., RP): direct working sets, one each, for the groups the
+/// exercise trains as a primary mover, taken to within this many reps of failure (effort not
+/// recorded counts: most logged working sets are). Secondary movers count nothing: RP's ranges
+/// already hold the indirect work (it gives front delts an MEV of 0 because pressing trains
+/// them), so a bench set adds one chest set, not half a triceps and half a shoulder set too.
+pub const LANDMARK_SET_MAX_RIR: u32 = 4;
 
 /// A set the lifter did (has a result) that is not a warm-up and has reps (timed and distance
 /// sets are kept in the history but are not strength work).
@@ -143,60 +147,71 @@ impl VolumeGroup {
     }
 }
 
-/// Weekly hard-set landmarks of one group: below `mev` a lifter is unlikely to grow, above
-/// `mrv` unlikely to recover.
+/// Weekly landmarks of one group in direct sets (see [`LANDMARK_SET_MAX_RIR`]): below `mev` a
+/// lifter is unlikely to grow, above `mrv` unlikely to recover. `source` says where the pair
+/// comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Landmarks {
     pub mev: f64,
     pub mrv: f64,
+    pub source: &'static str,
 }
 
-/// Minimum effective and maximum recoverable volume in hard sets per week, per group. Values
-/// from Israetel, Hoffmann & Smith, "Scientific Principles of Hypertrophy Training" (Renaissance
-/// Periodization, 2021), volume landmarks per muscle, as the original system tabulated them
-/// (shoulders use the side-delt figures). Individual lifters differ; these are starting points.
-pub fn landmarks(g: VolumeGroup) -> Landmarks {
-    let (mev, mrv) = match g {
-        VolumeGroup::Chest => (10.0, 20.0),
-        VolumeGroup::Back => (10.0, 22.0),
-        VolumeGroup::Traps => (4.0, 16.0),
-        VolumeGroup::Shoulders => (8.0, 20.0),
-        VolumeGroup::Biceps => (6.0, 18.0),
-        VolumeGroup::Triceps => (6.0, 18.0),
-        VolumeGroup::Forearms => (4.0, 14.0),
-        VolumeGroup::Quads => (8.0, 18.0),
-        VolumeGroup::Hamstrings => (6.0, 16.0),
-        VolumeGroup::Glutes => (4.0, 16.0),
-        VolumeGroup::Calves => (6.0, 16.0),
-        VolumeGroup::Abs => (4.0, 16.0),
+/// The book every pair below comes from: Israetel, Hoffmann & Smith, "Scientific Principles of
+/// Hypertrophy Training" (Renaissance Periodization, 2021), its volume landmarks per muscle, as
+/// the original system tabulated them. Individual lifters differ; these are starting points.
+macro_rules! rp {
+    ($muscle:literal) => {
+        concat!("Israetel, Hoffmann & Smith 2021 (RP), ", $muscle)
     };
-    Landmarks { mev, mrv }
 }
 
-/// The share of a set each group gets for an exercise: primary movers 1.0, secondary 0.5, a
-/// group counted once at its largest share (chest and upper chest are one group).
+/// Minimum effective and maximum recoverable volume in direct sets per week, per group, with
+/// the muscle of the source each pair is read from.
+pub fn landmarks(g: VolumeGroup) -> Landmarks {
+    let (mev, mrv, source) = match g {
+        VolumeGroup::Chest => (10.0, 20.0, rp!("chest")),
+        VolumeGroup::Back => (10.0, 22.0, rp!("back")),
+        VolumeGroup::Traps => (4.0, 16.0, rp!("traps")),
+        // Front delts have an MEV of 0 in RP (pressing covers them) and rear delts are trained
+        // by rows: the side delts' pair stands for the group.
+        VolumeGroup::Shoulders => (8.0, 20.0, rp!("side delts")),
+        VolumeGroup::Biceps => (6.0, 18.0, rp!("biceps")),
+        VolumeGroup::Triceps => (6.0, 18.0, rp!("triceps")),
+        VolumeGroup::Forearms => (4.0, 14.0, rp!("forearms")),
+        VolumeGroup::Quads => (8.0, 18.0, rp!("quads")),
+        VolumeGroup::Hamstrings => (6.0, 16.0, rp!("hamstrings")),
+        VolumeGroup::Glutes => (4.0, 16.0, rp!("glutes")),
+        VolumeGroup::Calves => (6.0, 16.0, rp!("calves")),
+        VolumeGroup::Abs => (4.0, 16.0, rp!("abs")),
+    };
+    Landmarks { mev, mrv, source }
+}
+
+/// The groups a set of an exercise counts for: those of its primary movers, once each (chest
+/// and upper chest are one group). See [`LANDMARK_SET_MAX_RIR`] for why secondary movers do
+/// not count.
 pub fn group_shares(exercise: &Exercise) -> Vec<(VolumeGroup, f64)> {
     let mut out: Vec<(VolumeGroup, f64)> = Vec::new();
-    let muscles = exercise
+    for g in exercise
         .primary_muscles
         .iter()
-        .map(|m| (*m, PRIMARY_SHARE))
-        .chain(
-            exercise
-                .secondary_muscles
-                .iter()
-                .map(|m| (*m, SECONDARY_SHARE)),
-        );
-    for (m, share) in muscles {
-        let Some(g) = VolumeGroup::of(m) else {
-            continue;
-        };
-        match out.iter_mut().find(|(og, _)| *og == g) {
-            Some((_, s)) => *s = s.max(share),
-            None => out.push((g, share)),
+        .filter_map(|m| VolumeGroup::of(*m))
+    {
+        if !out.iter().any(|(og, _)| *og == g) {
+            out.push((g, 1.0));
         }
     }
     out
+}
+
+/// Whether a set counts as one direct set for the landmarks: a done working set within
+/// [`LANDMARK_SET_MAX_RIR`] of failure, or of unrecorded effort.
+pub fn landmark_set(s: &WorkoutSet) -> bool {
+    s.actual
+        .as_ref()
+        .filter(|_| done_working(s))
+        .is_some_and(|r| effective_rir(r).is_none_or(|rir| rir <= LANDMARK_SET_MAX_RIR))
 }
 
 /// Group shares of an exercise by id; the lifter's own exercises (not in the catalog) have none.
@@ -207,9 +222,9 @@ pub fn shares_for(exercise_id: &str) -> Vec<(VolumeGroup, f64)> {
         .unwrap_or_default()
 }
 
-/// Hard sets an exercise instance gave each group (its sets' credit times the group's share).
+/// Direct sets an exercise instance gave each group, counted as the landmarks count them.
 pub fn group_credits(e: &ExerciseInstance) -> Vec<(VolumeGroup, f64)> {
-    let credit: f64 = e.sets.iter().map(hard_set_credit).sum();
+    let credit = e.sets.iter().filter(|s| landmark_set(s)).count() as f64;
     if credit == 0.0 {
         return Vec::new();
     }
@@ -330,13 +345,46 @@ pub(crate) mod tests {
     }
 
     #[test]
-    fn bench_counts_fully_for_chest_and_half_for_shoulders_and_triceps() {
-        let shares = shares_for("barbell-bench-press");
-        let get = |g| shares.iter().find(|(x, _)| *x == g).map(|(_, s)| *s);
-        assert_eq!(get(VolumeGroup::Chest), Some(PRIMARY_SHARE));
-        assert_eq!(get(VolumeGroup::Triceps), Some(SECONDARY_SHARE));
-        assert_eq!(get(VolumeGroup::Shoulders), Some(SECONDARY_SHARE));
+    fn landmark_sets_are_counted_as_rp_counts_them() {
+        // A bench set is one direct chest set; RP's triceps and shoulder ranges already hold
+        // the pressing (the defect: half a set each, counted on top).
+        assert_eq!(
+            shares_for("barbell-bench-press"),
+            vec![(VolumeGroup::Chest, 1.0)]
+        );
         assert!(shares_for("my-own-exercise").is_empty());
+        // Within 4 reps of failure, or effort not logged, is a whole set; easier is none (the
+        // hard-set credit elsewhere gives 0.5 and 0.75).
+        assert!(landmark_set(&set(100.0, 8, Some(LANDMARK_SET_MAX_RIR))));
+        assert!(landmark_set(&set(100.0, 8, None)));
+        assert!(!landmark_set(&set(100.0, 8, Some(5))));
+        let mut warm = set(60.0, 8, Some(0));
+        warm.set_type = SetType::Warmup;
+        assert!(!landmark_set(&warm));
+        let e = ExerciseInstance {
+            instance_id: "i".into(),
+            exercise_id: "barbell-bench-press".into(),
+            name: "Bench Press".into(),
+            sets: vec![
+                set(100.0, 8, Some(3)),
+                set(100.0, 8, None),
+                set(60.0, 8, Some(6)),
+            ],
+            notes: None,
+            rep_range: None,
+        };
+        assert_eq!(group_credits(&e), vec![(VolumeGroup::Chest, 2.0)]);
+        // Each group says which of the source's muscles its pair is read from.
+        assert!(
+            landmarks(VolumeGroup::Shoulders)
+                .source
+                .ends_with("side delts")
+        );
+        assert!(
+            VolumeGroup::ALL
+                .iter()
+                .all(|g| landmarks(*g).source.contains("(RP)"))
+        );
     }
 
     #[test]

@@ -49,6 +49,9 @@ pub struct Balance {
     pub mev: f64,
     pub mrv: f64,
     pub status: String,
+    /// Where the landmarks come from (reviews written before it say nothing).
+    #[serde(default)]
+    pub source: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -184,6 +187,7 @@ pub fn weekly_review(
                     .as_str()
                     .unwrap_or_default()
                     .into(),
+                source: l.source.into(),
             }
         })
         .collect();

@@ -7,7 +7,7 @@ use chrono::NaiveDate;
 use chrono_tz::Tz;
 use serde::Serialize;
 
-use super::facts::{VolumeGroup, hard_set_credit, local_date, shares_for, volume_kg};
+use super::facts::{VolumeGroup, group_credits, hard_set_credit, local_date, volume_kg};
 use crate::domain::catalog::{Loading, catalog};
 use crate::domain::strength::{
     Lift, MAX_E1RM_REPS, e1rm_confidence, effective_rir, is_rated, is_working_result, round1,
@@ -112,11 +112,10 @@ pub fn summarise(w: &Workout, tz: Tz) -> SessionSummary {
         .into_iter()
         .filter_map(|id| exercise_session(w, id))
         .collect();
+    // Per group, the sets the volume landmarks count (direct sets of primary movers).
     let mut groups: BTreeMap<VolumeGroup, f64> = BTreeMap::new();
-    for e in &exercises {
-        for (g, share) in shares_for(&e.exercise_id) {
-            *groups.entry(g).or_default() += e.hard_sets * share;
-        }
+    for (g, c) in w.exercises.iter().flat_map(group_credits) {
+        *groups.entry(g).or_default() += c;
     }
     let mut by_group: Vec<(VolumeGroup, f64)> = groups.into_iter().collect();
     by_group.sort_by(|a, b| b.1.total_cmp(&a.1));
@@ -328,9 +327,9 @@ mod tests {
         // 800 + 800 + 600; hard sets 1 + 1 + 0.5; the warm-up counts for nothing.
         assert_eq!((s.sets, s.volume_kg, s.hard_sets), (3, 2200.0, 2.5));
         assert_eq!(s.duration_min, Some(55));
-        // Chest is primary (2.5), triceps and front delts secondary (1.25 each).
-        assert_eq!(s.hard_sets_by_group[0], (VolumeGroup::Chest, 2.5));
-        assert!(s.hard_sets_by_group.contains(&(VolumeGroup::Triceps, 1.25)));
+        // By group, as the landmarks count: three direct chest sets (all within 4 RIR), and
+        // nothing for the secondary triceps and front delts.
+        assert_eq!(s.hard_sets_by_group, vec![(VolumeGroup::Chest, 3.0)]);
         let e = &s.exercises[0];
         // Best e1RM: 100 × 8 at RIR 2 is a 10-rep max: 100 × (1 + 10/30) = 133.3; the 6 at
         // RIR 4 is also 10 → 133.3; confidence of an 8-rep set 0.8.

@@ -123,7 +123,14 @@ async fn propose(env: &Env<'_>, name: &str, args: &Value) -> Result<Output, Tool
                 .map_err(|e| store_failed(&e))?
                 .profile
                 .unwrap_or_default();
-            let history = history.map_err(|e| store_failed(&e))?;
+            // The exercises' last sessions, however old, as a started workout is planned.
+            let planned =
+                proposals::exercises(args.get("exercises"), "exercises").unwrap_or_default();
+            let ids: Vec<&str> = planned.iter().map(|e| e.exercise_id.as_str()).collect();
+            let history = store
+                .with_last_sessions(user, history.map_err(|e| store_failed(&e))?, &ids)
+                .await
+                .map_err(|e| store_failed(&e))?;
             proposals::workout(args, &history, &profile, now).map_err(invalid)?
         }
         other => {

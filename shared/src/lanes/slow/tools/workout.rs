@@ -86,11 +86,21 @@ pub(super) async fn run(
     args: &Value,
 ) -> Option<Result<Value, ToolError>> {
     Some(match name {
-        "log_set" => edit(env, false, |w, _, _, now| log_set(w, args, now)).await,
-        "add_exercise" => edit(env, true, |w, h, p, now| add_exercise(w, args, h, p, now)).await,
-        "prescribe_set" => edit(env, false, |w, _, _, _| prescribe_set(w, args)).await,
-        "swap_exercise" => edit(env, true, |w, h, p, now| swap_exercise(w, args, h, p, now)).await,
-        "remove_set" => edit(env, false, |w, _, _, _| remove_set(w, args)).await,
+        "log_set" => edit(env, None, |w, _, _, now| log_set(w, args, now)).await,
+        "add_exercise" => {
+            edit(env, Some(args), |w, h, p, now| {
+                add_exercise(w, args, h, p, now)
+            })
+            .await
+        }
+        "prescribe_set" => edit(env, None, |w, _, _, _| prescribe_set(w, args)).await,
+        "swap_exercise" => {
+            edit(env, Some(args), |w, h, p, now| {
+                swap_exercise(w, args, h, p, now)
+            })
+            .await
+        }
+        "remove_set" => edit(env, None, |w, _, _, _| remove_set(w, args)).await,
         "complete_workout" => complete(env).await,
         _ => return None,
     })
@@ -99,7 +109,9 @@ pub(super) async fn run(
 /// A change to the workout and what to tell the model; `None` workout: nothing to change.
 type Change = (Option<Workout>, Value);
 
-async fn edit<F>(env: &Env<'_>, needs_history: bool, apply: F) -> Result<Value, ToolError>
+/// With `history_for` (the tool's arguments), the change is planned from the history: the recent
+/// window plus the last session, however old, of the exercise the arguments name.
+async fn edit<F>(env: &Env<'_>, history_for: Option<&Value>, apply: F) -> Result<Value, ToolError>
 where
     F: Fn(&Workout, &[Workout], &Profile, DateTime<Utc>) -> Result<Change, ToolError>,
 {
@@ -112,13 +124,18 @@ where
             ..Parts::default()
         };
         let (state, history) = tokio::join!(env.store.user_state(user, parts, None, now), async {
-            if needs_history {
-                env.store
-                    .completed_workouts_since(user, now - Duration::weeks(LOOKBACK_WEEKS))
-                    .await
-            } else {
-                Ok(Vec::new())
-            }
+            let Some(args) = history_for else {
+                return Ok(Vec::new());
+            };
+            let recent = env
+                .store
+                .completed_workouts_since(user, now - Duration::weeks(LOOKBACK_WEEKS))
+                .await?;
+            let named = args["exercise_id"]
+                .as_str()
+                .and_then(|t| catalog().resolve(t).exercise());
+            let ids: Vec<&str> = named.iter().map(|e| e.id.as_str()).collect();
+            env.store.with_last_sessions(user, recent, &ids).await
         });
         let state = state.map_err(|e| store_failed(&e))?;
         let history = history.map_err(|e| store_failed(&e))?;
