@@ -9,7 +9,7 @@
 use aws_sdk_sns::types::MessageAttributeValue;
 use serde_json::json;
 
-use crate::skills::notify::Notification;
+use crate::domain::notification::Notification;
 
 #[derive(Debug, Clone)]
 pub enum Push {

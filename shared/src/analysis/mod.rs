@@ -13,6 +13,7 @@
 pub mod card;
 pub mod facts;
 pub mod fatigue;
+pub mod history;
 pub mod load;
 pub mod progression;
 pub mod review;

@@ -17,12 +17,15 @@ use chrono::{DateTime, Utc};
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::analysis::history::{LoggedSet, sessions_with, working_sets};
 use crate::domain::catalog::{Exercise, Loading, catalog};
 use crate::domain::profile::Profile;
 use crate::domain::strength::{Lift, e1rm, effective_rir, pct_1rm, round_load, round1};
 use crate::domain::units::{Unit, format_weight};
 use crate::domain::workout::Workout;
-use crate::skills::history::{LoggedSet, sessions_with, working_sets};
+
+/// RIR a prescription aims for when nothing asks otherwise.
+pub const DEFAULT_TARGET_RIR: u32 = 2;
 
 /// Above this load the increment is [`HEAVY_INCREMENT`] of it, at or below [`LIGHT_INCREMENT`];
 /// either way at least one of the lifter's steps for the equipment.
@@ -256,7 +259,7 @@ pub fn prescribe(
     let sets = working_sets(latest, instances);
     let top = Top::of(&sets)?;
     let unit = profile.unit;
-    let step_kg = crate::skills::suggest::step_for(exercise, profile);
+    let step_kg = crate::domain::profile::step_for(exercise, profile);
     let days_since = (now - latest.started_at).num_days().max(0);
     // Detraining follows the break from training, not from this one lift: a lifter who rotates
     // a variation every few weeks while training on has not lost strength in it.
@@ -625,11 +628,7 @@ pub fn candidate(
     profile: &Profile,
     now: DateTime<Utc>,
 ) -> Option<Candidate> {
-    let target = RepTarget::from_history(
-        history,
-        exercise_id,
-        crate::skills::suggest::DEFAULT_TARGET_RIR,
-    )?;
+    let target = RepTarget::from_history(history, exercise_id, DEFAULT_TARGET_RIR)?;
     let exercise = catalog().get(exercise_id);
     let p = prescribe(history, exercise_id, exercise, target, profile, now)?;
     (p.step == Step::AddLoad).then(|| Candidate {

@@ -1,7 +1,7 @@
 //! The weekly review: one ISO week of training against the week before and the weeks behind
 //! it. Stored as `REVIEW#<YYYY-Www>`, rewritten when recomputed, never duplicated.
 
-use chrono::{DateTime, Datelike, Duration, NaiveDate, NaiveTime, Utc};
+use chrono::{DateTime, Duration, NaiveDate, NaiveTime, Utc};
 use chrono_tz::Tz;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -13,6 +13,7 @@ use super::progression::{self, Candidate};
 use super::series::{self, ExerciseTrend};
 use super::session;
 use super::{Stall, name_of, stalls};
+pub use crate::domain::calendar::iso_week_id;
 use crate::domain::catalog::catalog;
 use crate::domain::profile::Profile;
 use crate::domain::strength::{Lift, round1};
@@ -77,12 +78,6 @@ pub struct WeeklyReview {
     pub fatigue: Option<Value>,
     pub consistency: Value,
     pub created_at: DateTime<Utc>,
-}
-
-/// "2026-W47" for any day of that ISO week.
-pub fn iso_week_id(d: NaiveDate) -> String {
-    let w = d.iso_week();
-    format!("{}-W{:02}", w.year(), w.week())
 }
 
 /// The instant a local date starts in `tz` (the earliest, should a DST gap swallow midnight).

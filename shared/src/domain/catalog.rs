@@ -322,6 +322,16 @@ impl Loading {
     }
 }
 
+/// An exercise the catalog does not know, stored as the user's own (`EXERCISE#<id>`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct OwnExercise {
+    pub id: String,
+    pub name: String,
+    /// The catalog exercise it is probably the same as, for the app to offer a merge.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub similar_to: Option<String>,
+}
+
 /// How a free-text name resolved.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Resolution<'a> {

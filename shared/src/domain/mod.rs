@@ -1,13 +1,17 @@
 //! The training domain: units, limits, the exercise catalog, workouts, plans, the profile, the
-//! lifter's coaching context, strength arithmetic and warm-up ramps.
+//! lifter's coaching context, strength arithmetic, warm-up ramps, notifications, token usage and
+//! ISO weeks: everything the store persists.
 
 pub mod artifact;
+pub mod calendar;
 pub mod catalog;
 pub mod coaching;
 pub mod limits;
+pub mod notification;
 pub mod plan;
 pub mod profile;
 pub mod strength;
 pub mod units;
+pub mod usage;
 pub mod warmup;
 pub mod workout;

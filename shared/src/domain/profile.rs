@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::catalog::Equipment;
+use super::catalog::{Equipment, Exercise};
 use super::units::Unit;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -149,6 +149,13 @@ impl Profile {
             || equipment == Equipment::Bodyweight
             || self.equipment.contains(&equipment)
     }
+}
+
+/// The lifter's plate step for this exercise's equipment (a barbell's when unknown).
+pub fn step_for(exercise: Option<&Exercise>, profile: &Profile) -> f64 {
+    profile
+        .increments()
+        .for_equipment(exercise.map_or(Equipment::Barbell, |e| e.equipment))
 }
 
 #[cfg(test)]

@@ -58,15 +58,7 @@ pub struct Options {
     pub now: DateTime<Utc>,
 }
 
-/// An exercise the catalog does not know, stored as the user's own.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct OwnExercise {
-    pub id: String,
-    pub name: String,
-    /// The catalog exercise it is probably the same as, for the app to offer a merge.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub similar_to: Option<String>,
-}
+pub use crate::domain::catalog::OwnExercise;
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct LineNote {

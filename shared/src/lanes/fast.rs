@@ -8,7 +8,7 @@ use chrono::Utc;
 use lambda_http::{Body, Request, Response};
 use serde_json::json;
 
-use super::{backoff, store_error};
+use super::store_error;
 use crate::api::{self, ApiError};
 use crate::context::AuthMode;
 use crate::domain::units::Unit;
@@ -205,7 +205,7 @@ impl FastLane {
                 CommitOutcome::Committed => return Ok(api::json_response(200, &body_text)),
                 CommitOutcome::VersionConflict | CommitOutcome::DuplicateRequest => {
                     // Someone else wrote first; back off a little (jittered) and re-apply.
-                    tokio::time::sleep(backoff(attempt)).await;
+                    crate::retry::pause(attempt).await;
                 }
             }
         }
@@ -252,11 +252,5 @@ mod tests {
             fingerprint(Intent::LogSet, "done", Some("w1")),
             fingerprint(Intent::LogSet, "done", None)
         );
-    }
-
-    #[test]
-    fn backoff_grows_and_is_bounded() {
-        assert!(backoff(0) < backoff(3));
-        assert!(backoff(10) <= std::time::Duration::from_micros(32_000 + 5_000));
     }
 }

@@ -47,13 +47,6 @@ pub(crate) fn store_error(e: &StoreError) -> ApiError {
     ApiError::store_unavailable()
 }
 
-/// Jittered backoff between attempts of a read-apply-write loop that lost a race.
-pub(crate) fn backoff(attempt: u32) -> std::time::Duration {
-    // Jitter from the clock's sub-millisecond noise; enough to split two racing retries.
-    let jitter = u64::from(chrono::Utc::now().timestamp_subsec_nanos() % 5_000);
-    std::time::Duration::from_micros((2_000u64 << attempt.min(4)) + jitter)
-}
-
 /// Turns a lane's result into the response and emits the request's log line.
 pub(crate) fn finish(
     mut log: RequestLog,

@@ -511,7 +511,8 @@ impl WorkerLane {
                 c.summary_source = source.as_str().into();
                 let out = json!(c);
                 if !finish(&[Output::Insight {
-                    card: &c,
+                    id: &c.id,
+                    card: &out,
                     at: w.started_at,
                 }])
                 .await?
@@ -528,7 +529,12 @@ impl WorkerLane {
                     .await?;
                 let r = review::weekly_review(&history, *week_ending, &profile, tz, now);
                 let out = json!(r);
-                if !finish(&[Output::Review(&r)]).await? {
+                if !finish(&[Output::Review {
+                    id: &r.id,
+                    review: &out,
+                }])
+                .await?
+                {
                     return Err(JobError::Busy);
                 }
                 Ok(Report::Done(out, Usage::default()))

@@ -339,20 +339,7 @@ pub struct Request {
     pub json_output: bool,
 }
 
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
-pub struct Usage {
-    pub input_tokens: u64,
-    pub output_tokens: u64,
-    pub total_tokens: u64,
-}
-
-impl std::ops::AddAssign for Usage {
-    fn add_assign(&mut self, other: Usage) {
-        self.input_tokens += other.input_tokens;
-        self.output_tokens += other.output_tokens;
-        self.total_tokens += other.total_tokens;
-    }
-}
+pub use crate::domain::usage::Usage;
 
 /// Bytes of text per token, for an estimate where a provider reports no usage (a server without
 /// usage in its stream, a stream that broke off): about four for English.

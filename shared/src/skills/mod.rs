@@ -4,7 +4,6 @@ pub mod autofill;
 pub mod copilot;
 pub mod events;
 pub mod health;
-pub mod history;
 pub mod monitor;
 pub mod notify;
 pub mod proposals;

@@ -2,33 +2,12 @@
 //! Used by app events (proactive check-in prompts), the worker (health-metric notifications)
 //! and the coach's send_notification tool.
 
-use chrono::{DateTime, Duration, Utc};
+use chrono::{DateTime, Utc};
 use chrono_tz::Tz;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
+pub use crate::domain::notification::{Notification, Priority, RATE_LIMIT};
 use crate::domain::profile::{NotificationPreference, Profile};
-
-/// At most one notification per this window.
-pub const RATE_LIMIT: Duration = Duration::hours(4);
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, Default)]
-#[serde(rename_all = "lowercase")]
-pub enum Priority {
-    Low,
-    #[default]
-    Normal,
-    High,
-}
-
-impl Priority {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Priority::Low => "low",
-            Priority::Normal => "normal",
-            Priority::High => "high",
-        }
-    }
-}
 
 /// Why a notification was not sent.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -86,19 +65,6 @@ pub fn gate(
         return Err(Suppressed::RateLimited);
     }
     Ok(())
-}
-
-/// A notification that was sent (stored as `NOTIFY#<ts>#<id>`, listed by GET /v1/notifications).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Notification {
-    pub id: String,
-    pub message: String,
-    pub priority: Priority,
-    /// What produced it: "checkin_prompt", "health_metric", "coach".
-    pub source: String,
-    /// "in_app" (shown when the app asked) or "push".
-    pub channel: String,
-    pub created_at: DateTime<Utc>,
 }
 
 #[cfg(test)]

@@ -12,7 +12,7 @@ use chrono::{DateTime, Utc};
 use serde::Serialize;
 use serde_json::{Value, json};
 
-use super::history::{best_by_e1rm, working_sets};
+use crate::analysis::history::{best_by_e1rm, working_sets};
 use crate::analysis::progression::{self, FRESH_DAYS, RepTarget, Step};
 use crate::domain::catalog::{Equipment, Exercise, Loading, MovementPattern, catalog};
 use crate::domain::profile::{Experience, Profile};
@@ -20,8 +20,8 @@ use crate::domain::strength::{self, Lift, load_ratio, pct_1rm, relative_load, ro
 use crate::domain::units::format_weight;
 use crate::domain::workout::Workout;
 
-/// RIR assumed when the request gives none.
-pub const DEFAULT_TARGET_RIR: u32 = 2;
+pub use crate::analysis::progression::DEFAULT_TARGET_RIR;
+pub use crate::domain::profile::step_for;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -66,13 +66,6 @@ impl Suggestion {
             "basis": self.basis,
         })
     }
-}
-
-/// The lifter's plate step for this exercise's equipment.
-pub fn step_for(exercise: Option<&Exercise>, profile: &Profile) -> f64 {
-    profile
-        .increments()
-        .for_equipment(exercise.map_or(Equipment::Barbell, |e| e.equipment))
 }
 
 /// Suggests a load for `target_reps` at `target_rir` of `exercise_id` (`exercise` is its catalog

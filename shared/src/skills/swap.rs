@@ -318,10 +318,10 @@ pub fn apply(
         .filter(|s| s.status == SetStatus::Planned)
         .cloned()
         .collect();
-    let has_history = !super::history::sessions_with(
+    let has_history = !crate::analysis::history::sessions_with(
         history,
         &new.id,
-        now - chrono::Duration::weeks(super::history::LOOKBACK_WEEKS),
+        now - chrono::Duration::weeks(crate::analysis::history::LOOKBACK_WEEKS),
     )
     .is_empty();
     let ratio = match (old_ex.and_then(relative_load), relative_load(new)) {

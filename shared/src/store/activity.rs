@@ -14,7 +14,7 @@ use super::{
     user_pk,
 };
 use crate::domain::coaching::{CoachingContext, Memory};
-use crate::skills::notify::{Notification, RATE_LIMIT};
+use crate::domain::notification::{Notification, RATE_LIMIT};
 
 /// Events and notifications are kept this long.
 pub const ACTIVITY_TTL_DAYS: i64 = 90;

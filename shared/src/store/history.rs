@@ -9,8 +9,8 @@ use futures_util::future::join_all;
 
 use super::workouts::{WORKOUTS_HI, WORKOUTS_LO};
 use super::{Store, StoreError, completed_sk, key, s, to_doc};
+use crate::domain::catalog::OwnExercise;
 use crate::domain::workout::Workout;
-use crate::import::strong::OwnExercise;
 
 /// BatchWriteItem takes at most this many items.
 const BATCH_ITEMS: usize = 25;
@@ -100,7 +100,7 @@ impl Store {
             if requests.is_empty() {
                 return Ok(());
             }
-            tokio::time::sleep(crate::lanes::backoff(round)).await;
+            crate::retry::pause(round).await;
         }
         Err(StoreError::Backend(format!(
             "{} items stayed unprocessed after {UNPROCESSED_ROUNDS} rounds",

@@ -12,9 +12,8 @@ use chrono::{DateTime, Duration, Utc};
 use serde_json::Value;
 
 use super::{Store, StoreError, from_item, key, s, string, to_doc};
-use crate::analysis::card::InsightCard;
-use crate::analysis::review::{WeeklyReview, iso_week_id};
-use crate::skills::notify::Notification;
+use crate::domain::calendar::iso_week_id;
+use crate::domain::notification::Notification;
 
 /// Roster entries outlive the 30-day activity window comfortably.
 pub const ROSTER_TTL_DAYS: i64 = 60;
@@ -33,12 +32,17 @@ pub enum Claim {
 }
 
 /// One output item of a job, written with the job's completion.
+/// Cards and reviews come as their JSON: the store files documents, the analysis owns their
+/// shape.
 pub enum Output<'a> {
+    /// A post-workout card, filed under the workout's start.
     Insight {
-        card: &'a InsightCard,
+        id: &'a str,
+        card: &'a Value,
         at: DateTime<Utc>,
     },
-    Review(&'a WeeklyReview),
+    /// A weekly review, filed under its ISO week.
+    Review { id: &'a str, review: &'a Value },
     Health {
         sk: String,
         decision: &'a Value,
@@ -161,10 +165,10 @@ impl Store {
         let mut items = Vec::new();
         for o in outputs {
             match o {
-                Output::Insight { card, at } => {
+                Output::Insight { id, card, at } => {
                     let mut item = key(
                         user,
-                        format!("INSIGHT#{}#{}", at.format("%Y-%m-%dT%H:%M:%SZ"), card.id),
+                        format!("INSIGHT#{}#{}", at.format("%Y-%m-%dT%H:%M:%SZ"), id),
                     );
                     item.insert("doc".into(), s(to_doc("insight", card)?));
                     items.push(TransactWriteItem::builder().put(put(item)?).build());
@@ -179,9 +183,9 @@ impl Store {
                     );
                     items.push(TransactWriteItem::builder().put(put(roster)?).build());
                 }
-                Output::Review(r) => {
-                    let mut item = key(user, format!("REVIEW#{}", r.id));
-                    item.insert("doc".into(), s(to_doc("review", r)?));
+                Output::Review { id, review } => {
+                    let mut item = key(user, format!("REVIEW#{id}"));
+                    item.insert("doc".into(), s(to_doc("review", review)?));
                     items.push(TransactWriteItem::builder().put(put(item)?).build());
                 }
                 Output::Health {

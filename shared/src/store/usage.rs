@@ -6,7 +6,7 @@ use aws_sdk_dynamodb::types::AttributeValue;
 use chrono::{DateTime, NaiveDate, Utc};
 
 use super::{Store, StoreError, key, s};
-use crate::llm::Usage;
+use crate::domain::usage::Usage;
 
 pub(crate) const USAGE_PREFIX: &str = "USAGE#";
 /// Counters are kept this long after their day began.

@@ -147,7 +147,7 @@ impl FunctionalLane {
                 EventOutcome::Committed => return Ok(api::json_response(200, &body_text)),
                 EventOutcome::RateLimited => rate_limited = true,
                 EventOutcome::DuplicateRequest | EventOutcome::Conflict => {
-                    tokio::time::sleep(backoff(attempt)).await
+                    crate::retry::pause(attempt).await
                 }
             }
         }

@@ -260,7 +260,7 @@ impl FunctionalLane {
                 .await?
             {
                 CommitOutcome::Committed => return Ok(("REPLACE_EXERCISE", data)),
-                _ => tokio::time::sleep(backoff(attempt)).await,
+                _ => crate::retry::pause(attempt).await,
             }
         }
         Err(conflict())

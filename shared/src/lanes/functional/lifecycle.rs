@@ -264,7 +264,7 @@ impl FunctionalLane {
                         result = Some((done, false));
                         break;
                     }
-                    tokio::time::sleep(backoff(attempt)).await;
+                    crate::retry::pause(attempt).await;
                 }
                 _ => {
                     let found = self

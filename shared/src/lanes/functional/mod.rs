@@ -29,7 +29,8 @@ mod params;
 
 use params::*;
 
-use super::{backoff, bind, fingerprint, store_error};
+use super::{bind, fingerprint, store_error};
+use crate::analysis::history::LOOKBACK_WEEKS;
 use crate::api::{self, ApiError};
 use crate::context::{AuthMode, SessionContext};
 use crate::domain::catalog::catalog;
@@ -38,7 +39,6 @@ use crate::domain::profile::Profile;
 use crate::domain::workout::Workout;
 use crate::queue::{Delivery, JobQueue};
 use crate::router::{self, Intent, Lane};
-use crate::skills::history::LOOKBACK_WEEKS;
 use crate::skills::{autofill, events, monitor, notify, suggest, swap, workouts};
 use crate::store::activity::{EventOutcome, EventRecord};
 use crate::store::{

@@ -7,10 +7,10 @@ use serde_json::{Value, json};
 
 use super::read::{history, resolve, top_set_json};
 use super::{Env, ToolError, int_arg, spec, str_arg};
+use crate::analysis::history::{LOOKBACK_WEEKS, best_by_e1rm, sessions_with, working_sets};
 use crate::analysis::{self, facts::VolumeGroup, load, progression, series};
 use crate::domain::strength::round1;
 use crate::llm::ToolSpec;
-use crate::skills::history::{LOOKBACK_WEEKS, best_by_e1rm, sessions_with, working_sets};
 
 /// How far back a progress query may look.
 const MAX_PROGRESS_WEEKS: i64 = 26;

@@ -6,10 +6,10 @@ use chrono::{Duration, Utc};
 use serde_json::{Value, json};
 
 use super::{Effect, Env, Output, ToolError, spec, store_failed, str_arg};
+use crate::analysis::history::LOOKBACK_WEEKS;
 use crate::domain::artifact::Artifact;
 use crate::lanes::artifacts;
 use crate::llm::ToolSpec;
-use crate::skills::history::LOOKBACK_WEEKS;
 use crate::skills::proposals::{self, ProposalError};
 use crate::store::Parts;
 

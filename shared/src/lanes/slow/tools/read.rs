@@ -6,11 +6,11 @@ use chrono::{Duration, Utc};
 use serde_json::{Value, json};
 
 use super::{Env, ToolError, int_arg, spec, store_failed, str_arg};
+use crate::analysis::history::{LOOKBACK_WEEKS, LoggedSet, best_by_e1rm, working_sets};
 use crate::context::SessionContext;
 use crate::domain::catalog::{Exercise, catalog};
 use crate::domain::workout::{SetStatus, Workout};
 use crate::llm::ToolSpec;
-use crate::skills::history::{LOOKBACK_WEEKS, LoggedSet, best_by_e1rm, working_sets};
 use crate::skills::suggest;
 use crate::store::{Parts, Store};
 

@@ -7,13 +7,13 @@ use serde_json::{Value, json};
 
 use super::read::workout_brief;
 use super::{Env, ToolError, int_arg, spec, store_failed, str_arg};
+use crate::analysis::history::LOOKBACK_WEEKS;
 use crate::domain::catalog::catalog;
 use crate::domain::limits::{self, MAX_REPS, MAX_RIR};
 use crate::domain::profile::Profile;
 use crate::domain::units::Unit;
 use crate::domain::workout::{SetAction, SetResult, SetStatus, Workout};
 use crate::llm::ToolSpec;
-use crate::skills::history::LOOKBACK_WEEKS;
 use crate::skills::suggest::DEFAULT_TARGET_RIR;
 use crate::skills::{swap, workouts};
 use crate::store::{CommitOutcome, Parts};
@@ -171,7 +171,7 @@ where
                 answer["workout"] = workout_brief(&changed);
                 return Ok(answer);
             }
-            _ => tokio::time::sleep(crate::lanes::backoff(attempt)).await,
+            _ => crate::retry::pause(attempt).await,
         }
     }
     Err(ToolError::new(
