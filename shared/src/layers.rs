@@ -4,7 +4,9 @@
 //! - `store` (DynamoDB) uses `domain` and the small infrastructure leaves `retry` and `tls`;
 //! - `analysis` (pure functions over a history) uses `domain`;
 //! - `skills` (what the product decides: suggest, swap, monitor, the copilot) uses `domain`,
-//!   `analysis` and the command `router`.
+//!   `analysis` and the command `router`;
+//! - `app` (the use cases every adapter calls) uses the core, the store and the request's
+//!   context, never a lane: one lane does not call another's handler.
 //!
 //! The test reads every `crate::<module>` path in each layer's source (comments excluded).
 
@@ -12,11 +14,26 @@
 mod tests {
     use std::path::Path;
 
-    const RULES: [(&str, &[&str]); 4] = [
+    const RULES: [(&str, &[&str]); 5] = [
         ("domain", &["domain"]),
         ("store", &["store", "domain", "retry", "tls"]),
         ("analysis", &["analysis", "domain"]),
         ("skills", &["skills", "domain", "analysis", "router"]),
+        (
+            "app",
+            &[
+                "app",
+                "domain",
+                "analysis",
+                "skills",
+                "router",
+                "store",
+                "context",
+                "api",
+                "telemetry",
+                "retry",
+            ],
+        ),
     ];
 
     /// The top-level modules a Rust source names as `crate::<module>`, outside comments.

@@ -3,6 +3,7 @@
 
 pub mod analysis;
 pub mod api;
+pub mod app;
 pub mod context;
 pub mod domain;
 /// Fuzz properties: for the fuzz targets (feature `fuzzing`) and the corpus replay test.

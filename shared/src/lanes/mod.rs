@@ -1,5 +1,7 @@
 //! One handler per lane; the binaries only build their clients and call these.
 
+pub(crate) use crate::app::{fingerprint, store_error};
+
 pub mod artifacts;
 pub mod card_summary;
 pub mod fast;
@@ -11,7 +13,6 @@ use lambda_http::{Body, Request, Response};
 
 use crate::api::{self, ApiError};
 use crate::context::{AuthError, AuthMode, SessionContext, authenticate, split_prefix};
-use crate::store::StoreError;
 use crate::telemetry::RequestLog;
 
 /// Binds a request to its context: splits the message's prefix, authenticates (the prefix
@@ -41,12 +42,6 @@ pub(crate) fn bind<'m>(
     ))
 }
 
-/// A store failure as the client sees it (the detail goes to the log only).
-pub(crate) fn store_error(e: &StoreError) -> ApiError {
-    tracing::error!(error = %e, "store call failed");
-    ApiError::store_unavailable()
-}
-
 /// Turns a lane's result into the response and emits the request's log line.
 pub(crate) fn finish(
     mut log: RequestLog,
@@ -64,20 +59,4 @@ pub(crate) fn finish(
     log.latency_us = started.elapsed().as_micros() as u64;
     log.emit();
     resp
-}
-
-/// Identifies a request for idempotency (the same `corr` must carry the same request): a short
-/// hash of its parts.
-pub(crate) fn fingerprint(parts: &[&str]) -> String {
-    use sha2::{Digest, Sha256};
-    let mut h = Sha256::new();
-    for p in parts {
-        h.update(p.as_bytes());
-        h.update([0]);
-    }
-    h.finalize()
-        .iter()
-        .take(16)
-        .map(|b| format!("{b:02x}"))
-        .collect()
 }

@@ -22,9 +22,9 @@ use lambda_http::lambda_runtime::streaming::Body as StreamBody;
 use lambda_http::{Body, Request, RequestExt, Response};
 use serde_json::{Value, json};
 
-use super::fast::FastLane;
 use super::functional::FunctionalLane;
 use super::functional::assist::Assist;
+use crate::app::command;
 use chrono::Utc;
 
 use crate::api::{self, ApiError};
@@ -47,7 +47,6 @@ pub struct SlowLane {
     store: Store,
     auth: AuthMode,
     model: Option<Model>,
-    fast: FastLane,
     functional: FunctionalLane,
     heartbeat: Duration,
     budget: budget::Budget,
@@ -69,7 +68,6 @@ impl SlowLane {
             .filter(|ms| *ms >= 100)
             .map_or(sse::HEARTBEAT, Duration::from_millis);
         Ok(SlowLane {
-            fast: FastLane::new(store.clone(), cfg.auth),
             functional: FunctionalLane::new(
                 store.clone(),
                 JobQueue::from_env(&aws),
@@ -146,24 +144,33 @@ impl SlowLane {
         // FAST and FUNCTIONAL: the same code as their binaries, in-process, no model.
         if route.lane != Lane::Slow {
             let mut inner = RequestLog::new("slow", None);
-            // Boxed: the other lanes' futures are large and deep.
-            let answer = match route.lane {
-                Lane::Fast => Box::pin(self.fast.command(&req, &mut inner)).await,
-                _ => Box::pin(self.functional.functional(&req, &mut inner)).await,
+            let lane = route.lane;
+            // A command runs the FAST use case in-process and its answer is framed as it is (a
+            // retried request's first answer as it was stored); a button is still the
+            // FUNCTIONAL lane's response. Boxed: these futures are large and deep.
+            let answer = if lane == Lane::Fast {
+                Box::pin(command::run(&self.store, &ctx, text, route, &mut inner))
+                    .await
+                    .map(|o| match o {
+                        command::Outcome::Answer { text, data, .. } => {
+                            (200, json!({ "text": text, "data": data }))
+                        }
+                        command::Outcome::Replay { status, body } => {
+                            (status, serde_json::from_str(&body).unwrap_or(Value::Null))
+                        }
+                    })
+            } else {
+                Box::pin(self.functional.functional(&req, &mut inner))
+                    .await
+                    .map(|r| (r.status().as_u16(), body_json(r.into_body())))
             };
             log.store_us = inner.store_us;
             log.store_calls = inner.store_calls;
             let mut frames = vec![route_event];
-            let (status, body) = match answer {
-                Ok(r) => {
-                    let status = r.status().as_u16();
-                    (status, body_json(r.into_body()))
-                }
-                Err(e) => {
-                    log.outcome = e.code;
-                    (e.status, e.body())
-                }
-            };
+            let (status, body) = answer.unwrap_or_else(|e| {
+                log.outcome = e.code;
+                (e.status, e.body())
+            });
             if status >= 400 {
                 frames.push(sse::frame(
                     "error",
@@ -171,7 +178,7 @@ impl SlowLane {
                         "code": body["error"]["code"], "message": body["error"]["message"],
                     }),
                 ));
-            } else if route.lane == Lane::Fast {
+            } else if lane == Lane::Fast {
                 frames.push(sse::frame(
                     "message",
                     json!({ "text": body["text"], "data": body["data"] }),
@@ -182,7 +189,7 @@ impl SlowLane {
             frames.push(sse::frame(
                 "done",
                 json!({
-                    "lane": route.lane.as_str(),
+                    "lane": lane.as_str(),
                     "intent": intent.map(Intent::as_str),
                     "latency_ms": started.elapsed().as_millis() as u64,
                 }),

@@ -1,0 +1,183 @@
+//! A workout command ("done", "8 @ 100", "next", "undo"): one batched read (workout, profile,
+//! idempotency record) and, for a command that changes the workout, one transactional write
+//! conditioned on the workout's version and the request's `corr`. The FAST lane's HTTP route and
+//! the stream both call [`run`].
+
+use std::time::Instant;
+
+use chrono::Utc;
+use serde_json::{Value, json};
+
+use super::store_error;
+use crate::api::ApiError;
+use crate::context::SessionContext;
+use crate::domain::units::Unit;
+use crate::router::{self, Intent, Lane, Route};
+use crate::skills::copilot::{self, CopilotError};
+use crate::store::{CommitOutcome, IDEMPOTENCY_TTL_SECS, IdempotencyRecord, Store};
+use crate::telemetry::RequestLog;
+
+/// Attempts at read-apply-write before answering 409; each loser of a race re-reads and
+/// applies its command to the new state (two "done" log two sets).
+const MAX_ATTEMPTS: u32 = 6;
+
+/// What a command came to.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Outcome {
+    /// The answer: what the copilot says and the state it shows.
+    Answer {
+        intent: Intent,
+        text: String,
+        data: Value,
+    },
+    /// A retried request (same `corr`): the first answer, exactly as it was sent.
+    Replay { status: u16, body: String },
+}
+
+impl Outcome {
+    /// The FAST lane's answer body (`{lane, intent, text, data}`).
+    pub fn answer_body(intent: Intent, text: &str, data: &Value) -> Value {
+        json!({ "lane": "fast", "intent": intent.as_str(), "text": text, "data": data })
+    }
+}
+
+/// Runs the command `text` (routed as `route`) for the lifter of `ctx`.
+pub async fn run(
+    store: &Store,
+    ctx: &SessionContext,
+    text: &str,
+    route: Route,
+    log: &mut RequestLog,
+) -> Result<Outcome, ApiError> {
+    if route.intent == Some(Intent::MonitorSkip) {
+        // Silent acknowledgement of an unremarkable monitor event: no store access at all.
+        log.outcome = "no_change";
+        return Ok(Outcome::Answer {
+            intent: Intent::MonitorSkip,
+            text: String::new(),
+            data: json!({}),
+        });
+    }
+    let Some(cmd) = route.command.filter(|_| route.lane == Lane::Fast) else {
+        if let Some(e) = route.near_miss {
+            return Err(ApiError::new(400, "INVALID_COMMAND", e.0));
+        }
+        let mut e = ApiError::new(
+            422,
+            "NOT_A_COMMAND",
+            format!(
+                "this is not a workout command; send it to the {} lane",
+                route.lane.as_str()
+            ),
+        );
+        e.lane = Some(if route.lane == Lane::Functional {
+            "functional"
+        } else {
+            "slow"
+        });
+        return Err(e);
+    };
+    let intent = Intent::of_command(&cmd);
+    // Validate what needs no stored data before touching the store.
+    copilot::validate(&cmd, Unit::Kg).or_else(|e| match (&cmd, e.field) {
+        // A weight typed without a unit is checked again below in the lifter's own unit.
+        (router::Command::LogShorthand { unit: None, .. }, "weight") => Ok(()),
+        _ => Err(e),
+    })?;
+    let fingerprint = fingerprint(intent, text, ctx.workout_id.as_deref());
+    for attempt in 0..MAX_ATTEMPTS {
+        let t = Instant::now();
+        let state = store
+            .copilot_state(&ctx.user_id, ctx.corr.as_deref(), Utc::now())
+            .await;
+        log.store_us += t.elapsed().as_micros() as u64;
+        log.store_calls += 1;
+        let state = state.map_err(|e| store_error(&e))?;
+        if let Some(rec) = state.replay {
+            if rec.fingerprint != fingerprint {
+                return Err(ApiError::new(
+                    409,
+                    "IDEMPOTENCY_KEY_REUSED",
+                    "this corr was already used for a different request",
+                ));
+            }
+            log.outcome = "replayed";
+            return Ok(Outcome::Replay {
+                status: rec.status,
+                body: rec.body,
+            });
+        }
+        let unit = state.profile.as_ref().map(|p| p.unit).unwrap_or_default();
+        copilot::validate(&cmd, unit)?;
+        let (workout, version) = match &state.workout {
+            Some(v) => (Some(&v.value), v.version),
+            None => (None, 0),
+        };
+        let now = Utc::now();
+        let outcome = copilot::apply(&cmd, workout, unit, ctx.workout_id.as_deref(), now).map_err(
+            |e| match e {
+                CopilotError::Invalid(l) => ApiError::from(l),
+                CopilotError::WorkoutMismatch { .. } => {
+                    ApiError::new(409, "WORKOUT_MISMATCH", e.to_string())
+                }
+            },
+        )?;
+        let (text, data) = (outcome.text, outcome.data);
+        let Some(changed) = outcome.changed else {
+            log.outcome = "no_change";
+            return Ok(Outcome::Answer { intent, text, data });
+        };
+        // The record stores the answer exactly as the first request got it.
+        let record = ctx.corr.as_ref().map(|corr| IdempotencyRecord {
+            corr: corr.clone(),
+            fingerprint: fingerprint.clone(),
+            status: 200,
+            body: Outcome::answer_body(intent, &text, &data).to_string(),
+            expires_at: now.timestamp() + IDEMPOTENCY_TTL_SECS,
+        });
+        let t = Instant::now();
+        let committed = store
+            .commit_workout(&ctx.user_id, &changed, version, record.as_ref(), now)
+            .await;
+        log.store_us += t.elapsed().as_micros() as u64;
+        log.store_calls += 1;
+        match committed.map_err(|e| store_error(&e))? {
+            CommitOutcome::Committed => return Ok(Outcome::Answer { intent, text, data }),
+            CommitOutcome::VersionConflict | CommitOutcome::DuplicateRequest => {
+                // Someone else wrote first; back off a little (jittered) and re-apply.
+                crate::retry::pause(attempt).await;
+            }
+        }
+    }
+    Err(ApiError::new(
+        409,
+        "CONFLICT",
+        "the workout kept changing while this command was applied; nothing was logged, please retry",
+    ))
+}
+
+/// The same `corr` must carry the same command (case and surrounding spaces aside).
+fn fingerprint(intent: Intent, text: &str, workout_id: Option<&str>) -> String {
+    super::fingerprint(&[
+        intent.as_str(),
+        &text.trim().to_lowercase(),
+        workout_id.unwrap_or(""),
+    ])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fingerprint_ignores_case_but_not_the_command() {
+        assert_eq!(
+            fingerprint(Intent::LogSet, "Done", None),
+            fingerprint(Intent::LogSet, "done ", None)
+        );
+        assert_ne!(
+            fingerprint(Intent::LogSet, "done", Some("w1")),
+            fingerprint(Intent::LogSet, "done", None)
+        );
+    }
+}
