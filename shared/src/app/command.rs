@@ -6,6 +6,7 @@
 use std::time::Instant;
 
 use chrono::Utc;
+use serde::Serialize;
 use serde_json::{Value, json};
 
 use super::store_error;
@@ -34,10 +35,27 @@ pub enum Outcome {
     Replay { status: u16, body: String },
 }
 
+/// The FAST lane's answer body, `{lane, intent, text, data}`, borrowed: rendering it copies
+/// nothing (the workout state in `data` can be large).
+#[derive(Serialize)]
+struct AnswerBody<'a> {
+    lane: &'static str,
+    intent: &'static str,
+    text: &'a str,
+    data: &'a Value,
+}
+
 impl Outcome {
-    /// The FAST lane's answer body (`{lane, intent, text, data}`).
-    pub fn answer_body(intent: Intent, text: &str, data: &Value) -> Value {
-        json!({ "lane": "fast", "intent": intent.as_str(), "text": text, "data": data })
+    /// The FAST lane's answer as JSON text: what the route sends and what a `corr` replays.
+    pub fn render_answer(intent: Intent, text: &str, data: &Value) -> String {
+        let body = AnswerBody {
+            lane: "fast",
+            intent: intent.as_str(),
+            text,
+            data,
+        };
+        // A `Value` always serialises; the fallback is never reached.
+        serde_json::to_string(&body).unwrap_or_else(|_| "{}".into())
     }
 }
 
@@ -132,7 +150,7 @@ pub async fn run(
             corr: corr.clone(),
             fingerprint: fingerprint.clone(),
             status: 200,
-            body: Outcome::answer_body(intent, &text, &data).to_string(),
+            body: Outcome::render_answer(intent, &text, &data),
             expires_at: now.timestamp() + IDEMPOTENCY_TTL_SECS,
         });
         let t = Instant::now();

@@ -119,8 +119,5 @@ impl FastLane {
 }
 
 fn reply(intent: Intent, text: &str, data: &serde_json::Value) -> Response<Body> {
-    api::json_response(
-        200,
-        &command::Outcome::answer_body(intent, text, data).to_string(),
-    )
+    api::json_response(200, &command::Outcome::render_answer(intent, text, data))
 }
