@@ -16,7 +16,7 @@ use serde::Serialize;
 use super::Stall;
 use super::load::{self, ACWR_ELEVATED, Acwr, VolumeStatus, within};
 use super::series::StallAction;
-use crate::domain::strength::{Lift, effective_rir, is_rated, is_working_result, round1, set_e1rm};
+use crate::domain::strength::{BestE1rm, effective_rir, is_working_result, round1};
 use crate::domain::workout::Workout;
 
 /// Fatigue shows in the last this many days...
@@ -212,44 +212,26 @@ pub fn signals(history: &[Workout], now: DateTime<Utc>, stalls: &[Stall]) -> Vec
     out
 }
 
-/// Best e1RM per (exercise, rated?) over the workouts: a set with effort recorded is only
-/// compared with sets with effort recorded, so starting to log RPE is not a change in strength.
-fn best_e1rm(workouts: &[&Workout]) -> BTreeMap<(String, bool), f64> {
-    let mut out: BTreeMap<(String, bool), f64> = BTreeMap::new();
-    for w in workouts {
-        for (e, s) in w.exercises.iter().flat_map(|e| {
-            e.sets
-                .iter()
-                .filter(|s| is_working_result(s))
-                .map(move |s| (e, s))
-        }) {
-            let lift = Lift::in_workout(w, &e.exercise_id);
-            let (Some(r), Some(e1)) = (s.actual.as_ref(), set_e1rm(s, lift)) else {
-                continue;
-            };
-            let best = out
-                .entry((e.exercise_id.clone(), is_rated(r)))
-                .or_insert(e1);
-            *best = best.max(e1);
-        }
-    }
-    out
-}
-
 /// Exercises whose recent best is at least [`PERFORMANCE_DROP`] under the reference best, if
 /// they are at least half of the exercises both windows share (one bad lift among many is not
 /// fatigue).
 fn falling(recent: &[&Workout], reference: &[&Workout]) -> Vec<String> {
-    let before = best_e1rm(reference);
+    // Rated sets against rated, unrated against unrated: starting to log RPE is no change.
+    let before = BestE1rm::of_workouts(reference.iter().copied());
     let mut compared = BTreeSet::new();
     let mut down = BTreeSet::new();
-    for (key, now) in best_e1rm(recent) {
-        let Some(then) = before.get(&key) else {
+    for (id, now) in BestE1rm::of_workouts(recent.iter().copied()) {
+        let Some(then) = before.get(&id) else {
             continue;
         };
-        compared.insert(key.0.clone());
-        if now < then * (1.0 - PERFORMANCE_DROP) {
-            down.insert(key.0);
+        for rated in [false, true] {
+            let (Some(now), Some(then)) = (now.get(rated), then.get(rated)) else {
+                continue;
+            };
+            compared.insert(id.clone());
+            if now < then * (1.0 - PERFORMANCE_DROP) {
+                down.insert(id.clone());
+            }
         }
     }
     if down.len() * 2 < compared.len() {

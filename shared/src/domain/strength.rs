@@ -75,6 +75,11 @@ pub fn is_working_result(s: &WorkoutSet) -> bool {
     s.set_type != SetType::Warmup && s.actual.as_ref().is_some_and(|r| !r.is_timed())
 }
 
+/// A bodyweight that can be used: finite and positive.
+fn known_bodyweight(kg: Option<f64>) -> Option<f64> {
+    kg.filter(|b| b.is_finite() && *b > 0.0)
+}
+
 /// An exercise as done on a day: how its logged weight relates to the load moved, and the
 /// lifter's bodyweight then (from the workout, stamped from the profile when it was built or
 /// imported).
@@ -97,7 +102,7 @@ impl Lift {
             loading: catalog()
                 .get(exercise_id)
                 .map_or(Loading::External, |e| e.loading),
-            bodyweight_kg: bodyweight_kg.filter(|b| b.is_finite() && *b > 0.0),
+            bodyweight_kg: known_bodyweight(bodyweight_kg),
         }
     }
 
@@ -152,9 +157,7 @@ impl Lift {
     /// The same lift at another bodyweight (the one known now), keeping this one's when none is.
     pub fn at_bodyweight(self, bodyweight_kg: Option<f64>) -> Lift {
         Lift {
-            bodyweight_kg: Lift::of("", bodyweight_kg)
-                .bodyweight_kg
-                .or(self.bodyweight_kg),
+            bodyweight_kg: known_bodyweight(bodyweight_kg).or(self.bodyweight_kg),
             ..self
         }
     }
@@ -231,17 +234,36 @@ impl BestE1rm {
         let mut out: std::collections::BTreeMap<String, BestE1rm> = Default::default();
         for w in workouts {
             for e in &w.exercises {
-                let lift = Lift::in_workout(w, &e.exercise_id);
-                for s in e.sets.iter().filter(|s| is_working_result(s)) {
-                    if let (Some(r), Some(v)) = (s.actual.as_ref(), set_e1rm(s, lift)) {
-                        out.entry(e.exercise_id.clone())
-                            .or_default()
-                            .raise(is_rated(r), v);
-                    }
-                }
+                out.entry(e.exercise_id.clone())
+                    .or_default()
+                    .raise_sets(&e.sets, Lift::in_workout(w, &e.exercise_id));
             }
         }
         out
+    }
+
+    /// One exercise's bests over the working sets of `workouts`.
+    pub fn of_exercise<'a>(
+        workouts: impl IntoIterator<Item = &'a Workout>,
+        exercise_id: &str,
+    ) -> BestE1rm {
+        let mut out = BestE1rm::default();
+        for w in workouts {
+            let lift = Lift::in_workout(w, exercise_id);
+            for e in w.exercises.iter().filter(|e| e.exercise_id == exercise_id) {
+                out.raise_sets(&e.sets, lift);
+            }
+        }
+        out
+    }
+
+    /// Raised by the working sets of one exercise of `lift`.
+    fn raise_sets(&mut self, sets: &[WorkoutSet], lift: Lift) {
+        for s in sets.iter().filter(|s| is_working_result(s)) {
+            if let (Some(r), Some(v)) = (s.actual.as_ref(), set_e1rm(s, lift)) {
+                self.raise(is_rated(r), v);
+            }
+        }
     }
 }
 

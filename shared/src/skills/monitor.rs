@@ -246,19 +246,9 @@ pub fn evaluate(
     // 6. PR, against like sets only (rated with rated), so starting to log RPE is no record
     let rated = |s: &WorkoutSet| s.actual.as_ref().is_some_and(is_rated);
     if let Some(e) = set_e1rm(set, lift) {
-        let previous = history
-            .iter()
-            .flat_map(|w| {
-                let lift = Lift::in_workout(w, &inst.exercise_id);
-                w.exercises
-                    .iter()
-                    .filter(|x| x.exercise_id == inst.exercise_id)
-                    .flat_map(move |x| x.sets.iter().map(move |s| (s, lift)))
-            })
-            .filter(|(s, _)| s.set_type != SetType::Warmup && rated(s) == rated(set))
-            .filter_map(|(s, lift)| set_e1rm(s, lift))
-            .chain(best.get(rated(set)))
-            .fold(None, |m: Option<f64>, v| Some(m.map_or(v, |m| m.max(v))));
+        let previous = BestE1rm::of_exercise(history, &inst.exercise_id)
+            .max(best)
+            .get(rated(set));
         if let Some(prev) = previous
             && e > prev + 1e-9
         {
