@@ -345,3 +345,24 @@ async fn claims_and_the_notification_lock_hold_once() {
     let page = store.page(&user, "NOTIFY#", 10, None, now).await.unwrap();
     assert_eq!(page.items.len(), 1);
 }
+
+/// The store times itself for the request's log line: each DynamoDB call is counted and the
+/// time waited on it recorded, with no code above the store doing so.
+#[tokio::test]
+async fn store_calls_are_counted_on_the_request_log() {
+    use coach::telemetry::{RequestLog, scope};
+    let db = Dynoxide::start();
+    let store = db.store().await;
+    let user = unique_user("timed");
+    let (read, log) = scope(RequestLog::new("fast", None), async {
+        let a = store.copilot_state(&user, Some("c1"), Utc::now()).await;
+        let b = store.get_active_workout(&user).await;
+        (a.is_ok(), b.is_ok())
+    })
+    .await;
+    assert_eq!(read, (true, true));
+    assert_eq!(log.store_calls, 2);
+    assert!(log.store_us > 0);
+    // Outside a request's scope the store still works and nothing is recorded.
+    assert!(store.get_active_workout(&user).await.is_ok());
+}

@@ -1,12 +1,21 @@
 //! One structured JSON log line per request: lane, intent, matched rule, corr, status, outcome,
 //! handler and store time, and Lambda's request id. No message text and no user data. The
 //! same line is the request's CloudWatch metrics record (embedded metric format).
+//!
+//! The line is filled in where things happen, not passed around: an adapter runs the request
+//! inside [`scope`], code below it notes what it learns with [`record`], and the store times its
+//! own calls (an SDK interceptor calls [`store_call_started`] and [`store_call_finished`]). Outside
+//! a scope (tests, tools) these do nothing.
+
+use std::future::Future;
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
 
 use serde::Serialize;
 
-use crate::llm::Usage;
+use crate::domain::usage::Usage;
 
-#[derive(Debug, Default, Serialize)]
+#[derive(Debug, Default, Clone, Serialize)]
 pub struct RequestLog {
     pub level: &'static str,
     pub event: &'static str,
@@ -39,6 +48,73 @@ pub struct RequestLog {
     /// counted in `Errors` like a 5xx.
     #[serde(skip)]
     pub failed_in_stream: bool,
+    /// Store calls in flight and since when: concurrent calls count once in `store_us` (it is
+    /// time the request waited, not the sum of the calls).
+    #[serde(skip)]
+    store_in_flight: u32,
+    #[serde(skip)]
+    store_busy_since: Option<Instant>,
+    /// The line was handed to a task that outlives the response (the coach's stream) and is
+    /// emitted there.
+    #[serde(skip)]
+    handed_off: bool,
+}
+
+tokio::task_local! {
+    static CURRENT: Arc<Mutex<RequestLog>>;
+}
+
+/// Runs `fut` as the request `log` describes, and returns its output with the filled-in log.
+pub async fn scope<F: Future>(log: RequestLog, fut: F) -> (F::Output, RequestLog) {
+    let cell = Arc::new(Mutex::new(log));
+    let out = CURRENT.scope(cell.clone(), fut).await;
+    let mut log = match cell.lock() {
+        Ok(mut l) => std::mem::take(&mut *l),
+        Err(poisoned) => std::mem::take(&mut *poisoned.into_inner()),
+    };
+    log.close_store_timer();
+    (out, log)
+}
+
+/// Notes something about the current request on its log line (nothing outside a scope).
+pub fn record(f: impl FnOnce(&mut RequestLog)) {
+    let _ = CURRENT.try_with(|cell| {
+        if let Ok(mut log) = cell.lock() {
+            f(&mut log);
+        }
+    });
+}
+
+/// Takes the current request's log for a task that outlives the response; the scope's own
+/// copy is marked so that its adapter does not emit it too.
+pub fn hand_off() -> RequestLog {
+    let mut taken = RequestLog::default();
+    record(|log| {
+        taken = log.clone();
+        log.handed_off = true;
+    });
+    taken
+}
+
+/// A store call began (the store's SDK interceptor calls this).
+pub fn store_call_started() {
+    record(|log| {
+        log.store_calls += 1;
+        log.store_in_flight += 1;
+        if log.store_in_flight == 1 {
+            log.store_busy_since = Some(Instant::now());
+        }
+    });
+}
+
+/// A store call ended.
+pub fn store_call_finished() {
+    record(|log| {
+        log.store_in_flight = log.store_in_flight.saturating_sub(1);
+        if log.store_in_flight == 0 {
+            log.close_store_timer();
+        }
+    });
 }
 
 #[derive(Serialize)]
@@ -168,6 +244,19 @@ impl RequestLog {
         Self::new(lane, req.lambda_context_ref().map(|c| c.request_id.clone()))
     }
 
+    /// Whether the line went to a task that emits it later (see [`hand_off`]).
+    pub fn is_handed_off(&self) -> bool {
+        self.handed_off
+    }
+
+    /// Adds the time since the store became busy (a call abandoned mid-flight still counts).
+    fn close_store_timer(&mut self) {
+        if let Some(since) = self.store_busy_since.take() {
+            self.store_us += since.elapsed().as_micros() as u64;
+        }
+        self.store_in_flight = 0;
+    }
+
     /// Adds a model call's tokens to the request's.
     pub fn record_tokens(&mut self, usage: Usage) {
         self.tokens += usage;
@@ -220,6 +309,29 @@ pub fn init() {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[tokio::test]
+    async fn concurrent_store_calls_count_once_in_the_time_waited() {
+        let (_, log) = scope(RequestLog::new("fast", None), async {
+            store_call_started();
+            store_call_started();
+            tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+            store_call_finished();
+            // One call still in flight: the wait is not over, nothing counted yet.
+            let mut waited = u64::MAX;
+            record(|l| waited = l.store_us);
+            assert_eq!(waited, 0);
+            store_call_finished();
+            record(|l| l.outcome = "no_change");
+        })
+        .await;
+        assert_eq!(log.store_calls, 2);
+        assert_eq!(log.outcome, "no_change");
+        assert!(log.store_us >= 5_000, "{}", log.store_us);
+        // Outside a scope nothing is recorded and nothing fails.
+        store_call_started();
+        record(|l| l.outcome = "x");
+    }
 
     #[test]
     fn log_line_is_json_without_message_text() {

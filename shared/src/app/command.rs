@@ -3,8 +3,6 @@
 //! conditioned on the workout's version and the request's `corr`. The FAST lane's HTTP route and
 //! the stream both call [`run`].
 
-use std::time::Instant;
-
 use chrono::Utc;
 use serde::Serialize;
 use serde_json::{Value, json};
@@ -16,7 +14,6 @@ use crate::domain::units::Unit;
 use crate::router::{self, Intent, Lane, Route};
 use crate::skills::copilot::{self, CopilotError};
 use crate::store::{CommitOutcome, IDEMPOTENCY_TTL_SECS, IdempotencyRecord, Store};
-use crate::telemetry::RequestLog;
 
 /// Attempts at read-apply-write before answering 409; each loser of a race re-reads and
 /// applies its command to the new state (two "done" log two sets).
@@ -65,11 +62,10 @@ pub async fn run(
     ctx: &SessionContext,
     text: &str,
     route: Route,
-    log: &mut RequestLog,
 ) -> Result<Outcome, ApiError> {
     if route.intent == Some(Intent::MonitorSkip) {
         // Silent acknowledgement of an unremarkable monitor event: no store access at all.
-        log.outcome = "no_change";
+        crate::telemetry::record(|log| log.outcome = "no_change");
         return Ok(Outcome::Answer {
             intent: Intent::MonitorSkip,
             text: String::new(),
@@ -104,12 +100,9 @@ pub async fn run(
     })?;
     let fingerprint = fingerprint(intent, text, ctx.workout_id.as_deref());
     for attempt in 0..MAX_ATTEMPTS {
-        let t = Instant::now();
         let state = store
             .copilot_state(&ctx.user_id, ctx.corr.as_deref(), Utc::now())
             .await;
-        log.store_us += t.elapsed().as_micros() as u64;
-        log.store_calls += 1;
         let state = state.map_err(|e| store_error(&e))?;
         if let Some(rec) = state.replay {
             if rec.fingerprint != fingerprint {
@@ -119,7 +112,7 @@ pub async fn run(
                     "this corr was already used for a different request",
                 ));
             }
-            log.outcome = "replayed";
+            crate::telemetry::record(|log| log.outcome = "replayed");
             return Ok(Outcome::Replay {
                 status: rec.status,
                 body: rec.body,
@@ -142,7 +135,7 @@ pub async fn run(
         )?;
         let (text, data) = (outcome.text, outcome.data);
         let Some(changed) = outcome.changed else {
-            log.outcome = "no_change";
+            crate::telemetry::record(|log| log.outcome = "no_change");
             return Ok(Outcome::Answer { intent, text, data });
         };
         // The record stores the answer exactly as the first request got it.
@@ -153,12 +146,9 @@ pub async fn run(
             body: Outcome::render_answer(intent, &text, &data),
             expires_at: now.timestamp() + IDEMPOTENCY_TTL_SECS,
         });
-        let t = Instant::now();
         let committed = store
             .commit_workout(&ctx.user_id, &changed, version, record.as_ref(), now)
             .await;
-        log.store_us += t.elapsed().as_micros() as u64;
-        log.store_calls += 1;
         match committed.map_err(|e| store_error(&e))? {
             CommitOutcome::Committed => return Ok(Outcome::Answer { intent, text, data }),
             CommitOutcome::VersionConflict | CommitOutcome::DuplicateRequest => {

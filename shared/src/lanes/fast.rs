@@ -54,12 +54,12 @@ impl FastLane {
     /// Handles one request; never fails (errors are responses) and logs one line.
     pub async fn handle(&self, req: Request) -> Response<Body> {
         let started = Instant::now();
-        let mut log = RequestLog::for_request("fast", &req);
-        let result = self.serve(&req, &mut log).await;
+        let log = RequestLog::for_request("fast", &req);
+        let (result, log) = crate::telemetry::scope(log, self.serve(&req)).await;
         super::finish(log, started, result)
     }
 
-    async fn serve(&self, req: &Request, log: &mut RequestLog) -> Result<Response<Body>, ApiError> {
+    async fn serve(&self, req: &Request) -> Result<Response<Body>, ApiError> {
         if api::path(req) != ROUTE {
             return Err(ApiError::new(
                 404,
@@ -73,18 +73,14 @@ impl FastLane {
         if req.method() != "POST" {
             return Err(ApiError::method_not_allowed("POST", ROUTE));
         }
-        self.command(req, log).await
+        self.command(req).await
     }
 
     /// A copilot command, whatever the route it came on (`/v1/copilot`, or `/v1/stream`
     /// answering in-process).
-    pub(crate) async fn command(
-        &self,
-        req: &Request,
-        log: &mut RequestLog,
-    ) -> Result<Response<Body>, ApiError> {
+    pub(crate) async fn command(&self, req: &Request) -> Result<Response<Body>, ApiError> {
         let message = api::extract_message(req)?;
-        let (ctx, text) = super::bind(req, self.auth, &message, log)?;
+        let (ctx, text) = super::bind(req, self.auth, &message)?;
         if text.is_empty() {
             let why = if !message.trim().is_empty() {
                 "the message has only a context prefix"
@@ -100,21 +96,19 @@ impl FastLane {
         }
         let route =
             router::route(text).map_err(|e| ApiError::new(400, "UNKNOWN_INTENT", e.to_string()))?;
-        log.intent = route.intent.map(Intent::as_str);
-        log.matched_rule = Some(route.matched_rule);
-        Ok(
-            match command::run(&self.store, &ctx, text, route, log).await? {
-                command::Outcome::Answer { intent, text, data } => reply(intent, &text, &data),
-                command::Outcome::Replay { status, body } => {
-                    let mut resp = api::json_response(status, &body);
-                    resp.headers_mut().insert(
-                        "idempotent-replay",
-                        lambda_http::http::HeaderValue::from_static("true"),
-                    );
-                    resp
-                }
-            },
-        )
+        crate::telemetry::record(|log| log.intent = route.intent.map(Intent::as_str));
+        crate::telemetry::record(|log| log.matched_rule = Some(route.matched_rule));
+        Ok(match command::run(&self.store, &ctx, text, route).await? {
+            command::Outcome::Answer { intent, text, data } => reply(intent, &text, &data),
+            command::Outcome::Replay { status, body } => {
+                let mut resp = api::json_response(status, &body);
+                resp.headers_mut().insert(
+                    "idempotent-replay",
+                    lambda_http::http::HeaderValue::from_static("true"),
+                );
+                resp
+            }
+        })
     }
 }
 

@@ -21,11 +21,11 @@ pub(crate) fn bind<'m>(
     req: &Request,
     auth: AuthMode,
     message: &'m str,
-    log: &mut RequestLog,
 ) -> Result<(SessionContext, &'m str), ApiError> {
     let (prefix, text) =
         split_prefix(message).map_err(|e| ApiError::new(400, "INVALID_CONTEXT", e.0))?;
-    log.corr = prefix.corr.map(str::to_string);
+    let corr = prefix.corr.map(str::to_string);
+    crate::telemetry::record(|log| log.corr = corr);
     let user = authenticate(
         auth,
         api::claims_sub(req).as_deref(),

@@ -29,6 +29,7 @@ pub mod history;
 pub mod jobs;
 pub mod last_session;
 pub mod records;
+mod timing;
 pub mod usage;
 pub mod workouts;
 
@@ -205,9 +206,15 @@ pub async fn aws_config_from_env(app: &str) -> aws_config::SdkConfig {
 }
 
 impl Store {
+    /// A store over `client`'s table, timing its own calls for the request's log line.
     pub fn new(client: Client, table: impl Into<String>) -> Self {
+        let timed = client
+            .config()
+            .to_builder()
+            .interceptor(timing::StoreTiming)
+            .build();
         Self {
-            client,
+            client: Client::from_conf(timed),
             table: table.into(),
         }
     }

@@ -3,17 +3,13 @@
 use super::*;
 
 impl FunctionalLane {
-    pub(super) async fn event(
-        &self,
-        req: &Request,
-        log: &mut RequestLog,
-    ) -> Result<Response<Body>, ApiError> {
+    pub(super) async fn event(&self, req: &Request) -> Result<Response<Body>, ApiError> {
         let message = api::extract_payload(req)?;
-        let (ctx, text) = bind(req, self.auth, &message, log)?;
+        let (ctx, text) = bind(req, self.auth, &message)?;
         let obj = json_object(text)?;
         only(&obj, &events::EVENT_FIELDS)?;
         let event = events::parse(&obj).map_err(|e| invalid(&e.message, e.field))?;
-        log.intent = Some(event.kind());
+        crate::telemetry::record(|log| log.intent = Some(event.kind()));
         let event_id = match opt_str(&obj, "id")? {
             Some(id) => {
                 limits::check_name("id", id)?;
@@ -37,20 +33,17 @@ impl FunctionalLane {
                 notify_state: true,
                 ..Parts::default()
             };
-            let t = Instant::now();
             let now = Utc::now();
             let state = self
                 .store
                 .user_state(&ctx.user_id, parts, ctx.corr.as_deref(), now)
                 .await;
-            log.store_us += t.elapsed().as_micros() as u64;
-            log.store_calls += 1;
             let state = state.map_err(|e| store_error(&e))?;
             if let Some(rec) = &state.replay {
                 if rec.fingerprint != fingerprint {
                     return Err(reused());
                 }
-                log.outcome = "replayed";
+                crate::telemetry::record(|log| log.outcome = "replayed");
                 return Ok(api::json_response(rec.status, &rec.body));
             }
             let profile = state.profile.clone().unwrap_or_default();
@@ -91,7 +84,7 @@ impl FunctionalLane {
                 let better = match &phrased {
                     Some((t, p)) if *t == template => p.clone(),
                     _ => {
-                        let p = self.assist.rephrase(&template, log).await;
+                        let p = self.assist.rephrase(&template).await;
                         phrased = Some((template, p.clone()));
                         p
                     }
@@ -129,7 +122,6 @@ impl FunctionalLane {
                 payload: Value::Object(obj.clone()),
                 reply: body.clone(),
             };
-            let t = Instant::now();
             let out = self
                 .store
                 .record_event(
@@ -141,8 +133,6 @@ impl FunctionalLane {
                     now,
                 )
                 .await;
-            log.store_us += t.elapsed().as_micros() as u64;
-            log.store_calls += 1;
             match out.map_err(|e| store_error(&e))? {
                 EventOutcome::Committed => return Ok(api::json_response(200, &body_text)),
                 EventOutcome::RateLimited => rate_limited = true,
@@ -160,9 +150,8 @@ impl FunctionalLane {
         &self,
         req: &Request,
         prefix: &str,
-        log: &mut RequestLog,
     ) -> Result<Response<Body>, ApiError> {
-        let (ctx, _) = bind(req, self.auth, "", log)?;
+        let (ctx, _) = bind(req, self.auth, "")?;
         let params = req.query_string_parameters();
         let limit = match params.first("limit") {
             Some(l) => l
@@ -186,13 +175,10 @@ impl FunctionalLane {
             ),
             None => None,
         };
-        let t = Instant::now();
         let page = self
             .store
             .page(&ctx.user_id, prefix, limit, cursor.as_deref(), Utc::now())
             .await;
-        log.store_us += t.elapsed().as_micros() as u64;
-        log.store_calls += 1;
         let page = page.map_err(|e| store_error(&e))?;
         let body =
             json!({ "items": page.items, "next_cursor": page.next.map(|n| encode_cursor(&n)) });

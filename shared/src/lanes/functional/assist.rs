@@ -11,7 +11,6 @@ use serde_json::{Value, json};
 use crate::domain::catalog::Exercise;
 use crate::llm::{Model, Request, Turn};
 use crate::skills::swap::Candidate;
-use crate::telemetry::RequestLog;
 
 /// The model's whole budget per request.
 pub const MODEL_TIMEOUT: Duration = Duration::from_millis(800);
@@ -46,7 +45,6 @@ impl Assist {
         &self,
         target: &Exercise,
         candidates: &[Candidate<'_>],
-        log: &mut RequestLog,
     ) -> Option<(usize, String)> {
         let choices = &candidates[..candidates.len().min(SWAP_CHOICES)];
         if choices.len() < 2 {
@@ -61,33 +59,29 @@ impl Assist {
                 "why_it_qualifies": c.reason,
             })).collect::<Vec<_>>(),
         });
-        let answer = self.ask(SWAP_INSTRUCTION, facts.to_string(), log).await?;
+        let answer = self.ask(SWAP_INSTRUCTION, facts.to_string()).await?;
         let picked = parse_pick(&answer, choices);
         if picked.is_none() {
-            log.model = Some("discarded");
+            crate::telemetry::record(|log| log.model = Some("discarded"));
         }
         picked
     }
 
     /// A rephrasing of `text` that keeps its numbers and its question, or `None`.
-    pub async fn rephrase(&self, text: &str, log: &mut RequestLog) -> Option<String> {
+    pub async fn rephrase(&self, text: &str) -> Option<String> {
         let answer = self
-            .ask(
-                REPHRASE_INSTRUCTION,
-                json!({ "message": text }).to_string(),
-                log,
-            )
+            .ask(REPHRASE_INSTRUCTION, json!({ "message": text }).to_string())
             .await?;
         let candidate = answer["text"].as_str().map(str::trim).unwrap_or_default();
         if keeps_meaning(text, candidate) {
             Some(candidate.to_string())
         } else {
-            log.model = Some("discarded");
+            crate::telemetry::record(|log| log.model = Some("discarded"));
             None
         }
     }
 
-    async fn ask(&self, system: &str, user: String, log: &mut RequestLog) -> Option<Value> {
+    async fn ask(&self, system: &str, user: String) -> Option<Value> {
         let model = self.model.as_ref()?;
         let started = Instant::now();
         let req = Request {
@@ -98,33 +92,35 @@ impl Assist {
         };
         let deadline = tokio::time::Instant::now() + MODEL_TIMEOUT;
         let out = tokio::time::timeout(MODEL_TIMEOUT, model.complete(&req, deadline)).await;
-        log.model_us += started.elapsed().as_micros() as u64;
+        let waited = started.elapsed().as_micros() as u64;
+        crate::telemetry::record(|log| log.model_us += waited);
         let turn = match out {
             Err(_) => {
-                log.model = Some("timeout");
+                crate::telemetry::record(|log| log.model = Some("timeout"));
                 return None;
             }
             Ok(Err(e)) => {
                 tracing::warn!(code = e.code(), "functional model call failed: {e}");
-                log.model = Some(if e.code() == "MODEL_TIMEOUT" {
+                let what = if e.code() == "MODEL_TIMEOUT" {
                     "timeout"
                 } else {
                     "error"
-                });
+                };
+                crate::telemetry::record(|log| log.model = Some(what));
                 return None;
             }
             Ok(Ok(done)) => {
-                log.record_tokens(done.usage);
+                crate::telemetry::record(|log| log.record_tokens(done.usage));
                 done.turn
             }
         };
         match json_answer(&turn.text()) {
             Some(v) => {
-                log.model = Some("used");
+                crate::telemetry::record(|log| log.model = Some("used"));
                 Some(v)
             }
             None => {
-                log.model = Some("discarded");
+                crate::telemetry::record(|log| log.model = Some("discarded"));
                 None
             }
         }

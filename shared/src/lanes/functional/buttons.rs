@@ -5,23 +5,18 @@ use super::*;
 impl FunctionalLane {
     /// A smart button or monitor event, whatever the route it came on (`/v1/functional`, or
     /// `/v1/stream` answering in-process).
-    pub(crate) async fn functional(
-        &self,
-        req: &Request,
-        log: &mut RequestLog,
-    ) -> Result<Response<Body>, ApiError> {
+    pub(crate) async fn functional(&self, req: &Request) -> Result<Response<Body>, ApiError> {
         // Every error on this route carries the envelope, also those about the body or identity.
         let message = api::extract_message(req).map_err(|e| envelope_error(e, None))?;
-        let (ctx, text) =
-            bind(req, self.auth, &message, log).map_err(|e| envelope_error(e, None))?;
+        let (ctx, text) = bind(req, self.auth, &message).map_err(|e| envelope_error(e, None))?;
         let route = router::route(text).map_err(|e| {
             envelope_error(ApiError::new(400, "UNKNOWN_INTENT", e.to_string()), None)
         })?;
-        log.intent = route.intent.map(Intent::as_str);
-        log.matched_rule = Some(route.matched_rule);
+        crate::telemetry::record(|log| log.intent = route.intent.map(Intent::as_str));
+        crate::telemetry::record(|log| log.matched_rule = Some(route.matched_rule));
         if route.intent == Some(Intent::MonitorSkip) {
             // Not an event the monitor analyses: NULL, and no store access at all.
-            log.outcome = "no_change";
+            crate::telemetry::record(|log| log.outcome = "no_change");
             return Ok(envelope(Intent::MonitorState, "NULL", Value::Null));
         }
         let (Lane::Functional, Some(intent)) = (route.lane, route.intent) else {
@@ -47,10 +42,10 @@ impl FunctionalLane {
             }
         };
         let result = match intent {
-            Intent::SwapExercise => self.swap(&ctx, &payload, log).await,
-            Intent::AutofillSet => self.autofill(&ctx, &payload, log).await,
-            Intent::SuggestWeight => self.suggest(&ctx, &payload, log).await,
-            _ => self.monitor(&ctx, &payload, log).await,
+            Intent::SwapExercise => self.swap(&ctx, &payload).await,
+            Intent::AutofillSet => self.autofill(&ctx, &payload).await,
+            Intent::SuggestWeight => self.suggest(&ctx, &payload).await,
+            _ => self.monitor(&ctx, &payload).await,
         };
         match result {
             Ok((action, data)) => Ok(envelope(intent, action, data)),
@@ -62,7 +57,6 @@ impl FunctionalLane {
         &self,
         ctx: &SessionContext,
         p: &Map<String, Value>,
-        log: &mut RequestLog,
     ) -> Result<(&'static str, Value), ApiError> {
         only(
             p,
@@ -134,9 +128,9 @@ impl FunctionalLane {
                 profile: true,
                 ..Parts::default()
             };
-            let (state, history) = self.load(ctx, parts, log).await?;
+            let (state, history) = self.load(ctx, parts).await?;
             if let Some(r) = replay(&state, &fingerprint)? {
-                log.outcome = "replayed";
+                crate::telemetry::record(|log| log.outcome = "replayed");
                 return Ok(r);
             }
             let profile = state.profile.clone().unwrap_or_default();
@@ -150,7 +144,7 @@ impl FunctionalLane {
             let familiar = familiarity(&history);
             let mut ranked = swap::rank(target, catalog().all(), &query, &profile, &familiar);
             if model_pick.is_none() {
-                let pick = self.assist.pick_swap(target, &ranked, log).await;
+                let pick = self.assist.pick_swap(target, &ranked).await;
                 model_pick = Some(pick.map(|(i, why)| (ranked[i].exercise.id.to_string(), why)));
             }
             // The model may only reorder the top candidates; the rules' order stays otherwise.
@@ -255,7 +249,6 @@ impl FunctionalLane {
                     "REPLACE_EXERCISE",
                     &data,
                     now,
-                    log,
                 )
                 .await?
             {
@@ -270,7 +263,6 @@ impl FunctionalLane {
         &self,
         ctx: &SessionContext,
         p: &Map<String, Value>,
-        log: &mut RequestLog,
     ) -> Result<(&'static str, Value), ApiError> {
         only(
             p,
@@ -301,7 +293,7 @@ impl FunctionalLane {
             profile: true,
             ..Parts::default()
         };
-        let (state, mut history) = self.load(ctx, parts, log).await?;
+        let (state, mut history) = self.load(ctx, parts).await?;
         let profile = state.profile.clone().unwrap_or_default();
         let active = active_in_prefix(&state, ctx)?.map(|(w, _)| w);
         let (exercise_id, today) = match instance_id {
@@ -328,9 +320,7 @@ impl FunctionalLane {
                     .resolve(text)
                     .exercise()
                     .map_or(text, |e| e.id.as_str());
-                history = self
-                    .with_last_sessions(ctx, history, &[wanted], log)
-                    .await?;
+                history = self.with_last_sessions(ctx, history, &[wanted]).await?;
                 let (id, _) = suggest::known_exercise(text, &history)
                     .ok_or_else(|| unknown_exercise(text))?;
                 let today = active.and_then(|w| w.exercises.iter().find(|e| e.exercise_id == id));
@@ -350,7 +340,7 @@ impl FunctionalLane {
             }
         };
         let history = self
-            .with_last_sessions(ctx, history, &[exercise_id.as_str()], log)
+            .with_last_sessions(ctx, history, &[exercise_id.as_str()])
             .await?;
         let ex = catalog().get(&exercise_id);
         let prediction = autofill::predict(
@@ -378,7 +368,6 @@ impl FunctionalLane {
         &self,
         ctx: &SessionContext,
         p: &Map<String, Value>,
-        log: &mut RequestLog,
     ) -> Result<(&'static str, Value), ApiError> {
         only(p, &["intent", "exercise_id", "target_reps", "target_rir"])?;
         let text = req_str(p, "exercise_id")?;
@@ -392,15 +381,13 @@ impl FunctionalLane {
             profile: true,
             ..Parts::default()
         };
-        let (state, history) = self.load(ctx, parts, log).await?;
+        let (state, history) = self.load(ctx, parts).await?;
         let profile = state.profile.unwrap_or_default();
         let wanted = catalog()
             .resolve(text)
             .exercise()
             .map_or(text, |e| e.id.as_str());
-        let history = self
-            .with_last_sessions(ctx, history, &[wanted], log)
-            .await?;
+        let history = self.with_last_sessions(ctx, history, &[wanted]).await?;
         let (id, ex) =
             suggest::known_exercise(text, &history).ok_or_else(|| unknown_exercise(text))?;
         let s = suggest::suggest_weight(&id, ex, reps, rir, &history, &profile, Utc::now());
@@ -411,7 +398,6 @@ impl FunctionalLane {
         &self,
         ctx: &SessionContext,
         p: &Map<String, Value>,
-        log: &mut RequestLog,
     ) -> Result<(&'static str, Value), ApiError> {
         only(p, &["intent", "event_type", "state_diff", "workout_state"])?;
         let event_type = req_str(p, "event_type")?;
@@ -423,7 +409,7 @@ impl FunctionalLane {
         let diff = p.get("state_diff").and_then(Value::as_object);
         let set_id = diff.and_then(|d| d.get("set_id")).and_then(Value::as_str);
         if !router::SIGNIFICANT_EVENTS.contains(&event_type) {
-            log.outcome = "no_change";
+            crate::telemetry::record(|log| log.outcome = "no_change");
             return Ok(("NULL", Value::Null));
         }
         let parts = Parts {
@@ -431,16 +417,16 @@ impl FunctionalLane {
             profile: true,
             ..Parts::default()
         };
-        let (state, history) = self.load(ctx, parts, log).await?;
+        let (state, history) = self.load(ctx, parts).await?;
         let profile = state.profile.clone().unwrap_or_default();
         let Some((workout, _)) = active_in_prefix(&state, ctx)? else {
-            log.outcome = "no_change";
+            crate::telemetry::record(|log| log.outcome = "no_change");
             return Ok(("NULL", Value::Null));
         };
         match event_type {
             "WORKOUT_COMPLETED" => {
                 let id = workout.id.clone();
-                self.complete_active(ctx, &id, log).await?;
+                self.complete_active(ctx, &id).await?;
                 Ok(("NULL", Value::Null))
             }
             "SET_COMPLETED" => {
@@ -458,10 +444,7 @@ impl FunctionalLane {
                 // Records are against all history: the stored bests, not only the window.
                 let best = match monitor::subject_exercise(workout, set_id) {
                     Some(id) => {
-                        let t = Instant::now();
                         let b = self.store.bests(&ctx.user_id, id).await;
-                        log.store_us += t.elapsed().as_micros() as u64;
-                        log.store_calls += 1;
                         b.map_err(|e| store_error(&e))?
                     }
                     None => Default::default(),
@@ -479,7 +462,6 @@ impl FunctionalLane {
                 let now = Utc::now();
                 for v in verdicts {
                     let sk = format!("MONITOR#{}#{}#{}", workout.id, v.rule, v.exercise_id);
-                    let t = Instant::now();
                     let won = self
                         .store
                         .claim(
@@ -489,8 +471,6 @@ impl FunctionalLane {
                             now,
                         )
                         .await;
-                    log.store_us += t.elapsed().as_micros() as u64;
-                    log.store_calls += 1;
                     if won.map_err(|e| store_error(&e))? {
                         let action = match v.action {
                             monitor::Action::Nudge => "NUDGE",
@@ -498,18 +478,18 @@ impl FunctionalLane {
                         };
                         let mut data = v.data();
                         data["phrased_by"] = json!("rules");
-                        if let Some(text) = self.assist.rephrase(&v.message, log).await {
+                        if let Some(text) = self.assist.rephrase(&v.message).await {
                             data["message"] = json!(text);
                             data["phrased_by"] = json!("model");
                         }
                         return Ok((action, data));
                     }
                 }
-                log.outcome = "no_change";
+                crate::telemetry::record(|log| log.outcome = "no_change");
                 Ok(("NULL", Value::Null))
             }
             _ => {
-                log.outcome = "no_change";
+                crate::telemetry::record(|log| log.outcome = "no_change");
                 Ok(("NULL", Value::Null))
             }
         }

@@ -11,13 +11,9 @@ use crate::import::strong::Refused;
 use crate::import::{self, ImportError, MAX_IMPORT_BYTES};
 
 impl FunctionalLane {
-    pub(super) async fn import_strong(
-        &self,
-        req: &Request,
-        log: &mut RequestLog,
-    ) -> Result<Response<Body>, ApiError> {
-        let (ctx, _) = bind(req, self.auth, "", log)?;
-        log.intent = Some("IMPORT_STRONG");
+    pub(super) async fn import_strong(&self, req: &Request) -> Result<Response<Body>, ApiError> {
+        let (ctx, _) = bind(req, self.auth, "")?;
+        crate::telemetry::record(|log| log.intent = Some("IMPORT_STRONG"));
         let params = req.query_string_parameters();
         for (name, _) in params.iter() {
             if !matches!(name, "tz" | "unit") {
@@ -42,7 +38,6 @@ impl FunctionalLane {
             None => None,
         };
         let text = csv_body(req)?;
-        let t = Instant::now();
         let out = import::strong_export(
             &self.store,
             &self.queue,
@@ -53,8 +48,6 @@ impl FunctionalLane {
             Utc::now(),
         )
         .await;
-        log.store_us += t.elapsed().as_micros() as u64;
-        log.store_calls += 4;
         let out = out.map_err(|e| match e {
             ImportError::Refused(Refused::Malformed(m)) => {
                 ApiError::new(400, "IMPORT_MALFORMED", m.0)

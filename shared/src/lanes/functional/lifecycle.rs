@@ -3,13 +3,9 @@
 use super::*;
 
 impl FunctionalLane {
-    pub(super) async fn start_workout(
-        &self,
-        req: &Request,
-        log: &mut RequestLog,
-    ) -> Result<Response<Body>, ApiError> {
+    pub(super) async fn start_workout(&self, req: &Request) -> Result<Response<Body>, ApiError> {
         let message = api::extract_payload(req)?;
-        let (ctx, text) = bind(req, self.auth, &message, log)?;
+        let (ctx, text) = bind(req, self.auth, &message)?;
         let obj = if text.trim().is_empty() {
             Map::new()
         } else {
@@ -46,7 +42,7 @@ impl FunctionalLane {
             profile: true,
             ..Parts::default()
         };
-        let (state, mut history) = self.load(&ctx, parts, log).await?;
+        let (state, mut history) = self.load(&ctx, parts).await?;
         if let Some(active) = &state.workout {
             return Err(active_conflict(&active.value));
         }
@@ -66,7 +62,7 @@ impl FunctionalLane {
                 )
                 .field("template_id")
             })?;
-            let history = self.with_template_sessions(&ctx, history, &t, log).await?;
+            let history = self.with_template_sessions(&ctx, history, &t).await?;
             workouts::from_template(&t, None, &history, &profile, now)
         } else if next {
             let routine = self.routine_for(&ctx.user_id, routine_id, &profile).await?;
@@ -86,7 +82,7 @@ impl FunctionalLane {
                     ),
                 )
             })?;
-            let history = self.with_template_sessions(&ctx, history, &t, log).await?;
+            let history = self.with_template_sessions(&ctx, history, &t).await?;
             let mut w = workouts::from_template(&t, Some(&routine), &history, &profile, now);
             w.name = format!("{} ({})", t.name, routine.name);
             w
@@ -95,7 +91,7 @@ impl FunctionalLane {
                 .map(str::to_string)
                 .unwrap_or_else(|| default_name(now, &ctx));
             let ids: Vec<&str> = adhoc.iter().map(|a| a.exercise.id.as_str()).collect();
-            history = self.with_last_sessions(&ctx, history, &ids, log).await?;
+            history = self.with_last_sessions(&ctx, history, &ids).await?;
             workouts::adhoc(&name, &adhoc, &history, &profile, now)
         };
         let mut workout = workout;
@@ -103,10 +99,7 @@ impl FunctionalLane {
             workout.name = n.to_string();
         }
         workouts::validate(&workout)?;
-        let t = Instant::now();
         let started = self.store.start_workout(&ctx.user_id, &workout).await;
-        log.store_us += t.elapsed().as_micros() as u64;
-        log.store_calls += 1;
         if !started.map_err(|e| store_error(&e))? {
             let active = self
                 .store
@@ -181,16 +174,9 @@ impl FunctionalLane {
         }
     }
 
-    pub(super) async fn active_workout(
-        &self,
-        req: &Request,
-        log: &mut RequestLog,
-    ) -> Result<Response<Body>, ApiError> {
-        let (ctx, _) = bind(req, self.auth, "", log)?;
-        let t = Instant::now();
+    pub(super) async fn active_workout(&self, req: &Request) -> Result<Response<Body>, ApiError> {
+        let (ctx, _) = bind(req, self.auth, "")?;
         let active = self.store.get_active_workout(&ctx.user_id).await;
-        log.store_us += t.elapsed().as_micros() as u64;
-        log.store_calls += 1;
         let body = match active.map_err(|e| store_error(&e))? {
             Some(a) => {
                 let current = a.value.current_set().map(|p| {
@@ -214,14 +200,13 @@ impl FunctionalLane {
         &self,
         req: &Request,
         id: &str,
-        log: &mut RequestLog,
     ) -> Result<Response<Body>, ApiError> {
         let message = optional_payload(req)?;
-        let (ctx, text) = bind(req, self.auth, &message, log)?;
+        let (ctx, text) = bind(req, self.auth, &message)?;
         if !text.trim().is_empty() {
             only(&json_object(text)?, &[])?;
         }
-        let body = self.complete_active(&ctx, id, log).await?;
+        let body = self.complete_active(&ctx, id).await?;
         Ok(api::json_response(200, &body.to_string()))
     }
 
@@ -232,14 +217,10 @@ impl FunctionalLane {
         &self,
         ctx: &SessionContext,
         id: &str,
-        log: &mut RequestLog,
     ) -> Result<Value, ApiError> {
         let mut result = None;
         for attempt in 0..MAX_ATTEMPTS {
-            let t = Instant::now();
             let active = self.store.get_active_workout(&ctx.user_id).await;
-            log.store_us += t.elapsed().as_micros() as u64;
-            log.store_calls += 1;
             match active.map_err(|e| store_error(&e))? {
                 Some(a) if a.value.id == id => {
                     let now = Utc::now();
@@ -253,13 +234,10 @@ impl FunctionalLane {
                             .map(|r| workouts::advance_routine(&r, tid)),
                         _ => None,
                     };
-                    let t = Instant::now();
                     let ok = self
                         .store
                         .complete_workout(&ctx.user_id, &done, a.version, routine.as_ref())
                         .await;
-                    log.store_us += t.elapsed().as_micros() as u64;
-                    log.store_calls += 1;
                     if ok.map_err(|e| store_error(&e))? {
                         result = Some((done, false));
                         break;
@@ -317,16 +295,14 @@ impl FunctionalLane {
         req: &Request,
         id: &str,
         confirm: bool,
-        log: &mut RequestLog,
     ) -> Result<Response<Body>, ApiError> {
         let message = optional_payload(req)?;
-        let (ctx, text) = bind(req, self.auth, &message, log)?;
+        let (ctx, text) = bind(req, self.auth, &message)?;
         let obj = if text.trim().is_empty() {
             Map::new()
         } else {
             json_object(text)?
         };
-        let t = Instant::now();
         let body = if confirm {
             only(&obj, &["content_hash"])?;
             let hash = opt_str(&obj, "content_hash")?.ok_or_else(|| {
@@ -341,8 +317,6 @@ impl FunctionalLane {
             only(&obj, &[])?;
             super::super::artifacts::dismiss(&self.store, &ctx.user_id, id, Utc::now()).await
         };
-        log.store_us += t.elapsed().as_micros() as u64;
-        log.store_calls += 2;
         Ok(api::json_response(200, &body?.to_string()))
     }
 }

@@ -89,12 +89,12 @@ impl FunctionalLane {
     /// Handles one request; never fails (errors are responses) and logs one line.
     pub async fn handle(&self, req: Request) -> Response<Body> {
         let started = Instant::now();
-        let mut log = RequestLog::for_request("functional", &req);
-        let result = self.serve(&req, &mut log).await;
+        let log = RequestLog::for_request("functional", &req);
+        let (result, log) = crate::telemetry::scope(log, self.serve(&req)).await;
         super::finish(log, started, result)
     }
 
-    async fn serve(&self, req: &Request, log: &mut RequestLog) -> Result<Response<Body>, ApiError> {
+    async fn serve(&self, req: &Request) -> Result<Response<Body>, ApiError> {
         let path = api::path(req);
         let method = req.method().as_str();
         let complete_id = path
@@ -116,42 +116,41 @@ impl FunctionalLane {
         match path.as_str() {
             "/v1/functional" => {
                 expect("POST")?;
-                self.functional(req, log).await
+                self.functional(req).await
             }
             "/v1/events" => {
                 expect("POST")?;
-                self.event(req, log).await
+                self.event(req).await
             }
             "/v1/workouts" => {
                 expect("POST")?;
-                self.start_workout(req, log).await
+                self.start_workout(req).await
             }
             "/v1/workouts/active" => {
                 expect("GET")?;
-                self.active_workout(req, log).await
+                self.active_workout(req).await
             }
             "/v1/notifications" => {
                 expect("GET")?;
-                self.feed(req, "NOTIFY#", log).await
+                self.feed(req, "NOTIFY#").await
             }
             "/v1/insights" => {
                 expect("GET")?;
-                self.feed(req, "INSIGHT#", log).await
+                self.feed(req, "INSIGHT#").await
             }
             "/v1/import/strong" => {
                 expect("POST")?;
-                self.import_strong(req, log).await
+                self.import_strong(req).await
             }
             _ if complete_id.is_some() => {
                 expect("POST")?;
                 let id = checked_id(complete_id.unwrap_or_default(), "id")?;
-                self.complete(req, id, log).await
+                self.complete(req, id).await
             }
             _ if artifact.is_some() => {
                 expect("POST")?;
                 let (id, confirm) = artifact.unwrap_or_default();
-                self.artifact(req, checked_id(&id, "id")?, confirm, log)
-                    .await
+                self.artifact(req, checked_id(&id, "id")?, confirm).await
             }
             p => Err(ApiError::new(
                 404,
@@ -166,9 +165,7 @@ impl FunctionalLane {
         &self,
         ctx: &SessionContext,
         parts: Parts,
-        log: &mut RequestLog,
     ) -> Result<(UserState, Vec<Workout>), ApiError> {
-        let t = Instant::now();
         let now = Utc::now();
         let (state, history) = tokio::join!(
             self.store
@@ -176,8 +173,6 @@ impl FunctionalLane {
             self.store
                 .completed_workouts_since(&ctx.user_id, now - Duration::weeks(LOOKBACK_WEEKS))
         );
-        log.store_us += t.elapsed().as_micros() as u64;
-        log.store_calls += 2;
         Ok((
             state.map_err(|e| store_error(&e))?,
             history.map_err(|e| store_error(&e))?,
@@ -191,15 +186,12 @@ impl FunctionalLane {
         ctx: &SessionContext,
         history: Vec<Workout>,
         ids: &[&str],
-        log: &mut RequestLog,
     ) -> Result<Vec<Workout>, ApiError> {
-        let t = Instant::now();
         let out = self
             .store
             .with_last_sessions(&ctx.user_id, history, ids)
             .await;
         // Usually no call at all (the window holds the exercise): time is counted, calls not.
-        log.store_us += t.elapsed().as_micros() as u64;
         out.map_err(|e| store_error(&e))
     }
 
@@ -209,14 +201,13 @@ impl FunctionalLane {
         ctx: &SessionContext,
         history: Vec<Workout>,
         template: &crate::domain::plan::Template,
-        log: &mut RequestLog,
     ) -> Result<Vec<Workout>, ApiError> {
         let ids: Vec<&str> = template
             .exercises
             .iter()
             .map(|e| e.exercise_id.as_str())
             .collect();
-        self.with_last_sessions(ctx, history, &ids, log).await
+        self.with_last_sessions(ctx, history, &ids).await
     }
 
     /// Commits a changed active workout with the request's idempotency record.
@@ -230,7 +221,6 @@ impl FunctionalLane {
         action: &str,
         data: &Value,
         now: DateTime<Utc>,
-        log: &mut RequestLog,
     ) -> Result<CommitOutcome, ApiError> {
         let record = ctx.corr.as_ref().map(|corr| IdempotencyRecord {
             corr: corr.clone(),
@@ -239,13 +229,10 @@ impl FunctionalLane {
             body: json!({ "action": action, "data": data }).to_string(),
             expires_at: now.timestamp() + IDEMPOTENCY_TTL_SECS,
         });
-        let t = Instant::now();
         let out = self
             .store
             .commit_workout(&ctx.user_id, workout, version, record.as_ref(), now)
             .await;
-        log.store_us += t.elapsed().as_micros() as u64;
-        log.store_calls += 1;
         out.map_err(|e| store_error(&e))
     }
 }

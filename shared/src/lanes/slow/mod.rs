@@ -85,25 +85,30 @@ impl SlowLane {
     /// Handles one request: an event stream, or a JSON error when it cannot start one.
     pub async fn handle(self: Arc<Self>, req: Request) -> Response<StreamBody> {
         let started = Instant::now();
-        let mut log = RequestLog::for_request("slow", &req);
+        let log = RequestLog::for_request("slow", &req);
         let deadline = invocation_deadline(&req);
-        match Box::pin(self.clone().serve(req, &mut log, started, deadline)).await {
+        let serve = Box::pin(self.clone().serve(req, started, deadline));
+        let (result, mut log) = crate::telemetry::scope(log, serve).await;
+        let resp = match result {
             Ok(resp) => resp,
             Err(e) => {
                 log.outcome = e.code;
-                log.status = e.status;
-                log.latency_us = started.elapsed().as_micros() as u64;
-                log.emit();
                 let (parts, body) = e.to_response().into_parts();
                 Response::from_parts(parts, sse::body_of(vec![body_bytes(body)]))
             }
+        };
+        // The coach's stream emits its own line when it ends.
+        if !log.is_handed_off() {
+            log.status = resp.status().as_u16();
+            log.latency_us = started.elapsed().as_micros() as u64;
+            log.emit();
         }
+        resp
     }
 
     async fn serve(
         self: Arc<Self>,
         req: Request,
-        log: &mut RequestLog,
         started: Instant,
         deadline: tokio::time::Instant,
     ) -> Result<Response<StreamBody>, ApiError> {
@@ -121,7 +126,7 @@ impl SlowLane {
             return Err(ApiError::method_not_allowed("POST", ROUTE));
         }
         let message = api::extract_payload(&req)?;
-        let (ctx, text) = super::bind(&req, self.auth, &message, log)?;
+        let (ctx, text) = super::bind(&req, self.auth, &message)?;
         if text.trim().is_empty() {
             return Err(
                 ApiError::new(400, "EMPTY_MESSAGE", "the message is empty").field("message")
@@ -129,8 +134,10 @@ impl SlowLane {
         }
         let route =
             router::route(text).map_err(|e| ApiError::new(400, "UNKNOWN_INTENT", e.to_string()))?;
-        log.intent = route.intent.map(Intent::as_str);
-        log.matched_rule = Some(route.matched_rule);
+        crate::telemetry::record(|log| {
+            log.intent = route.intent.map(Intent::as_str);
+            log.matched_rule = Some(route.matched_rule);
+        });
         let route_event = sse::frame(
             "route",
             json!({
@@ -143,13 +150,12 @@ impl SlowLane {
         let intent = route.intent;
         // FAST and FUNCTIONAL: the same code as their binaries, in-process, no model.
         if route.lane != Lane::Slow {
-            let mut inner = RequestLog::new("slow", None);
             let lane = route.lane;
             // A command runs the FAST use case in-process and its answer is framed as it is (a
             // retried request's first answer as it was stored); a button is still the
             // FUNCTIONAL lane's response. Boxed: these futures are large and deep.
             let answer = if lane == Lane::Fast {
-                Box::pin(command::run(&self.store, &ctx, text, route, &mut inner))
+                Box::pin(command::run(&self.store, &ctx, text, route))
                     .await
                     .map(|o| match o {
                         command::Outcome::Answer { text, data, .. } => {
@@ -160,15 +166,13 @@ impl SlowLane {
                         }
                     })
             } else {
-                Box::pin(self.functional.functional(&req, &mut inner))
+                Box::pin(self.functional.functional(&req))
                     .await
                     .map(|r| (r.status().as_u16(), body_json(r.into_body())))
             };
-            log.store_us = inner.store_us;
-            log.store_calls = inner.store_calls;
             let mut frames = vec![route_event];
             let (status, body) = answer.unwrap_or_else(|e| {
-                log.outcome = e.code;
+                crate::telemetry::record(|log| log.outcome = e.code);
                 (e.status, e.body())
             });
             if status >= 400 {
@@ -194,19 +198,20 @@ impl SlowLane {
                     "latency_ms": started.elapsed().as_millis() as u64,
                 }),
             ));
-            log.status = 200;
-            log.latency_us = started.elapsed().as_micros() as u64;
-            log.emit();
             return Ok(event_stream(sse::body_of(frames)));
         }
         let (emit, body) = sse::open(self.heartbeat);
         let text = text.to_string();
-        let mut log = std::mem::take(log);
+        let log = crate::telemetry::hand_off();
         tokio::spawn(async move {
-            emit.send_frame(route_event).await;
-            let outcome = Box::pin(self.coach(&ctx, &text, intent, &emit, deadline)).await;
-            emit.send("done", agent::done_data(intent, started, &outcome))
-                .await;
+            let stream = async {
+                emit.send_frame(route_event).await;
+                let outcome = Box::pin(self.coach(&ctx, &text, intent, &emit, deadline)).await;
+                emit.send("done", agent::done_data(intent, started, &outcome))
+                    .await;
+                outcome
+            };
+            let (outcome, mut log) = crate::telemetry::scope(log, stream).await;
             log.status = 200;
             log.record_tokens(outcome.usage);
             log.failed_in_stream = outcome.error.is_some();

@@ -17,7 +17,6 @@ use crate::llm::ToolSpec;
 use crate::skills::suggest::DEFAULT_TARGET_RIR;
 use crate::skills::{swap, workouts};
 use crate::store::{CommitOutcome, Parts};
-use crate::telemetry::RequestLog;
 
 /// Read-apply-commit attempts before giving up on a workout that keeps changing.
 const MAX_ATTEMPTS: u32 = 4;
@@ -381,10 +380,9 @@ async fn complete(env: &Env<'_>) -> Result<Value, ToolError> {
         .await
         .map_err(|e| store_failed(&e))?
         .ok_or_else(|| ToolError::new("NO_ACTIVE_WORKOUT", "the lifter has no active workout"))?;
-    let mut log = RequestLog::new("slow", None);
     let done = env
         .functional
-        .complete_active(env.ctx, &active.value.id, &mut log)
+        .complete_active(env.ctx, &active.value.id)
         .await
         .map_err(|e| ToolError::new("COMPLETE_FAILED", e.message))?;
     Ok(json!({ "completed": active.value.id, "job": done["job"] }))
