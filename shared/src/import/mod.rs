@@ -25,7 +25,7 @@ use serde::Serialize;
 use crate::analysis::facts::week_ending;
 use crate::analysis::review::iso_week_id;
 use crate::domain::units::Unit;
-use crate::lanes::worker::Job;
+use crate::queue::Job;
 use crate::queue::JobQueue;
 use crate::skills::notify;
 use crate::store::{Parts, Store, StoreError};
@@ -178,14 +178,11 @@ pub async fn strong_export(
         .copied()
         .filter(|d| changed.contains(d) || !reviewed.contains(&iso_week_id(*d)))
         .collect();
-    let jobs: Vec<serde_json::Value> = due
+    let jobs: Vec<Job> = due
         .iter()
-        .map(|d| {
-            Job::WeeklyReview {
-                user_id: user.to_string(),
-                week_ending: *d,
-            }
-            .to_message()
+        .map(|d| Job::WeeklyReview {
+            user_id: user.to_string(),
+            week_ending: *d,
         })
         .collect();
     let (enqueued, error) = match queue.send_all(&jobs).await {

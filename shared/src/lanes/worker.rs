@@ -15,13 +15,13 @@ use std::time::Instant;
 
 use chrono::{DateTime, NaiveDate, Utc};
 use futures_util::FutureExt;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::{Value, json};
 
 use crate::analysis::{card, review};
 use crate::llm::Usage;
 use crate::push::Push;
-use crate::queue::JobQueue;
+use crate::queue::{FANOUT_TYPE, FanOut, Job, JobQueue, Message};
 use crate::skills::health;
 use crate::skills::notify::{self, Notification};
 use crate::store::jobs::{Claim, Output, health_sk};
@@ -32,141 +32,14 @@ use crate::telemetry::Metrics;
 /// calls and milliseconds of analysis; Lambda's own default timeout is 3 s).
 pub const RECORD_MIN_BUDGET: std::time::Duration = std::time::Duration::from_secs(1);
 
-/// A job, as the queue carries it (`to_message` gives the JSON every producer sends).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
-pub enum Job {
-    WorkoutCompleted {
-        user_id: String,
-        workout_id: String,
-    },
-    WeeklyReview {
-        user_id: String,
-        week_ending: NaiveDate,
-    },
-    HealthMetricChanged {
-        user_id: String,
-        metric: String,
-        value: f64,
-        baseline: f64,
-        observed_at: DateTime<Utc>,
-    },
-}
-
-pub const JOB_TYPES: [&str; 4] = [
-    "workout_completed",
-    "weekly_review",
-    "health_metric_changed",
-    FANOUT_TYPE,
-];
-
-/// The weekly schedule's message: review a week for every active user.
-pub const FANOUT_TYPE: &str = "weekly_review_fanout";
 /// A user is active with a completed workout in this many days.
 pub const ACTIVE_DAYS: i64 = 30;
 /// Reviews handed to SQS between two looks at the clock (ten batches of ten).
 pub const FANOUT_ROUND: usize = 100;
 
-/// `weekly_review_fanout`. Not claimed: delivered twice, it enqueues the same reviews again,
-/// and a review is rewritten, never duplicated.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct FanOut {
-    /// The Sunday that ends the week; by default the last Sunday before the run (UTC), which
-    /// the schedule's Monday noon (UTC) makes a finished week in every timezone.
-    #[serde(default)]
-    pub week_ending: Option<NaiveDate>,
-    /// Users up to and including this one were handled by an earlier run (a continuation).
-    #[serde(default)]
-    pub after: Option<String>,
-}
-
-/// A queue message: one user's job, or the weekly fan-out.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Message {
-    Job(Job),
-    FanOut(FanOut),
-}
-
-impl Message {
-    pub fn parse(body: &str) -> Result<Message, String> {
-        let mut v: Value =
-            serde_json::from_str(body).map_err(|e| format!("the body is not JSON: {e}"))?;
-        if v["type"] != FANOUT_TYPE {
-            return Job::from_value(v).map(Message::Job);
-        }
-        if let Some(o) = v.as_object_mut() {
-            o.remove("type");
-        }
-        serde_json::from_value(v)
-            .map(Message::FanOut)
-            .map_err(|e| format!("a {FANOUT_TYPE} message is malformed: {e}"))
-    }
-}
-
 /// The Sunday before `d` (a Sunday gives the one a week earlier: its own week is not over).
 pub fn previous_sunday(d: NaiveDate) -> NaiveDate {
     crate::analysis::facts::week_start(d) - chrono::Days::new(1)
-}
-
-impl Job {
-    /// Parses a record body; the error says why it can never succeed.
-    pub fn parse(body: &str) -> Result<Job, String> {
-        Job::from_value(
-            serde_json::from_str(body).map_err(|e| format!("the body is not JSON: {e}"))?,
-        )
-    }
-
-    fn from_value(v: Value) -> Result<Job, String> {
-        let kind = v["type"].as_str().unwrap_or_default().to_string();
-        if !JOB_TYPES.contains(&kind.as_str()) || kind == FANOUT_TYPE {
-            return Err(format!(
-                "unknown job type '{kind}' (known: {})",
-                JOB_TYPES.join(", ")
-            ));
-        }
-        let job: Job =
-            serde_json::from_value(v).map_err(|e| format!("a {kind} job is malformed: {e}"))?;
-        if job.user().trim().is_empty() {
-            return Err(format!("a {kind} job has an empty user_id"));
-        }
-        Ok(job)
-    }
-
-    /// The queue message for this job (DESIGN §5).
-    pub fn to_message(&self) -> Value {
-        serde_json::to_value(self).unwrap_or_default()
-    }
-
-    pub fn user(&self) -> &str {
-        match self {
-            Job::WorkoutCompleted { user_id, .. }
-            | Job::WeeklyReview { user_id, .. }
-            | Job::HealthMetricChanged { user_id, .. } => user_id,
-        }
-    }
-
-    pub fn kind(&self) -> &'static str {
-        match self {
-            Job::WorkoutCompleted { .. } => "workout_completed",
-            Job::WeeklyReview { .. } => "weekly_review",
-            Job::HealthMetricChanged { .. } => "health_metric_changed",
-        }
-    }
-
-    /// `JOB#<type>#<subject>`: one workout, one ISO week, one metric observation.
-    pub fn claim_key(&self) -> String {
-        let subject = match self {
-            Job::WorkoutCompleted { workout_id, .. } => workout_id.clone(),
-            Job::WeeklyReview { week_ending, .. } => review::iso_week_id(*week_ending),
-            Job::HealthMetricChanged {
-                metric,
-                observed_at,
-                ..
-            } => format!("{metric}@{}", observed_at.format("%Y-%m-%dT%H:%M:%SZ")),
-        };
-        format!("JOB#{}#{subject}", self.kind())
-    }
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -331,7 +204,7 @@ impl WorkerLane {
         now: DateTime<Utc>,
     ) -> Result<Report, JobError> {
         let user = job.user();
-        let sk = job.claim_key();
+        let sk = crate::store::jobs::claim_sk(job.kind(), &job.subject());
         let rerun_done = matches!(job, Job::WeeklyReview { .. });
         let run = match self
             .store
@@ -384,14 +257,16 @@ impl WorkerLane {
                     .checked_sub(1)
                     .map(|i| todo[i].clone())
                     .or_else(|| f.after.clone());
-                self.queue
-                    .send(&json!({"type": FANOUT_TYPE, "week_ending": week_ending, "after": after}))
-                    .await?;
+                let next = FanOut {
+                    week_ending: Some(week_ending),
+                    after: after.clone(),
+                };
+                self.queue.send_fan_out(&next).await?;
                 continued_after = Some(after);
                 break;
             }
             if queued {
-                let jobs: Vec<Value> = round.iter().map(|u| review(u).to_message()).collect();
+                let jobs: Vec<Job> = round.iter().map(|u| review(u)).collect();
                 self.queue.send_all(&jobs).await?;
             } else {
                 for u in round {
@@ -628,78 +503,12 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_fan_out_message_and_its_week() {
-        let m = Message::parse(r#"{"type":"weekly_review_fanout"}"#);
-        assert_eq!(
-            m,
-            Ok(Message::FanOut(FanOut {
-                week_ending: None,
-                after: None
-            }))
-        );
-        let m = Message::parse(
-            r#"{"type":"weekly_review_fanout","week_ending":"2026-11-22","after":"u-17"}"#,
-        );
-        assert!(matches!(m, Ok(Message::FanOut(FanOut { after: Some(a), .. })) if a == "u-17"));
-        let e = Message::parse(r#"{"type":"weekly_review_fanout","user_id":"u"}"#);
-        assert!(e.is_err_and(|e| e.contains("unknown field `user_id`")));
-        assert!(matches!(
-            Message::parse(r#"{"type":"workout_completed","user_id":"u","workout_id":"w"}"#),
-            Ok(Message::Job(Job::WorkoutCompleted { .. }))
-        ));
+    fn the_fan_out_reviews_the_last_finished_week() {
         let d = |s: &str| s.parse::<NaiveDate>().unwrap_or_default();
         // Monday 23 November 2026 reviews the week ending Sunday the 22nd; that Sunday itself
         // reviews the week before (its own week is not over).
         assert_eq!(previous_sunday(d("2026-11-23")), d("2026-11-22"));
         assert_eq!(previous_sunday(d("2026-11-22")), d("2026-11-15"));
         assert_eq!(previous_sunday(d("2026-11-28")), d("2026-11-22"));
-    }
-
-    #[test]
-    fn a_job_round_trips_through_its_message() {
-        let job = Job::WeeklyReview {
-            user_id: "u1".into(),
-            week_ending: "2026-11-22".parse().unwrap_or_default(),
-        };
-        assert_eq!(
-            job.to_message(),
-            json!({"type": "weekly_review", "user_id": "u1", "week_ending": "2026-11-22"})
-        );
-        assert_eq!(Job::parse(&job.to_message().to_string()), Ok(job));
-    }
-
-    #[test]
-    fn jobs_parse_or_say_why_not() {
-        let j = Job::parse(r#"{"type":"workout_completed","user_id":"u1","workout_id":"w1"}"#);
-        assert_eq!(
-            j.as_ref().map(Job::claim_key).ok().as_deref(),
-            Some("JOB#workout_completed#w1")
-        );
-        let r = Job::parse(r#"{"type":"weekly_review","user_id":"u1","week_ending":"2026-11-22"}"#);
-        assert_eq!(
-            r.map(|j| j.claim_key()).ok().as_deref(),
-            Some("JOB#weekly_review#2026-W47")
-        );
-        let h = Job::parse(
-            r#"{"type":"health_metric_changed","user_id":"u1","metric":"hrv","value":40,"baseline":55,"observed_at":"2026-11-22T06:00:00Z"}"#,
-        );
-        assert_eq!(
-            h.map(|j| j.claim_key()).ok().as_deref(),
-            Some("JOB#health_metric_changed#hrv@2026-11-22T06:00:00Z")
-        );
-        let err = |b: &str| Job::parse(b).err().unwrap_or_default();
-        assert!(err("not json").starts_with("the body is not JSON"));
-        assert!(
-            err(r#"{"type":"daily_brief","user_id":"u"}"#)
-                .starts_with("unknown job type 'daily_brief'")
-        );
-        assert!(
-            err(r#"{"type":"workout_completed","user_id":"u"}"#)
-                .contains("missing field `workout_id`")
-        );
-        assert!(
-            err(r#"{"type":"workout_completed","user_id":" ","workout_id":"w"}"#)
-                .contains("empty user_id")
-        );
     }
 }

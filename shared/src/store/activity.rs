@@ -55,6 +55,32 @@ pub struct Page {
     pub next: Option<String>,
 }
 
+/// The user's time-ordered documents an app or the coach pages through.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Feed {
+    /// Notifications sent (`NOTIFY#<ts>#<id>`).
+    Notifications,
+    /// Insight cards the worker wrote (`INSIGHT#<ts>#<id>`).
+    Insights,
+    /// The app-event log (`EVENT#<ts>#<id>`).
+    Events,
+}
+
+impl Feed {
+    fn prefix(self) -> &'static str {
+        match self {
+            Feed::Notifications => "NOTIFY#",
+            Feed::Insights => "INSIGHT#",
+            Feed::Events => "EVENT#",
+        }
+    }
+
+    /// Whether a page's `next` key belongs to this feed (a cursor from another is refused).
+    pub fn holds(self, sk: &str) -> bool {
+        sk.starts_with(self.prefix())
+    }
+}
+
 impl Store {
     /// Logs an app event and, atomically with it, the changed coaching context, a notification
     /// (taking the 4-hour lock) and the request's idempotency record.
@@ -174,6 +200,34 @@ impl Store {
             }
             Err(e) => Err(e.into()),
         }
+    }
+
+    /// One page of a feed, newest first, `limit` at a time; `cursor` is the `next` of the
+    /// previous page (check it with [`Feed::holds`]).
+    pub async fn feed(
+        &self,
+        user: &str,
+        feed: Feed,
+        limit: i32,
+        cursor: Option<&str>,
+        now: DateTime<Utc>,
+    ) -> Result<Page, StoreError> {
+        self.page(user, feed.prefix(), limit, cursor, now).await
+    }
+
+    /// Claims the monitor's nudge `rule` about `exercise` in `workout` (until `expires_at`):
+    /// true for the first caller, so a nudge goes out once however often the app asks.
+    pub async fn claim_monitor_nudge(
+        &self,
+        user: &str,
+        workout: &str,
+        rule: &str,
+        exercise: &str,
+        expires_at: i64,
+        now: DateTime<Utc>,
+    ) -> Result<bool, StoreError> {
+        let sk = format!("MONITOR#{workout}#{rule}#{exercise}");
+        self.claim(user, &sk, expires_at, now).await
     }
 
     /// Documents under `prefix` (e.g. "NOTIFY#"), newest first, `limit` at a time; `cursor` is

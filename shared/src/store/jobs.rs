@@ -58,6 +58,11 @@ fn roster_pk(at: DateTime<Utc>) -> String {
     format!("ROSTER#{}", iso_week_id(at.date_naive()))
 }
 
+/// The claim of a job: `JOB#<kind>#<subject>` (one per workout, ISO week or observation).
+pub fn claim_sk(kind: &str, subject: &str) -> String {
+    format!("JOB#{kind}#{subject}")
+}
+
 pub fn health_sk(observed_at: DateTime<Utc>, metric: &str) -> String {
     format!(
         "HEALTH#{}#{metric}",

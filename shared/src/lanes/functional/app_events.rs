@@ -146,11 +146,7 @@ impl FunctionalLane {
 
     /// A newest-first page of the items under `prefix` (`NOTIFY#` for GET /v1/notifications,
     /// `INSIGHT#` for GET /v1/insights), with an opaque cursor for the next page.
-    pub(super) async fn feed(
-        &self,
-        req: &Request,
-        prefix: &str,
-    ) -> Result<Response<Body>, ApiError> {
+    pub(super) async fn feed(&self, req: &Request, feed: Feed) -> Result<Response<Body>, ApiError> {
         let (ctx, _) = bind(req, self.auth, "")?;
         let params = req.query_string_parameters();
         let limit = match params.first("limit") {
@@ -170,14 +166,14 @@ impl FunctionalLane {
         let cursor = match params.first("cursor").filter(|c| !c.is_empty()) {
             Some(c) => Some(
                 decode_cursor(c)
-                    .filter(|sk| sk.starts_with(prefix))
+                    .filter(|sk| feed.holds(sk))
                     .ok_or_else(|| invalid("cursor is not one this endpoint returned", "cursor"))?,
             ),
             None => None,
         };
         let page = self
             .store
-            .page(&ctx.user_id, prefix, limit, cursor.as_deref(), Utc::now())
+            .feed(&ctx.user_id, feed, limit, cursor.as_deref(), Utc::now())
             .await;
         let page = page.map_err(|e| store_error(&e))?;
         let body =

@@ -461,12 +461,13 @@ impl FunctionalLane {
                     });
                 let now = Utc::now();
                 for v in verdicts {
-                    let sk = format!("MONITOR#{}#{}#{}", workout.id, v.rule, v.exercise_id);
                     let won = self
                         .store
-                        .claim(
+                        .claim_monitor_nudge(
                             &ctx.user_id,
-                            &sk,
+                            &workout.id,
+                            v.rule,
+                            &v.exercise_id,
                             now.timestamp() + MONITOR_CLAIM_DAYS * 86_400,
                             now,
                         )

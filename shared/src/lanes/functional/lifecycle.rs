@@ -269,11 +269,10 @@ impl FunctionalLane {
         let Some((workout, already)) = result else {
             return Err(conflict());
         };
-        let job = crate::lanes::worker::Job::WorkoutCompleted {
+        let job = crate::queue::Job::WorkoutCompleted {
             user_id: ctx.user_id.clone(),
             workout_id: workout.id.clone(),
-        }
-        .to_message();
+        };
         let delivery = self.queue.send(&job).await.map_err(|e| {
             tracing::error!(error = %e, "enqueue failed");
             ApiError::new(503, "QUEUE_UNAVAILABLE", "the workout is saved as completed, but its analysis could not be queued; retry to queue it again")

@@ -40,7 +40,7 @@ use crate::domain::workout::Workout;
 use crate::queue::{Delivery, JobQueue};
 use crate::router::{self, Intent, Lane};
 use crate::skills::{autofill, events, monitor, notify, suggest, swap, workouts};
-use crate::store::activity::{EventOutcome, EventRecord};
+use crate::store::activity::{EventOutcome, EventRecord, Feed};
 use crate::store::{
     CommitOutcome, IDEMPOTENCY_TTL_SECS, IdempotencyRecord, Parts, Store, UserState,
 };
@@ -132,11 +132,11 @@ impl FunctionalLane {
             }
             "/v1/notifications" => {
                 expect("GET")?;
-                self.feed(req, "NOTIFY#").await
+                self.feed(req, Feed::Notifications).await
             }
             "/v1/insights" => {
                 expect("GET")?;
-                self.feed(req, "INSIGHT#").await
+                self.feed(req, Feed::Insights).await
             }
             "/v1/import/strong" => {
                 expect("POST")?;

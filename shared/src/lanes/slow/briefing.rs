@@ -18,6 +18,7 @@ use crate::domain::strength::round1;
 use crate::domain::units::format_estimate;
 use crate::domain::workout::Workout;
 use crate::llm::Turn;
+use crate::store::activity::Feed;
 use crate::store::conversation::{Exchange, Proposed, Summary};
 use crate::store::{Parts, Store, StoreError};
 
@@ -79,7 +80,7 @@ pub async fn load(
         store.user_state(user, parts, None, now),
         store.memories(user),
         store.completed_workouts_since(user, now - Duration::weeks(analysis::ANALYSIS_WEEKS)),
-        store.page(user, "EVENT#", 20, None, now),
+        store.feed(user, Feed::Events, 20, None, now),
         store.routines(user),
         store.conversation(user, conversation_id(ctx), LOADED_EXCHANGES, now),
     );

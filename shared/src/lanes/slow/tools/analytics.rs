@@ -209,7 +209,13 @@ async fn training_analysis(env: &Env<'_>) -> Result<Value, ToolError> {
     let (history, profile, cards, review) = tokio::join!(
         history(env.store, env.ctx, analysis::ANALYSIS_WEEKS),
         profile(env),
-        env.store.page(user, "INSIGHT#", STORED_CARDS, None, now),
+        env.store.feed(
+            user,
+            crate::store::activity::Feed::Insights,
+            STORED_CARDS,
+            None,
+            now
+        ),
         env.store.latest_review(user),
     );
     let (history, profile) = (history?, profile?);

@@ -3,9 +3,13 @@
 //! lambda's local invoke endpoint (`WORKER_INVOKE_URL`), so the whole flow runs on one machine.
 //! With neither configured, nothing is sent and the caller says so.
 
+mod job;
+
 use std::time::Duration;
 
 use serde_json::{Value, json};
+
+pub use job::{FANOUT_TYPE, FanOut, JOB_TYPES, Job, Message};
 
 #[derive(Debug, Clone)]
 pub enum JobQueue {
@@ -76,9 +80,17 @@ impl JobQueue {
         JobQueue::Disabled
     }
 
-    /// Sends one job (a DESIGN §5 worker message).
-    pub async fn send(&self, job: &Value) -> Result<Delivery, QueueError> {
-        let body = job.to_string();
+    /// Sends one job.
+    pub async fn send(&self, job: &Job) -> Result<Delivery, QueueError> {
+        self.send_body(job.to_message().to_string()).await
+    }
+
+    /// Sends the weekly fan-out (a continuation of one, with `after`).
+    pub async fn send_fan_out(&self, fan_out: &FanOut) -> Result<Delivery, QueueError> {
+        self.send_body(fan_out.to_message().to_string()).await
+    }
+
+    async fn send_body(&self, body: String) -> Result<Delivery, QueueError> {
         match self {
             JobQueue::Sqs { client, url } => {
                 let out = client
@@ -114,10 +126,10 @@ impl JobQueue {
 impl JobQueue {
     /// Sends many jobs: SQS batches of ten, or locally one worker invocation per ten jobs (as
     /// SQS would deliver them). Returns how many were handed over.
-    pub async fn send_all(&self, jobs: &[Value]) -> Result<usize, QueueError> {
+    pub async fn send_all(&self, jobs: &[Job]) -> Result<usize, QueueError> {
         let mut sent = 0;
         for chunk in jobs.chunks(BATCH_MESSAGES) {
-            let bodies: Vec<String> = chunk.iter().map(Value::to_string).collect();
+            let bodies: Vec<String> = chunk.iter().map(|j| j.to_message().to_string()).collect();
             match self {
                 JobQueue::Sqs { client, url } => {
                     let entries = bodies
