@@ -3,12 +3,14 @@
 //! - `domain` (the training model and every type the store persists) uses nothing else;
 //! - `store` (DynamoDB) uses `domain` and the small infrastructure leaves `retry`, `tls` and
 //!   `telemetry` (the store times its own calls for the request's log line);
-//! - `telemetry` and `retry` use nothing above `domain`;
+//! - the adapters to the outside, `telemetry`, `retry`, `queue` (SQS), `llm` (model servers)
+//!   and `push` (SNS), use nothing above `domain`; `import` (a Strong export into the history)
+//!   uses the core, the store and the queue;
 //! - `analysis` (pure functions over a history) uses `domain`;
 //! - `skills` (what the product decides: suggest, swap, monitor, the copilot) uses `domain`,
 //!   `analysis` and the command `router`;
-//! - `app` (the use cases every adapter calls) uses the core, the store and the request's
-//!   context, never a lane: one lane does not call another's handler.
+//! - `app` (the use cases every adapter calls) uses the core, the ports (store, queue, models,
+//!   push) and the request's context, never a lane: one lane does not call another's handler.
 //!
 //! The test reads every `crate::<module>` path in each layer's source (comments excluded).
 
@@ -16,11 +18,18 @@
 mod tests {
     use std::path::Path;
 
-    const RULES: [(&str, &[&str]); 7] = [
+    const RULES: [(&str, &[&str]); 11] = [
         ("domain", &["domain"]),
         ("store", &["store", "domain", "retry", "tls", "telemetry"]),
         ("telemetry", &["telemetry", "domain"]),
         ("retry", &["retry"]),
+        ("queue", &["queue", "domain"]),
+        ("llm", &["llm", "domain", "retry", "tls"]),
+        ("push", &["push", "domain"]),
+        (
+            "import",
+            &["import", "domain", "analysis", "skills", "store", "queue"],
+        ),
         ("analysis", &["analysis", "domain"]),
         ("skills", &["skills", "domain", "analysis", "router"]),
         (
@@ -36,6 +45,10 @@ mod tests {
                 "api",
                 "telemetry",
                 "retry",
+                "queue",
+                "llm",
+                "push",
+                "import",
             ],
         ),
     ];

@@ -4,9 +4,9 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
+use coach::lanes::worker::SqsEvent;
 use coach::lanes::worker::WorkerLane;
 use lambda_runtime::{Error, LambdaEvent, service_fn};
-use serde_json::Value;
 
 /// The budget when the runtime gives no usable deadline: local emulators (cargo lambda watch
 /// sends its timeout, 600000, where Lambda sends an epoch time in milliseconds).
@@ -31,7 +31,7 @@ async fn main() -> Result<(), Error> {
             .await
             .map_err(|e| Error::from(format!("worker configuration: {e}")))?,
     );
-    lambda_runtime::run(service_fn(move |event: LambdaEvent<Value>| {
+    lambda_runtime::run(service_fn(move |event: LambdaEvent<SqsEvent>| {
         let lane = lane.clone();
         async move {
             let until = deadline(event.context.deadline);

@@ -3,10 +3,237 @@
 //! context, a typed request and the ports it needs, and returns a typed outcome; adapters turn
 //! that outcome into their wire format. Nothing here parses HTTP or writes SSE.
 //!
-//! Moved here so far: the FAST command (`command`). The other use cases still live in their
-//! lanes (issue 18 moves them one by one).
+//! - `command`: the FAST commands ("done", "8 @ 100", "next", "undo");
+//! - `buttons`: the smart buttons (swap, autofill, suggest a weight) and the workout monitor;
+//! - `workout`: start, read and complete a workout;
+//! - `events`: app events with the notification gate, and the feeds the app pages through;
+//! - `proposals`: confirm or dismiss what the coach proposed;
+//! - `jobs`: the worker's jobs (insight card, weekly review, health metric);
+//! - `assist` and `card_summary`: the optional small models that may only rephrase or choose.
+//!
+//! Every use case validates the whole request before it reads or writes; writes that race use
+//! the store's conditions and are re-applied on the new state.
 
+pub mod assist;
+pub mod buttons;
+pub mod card_summary;
 pub mod command;
+pub mod events;
+pub mod jobs;
+pub(crate) mod params;
+pub mod proposals;
+pub mod workout;
+
+use chrono::{DateTime, Duration, Utc};
+use serde_json::{Value, json};
+
+use crate::analysis::history::LOOKBACK_WEEKS;
+use crate::api::ApiError;
+use crate::context::SessionContext;
+use crate::domain::catalog::catalog;
+use crate::domain::workout::Workout;
+use crate::queue::JobQueue;
+use crate::store::{
+    CommitOutcome, IDEMPOTENCY_TTL_SECS, IdempotencyRecord, Parts, Store, UserState,
+};
+
+/// Read-apply-write attempts before a 409.
+pub(crate) const MAX_ATTEMPTS: u32 = 6;
+
+/// The ports the use cases work through: the store, the job queue and the optional small
+/// model. One per process, built in `main`; cheap to clone.
+#[derive(Clone)]
+pub struct App {
+    pub store: Store,
+    pub queue: JobQueue,
+    pub assist: assist::Assist,
+}
+
+impl App {
+    pub fn new(store: Store, queue: JobQueue, assist: assist::Assist) -> Self {
+        Self {
+            store,
+            queue,
+            assist,
+        }
+    }
+
+    /// The user's state and recent history, read concurrently.
+    pub(crate) async fn load(
+        &self,
+        ctx: &SessionContext,
+        parts: Parts,
+    ) -> Result<(UserState, Vec<Workout>), ApiError> {
+        let now = Utc::now();
+        let (state, history) = tokio::join!(
+            self.store
+                .user_state(&ctx.user_id, parts, ctx.corr.as_deref(), now),
+            self.store
+                .completed_workouts_since(&ctx.user_id, now - Duration::weeks(LOOKBACK_WEEKS))
+        );
+        Ok((
+            state.map_err(|e| store_error(&e))?,
+            history.map_err(|e| store_error(&e))?,
+        ))
+    }
+
+    /// `history` with the last session of each of `ids` that it does not hold, however old
+    /// (a lift last done before the window still has a history).
+    pub(crate) async fn with_last_sessions(
+        &self,
+        ctx: &SessionContext,
+        history: Vec<Workout>,
+        ids: &[&str],
+    ) -> Result<Vec<Workout>, ApiError> {
+        let out = self
+            .store
+            .with_last_sessions(&ctx.user_id, history, ids)
+            .await;
+        // Usually no call at all (the window holds the exercise): time is counted, calls not.
+        out.map_err(|e| store_error(&e))
+    }
+
+    /// [`Self::with_last_sessions`] for the exercises of a template.
+    pub(crate) async fn with_template_sessions(
+        &self,
+        ctx: &SessionContext,
+        history: Vec<Workout>,
+        template: &crate::domain::plan::Template,
+    ) -> Result<Vec<Workout>, ApiError> {
+        let ids: Vec<&str> = template
+            .exercises
+            .iter()
+            .map(|e| e.exercise_id.as_str())
+            .collect();
+        self.with_last_sessions(ctx, history, &ids).await
+    }
+
+    /// Commits a changed active workout with the request's idempotency record.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) async fn commit(
+        &self,
+        ctx: &SessionContext,
+        workout: &Workout,
+        version: u64,
+        fingerprint: &str,
+        action: &str,
+        data: &Value,
+        now: DateTime<Utc>,
+    ) -> Result<CommitOutcome, ApiError> {
+        let record = ctx.corr.as_ref().map(|corr| IdempotencyRecord {
+            corr: corr.clone(),
+            fingerprint: fingerprint.to_string(),
+            status: 200,
+            body: json!({ "action": action, "data": data }).to_string(),
+            expires_at: now.timestamp() + IDEMPOTENCY_TTL_SECS,
+        });
+        let out = self
+            .store
+            .commit_workout(&ctx.user_id, workout, version, record.as_ref(), now)
+            .await;
+        out.map_err(|e| store_error(&e))
+    }
+}
+
+/// An id from the path or the body, checked before it becomes part of a store key.
+pub(crate) fn checked_id<'a>(id: &'a str, field: &'static str) -> Result<&'a str, ApiError> {
+    if crate::context::is_valid_id(id) {
+        Ok(id)
+    } else {
+        Err(invalid(
+            &format!(
+                "not an id: ids are 1 to {} letters, digits or - _ . : @ |",
+                crate::context::MAX_ID_CHARS
+            ),
+            field,
+        ))
+    }
+}
+
+pub(crate) fn invalid(message: &str, field: &'static str) -> ApiError {
+    ApiError::new(400, "VALIDATION_ERROR", message).field(field)
+}
+
+pub(crate) fn conflict() -> ApiError {
+    ApiError::new(
+        409,
+        "CONFLICT",
+        "the workout kept changing while this request was applied; nothing was changed, please retry",
+    )
+}
+
+pub(crate) fn reused() -> ApiError {
+    ApiError::new(
+        409,
+        "IDEMPOTENCY_KEY_REUSED",
+        "this corr was already used for a different request",
+    )
+}
+
+pub(crate) fn not_in_workout(instance_id: &str) -> ApiError {
+    // The same answer whether the id is unknown or another user's: nothing leaks.
+    ApiError::new(
+        404,
+        "EXERCISE_NOT_IN_WORKOUT",
+        format!("no exercise {instance_id} in your active workout"),
+    )
+    .field("exercise_instance_id")
+}
+
+pub(crate) fn unknown_exercise(text: &str) -> ApiError {
+    let close = catalog().closest(text, 3);
+    let hint = if close.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "; did you mean {}?",
+            close
+                .iter()
+                .map(|e| format!("{} ({})", e.name, e.id))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    };
+    ApiError::new(
+        400,
+        "UNKNOWN_EXERCISE",
+        format!("no exercise '{text}' in the catalog or your history{hint}"),
+    )
+    .field("exercise_id")
+}
+
+pub(crate) fn active_conflict(active: &Workout) -> ApiError {
+    ApiError::new(
+        409,
+        "WORKOUT_ACTIVE",
+        format!(
+            "'{}' is still active; complete it before starting another",
+            active.name
+        ),
+    )
+    .with(
+        "workout",
+        serde_json::to_value(active).unwrap_or(Value::Null),
+    )
+}
+
+/// The active workout, checked against the prefix's `workout_id` when one is given.
+pub(crate) fn active_in_prefix<'a>(
+    state: &'a UserState,
+    ctx: &SessionContext,
+) -> Result<Option<(&'a Workout, u64)>, ApiError> {
+    let active = state.workout.as_ref().map(|v| (&v.value, v.version));
+    if let (Some(wanted), Some((w, _))) = (ctx.workout_id.as_deref(), active)
+        && w.id != wanted
+    {
+        return Err(ApiError::new(
+            409,
+            "WORKOUT_MISMATCH",
+            format!("workout {wanted} is not your active workout"),
+        ));
+    }
+    Ok(active)
+}
 
 /// A store failure as the client sees it (the detail goes to the log only).
 pub(crate) fn store_error(e: &crate::store::StoreError) -> crate::api::ApiError {

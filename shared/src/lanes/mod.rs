@@ -1,9 +1,7 @@
 //! One handler per lane; the binaries only build their clients and call these.
 
-pub(crate) use crate::app::{fingerprint, store_error};
+pub(crate) use crate::app::store_error;
 
-pub mod artifacts;
-pub mod card_summary;
 pub mod fast;
 pub mod functional;
 pub mod slow;

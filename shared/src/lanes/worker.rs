@@ -1,76 +1,27 @@
-//! WORKER lane: SQS jobs, at-least-once. Each record is one job (DESIGN §5):
-//! `workout_completed` → a post-workout insight card; `weekly_review` → the review of one ISO
-//! week; `health_metric_changed` → a decision, and a notification when the change matters and
-//! the notification gate allows it. The weekly schedule sends `weekly_review_fanout`, which
-//! enqueues a `weekly_review` for every user active in the last 30 days.
-//!
-//! Idempotent: a job claims `JOB#<type>#<subject>` first; its outputs and its completion are one
-//! transaction. A redelivered message finds the job done and writes nothing; a run that crashed
-//! leaves a claim whose lease ends with the invocation, and the redelivery runs it again to the
-//! same end state (the outputs have deterministic keys). A record that is not JSON, has an
-//! unknown `type` or misses fields fails alone (partial batch response) with a logged reason;
-//! SQS dead-letters it after three receives.
+//! WORKER lane: the SQS adapter of the worker's jobs (`app::jobs`). Each record is one queue
+//! message; a record that is not JSON, has an unknown `type` or misses fields fails alone
+//! (partial batch response) with a logged reason, and SQS dead-letters it after three
+//! receives. One log line per record, which is also the worker's metrics record (EMF).
 
 use std::time::Instant;
 
-use chrono::{DateTime, NaiveDate, Utc};
+use chrono::Utc;
+
+pub use aws_lambda_events::event::sqs::{BatchItemFailure, SqsBatchResponse, SqsEvent};
 use futures_util::FutureExt;
 use serde::Serialize;
-use serde_json::{Value, json};
 
-use crate::analysis::{card, review};
+pub use crate::app::jobs::{ACTIVE_DAYS, RECORD_MIN_BUDGET, previous_sunday};
+use crate::app::jobs::{JobError, Report, Worker};
 use crate::llm::Usage;
 use crate::push::Push;
-use crate::queue::{FANOUT_TYPE, FanOut, Job, JobQueue, Message};
-use crate::skills::health;
-use crate::skills::notify::{self, Notification};
-use crate::store::jobs::{Claim, Output, health_sk};
-use crate::store::{Parts, Store, StoreError};
+use crate::queue::{FANOUT_TYPE, JobQueue, Message};
+use crate::store::Store;
 use crate::telemetry::Metrics;
 
-/// A record is not started with less than this left of the invocation (a job is a few store
-/// calls and milliseconds of analysis; Lambda's own default timeout is 3 s).
-pub const RECORD_MIN_BUDGET: std::time::Duration = std::time::Duration::from_secs(1);
-
-/// A user is active with a completed workout in this many days.
-pub const ACTIVE_DAYS: i64 = 30;
-/// Reviews handed to SQS between two looks at the clock (ten batches of ten).
-pub const FANOUT_ROUND: usize = 100;
-
-/// The Sunday before `d` (a Sunday gives the one a week earlier: its own week is not over).
-pub fn previous_sunday(d: NaiveDate) -> NaiveDate {
-    crate::analysis::facts::week_start(d) - chrono::Days::new(1)
-}
-
-#[derive(Debug, thiserror::Error)]
-pub enum JobError {
-    #[error("another run holds the job; leave it for later")]
-    Busy,
-    #[error("{0}")]
-    Invalid(String),
-    #[error(transparent)]
-    Store(#[from] StoreError),
-    #[error(transparent)]
-    Queue(#[from] crate::queue::QueueError),
-}
-
-/// What a job did, for the log and the command-line tool.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Report {
-    /// What the job wrote, and the model tokens it spent (a card's summary).
-    Done(Value, Usage),
-    /// Already done by an earlier delivery.
-    Duplicate,
-}
-
+/// The SQS adapter of the worker's jobs (`app::jobs`).
 pub struct WorkerLane {
-    store: Store,
-    /// Where the fan-out sends reviews; without SQS (locally) it runs them itself.
-    queue: JobQueue,
-    /// Where sent push notifications are published (`NOTIFY_TOPIC_ARN`).
-    push: Push,
-    /// Writes card summaries when `WORKER_MODEL` is set (see `card_summary`).
-    model: Option<crate::llm::Model>,
+    jobs: Worker,
 }
 
 /// One line per record: what became of it, and the worker's metrics (EMF, lane `worker`).
@@ -88,21 +39,6 @@ struct JobLog<'a> {
 }
 
 impl WorkerLane {
-    pub fn new(store: Store, queue: JobQueue, push: Push) -> Self {
-        Self {
-            store,
-            queue,
-            push,
-            model: None,
-        }
-    }
-
-    /// The lane with a model for card summaries.
-    pub fn with_model(mut self, model: Option<crate::llm::Model>) -> Self {
-        self.model = model;
-        self
-    }
-
     pub async fn from_env() -> Result<Self, String> {
         let table = std::env::var("TABLE_NAME")
             .ok()
@@ -117,20 +53,30 @@ impl WorkerLane {
             None => None,
         };
         Ok(Self::new(
-            Store::from_config(&aws, table),
-            JobQueue::from_env(&aws),
-            Push::from_env(&aws),
-        )
-        .with_model(model))
+            Worker::new(
+                Store::from_config(&aws, table),
+                JobQueue::from_env(&aws),
+                Push::from_env(&aws),
+            )
+            .with_model(model),
+        ))
+    }
+
+    pub fn new(jobs: Worker) -> Self {
+        Self { jobs }
+    }
+
+    /// The jobs, for an operator's tool (`devstack job`).
+    pub fn jobs(&self) -> &Worker {
+        &self.jobs
     }
 
     /// Handles one SQS batch and answers the partial-batch response: the ids of the records to
     /// deliver again. `deadline` is the invocation's.
-    pub async fn handle(&self, event: &Value, deadline: Instant) -> Value {
-        let records = event["Records"].as_array().cloned().unwrap_or_default();
-        let mut failures = Vec::new();
-        for r in &records {
-            let id = r["messageId"].as_str().unwrap_or_default().to_string();
+    pub async fn handle(&self, event: &SqsEvent, deadline: Instant) -> SqsBatchResponse {
+        let mut response = SqsBatchResponse::default();
+        for r in &event.records {
+            let id = r.message_id.clone().unwrap_or_default();
             let started = Instant::now();
             let left = deadline.saturating_duration_since(started);
             let outcome = if left < RECORD_MIN_BUDGET {
@@ -139,7 +85,7 @@ impl WorkerLane {
                     "not started: too little of the invocation left".to_string(),
                 ))
             } else {
-                self.record(r["body"].as_str().unwrap_or_default(), deadline)
+                self.record(r.body.as_deref().unwrap_or_default(), deadline)
                     .await
             };
             let tokens = match &outcome {
@@ -152,7 +98,9 @@ impl WorkerLane {
                 Err((code, why)) => (code.to_string(), Some(why.clone())),
             };
             if reason.is_some() {
-                failures.push(json!({ "itemIdentifier": id }));
+                let mut failure = BatchItemFailure::default();
+                failure.item_identifier = id.clone();
+                response.batch_item_failures.push(failure);
             }
             // A busy job (another delivery holds its claim) is redelivered, not an error.
             let error = reason.is_some() && outcome != "BUSY";
@@ -167,7 +115,7 @@ impl WorkerLane {
             };
             println!("{}", serde_json::to_string(&line).unwrap_or_default());
         }
-        json!({ "batchItemFailures": failures })
+        response
     }
 
     async fn record(
@@ -180,8 +128,11 @@ impl WorkerLane {
         let budget = left.saturating_sub(RECORD_MIN_BUDGET / 2);
         let lease = Utc::now() + chrono::Duration::from_std(left).unwrap_or_default();
         let (kind, work) = match &message {
-            Message::Job(job) => (job.kind(), self.run(job, lease, Utc::now()).boxed()),
-            Message::FanOut(f) => (FANOUT_TYPE, self.fan_out(f, deadline, Utc::now()).boxed()),
+            Message::Job(job) => (job.kind(), self.jobs.run(job, lease, Utc::now()).boxed()),
+            Message::FanOut(f) => (
+                FANOUT_TYPE,
+                self.jobs.fan_out(f, deadline, Utc::now()).boxed(),
+            ),
         };
         match tokio::time::timeout(budget, work).await {
             Ok(Ok(r)) => Ok((kind, r)),
@@ -194,321 +145,5 @@ impl WorkerLane {
                 "the job did not finish within the invocation".into(),
             )),
         }
-    }
-
-    /// Runs one job under its claim (leased until `lease`).
-    pub async fn run(
-        &self,
-        job: &Job,
-        lease: DateTime<Utc>,
-        now: DateTime<Utc>,
-    ) -> Result<Report, JobError> {
-        let user = job.user();
-        let sk = crate::store::jobs::claim_sk(job.kind(), &job.subject());
-        let rerun_done = matches!(job, Job::WeeklyReview { .. });
-        let run = match self
-            .store
-            .claim_job(user, &sk, lease, rerun_done, now)
-            .await?
-        {
-            Claim::Claimed { run } => run,
-            Claim::Done => return Ok(Report::Duplicate),
-            Claim::Busy => return Err(JobError::Busy),
-        };
-        let result = self.execute(job, &sk, &run, now, false).await;
-        if result.is_err() {
-            // Give the claim back so the redelivery need not wait for the lease.
-            if let Err(e) = self.store.release_job(user, &sk, &run).await {
-                tracing::warn!(error = %e, "could not release a failed job's claim");
-            }
-        }
-        result
-    }
-
-    /// The weekly fan-out: a `weekly_review` for every active user after `f.after`, handed to
-    /// SQS a hundred at a time. When the invocation runs short it enqueues a continuation
-    /// (`after` the last user handled) instead of failing half-way. Without SQS (locally,
-    /// where the worker cannot invoke itself) it runs the reviews itself.
-    pub async fn fan_out(
-        &self,
-        f: &FanOut,
-        deadline: Instant,
-        now: DateTime<Utc>,
-    ) -> Result<Report, JobError> {
-        let week_ending = f
-            .week_ending
-            .unwrap_or_else(|| previous_sunday(now.date_naive()));
-        let users = self.store.active_users(now, ACTIVE_DAYS).await?;
-        let todo: Vec<&String> = users
-            .iter()
-            .filter(|u| f.after.as_ref().is_none_or(|a| *u > a))
-            .collect();
-        let review = |u: &str| Job::WeeklyReview {
-            user_id: u.to_string(),
-            week_ending,
-        };
-        let queued = matches!(self.queue, JobQueue::Sqs { .. });
-        let mut handled: usize = 0;
-        let mut continued_after = None;
-        for round in todo.chunks(FANOUT_ROUND) {
-            if queued && deadline.saturating_duration_since(Instant::now()) < 2 * RECORD_MIN_BUDGET
-            {
-                let after = handled
-                    .checked_sub(1)
-                    .map(|i| todo[i].clone())
-                    .or_else(|| f.after.clone());
-                let next = FanOut {
-                    week_ending: Some(week_ending),
-                    after: after.clone(),
-                };
-                self.queue.send_fan_out(&next).await?;
-                continued_after = Some(after);
-                break;
-            }
-            if queued {
-                let jobs: Vec<Job> = round.iter().map(|u| review(u)).collect();
-                self.queue.send_all(&jobs).await?;
-            } else {
-                for u in round {
-                    let left = deadline.saturating_duration_since(Instant::now());
-                    let lease = Utc::now() + chrono::Duration::from_std(left).unwrap_or_default();
-                    self.run(&review(u), lease, Utc::now()).await?;
-                }
-            }
-            handled += round.len();
-        }
-        Ok(Report::Done(
-            json!({
-            "week_ending": week_ending,
-            "active_users": users.len(),
-            "handled": handled,
-            "mode": if queued { "queued" } else { "inline" },
-            "continued_after": continued_after,
-            }),
-            Usage::default(),
-        ))
-    }
-
-    /// Runs one queue message for an operator (`devstack job`): as the queue would, or with
-    /// `dry` computing the output and writing nothing (a fan-out then lists whom it would
-    /// review).
-    pub async fn operate(
-        &self,
-        body: &str,
-        dry: bool,
-        now: DateTime<Utc>,
-    ) -> Result<Value, String> {
-        let message = Message::parse(body)?;
-        let budget = std::time::Duration::from_secs(300);
-        let out = match (&message, dry) {
-            (Message::Job(job), true) => self.dry_run(job, now).await,
-            (Message::Job(job), false) => {
-                let lease = now + chrono::Duration::from_std(budget).unwrap_or_default();
-                self.run(job, lease, now).await.map(|r| match r {
-                    Report::Done(v, _) => v,
-                    Report::Duplicate => {
-                        json!({"duplicate": true, "note": "already done; nothing written"})
-                    }
-                })
-            }
-            (Message::FanOut(f), true) => {
-                let week_ending = f
-                    .week_ending
-                    .unwrap_or_else(|| previous_sunday(now.date_naive()));
-                self.store
-                    .active_users(now, ACTIVE_DAYS)
-                    .await
-                    .map(|users| json!({"week_ending": week_ending, "would_review": users}))
-                    .map_err(JobError::from)
-            }
-            (Message::FanOut(f), false) => {
-                self.fan_out(f, Instant::now() + budget, now)
-                    .await
-                    .map(|r| match r {
-                        Report::Done(v, _) => v,
-                        Report::Duplicate => Value::Null,
-                    })
-            }
-        };
-        out.map_err(|e| e.to_string())
-    }
-
-    /// Computes a job's output without claiming or writing anything (`--dry-run`).
-    pub async fn dry_run(&self, job: &Job, now: DateTime<Utc>) -> Result<Value, JobError> {
-        match self.execute(job, "", "", now, true).await? {
-            Report::Done(v, _) => Ok(v),
-            Report::Duplicate => Ok(Value::Null),
-        }
-    }
-
-    async fn execute(
-        &self,
-        job: &Job,
-        sk: &str,
-        run: &str,
-        now: DateTime<Utc>,
-        dry: bool,
-    ) -> Result<Report, JobError> {
-        let user = job.user();
-        let parts = Parts {
-            profile: true,
-            notify_state: true,
-            ..Parts::default()
-        };
-        let state = self.store.user_state(user, parts, None, now).await?;
-        let profile = state.profile.clone().unwrap_or_default();
-        let tz = notify::timezone(&profile);
-        // Writes the outputs with the job's completion; a dry run writes nothing.
-        let finish = async |outputs: &[Output<'_>]| -> Result<bool, StoreError> {
-            if dry {
-                return Ok(true);
-            }
-            self.store.finish_job(user, sk, run, outputs, now).await
-        };
-        match job {
-            Job::WorkoutCompleted { workout_id, .. } => {
-                let history = self.store.completed_workouts(user).await?;
-                let w = history
-                    .iter()
-                    .find(|w| &w.id == workout_id)
-                    .ok_or_else(|| {
-                        JobError::Invalid(format!("no completed workout '{workout_id}'"))
-                    })?;
-                // The monitor's all-time records: raised here, where a failure is retried.
-                if !dry {
-                    self.store
-                        .raise_bests(user, std::slice::from_ref(w))
-                        .await?;
-                }
-                let mut c = card::post_workout_card(w, &history, &profile, tz, now);
-                let (source, tokens) =
-                    super::card_summary::summarise(self.model.as_ref(), &mut c).await;
-                c.summary_source = source.as_str().into();
-                let out = json!(c);
-                if !finish(&[Output::Insight {
-                    id: &c.id,
-                    card: &out,
-                    at: w.started_at,
-                }])
-                .await?
-                {
-                    return Err(JobError::Busy);
-                }
-                Ok(Report::Done(out, tokens))
-            }
-            Job::WeeklyReview { week_ending, .. } => {
-                let (from, to) = review::window(*week_ending, tz);
-                let history = self
-                    .store
-                    .completed_workouts_between(user, from, to)
-                    .await?;
-                let r = review::weekly_review(&history, *week_ending, &profile, tz, now);
-                let out = json!(r);
-                if !finish(&[Output::Review {
-                    id: &r.id,
-                    review: &out,
-                }])
-                .await?
-                {
-                    return Err(JobError::Busy);
-                }
-                Ok(Report::Done(out, Usage::default()))
-            }
-            Job::HealthMetricChanged {
-                metric,
-                value,
-                baseline,
-                observed_at,
-                ..
-            } => {
-                let dsk = health_sk(*observed_at, metric);
-                if !dry && let Some(d) = self.store.health_decision(user, &dsk).await? {
-                    // Decided by a run that crashed before marking the job done: finish it.
-                    if !finish(&[]).await? {
-                        return Err(JobError::Busy);
-                    }
-                    return Ok(Report::Done(d, Usage::default()));
-                }
-                let a = health::assess(metric, *value, *baseline, &profile);
-                let gate = if a.significant {
-                    Some(notify::gate(&profile, a.priority, state.last_notified, now))
-                } else {
-                    None
-                };
-                let notification = match (&gate, &a.message) {
-                    (Some(Ok(())), Some(message)) => Some(Notification {
-                        id: format!(
-                            "n-{}",
-                            dsk.trim_start_matches("HEALTH#").replace([':', '#'], "-")
-                        ),
-                        message: message.clone(),
-                        priority: a.priority,
-                        source: "health_metric".into(),
-                        channel: "push".into(),
-                        created_at: now,
-                    }),
-                    _ => None,
-                };
-                let decision = |sent: Option<&Notification>, suppressed: Option<&str>| {
-                    json!({
-                        "metric": metric, "value": value, "baseline": baseline,
-                        "observed_at": observed_at, "assessment": a,
-                        "sent": sent.is_some(),
-                        "notification_id": sent.map(|n| n.id.clone()),
-                        "suppressed": suppressed,
-                        "decided_at": now,
-                    })
-                };
-                let suppressed = match &gate {
-                    Some(Err(why)) => Some(why.as_str()),
-                    _ => None,
-                };
-                let d = decision(notification.as_ref(), suppressed);
-                let done = finish(&[Output::Health {
-                    sk: dsk.clone(),
-                    decision: &d,
-                    notification: notification.as_ref(),
-                }])
-                .await?;
-                if done {
-                    if let Some(n) = notification.as_ref().filter(|_| !dry) {
-                        // After the commit: at most one publish per job (see `push`).
-                        if let Err(e) = self.push.publish(user, n).await {
-                            tracing::warn!(error = %e, notification_id = %n.id, "push not delivered; the notification stays in the app's list");
-                        }
-                    }
-                    return Ok(Report::Done(d, Usage::default()));
-                }
-                if notification.is_some() {
-                    // Another notification took the 4-hour lock meanwhile: record that instead.
-                    let d = decision(None, Some(notify::Suppressed::RateLimited.as_str()));
-                    if finish(&[Output::Health {
-                        sk: dsk,
-                        decision: &d,
-                        notification: None,
-                    }])
-                    .await?
-                    {
-                        return Ok(Report::Done(d, Usage::default()));
-                    }
-                }
-                Err(JobError::Busy)
-            }
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_fan_out_reviews_the_last_finished_week() {
-        let d = |s: &str| s.parse::<NaiveDate>().unwrap_or_default();
-        // Monday 23 November 2026 reviews the week ending Sunday the 22nd; that Sunday itself
-        // reviews the week before (its own week is not over).
-        assert_eq!(previous_sunday(d("2026-11-23")), d("2026-11-22"));
-        assert_eq!(previous_sunday(d("2026-11-22")), d("2026-11-15"));
-        assert_eq!(previous_sunday(d("2026-11-28")), d("2026-11-22"));
     }
 }

@@ -318,7 +318,7 @@ async fn run() -> Result<(), String> {
                 .find(|a| *a != "--dry-run")
                 .ok_or_else(usage)?;
             let lane = coach::lanes::worker::WorkerLane::from_env().await?;
-            let out = lane.operate(body, dry, chrono::Utc::now()).await?;
+            let out = lane.jobs().operate(body, dry, chrono::Utc::now()).await?;
             println!(
                 "{}",
                 serde_json::to_string_pretty(&out).map_err(|e| e.to_string())?

@@ -39,8 +39,8 @@ impl FunctionalLane {
         };
         let text = csv_body(req)?;
         let out = import::strong_export(
-            &self.store,
-            &self.queue,
+            &self.app.store,
+            &self.app.queue,
             &ctx.user_id,
             text,
             tz,

@@ -1,74 +1,53 @@
-//! FUNCTIONAL lane: structured JSON from the app, answered deterministically.
+//! FUNCTIONAL lane: the HTTP adapter of the use cases the app's buttons and events call. Each
+//! route reads its request, calls its use case in `app` and writes the answer:
 //!
-//! - `POST /v1/functional`: smart buttons and the workout monitor, envelope
+//! - `POST /v1/functional`: smart buttons and the workout monitor (`app::buttons`), envelope
 //!   `{success, action, data, intent}`;
-//! - `POST /v1/events`: app events, with the notification gate;
-//! - `POST /v1/workouts`, `GET /v1/workouts/active`, `POST /v1/workouts/{id}/complete`;
-//! - `POST /v1/artifacts/{id}/confirm|dismiss` (shared with the coach's chat, `lanes::artifacts`);
+//! - `POST /v1/events`: app events, with the notification gate (`app::events`);
+//! - `POST /v1/workouts`, `GET /v1/workouts/active`, `POST /v1/workouts/{id}/complete`
+//!   (`app::workout`);
+//! - `POST /v1/artifacts/{id}/confirm|dismiss` (`app::proposals`, shared with the coach's chat);
 //! - `GET /v1/notifications`, `GET /v1/insights` (cards the worker wrote), newest first;
-//! - `POST /v1/import/strong`: a Strong app export into the history.
+//! - `POST /v1/import/strong`: a Strong app export into the history (`import`).
 //!
-//! One file per group of routes: `buttons`, `app_events`, `lifecycle`, `import`; `params`
-//! reads fields.
-//! Every route validates the whole request before it reads or writes; writes that race use the
-//! store's conditions and are re-applied on the new state.
+//! One file per group of routes: `buttons`, `app_events`, `lifecycle`, `import`.
 
-use std::collections::HashMap;
 use std::time::Instant;
 
-use chrono::{DateTime, Duration, Utc};
+use chrono::Utc;
 use lambda_http::{Body, Request, RequestExt, Response};
 use serde_json::{Map, Value, json};
 
 mod app_events;
-pub mod assist;
 mod buttons;
 mod import;
 mod lifecycle;
-mod params;
 
-use params::*;
+pub(crate) use crate::app::params::*;
 
-use super::{bind, fingerprint, store_error};
-use crate::analysis::history::LOOKBACK_WEEKS;
+use super::{bind, store_error};
 use crate::api::{self, ApiError};
-use crate::context::{AuthMode, SessionContext};
-use crate::domain::catalog::catalog;
-use crate::domain::limits::{self, MAX_REPS, MAX_RIR, MAX_SETS_PER_EXERCISE};
-use crate::domain::profile::Profile;
-use crate::domain::workout::Workout;
-use crate::queue::{Delivery, JobQueue};
+use crate::app::assist::Assist;
+use crate::app::{App, checked_id, invalid};
+use crate::context::AuthMode;
+use crate::queue::JobQueue;
 use crate::router::{self, Intent, Lane};
-use crate::skills::{autofill, events, monitor, notify, suggest, swap, workouts};
-use crate::store::activity::{EventOutcome, EventRecord, Feed};
-use crate::store::{
-    CommitOutcome, IDEMPOTENCY_TTL_SECS, IdempotencyRecord, Parts, Store, UserState,
-};
+use crate::store::Store;
+use crate::store::activity::Feed;
 use crate::telemetry::RequestLog;
 
-/// Read-apply-write attempts before a 409.
-const MAX_ATTEMPTS: u32 = 6;
-/// How long a monitor nudge stays claimed (longer than any workout).
-const MONITOR_CLAIM_DAYS: i64 = 7;
 /// Notifications per page: default and maximum.
 const PAGE_DEFAULT: i32 = 20;
 const PAGE_MAX: i32 = 100;
 
 pub struct FunctionalLane {
-    store: Store,
-    queue: JobQueue,
+    app: App,
     auth: AuthMode,
-    assist: assist::Assist,
 }
 
 impl FunctionalLane {
-    pub fn new(store: Store, queue: JobQueue, auth: AuthMode, assist: assist::Assist) -> Self {
-        Self {
-            store,
-            queue,
-            auth,
-            assist,
-        }
+    pub fn new(app: App, auth: AuthMode) -> Self {
+        Self { app, auth }
     }
 
     /// `http` is the process's one model client; it is used only when `FUNCTIONAL_MODEL` is set.
@@ -78,12 +57,12 @@ impl FunctionalLane {
         let lane = crate::llm::ModelLane::Functional;
         let key = crate::secrets::model_api_key(&aws, &[lane]).await?;
         let model = crate::llm::Model::from_env(lane, http, key.as_deref())?;
-        Ok(Self::new(
+        let app = App::new(
             Store::from_config(&aws, cfg.table),
             JobQueue::from_env(&aws),
-            cfg.auth,
-            assist::Assist::new(model),
-        ))
+            Assist::new(model),
+        );
+        Ok(Self::new(app, cfg.auth))
     }
 
     /// Handles one request; never fails (errors are responses) and logs one line.
@@ -159,92 +138,16 @@ impl FunctionalLane {
             )),
         }
     }
-
-    /// The user's state and recent history, read concurrently.
-    async fn load(
-        &self,
-        ctx: &SessionContext,
-        parts: Parts,
-    ) -> Result<(UserState, Vec<Workout>), ApiError> {
-        let now = Utc::now();
-        let (state, history) = tokio::join!(
-            self.store
-                .user_state(&ctx.user_id, parts, ctx.corr.as_deref(), now),
-            self.store
-                .completed_workouts_since(&ctx.user_id, now - Duration::weeks(LOOKBACK_WEEKS))
-        );
-        Ok((
-            state.map_err(|e| store_error(&e))?,
-            history.map_err(|e| store_error(&e))?,
-        ))
-    }
-
-    /// `history` with the last session of each of `ids` that it does not hold, however old
-    /// (a lift last done before the window still has a history).
-    async fn with_last_sessions(
-        &self,
-        ctx: &SessionContext,
-        history: Vec<Workout>,
-        ids: &[&str],
-    ) -> Result<Vec<Workout>, ApiError> {
-        let out = self
-            .store
-            .with_last_sessions(&ctx.user_id, history, ids)
-            .await;
-        // Usually no call at all (the window holds the exercise): time is counted, calls not.
-        out.map_err(|e| store_error(&e))
-    }
-
-    /// [`Self::with_last_sessions`] for the exercises of a template.
-    async fn with_template_sessions(
-        &self,
-        ctx: &SessionContext,
-        history: Vec<Workout>,
-        template: &crate::domain::plan::Template,
-    ) -> Result<Vec<Workout>, ApiError> {
-        let ids: Vec<&str> = template
-            .exercises
-            .iter()
-            .map(|e| e.exercise_id.as_str())
-            .collect();
-        self.with_last_sessions(ctx, history, &ids).await
-    }
-
-    /// Commits a changed active workout with the request's idempotency record.
-    #[allow(clippy::too_many_arguments)]
-    async fn commit(
-        &self,
-        ctx: &SessionContext,
-        workout: &Workout,
-        version: u64,
-        fingerprint: &str,
-        action: &str,
-        data: &Value,
-        now: DateTime<Utc>,
-    ) -> Result<CommitOutcome, ApiError> {
-        let record = ctx.corr.as_ref().map(|corr| IdempotencyRecord {
-            corr: corr.clone(),
-            fingerprint: fingerprint.to_string(),
-            status: 200,
-            body: json!({ "action": action, "data": data }).to_string(),
-            expires_at: now.timestamp() + IDEMPOTENCY_TTL_SECS,
-        });
-        let out = self
-            .store
-            .commit_workout(&ctx.user_id, workout, version, record.as_ref(), now)
-            .await;
-        out.map_err(|e| store_error(&e))
-    }
 }
 
 // -------------------------------------------------------------------- helpers
 
-fn envelope(intent: Intent, action: &str, data: Value) -> Response<Body> {
-    api::json_response(
-        200,
-        &json!({ "success": true, "action": action, "data": data, "intent": intent.as_str() })
-            .to_string(),
-    )
+/// A JSON answer of a typed outcome.
+fn json_body(status: u16, body: &impl serde::Serialize) -> Response<Body> {
+    match serde_json::to_string(body) {
+        Ok(text) => api::json_response(status, &text),
+        Err(_) => ApiError::internal().to_response(),
+    }
 }
 
 /// An error on /v1/functional also carries the envelope (`success: false`, action ERROR).
@@ -254,106 +157,6 @@ fn envelope_error(e: ApiError, intent: Option<Intent>) -> ApiError {
         .with("action", json!("ERROR"))
         .with("data", json!({ "message": message }))
         .with("intent", json!(intent.map(Intent::as_str)))
-}
-
-/// An id from the path or the body, checked before it becomes part of a store key.
-fn checked_id<'a>(id: &'a str, field: &'static str) -> Result<&'a str, ApiError> {
-    if crate::context::is_valid_id(id) {
-        Ok(id)
-    } else {
-        Err(invalid(
-            &format!(
-                "not an id: ids are 1 to {} letters, digits or - _ . : @ |",
-                crate::context::MAX_ID_CHARS
-            ),
-            field,
-        ))
-    }
-}
-
-fn invalid(message: &str, field: &'static str) -> ApiError {
-    ApiError::new(400, "VALIDATION_ERROR", message).field(field)
-}
-
-fn conflict() -> ApiError {
-    ApiError::new(
-        409,
-        "CONFLICT",
-        "the workout kept changing while this request was applied; nothing was changed, please retry",
-    )
-}
-
-fn reused() -> ApiError {
-    ApiError::new(
-        409,
-        "IDEMPOTENCY_KEY_REUSED",
-        "this corr was already used for a different request",
-    )
-}
-
-fn not_in_workout(instance_id: &str) -> ApiError {
-    // The same answer whether the id is unknown or another user's: nothing leaks.
-    ApiError::new(
-        404,
-        "EXERCISE_NOT_IN_WORKOUT",
-        format!("no exercise {instance_id} in your active workout"),
-    )
-    .field("exercise_instance_id")
-}
-
-fn unknown_exercise(text: &str) -> ApiError {
-    let close = catalog().closest(text, 3);
-    let hint = if close.is_empty() {
-        String::new()
-    } else {
-        format!(
-            "; did you mean {}?",
-            close
-                .iter()
-                .map(|e| format!("{} ({})", e.name, e.id))
-                .collect::<Vec<_>>()
-                .join(", ")
-        )
-    };
-    ApiError::new(
-        400,
-        "UNKNOWN_EXERCISE",
-        format!("no exercise '{text}' in the catalog or your history{hint}"),
-    )
-    .field("exercise_id")
-}
-
-fn active_conflict(active: &Workout) -> ApiError {
-    ApiError::new(
-        409,
-        "WORKOUT_ACTIVE",
-        format!(
-            "'{}' is still active; complete it before starting another",
-            active.name
-        ),
-    )
-    .with(
-        "workout",
-        serde_json::to_value(active).unwrap_or(Value::Null),
-    )
-}
-
-/// The active workout, checked against the prefix's `workout_id` when one is given.
-fn active_in_prefix<'a>(
-    state: &'a UserState,
-    ctx: &SessionContext,
-) -> Result<Option<(&'a Workout, u64)>, ApiError> {
-    let active = state.workout.as_ref().map(|v| (&v.value, v.version));
-    if let (Some(wanted), Some((w, _))) = (ctx.workout_id.as_deref(), active)
-        && w.id != wanted
-    {
-        return Err(ApiError::new(
-            409,
-            "WORKOUT_MISMATCH",
-            format!("workout {wanted} is not your active workout"),
-        ));
-    }
-    Ok(active)
 }
 
 #[cfg(test)]

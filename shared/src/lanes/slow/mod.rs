@@ -22,8 +22,9 @@ use lambda_http::lambda_runtime::streaming::Body as StreamBody;
 use lambda_http::{Body, Request, RequestExt, Response};
 use serde_json::{Value, json};
 
-use super::functional::FunctionalLane;
-use super::functional::assist::Assist;
+use crate::app::App;
+use crate::app::assist::Assist;
+use crate::app::buttons::Button;
 use crate::app::command;
 use chrono::Utc;
 
@@ -47,7 +48,8 @@ pub struct SlowLane {
     store: Store,
     auth: AuthMode,
     model: Option<Model>,
-    functional: FunctionalLane,
+    /// The use cases a command, a button or a coach tool runs in-process.
+    app: App,
     heartbeat: Duration,
     budget: budget::Budget,
 }
@@ -68,10 +70,9 @@ impl SlowLane {
             .filter(|ms| *ms >= 100)
             .map_or(sse::HEARTBEAT, Duration::from_millis);
         Ok(SlowLane {
-            functional: FunctionalLane::new(
+            app: App::new(
                 store.clone(),
                 JobQueue::from_env(&aws),
-                cfg.auth,
                 Assist::new(functional_model),
             ),
             store,
@@ -166,9 +167,13 @@ impl SlowLane {
                         }
                     })
             } else {
-                Box::pin(self.functional.functional(&req))
-                    .await
-                    .map(|r| (r.status().as_u16(), body_json(r.into_body())))
+                let intent = intent.unwrap_or(Intent::MonitorState);
+                match Button::parse(intent, text) {
+                    Ok(button) => Box::pin(self.app.press(&ctx, &button))
+                        .await
+                        .map(|a| (200, a.to_envelope(intent))),
+                    Err(e) => Err(e),
+                }
             };
             let mut frames = vec![route_event];
             let (status, body) = answer.unwrap_or_else(|e| {
@@ -357,7 +362,7 @@ impl SlowLane {
         let env = tools::Env {
             store: &self.store,
             ctx,
-            functional: &self.functional,
+            app: &self.app,
             unit: loaded.profile.unit,
         };
         let briefing = agent::Briefing {
@@ -465,7 +470,7 @@ async fn apply_from_chat(
     emit: &sse::Emitter,
     now: chrono::DateTime<Utc>,
 ) -> agent::Outcome {
-    match super::artifacts::confirm(store, &ctx.user_id, &a.id, Some(shown_hash), now).await {
+    match crate::app::proposals::confirm(store, &ctx.user_id, &a.id, Some(shown_hash), now).await {
         Ok(done) => {
             emit.send("artifact", done["artifact"].clone()).await;
             let text = applied_text(a);
@@ -533,10 +538,6 @@ fn body_bytes(body: Body) -> bytes::Bytes {
         Body::Binary(b) => b.into(),
         _ => bytes::Bytes::new(),
     }
-}
-
-fn body_json(body: Body) -> Value {
-    serde_json::from_slice(&body_bytes(body)).unwrap_or(Value::Null)
 }
 
 /// The invocation's deadline less a margin, as a tokio instant.

@@ -18,7 +18,7 @@ mod workout;
 
 use serde_json::{Value, json};
 
-use super::super::functional::FunctionalLane;
+use crate::app::App;
 use crate::context::SessionContext;
 use crate::domain::units::Unit;
 use crate::llm::ToolSpec;
@@ -33,7 +33,8 @@ pub const MAX_RESULT_BYTES: usize = 15_000;
 pub struct Env<'a> {
     pub store: &'a Store,
     pub ctx: &'a SessionContext,
-    pub functional: &'a FunctionalLane,
+    /// The use cases a tool shares with the app's routes.
+    pub app: &'a App,
     /// The lifter's unit: results are given to the model in it.
     pub unit: Unit,
 }

@@ -7,8 +7,8 @@ use serde_json::{Value, json};
 
 use super::{Effect, Env, Output, ToolError, spec, store_failed, str_arg};
 use crate::analysis::history::LOOKBACK_WEEKS;
+use crate::app::proposals as artifacts;
 use crate::domain::artifact::Artifact;
-use crate::lanes::artifacts;
 use crate::llm::ToolSpec;
 use crate::skills::proposals::{self, ProposalError};
 use crate::store::Parts;

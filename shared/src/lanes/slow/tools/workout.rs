@@ -381,9 +381,9 @@ async fn complete(env: &Env<'_>) -> Result<Value, ToolError> {
         .map_err(|e| store_failed(&e))?
         .ok_or_else(|| ToolError::new("NO_ACTIVE_WORKOUT", "the lifter has no active workout"))?;
     let done = env
-        .functional
-        .complete_active(env.ctx, &active.value.id)
+        .app
+        .complete_workout(env.ctx, &active.value.id)
         .await
         .map_err(|e| ToolError::new("COMPLETE_FAILED", e.message))?;
-    Ok(json!({ "completed": active.value.id, "job": done["job"] }))
+    Ok(json!({ "completed": active.value.id, "job": done.job }))
 }

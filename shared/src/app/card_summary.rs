@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use serde_json::json;
 
-use super::functional::assist::{json_answer, numbers};
+use super::assist::{json_answer, numbers};
 use crate::analysis::card::InsightCard;
 use crate::llm::{Model, Request, Turn, Usage};
 

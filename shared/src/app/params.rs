@@ -1,8 +1,12 @@
 //! Reading request fields: strict (unknown fields refused), typed, the field named in errors.
 
-use super::*;
+use serde_json::{Map, Value};
 
-pub(super) fn json_object(text: &str) -> Result<Map<String, Value>, ApiError> {
+use super::invalid;
+use crate::api::ApiError;
+use crate::domain::limits;
+
+pub(crate) fn json_object(text: &str) -> Result<Map<String, Value>, ApiError> {
     match serde_json::from_str::<Value>(text.trim()) {
         Ok(Value::Object(o)) => Ok(o),
         Ok(_) => Err(ApiError::new(
@@ -19,7 +23,7 @@ pub(super) fn json_object(text: &str) -> Result<Map<String, Value>, ApiError> {
 }
 
 /// Refuses fields the endpoint does not know (a typo must not be silently ignored).
-pub(super) fn only(p: &Map<String, Value>, allowed: &[&str]) -> Result<(), ApiError> {
+pub(crate) fn only(p: &Map<String, Value>, allowed: &[&str]) -> Result<(), ApiError> {
     match p.keys().find(|k| !allowed.contains(&k.as_str())) {
         Some(k) => Err(ApiError::new(
             400,
@@ -34,11 +38,11 @@ pub(super) fn only(p: &Map<String, Value>, allowed: &[&str]) -> Result<(), ApiEr
     }
 }
 
-pub(super) fn req_str<'a>(p: &'a Map<String, Value>, f: &'static str) -> Result<&'a str, ApiError> {
+pub(crate) fn req_str<'a>(p: &'a Map<String, Value>, f: &'static str) -> Result<&'a str, ApiError> {
     opt_str(p, f)?.ok_or_else(|| invalid(&format!("'{f}' is required"), f))
 }
 
-pub(super) fn opt_str<'a>(
+pub(crate) fn opt_str<'a>(
     p: &'a Map<String, Value>,
     f: &'static str,
 ) -> Result<Option<&'a str>, ApiError> {
@@ -52,7 +56,7 @@ pub(super) fn opt_str<'a>(
     }
 }
 
-pub(super) fn opt_bool(p: &Map<String, Value>, f: &'static str) -> Result<Option<bool>, ApiError> {
+pub(crate) fn opt_bool(p: &Map<String, Value>, f: &'static str) -> Result<Option<bool>, ApiError> {
     match p.get(f) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::Bool(b)) => Ok(Some(*b)),
@@ -60,7 +64,7 @@ pub(super) fn opt_bool(p: &Map<String, Value>, f: &'static str) -> Result<Option
     }
 }
 
-pub(super) fn opt_uint(
+pub(crate) fn opt_uint(
     p: &Map<String, Value>,
     f: &'static str,
     max: u64,
@@ -75,16 +79,16 @@ pub(super) fn opt_uint(
     }
 }
 
-pub(super) fn req_uint(p: &Map<String, Value>, f: &'static str, max: u64) -> Result<u64, ApiError> {
+pub(crate) fn req_uint(p: &Map<String, Value>, f: &'static str, max: u64) -> Result<u64, ApiError> {
     opt_uint(p, f, max)?.ok_or_else(|| invalid(&format!("'{f}' is required"), f))
 }
 
 /// Cursors are the last sort key, hex-encoded (opaque to the app, safe in a query string).
-pub(super) fn encode_cursor(sk: &str) -> String {
+pub(crate) fn encode_cursor(sk: &str) -> String {
     sk.bytes().map(|b| format!("{b:02x}")).collect()
 }
 
-pub(super) fn decode_cursor(c: &str) -> Option<String> {
+pub(crate) fn decode_cursor(c: &str) -> Option<String> {
     if !c.len().is_multiple_of(2) || c.len() > 400 {
         return None;
     }

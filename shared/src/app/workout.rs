@@ -1,0 +1,409 @@
+//! The workout lifecycle: start one (ad hoc, from a template, or the routine's next day), read
+//! the active one, complete it (which queues its analysis).
+
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+use serde_json::{Map, Value, json};
+
+use super::params::*;
+use super::{
+    App, MAX_ATTEMPTS, active_conflict, checked_id, conflict, invalid, store_error,
+    unknown_exercise,
+};
+use crate::api::ApiError;
+use crate::context::SessionContext;
+use crate::domain::catalog::catalog;
+use crate::domain::limits::{self, MAX_REPS, MAX_RIR, MAX_SETS_PER_EXERCISE};
+use crate::domain::profile::Profile;
+use crate::domain::units::Unit;
+use crate::domain::workout::Workout;
+use crate::queue::Delivery;
+use crate::skills::{suggest, workouts};
+use crate::store::Parts;
+
+/// `POST /v1/workouts`: where the workout comes from (at most one of template, routine and
+/// exercises; none is an empty ad hoc workout).
+#[derive(Debug, Clone, Default)]
+pub struct StartWorkout {
+    pub name: Option<String>,
+    pub template_id: Option<String>,
+    /// The routine's next day (`next`, or a `routine_id`).
+    pub next: bool,
+    pub routine_id: Option<String>,
+    pub exercises: Vec<workouts::AdhocExercise>,
+}
+
+impl StartWorkout {
+    /// Reads the request body's fields (unknown ones refused, each error naming its field).
+    pub fn from_payload(obj: &Map<String, Value>) -> Result<StartWorkout, ApiError> {
+        only(
+            obj,
+            &["name", "template_id", "routine_id", "next", "exercises"],
+        )?;
+        let name = opt_str(obj, "name")?;
+        if let Some(n) = name {
+            limits::check_name("name", n)?;
+        }
+        let template_id = opt_str(obj, "template_id")?
+            .map(|id| checked_id(id, "template_id"))
+            .transpose()?;
+        let routine_id = opt_str(obj, "routine_id")?
+            .map(|id| checked_id(id, "routine_id"))
+            .transpose()?;
+        let next = opt_bool(obj, "next")?.unwrap_or(false) || routine_id.is_some();
+        let exercises = parse_adhoc(obj.get("exercises"))?;
+        let sources = [template_id.is_some(), next, !exercises.is_empty()]
+            .iter()
+            .filter(|b| **b)
+            .count();
+        if sources > 1 {
+            return Err(invalid(
+                "choose one of template_id, next (or routine_id) and exercises",
+                "template_id",
+            ));
+        }
+        Ok(StartWorkout {
+            name: name.map(str::to_string),
+            template_id: template_id.map(str::to_string),
+            next,
+            routine_id: routine_id.map(str::to_string),
+            exercises,
+        })
+    }
+}
+
+/// A started workout, in the lifter's unit.
+#[derive(Debug, Clone, Serialize)]
+pub struct Started {
+    pub workout: Workout,
+    #[serde(serialize_with = "unit_label")]
+    pub unit: Unit,
+}
+
+fn unit_label<S: serde::Serializer>(u: &Unit, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(u.label())
+}
+
+/// A completed workout and what became of its analysis job.
+#[derive(Debug, Clone, Serialize)]
+pub struct Completed {
+    pub workout: Workout,
+    /// It was completed by an earlier request (the answer is the same).
+    pub already_completed: bool,
+    pub job: JobStatus,
+}
+
+/// Where the `workout_completed` job went: `queued`, `invoked_locally` (with the local
+/// worker's HTTP status) or `not_configured`.
+#[derive(Debug, Clone, Serialize)]
+pub struct JobStatus {
+    pub status: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub http_status: Option<u16>,
+}
+
+impl JobStatus {
+    fn of(d: &Delivery) -> JobStatus {
+        JobStatus {
+            status: d.as_str(),
+            http_status: match d {
+                Delivery::InvokedLocally { status } => Some(*status),
+                _ => None,
+            },
+        }
+    }
+}
+
+impl App {
+    /// Starts a workout; 409 when one is active (the answer carries it).
+    pub async fn start_workout(
+        &self,
+        ctx: &SessionContext,
+        req: &StartWorkout,
+    ) -> Result<Started, ApiError> {
+        let parts = Parts {
+            workout: true,
+            profile: true,
+            ..Parts::default()
+        };
+        let (state, mut history) = self.load(ctx, parts).await?;
+        if let Some(active) = &state.workout {
+            return Err(active_conflict(&active.value));
+        }
+        let profile = state.profile.clone().unwrap_or_default();
+        let now = Utc::now();
+        let workout = if let Some(tid) = req.template_id.as_deref() {
+            let t = self
+                .store
+                .get_template(&ctx.user_id, tid)
+                .await
+                .map_err(|e| store_error(&e))?;
+            let t = t.ok_or_else(|| {
+                ApiError::new(
+                    404,
+                    "TEMPLATE_NOT_FOUND",
+                    format!("you have no template '{tid}'"),
+                )
+                .field("template_id")
+            })?;
+            let history = self.with_template_sessions(ctx, history, &t).await?;
+            workouts::from_template(&t, None, &history, &profile, now)
+        } else if req.next {
+            let routine = self
+                .routine_for(&ctx.user_id, req.routine_id.as_deref(), &profile)
+                .await?;
+            let day = &routine.days[routine.next_day % routine.days.len()];
+            let t = self
+                .store
+                .get_template(&ctx.user_id, &day.template_id)
+                .await
+                .map_err(|e| store_error(&e))?;
+            let t = t.ok_or_else(|| {
+                ApiError::new(
+                    409,
+                    "ROUTINE_BROKEN",
+                    format!(
+                        "routine day '{}' points at a template that no longer exists",
+                        day.label
+                    ),
+                )
+            })?;
+            let history = self.with_template_sessions(ctx, history, &t).await?;
+            let mut w = workouts::from_template(&t, Some(&routine), &history, &profile, now);
+            w.name = format!("{} ({})", t.name, routine.name);
+            w
+        } else {
+            let name = req.name.clone().unwrap_or_else(|| default_name(now, ctx));
+            let ids: Vec<&str> = req
+                .exercises
+                .iter()
+                .map(|a| a.exercise.id.as_str())
+                .collect();
+            history = self.with_last_sessions(ctx, history, &ids).await?;
+            workouts::adhoc(&name, &req.exercises, &history, &profile, now)
+        };
+        let mut workout = workout;
+        if let Some(n) = &req.name {
+            workout.name = n.clone();
+        }
+        workouts::validate(&workout)?;
+        let started = self.store.start_workout(&ctx.user_id, &workout).await;
+        if !started.map_err(|e| store_error(&e))? {
+            let active = self
+                .store
+                .get_active_workout(&ctx.user_id)
+                .await
+                .map_err(|e| store_error(&e))?;
+            return match active {
+                // This very workout: the start was applied but its answer was lost, and the
+                // SDK's retry met its own condition.
+                Some(a) if a.value == workout => Ok(Started {
+                    workout,
+                    unit: profile.unit,
+                }),
+                // Another start won the race: answer with that one.
+                Some(a) => Err(active_conflict(&a.value)),
+                None => Err(conflict()),
+            };
+        }
+        Ok(Started {
+            workout,
+            unit: profile.unit,
+        })
+    }
+
+    async fn routine_for(
+        &self,
+        user: &str,
+        routine_id: Option<&str>,
+        profile: &Profile,
+    ) -> Result<crate::domain::plan::Routine, ApiError> {
+        let wanted = routine_id
+            .map(str::to_string)
+            .or_else(|| profile.active_routine_id.clone());
+        if let Some(id) = wanted {
+            let r = self
+                .store
+                .get_routine(user, &id)
+                .await
+                .map_err(|e| store_error(&e))?;
+            return r.filter(|r| !r.days.is_empty()).ok_or_else(|| {
+                ApiError::new(
+                    404,
+                    "ROUTINE_NOT_FOUND",
+                    format!("you have no routine '{id}'"),
+                )
+                .field("routine_id")
+            });
+        }
+        let mut all = self
+            .store
+            .routines(user)
+            .await
+            .map_err(|e| store_error(&e))?;
+        all.retain(|r| !r.days.is_empty());
+        match all.len() {
+            0 => Err(ApiError::new(
+                404,
+                "NO_ROUTINE",
+                "you have no routine yet; start a template or an ad hoc workout, or ask the coach for a routine",
+            )),
+            1 => Ok(all.remove(0)),
+            _ => Err(invalid(
+                &format!(
+                    "you have several routines ({}); say which with routine_id",
+                    all.iter()
+                        .map(|r| r.id.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+                "routine_id",
+            )),
+        }
+    }
+
+    /// The active workout with its version and the set to do now (all null without one).
+    pub async fn active_workout(&self, ctx: &SessionContext) -> Result<Value, ApiError> {
+        let active = self.store.get_active_workout(&ctx.user_id).await;
+        Ok(match active.map_err(|e| store_error(&e))? {
+            Some(a) => {
+                let current = a.value.current_set().map(|p| {
+                    let inst = &a.value.exercises[p.exercise];
+                    json!({
+                        "exercise_instance_id": inst.instance_id,
+                        "exercise": inst.name,
+                        "set_id": inst.sets[p.set].id,
+                        "number": p.number,
+                        "total": p.total,
+                    })
+                });
+                json!({ "workout": a.value, "version": a.version, "current": current })
+            }
+            None => json!({ "workout": null, "version": null, "current": null }),
+        })
+    }
+
+    /// Completes workout `id` (idempotent: an already completed one answers the same) and
+    /// enqueues the `workout_completed` job. A failed enqueue is a 503; the workout stays
+    /// completed, and retrying enqueues again (the worker is idempotent).
+    pub async fn complete_workout(
+        &self,
+        ctx: &SessionContext,
+        id: &str,
+    ) -> Result<Completed, ApiError> {
+        let mut result = None;
+        for attempt in 0..MAX_ATTEMPTS {
+            let active = self.store.get_active_workout(&ctx.user_id).await;
+            match active.map_err(|e| store_error(&e))? {
+                Some(a) if a.value.id == id => {
+                    let now = Utc::now();
+                    let done = workouts::completed(&a.value, now);
+                    let routine = match (&a.value.routine_id, &a.value.template_id) {
+                        (Some(rid), Some(tid)) => self
+                            .store
+                            .get_routine(&ctx.user_id, rid)
+                            .await
+                            .map_err(|e| store_error(&e))?
+                            .map(|r| workouts::advance_routine(&r, tid)),
+                        _ => None,
+                    };
+                    let ok = self
+                        .store
+                        .complete_workout(&ctx.user_id, &done, a.version, routine.as_ref())
+                        .await;
+                    if ok.map_err(|e| store_error(&e))? {
+                        result = Some((done, false));
+                        break;
+                    }
+                    crate::retry::pause(attempt).await;
+                }
+                _ => {
+                    let found = self
+                        .store
+                        .find_completed_workout(&ctx.user_id, id)
+                        .await
+                        .map_err(|e| store_error(&e))?;
+                    match found {
+                        Some(w) => {
+                            result = Some((w, true));
+                            break;
+                        }
+                        None => {
+                            return Err(ApiError::new(
+                                404,
+                                "WORKOUT_NOT_FOUND",
+                                format!("you have no workout '{id}'"),
+                            ));
+                        }
+                    }
+                }
+            }
+        }
+        let Some((workout, already)) = result else {
+            return Err(conflict());
+        };
+        let job = crate::queue::Job::WorkoutCompleted {
+            user_id: ctx.user_id.clone(),
+            workout_id: workout.id.clone(),
+        };
+        let delivery = self.queue.send(&job).await.map_err(|e| {
+            tracing::error!(error = %e, "enqueue failed");
+            ApiError::new(503, "QUEUE_UNAVAILABLE", "the workout is saved as completed, but its analysis could not be queued; retry to queue it again")
+        })?;
+        Ok(Completed {
+            workout,
+            already_completed: already,
+            job: JobStatus::of(&delivery),
+        })
+    }
+}
+
+fn default_name(now: DateTime<Utc>, ctx: &SessionContext) -> String {
+    format!("Workout {}", now.with_timezone(&ctx.tz).format("%-d %b"))
+}
+
+/// `[{"exercise": "bench press", "sets": 3, "reps": 8, "rir": 2}, ...]`
+pub(crate) fn parse_adhoc(v: Option<&Value>) -> Result<Vec<workouts::AdhocExercise>, ApiError> {
+    let items = match v {
+        None | Some(Value::Null) => return Ok(Vec::new()),
+        Some(Value::Array(a)) => a,
+        Some(_) => return Err(invalid("'exercises' must be a list", "exercises")),
+    };
+    limits::check_count("exercises", items.len(), limits::MAX_EXERCISES_PER_WORKOUT)?;
+    items
+        .iter()
+        .map(|item| {
+            let o = item.as_object().ok_or_else(|| {
+                invalid(
+                    "each exercise must be an object like {\"exercise\": \"bench press\"}",
+                    "exercises",
+                )
+            })?;
+            only(o, &["exercise", "exercise_id", "sets", "reps", "rir"])?;
+            let text = opt_str(o, "exercise_id")?
+                .or(opt_str(o, "exercise")?)
+                .ok_or_else(|| {
+                    invalid("each exercise needs 'exercise' (a name or id)", "exercises")
+                })?;
+            let exercise = catalog()
+                .resolve(text)
+                .exercise()
+                .ok_or_else(|| unknown_exercise(text))?;
+            let sets = opt_uint(o, "sets", MAX_SETS_PER_EXERCISE as u64)?
+                .unwrap_or(u64::from(workouts::DEFAULT_SETS)) as u32;
+            let reps = opt_uint(o, "reps", u64::from(MAX_REPS))?
+                .unwrap_or(u64::from(workouts::DEFAULT_REPS)) as u32;
+            let rir = opt_uint(o, "rir", u64::from(MAX_RIR))?
+                .unwrap_or(u64::from(suggest::DEFAULT_TARGET_RIR)) as u32;
+            if sets == 0 || reps == 0 {
+                return Err(invalid("sets and reps must be at least 1", "exercises"));
+            }
+            Ok(workouts::AdhocExercise {
+                exercise,
+                sets,
+                reps,
+                rir,
+            })
+        })
+        .collect()
+}
