@@ -10,7 +10,9 @@
 //! - `skills` (what the product decides: suggest, swap, monitor, the copilot) uses `domain`,
 //!   `analysis` and the command `router`;
 //! - `app` (the use cases every adapter calls) uses the core, the ports (store, queue, models,
-//!   push) and the request's context, never a lane: one lane does not call another's handler.
+//!   push) and the request's context, never a lane: one lane does not call another's handler;
+//! - `agent` (the coach: model loop, tools, critic, gate) uses `app` and what it uses, never a
+//!   lane: the SLOW lane is only its HTTP and SSE adapter.
 //!
 //! The test reads every `crate::<module>` path in each layer's source (comments excluded).
 
@@ -18,7 +20,7 @@
 mod tests {
     use std::path::Path;
 
-    const RULES: [(&str, &[&str]); 11] = [
+    const RULES: [(&str, &[&str]); 12] = [
         ("domain", &["domain"]),
         ("store", &["store", "domain", "retry", "tls", "telemetry"]),
         ("telemetry", &["telemetry", "domain"]),
@@ -49,6 +51,23 @@ mod tests {
                 "llm",
                 "push",
                 "import",
+            ],
+        ),
+        (
+            "agent",
+            &[
+                "agent",
+                "app",
+                "domain",
+                "analysis",
+                "skills",
+                "router",
+                "store",
+                "context",
+                "api",
+                "llm",
+                "telemetry",
+                "retry",
             ],
         ),
     ];

@@ -1,6 +1,7 @@
 //! `coach`: the shared brain of the strength-coach backend. Every lane binary is a thin adapter
 //! over this crate; a request's context is a value passed down, never global state.
 
+pub mod agent;
 pub mod analysis;
 pub mod api;
 pub mod app;

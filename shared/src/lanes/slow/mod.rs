@@ -1,19 +1,13 @@
-//! SLOW lane: `POST /v1/stream`, the multiplexed endpoint (DESIGN §5), answered as server-sent
-//! events. The first event is `route`; FAST and FUNCTIONAL routes are answered in-process by the
-//! same code as their binaries (`message` or `result`, then `done`), with no model call; anything
-//! else goes to the coach (`agent`). `done` is always the last event, also after an `error`.
+//! SLOW lane: `POST /v1/stream`, the multiplexed endpoint, answered as server-sent events: the
+//! HTTP and SSE adapter of the coach (`agent`). The first event is `route`; commands and buttons
+//! are answered in-process by the same use cases as their own routes (`app::command`,
+//! `app::buttons`: `message` or `result`, then `done`), with no model call; anything else goes
+//! to the coach. `done` is always the last event, also after an `error`.
 //!
 //! A request that cannot be streamed at all (wrong route or method, bad body, bad prefix, no
 //! identity) gets an ordinary JSON error with its HTTP status, like every other endpoint.
 
-pub mod agent;
-pub mod briefing;
-pub mod budget;
-pub mod critic;
-pub mod gate;
-pub mod instruction;
 pub mod sse;
-pub mod tools;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -22,20 +16,18 @@ use lambda_http::lambda_runtime::streaming::Body as StreamBody;
 use lambda_http::{Body, Request, RequestExt, Response};
 use serde_json::{Value, json};
 
+use crate::agent::budget::Budget;
+use crate::agent::{Coach, model_loop};
+use crate::api::{self, ApiError};
 use crate::app::App;
 use crate::app::assist::Assist;
 use crate::app::buttons::Button;
 use crate::app::command;
-use chrono::Utc;
-
-use crate::api::{self, ApiError};
-use crate::context::{AuthMode, SessionContext};
-use crate::domain::artifact::{Artifact, ArtifactStatus, Proposal};
+use crate::context::AuthMode;
 use crate::llm::{Model, ModelLane};
 use crate::queue::JobQueue;
 use crate::router::{self, Intent, Lane};
-use crate::store::conversation::Exchange;
-use crate::store::{Store, StoreError};
+use crate::store::Store;
 use crate::telemetry::RequestLog;
 
 const ROUTE: &str = "/v1/stream";
@@ -45,13 +37,11 @@ const DEADLINE_MARGIN: Duration = Duration::from_secs(2);
 const DEFAULT_BUDGET: Duration = Duration::from_secs(120);
 
 pub struct SlowLane {
-    store: Store,
     auth: AuthMode,
-    model: Option<Model>,
-    /// The use cases a command, a button or a coach tool runs in-process.
+    /// The use cases a command or a button runs in-process.
     app: App,
+    coach: Coach,
     heartbeat: Duration,
-    budget: budget::Budget,
 }
 
 impl SlowLane {
@@ -69,17 +59,16 @@ impl SlowLane {
             .and_then(|v| v.parse::<u64>().ok())
             .filter(|ms| *ms >= 100)
             .map_or(sse::HEARTBEAT, Duration::from_millis);
-        Ok(SlowLane {
-            app: App::new(
-                store.clone(),
-                JobQueue::from_env(&aws),
-                Assist::new(functional_model),
-            ),
+        let app = App::new(
             store,
+            JobQueue::from_env(&aws),
+            Assist::new(functional_model),
+        );
+        Ok(SlowLane {
+            coach: Coach::new(app.clone(), model, Budget::from_env()?),
+            app,
             auth: cfg.auth,
-            model,
             heartbeat,
-            budget: budget::Budget::from_env()?,
         })
     }
 
@@ -139,15 +128,12 @@ impl SlowLane {
             log.intent = route.intent.map(Intent::as_str);
             log.matched_rule = Some(route.matched_rule);
         });
-        let route_event = sse::frame(
-            "route",
-            json!({
-                "lane": route.lane.as_str(),
-                "intent": route.intent.map(Intent::as_str),
-                "matched_rule": route.matched_rule,
-                "confidence": route.confidence,
-            }),
-        );
+        let route_event = json!({
+            "lane": route.lane.as_str(),
+            "intent": route.intent.map(Intent::as_str),
+            "matched_rule": route.matched_rule,
+            "confidence": route.confidence,
+        });
         let intent = route.intent;
         // FAST and FUNCTIONAL: the same code as their binaries, in-process, no model.
         if route.lane != Lane::Slow {
@@ -156,7 +142,7 @@ impl SlowLane {
             // retried request's first answer as it was stored); a button is still the
             // FUNCTIONAL lane's response. Boxed: these futures are large and deep.
             let answer = if lane == Lane::Fast {
-                Box::pin(command::run(&self.store, &ctx, text, route))
+                Box::pin(command::run(&self.app.store, &ctx, text, route))
                     .await
                     .map(|o| match o {
                         command::Outcome::Answer { text, data, .. } => {
@@ -175,7 +161,7 @@ impl SlowLane {
                     Err(e) => Err(e),
                 }
             };
-            let mut frames = vec![route_event];
+            let mut frames = vec![sse::frame("route", route_event)];
             let (status, body) = answer.unwrap_or_else(|e| {
                 crate::telemetry::record(|log| log.outcome = e.code);
                 (e.status, e.body())
@@ -210,9 +196,10 @@ impl SlowLane {
         let log = crate::telemetry::hand_off();
         tokio::spawn(async move {
             let stream = async {
-                emit.send_frame(route_event).await;
-                let outcome = Box::pin(self.coach(&ctx, &text, intent, &emit, deadline)).await;
-                emit.send("done", agent::done_data(intent, started, &outcome))
+                emit.send("route", route_event).await;
+                let answer = self.coach.answer(&ctx, &text, intent, &emit, deadline);
+                let outcome = Box::pin(answer).await;
+                emit.send("done", model_loop::done_data(intent, started, &outcome))
                     .await;
                 outcome
             };
@@ -229,292 +216,6 @@ impl SlowLane {
             log.emit();
         });
         Ok(event_stream(body))
-    }
-}
-
-impl SlowLane {
-    /// A coach message: replay a retried request, apply a confirmed proposal, ask before
-    /// anything destructive, or run the agent; then store the exchange once.
-    async fn coach(
-        &self,
-        ctx: &SessionContext,
-        text: &str,
-        intent: Option<Intent>,
-        emit: &sse::Emitter,
-        deadline: tokio::time::Instant,
-    ) -> agent::Outcome {
-        let now = Utc::now();
-        let loaded = match briefing::load(&self.store, ctx, now).await {
-            Ok(l) => l,
-            Err(e) => return fail(emit, &e).await,
-        };
-        // A retry of a request that was answered: the same answer, nothing run or written again.
-        if let Some(prev) = ctx.corr.as_deref().and_then(|c| {
-            loaded
-                .exchanges
-                .iter()
-                .find(|e| e.corr.as_deref() == Some(c))
-        }) {
-            emit.send("message", json!({ "text": prev.answer })).await;
-            return agent::Outcome {
-                answer: prev.answer.clone(),
-                replayed: true,
-                ..agent::Outcome::default()
-            };
-        }
-        let mut exchange = Exchange {
-            seq: loaded.exchanges.first().map_or(1, |e| e.seq + 1),
-            corr: ctx.corr.clone(),
-            message: text.to_string(),
-            answer: String::new(),
-            kind: "coach".into(),
-            pending_request: None,
-            artifacts: Vec::new(),
-            proposed: Vec::new(),
-            at: now,
-        };
-        let previous = loaded.exchanges.first();
-        // A yes to the destructive request the previous turn asked about.
-        let confirmed_request = previous
-            .filter(|p| p.kind == "clarification" && now - p.at < CLARIFICATION_WINDOW)
-            .and_then(|p| p.pending_request.clone())
-            .filter(|_| gate::confirms_destructive(text));
-        // A yes to the one proposal the previous turn made, as it was shown; anything else is
-        // ordinary text for the coach.
-        let offered = match previous {
-            Some(p) if confirmed_request.is_none() && gate::is_confirmation(text) => {
-                match offered_proposal(&self.store, ctx, p, now).await {
-                    Ok(a) => a,
-                    Err(e) => return fail(emit, &e).await,
-                }
-            }
-            _ => None,
-        };
-        let mut outcome = if let Some(request) = confirmed_request {
-            // The lifter said yes to a destructive request: the coach handles it, told so.
-            let confirmed = format!("{request}\n\n(I confirm this explicitly: \"{text}\")");
-            self.agent(ctx, &confirmed, intent, &loaded, emit, deadline)
-                .await
-        } else if let Some((a, shown_hash)) = &offered {
-            exchange.kind = "confirm".into();
-            exchange.artifacts.push(a.id.clone());
-            apply_from_chat(&self.store, ctx, a, shown_hash, emit, now).await
-        } else if let Some(verb) = gate::destructive_verb(text) {
-            let (question, options) = gate::clarification(verb, text);
-            exchange.kind = "clarification".into();
-            exchange.pending_request = Some(text.to_string());
-            emit.send(
-                "clarification",
-                json!({ "id": format!("clarify-{}", exchange.seq), "question": question, "options": options }),
-            )
-            .await;
-            agent::Outcome {
-                answer: question,
-                ..agent::Outcome::default()
-            }
-        } else {
-            self.agent(ctx, text, intent, &loaded, emit, deadline).await
-        };
-        if outcome.error.is_none() && !emit.client_gone() {
-            exchange.answer = outcome.answer.clone();
-            exchange
-                .artifacts
-                .extend(outcome.proposed.iter().map(|p| p.id.clone()));
-            exchange.proposed = std::mem::take(&mut outcome.proposed);
-            if let Err(e) = self.remember(ctx, exchange).await {
-                tracing::error!(error = %e, "could not store the conversation turn");
-                outcome.error = Some("STORE_UNAVAILABLE");
-            }
-        }
-        outcome
-    }
-
-    async fn agent(
-        &self,
-        ctx: &SessionContext,
-        text: &str,
-        intent: Option<Intent>,
-        loaded: &briefing::Loaded,
-        emit: &sse::Emitter,
-        deadline: tokio::time::Instant,
-    ) -> agent::Outcome {
-        let Some(model) = &self.model else {
-            emit.send("error", json!({
-                "code": "MODEL_NOT_CONFIGURED",
-                "message": "No coach model is configured on this server. Set SLOW_MODEL (and MODEL_PROVIDER with GEMINI_API_KEY, or OPENAI_BASE_URL) to enable the coach; workout commands and buttons work without it.",
-            }))
-            .await;
-            return agent::Outcome {
-                error: Some("MODEL_NOT_CONFIGURED"),
-                ..agent::Outcome::default()
-            };
-        };
-        let tokens_left = self.budget.left(loaded.tokens_today);
-        if tokens_left == Some(0) {
-            emit.send("error", budget::exceeded(Utc::now())).await;
-            return agent::Outcome {
-                error: Some("QUOTA_EXCEEDED"),
-                ..agent::Outcome::default()
-            };
-        }
-        let (history, fold) = loaded.history();
-        let summary = fold.as_ref().or(loaded.summary.as_ref());
-        let env = tools::Env {
-            store: &self.store,
-            ctx,
-            app: &self.app,
-            unit: loaded.profile.unit,
-        };
-        let briefing = agent::Briefing {
-            history,
-            context: loaded.context(ctx, summary),
-            tokens_left,
-        };
-        // The fold is stored alongside the answer, not before the first model call (the summary
-        // is already in this request's context).
-        let store_fold = async {
-            if let Some(summary) = &fold
-                && let Err(e) = self
-                    .store
-                    .put_summary(&ctx.user_id, briefing::conversation_id(ctx), summary)
-                    .await
-            {
-                tracing::warn!(error = %e, "could not store the conversation summary");
-            }
-        };
-        let (outcome, ()) = tokio::join!(
-            agent::run(model, &env, text, intent, briefing, emit, deadline),
-            store_fold
-        );
-        // Counted however the answer ended (a failed or abandoned one spent tokens too).
-        if outcome.usage.total_tokens > 0
-            && let Err(e) = self
-                .store
-                .add_tokens(&ctx.user_id, Utc::now(), outcome.usage)
-                .await
-        {
-            tracing::error!(error = %e, "could not count the coach's tokens");
-        }
-        outcome
-    }
-
-    /// Stores the exchange once: at the next free sequence number, never twice for one corr.
-    async fn remember(&self, ctx: &SessionContext, mut e: Exchange) -> Result<(), StoreError> {
-        let conv = briefing::conversation_id(ctx);
-        for _ in 0..3 {
-            if self.store.append_exchange(&ctx.user_id, conv, &e).await? {
-                return Ok(());
-            }
-            // A concurrent turn took the number: continue after the newest.
-            let (latest, _) = self
-                .store
-                .conversation(&ctx.user_id, conv, 1, Utc::now())
-                .await?;
-            match latest.first() {
-                // Ours: the same corr, or this very exchange (a write whose answer was lost and
-                // that the SDK retried into its own condition).
-                Some(l) if (e.corr.is_some() && l.corr == e.corr) || *l == e => return Ok(()),
-                Some(l) => e.seq = l.seq + 1,
-                None => e.seq += 1,
-            }
-        }
-        Err(StoreError::Backend(
-            "the conversation kept changing while this turn was stored".into(),
-        ))
-    }
-}
-
-/// How long a destructive request waits for its explicit yes.
-const CLARIFICATION_WINDOW: chrono::Duration = chrono::Duration::minutes(10);
-
-async fn fail(emit: &sse::Emitter, e: &StoreError) -> agent::Outcome {
-    tracing::error!(error = %e, "store call failed before the coach could answer");
-    let err = ApiError::store_unavailable();
-    emit.send("error", json!({ "code": err.code, "message": err.message }))
-        .await;
-    agent::Outcome {
-        error: Some(err.code),
-        ..agent::Outcome::default()
-    }
-}
-
-/// The proposal a chat "yes" applies, with the hash the lifter was shown: the one proposal the
-/// coach's previous turn (`previous`) made, if it is still pending. `None`: the "yes" is text.
-async fn offered_proposal(
-    store: &Store,
-    ctx: &SessionContext,
-    previous: &Exchange,
-    now: chrono::DateTime<Utc>,
-) -> Result<Option<(Artifact, String)>, StoreError> {
-    let [shown] = previous.proposed.as_slice() else {
-        // None, or several: a bare "yes" does not say which.
-        return Ok(None);
-    };
-    if previous.kind != "coach" {
-        return Ok(None);
-    }
-    let a = store.get_artifact(&ctx.user_id, &shown.id).await?;
-    Ok(
-        a.filter(|a| a.status == ArtifactStatus::Proposed && !a.is_expired(now))
-            .map(|a| (a, shown.content_hash.clone())),
-    )
-}
-
-/// "Yes, save it" right after a proposal: apply exactly what the lifter was shown (`shown_hash`;
-/// a proposal changed since is refused as stale), no model call.
-async fn apply_from_chat(
-    store: &Store,
-    ctx: &SessionContext,
-    a: &Artifact,
-    shown_hash: &str,
-    emit: &sse::Emitter,
-    now: chrono::DateTime<Utc>,
-) -> agent::Outcome {
-    match crate::app::proposals::confirm(store, &ctx.user_id, &a.id, Some(shown_hash), now).await {
-        Ok(done) => {
-            emit.send("artifact", done["artifact"].clone()).await;
-            let text = applied_text(a);
-            emit.send("message", json!({ "text": text })).await;
-            agent::Outcome {
-                answer: text,
-                writes: vec!["confirm".into()],
-                ..agent::Outcome::default()
-            }
-        }
-        Err(e) => {
-            emit.send("error", json!({ "code": e.code, "message": e.message }))
-                .await;
-            agent::Outcome {
-                error: Some(e.code),
-                ..agent::Outcome::default()
-            }
-        }
-    }
-}
-
-/// What the lifter reads after a proposal is applied from chat.
-fn applied_text(a: &Artifact) -> String {
-    match &a.proposal {
-        Proposal::Routine { routine, .. } => format!(
-            "Saved \"{}\" ({} days) as your active routine. Next up: {}.",
-            routine.name,
-            routine.days.len(),
-            routine.days.first().map_or("day 1", |d| d.label.as_str())
-        ),
-        Proposal::RoutineUpdate { routine, .. } => {
-            format!("Updated \"{}\": {} days.", routine.name, routine.days.len())
-        }
-        Proposal::TemplateUpdate { template } => {
-            format!("Updated the template \"{}\".", template.name)
-        }
-        Proposal::Workout { workout } => format!(
-            "Started \"{}\". First up: {}.",
-            workout.name,
-            workout
-                .exercises
-                .first()
-                .map_or("your first exercise", |e| e.name.as_str())
-        ),
     }
 }
 

@@ -1,7 +1,8 @@
-//! The event stream to the app (DESIGN §5): `event: <type>\ndata: <json>\n\n`, the JSON always
-//! carrying `"type"`. One writer task owns the response body; it sends a `heartbeat` whenever
-//! nothing else went out for the heartbeat interval (also while the model is still thinking),
-//! and notices when the client has gone so the agent can stop the model.
+//! The event stream to the app: `event: <type>\ndata: <json>\n\n`, the JSON always carrying
+//! `"type"`. One writer task owns the response body and frames the coach's events
+//! (`agent::Emitter`); it sends a `heartbeat` whenever nothing else went out for the heartbeat
+//! interval (also while the model is still thinking), and closes the channel when the client
+//! has gone so the coach can stop the model.
 
 use std::time::Duration;
 
@@ -10,7 +11,9 @@ use lambda_http::lambda_runtime::streaming::{Body as StreamBody, Sender, channel
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
-/// DESIGN §5: a heartbeat every 10 s while nothing else is sent.
+use crate::agent::{Emitter, Event};
+
+/// A heartbeat every 10 s while nothing else is sent (the API's contract).
 pub const HEARTBEAT: Duration = Duration::from_secs(10);
 
 /// One SSE frame.
@@ -21,40 +24,12 @@ pub fn frame(kind: &str, mut data: Value) -> Bytes {
     Bytes::from(format!("event: {kind}\ndata: {data}\n\n"))
 }
 
-/// The sending side of the stream, cheap to clone. The writer drops its receiver when the
-/// client has gone, so a closed channel is the disconnect signal.
-#[derive(Clone)]
-pub struct Emitter {
-    tx: mpsc::Sender<Bytes>,
-}
-
-impl Emitter {
-    /// Sends one event; `false` once the client has gone.
-    pub async fn send(&self, kind: &str, data: Value) -> bool {
-        self.send_frame(frame(kind, data)).await
-    }
-
-    /// Sends a frame made earlier (the `route` event).
-    pub async fn send_frame(&self, f: Bytes) -> bool {
-        self.tx.send(f).await.is_ok()
-    }
-
-    pub fn client_gone(&self) -> bool {
-        self.tx.is_closed()
-    }
-
-    /// Resolves when the client has gone.
-    pub async fn gone(&self) {
-        self.tx.closed().await
-    }
-}
-
 /// A streaming body and its emitter; the writer task ends when every emitter is dropped.
 pub fn open(heartbeat: Duration) -> (Emitter, StreamBody) {
     let (sender, body) = channel();
-    let (tx, rx) = mpsc::channel(64);
+    let (emit, rx) = Emitter::channel();
     tokio::spawn(write(sender, rx, heartbeat));
-    (Emitter { tx }, body)
+    (emit, body)
 }
 
 /// A body holding a few frames sent at once (answers that need no model).
@@ -70,11 +45,11 @@ pub fn body_of(frames: Vec<Bytes>) -> StreamBody {
     body
 }
 
-async fn write(mut sender: Sender, mut rx: mpsc::Receiver<Bytes>, heartbeat: Duration) {
+async fn write(mut sender: Sender, mut rx: mpsc::Receiver<Event>, heartbeat: Duration) {
     loop {
         let next = tokio::select! {
-            f = rx.recv() => match f {
-                Some(f) => f,
+            e = rx.recv() => match e {
+                Some(e) => frame(&e.kind, e.data),
                 None => break,
             },
             () = tokio::time::sleep(heartbeat) => frame("heartbeat", json!({})),

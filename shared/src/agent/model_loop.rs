@@ -12,8 +12,8 @@ use std::time::Instant;
 
 use serde_json::{Value, json};
 
+use super::Emitter;
 use super::critic::{self, Facts};
-use super::sse::Emitter;
 use super::{instruction, tools};
 use crate::llm::{Event, Model, ModelError, Part, Request, Role, ToolResult, Turn, Usage};
 use crate::router::Intent;
