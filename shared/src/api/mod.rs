@@ -25,10 +25,10 @@ pub struct ApiError {
 }
 
 impl ApiError {
-    pub fn new(status: u16, code: &'static str, message: impl Into<String>) -> Self {
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
         Self {
-            status,
-            code,
+            status: code.status(),
+            code: code.as_str(),
             message: message.into(),
             field: None,
             lane: None,
@@ -39,7 +39,7 @@ impl ApiError {
 
     /// 405 for `path`, which takes only `method`.
     pub fn method_not_allowed(method: &'static str, path: &str) -> Self {
-        let mut e = Self::new(405, "METHOD_NOT_ALLOWED", format!("use {method} {path}"));
+        let mut e = Self::new(ErrorCode::MethodNotAllowed, format!("use {method} {path}"));
         e.allow = Some(method);
         e
     }
@@ -85,27 +85,222 @@ impl ApiError {
 
     pub fn internal() -> Self {
         Self::new(
-            500,
-            "INTERNAL",
+            ErrorCode::Internal,
             "something went wrong on our side; the request was not applied, please retry",
         )
     }
 
     pub fn store_unavailable() -> Self {
         Self::new(
-            503,
-            "STORE_UNAVAILABLE",
+            ErrorCode::StoreUnavailable,
             "the training store is not reachable right now; nothing was changed, please retry",
         )
+    }
+}
+
+/// Every error the API answers with: its code (what the app switches on) and HTTP status in
+/// one place. `openapi.yaml` lists the codes each route can answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorCode {
+    ArtifactAlreadyApplied,
+    ArtifactDismissed,
+    ArtifactExpired,
+    ArtifactNotFound,
+    ConfirmRequired,
+    Conflict,
+    EmptyMessage,
+    ExerciseMismatch,
+    ExerciseNotInWorkout,
+    IdempotencyKeyReused,
+    ImportMalformed,
+    ImportTooLarge,
+    Internal,
+    InvalidBody,
+    InvalidCommand,
+    InvalidContext,
+    InvalidJson,
+    MessageTooLong,
+    MethodNotAllowed,
+    NotACommand,
+    NotAFunctionalRequest,
+    NotFound,
+    NoAlternatives,
+    NoRoutine,
+    PayloadTooLarge,
+    QueueUnavailable,
+    RoutineBroken,
+    RoutineNotFound,
+    SetNotFound,
+    StaleContentHash,
+    StoreUnavailable,
+    TemplateNotFound,
+    Unauthenticated,
+    UnknownConstraint,
+    UnknownExercise,
+    UnknownField,
+    UnknownIntent,
+    UnsupportedMediaType,
+    UserMismatch,
+    ValidationError,
+    WorkoutActive,
+    WorkoutMismatch,
+    WorkoutNotFound,
+    WorkoutTooLarge,
+}
+
+impl ErrorCode {
+    pub const ALL: [ErrorCode; 44] = [
+        ErrorCode::ArtifactAlreadyApplied,
+        ErrorCode::ArtifactDismissed,
+        ErrorCode::ArtifactExpired,
+        ErrorCode::ArtifactNotFound,
+        ErrorCode::ConfirmRequired,
+        ErrorCode::Conflict,
+        ErrorCode::EmptyMessage,
+        ErrorCode::ExerciseMismatch,
+        ErrorCode::ExerciseNotInWorkout,
+        ErrorCode::IdempotencyKeyReused,
+        ErrorCode::ImportMalformed,
+        ErrorCode::ImportTooLarge,
+        ErrorCode::Internal,
+        ErrorCode::InvalidBody,
+        ErrorCode::InvalidCommand,
+        ErrorCode::InvalidContext,
+        ErrorCode::InvalidJson,
+        ErrorCode::MessageTooLong,
+        ErrorCode::MethodNotAllowed,
+        ErrorCode::NotACommand,
+        ErrorCode::NotAFunctionalRequest,
+        ErrorCode::NotFound,
+        ErrorCode::NoAlternatives,
+        ErrorCode::NoRoutine,
+        ErrorCode::PayloadTooLarge,
+        ErrorCode::QueueUnavailable,
+        ErrorCode::RoutineBroken,
+        ErrorCode::RoutineNotFound,
+        ErrorCode::SetNotFound,
+        ErrorCode::StaleContentHash,
+        ErrorCode::StoreUnavailable,
+        ErrorCode::TemplateNotFound,
+        ErrorCode::Unauthenticated,
+        ErrorCode::UnknownConstraint,
+        ErrorCode::UnknownExercise,
+        ErrorCode::UnknownField,
+        ErrorCode::UnknownIntent,
+        ErrorCode::UnsupportedMediaType,
+        ErrorCode::UserMismatch,
+        ErrorCode::ValidationError,
+        ErrorCode::WorkoutActive,
+        ErrorCode::WorkoutMismatch,
+        ErrorCode::WorkoutNotFound,
+        ErrorCode::WorkoutTooLarge,
+    ];
+
+    pub fn status(self) -> u16 {
+        match self {
+            ErrorCode::ArtifactAlreadyApplied => 409,
+            ErrorCode::ArtifactDismissed => 409,
+            ErrorCode::ArtifactExpired => 410,
+            ErrorCode::ArtifactNotFound => 404,
+            ErrorCode::ConfirmRequired => 409,
+            ErrorCode::Conflict => 409,
+            ErrorCode::EmptyMessage => 400,
+            ErrorCode::ExerciseMismatch => 400,
+            ErrorCode::ExerciseNotInWorkout => 404,
+            ErrorCode::IdempotencyKeyReused => 409,
+            ErrorCode::ImportMalformed => 400,
+            ErrorCode::ImportTooLarge => 413,
+            ErrorCode::Internal => 500,
+            ErrorCode::InvalidBody => 400,
+            ErrorCode::InvalidCommand => 400,
+            ErrorCode::InvalidContext => 400,
+            ErrorCode::InvalidJson => 400,
+            ErrorCode::MessageTooLong => 413,
+            ErrorCode::MethodNotAllowed => 405,
+            ErrorCode::NotACommand => 422,
+            ErrorCode::NotAFunctionalRequest => 422,
+            ErrorCode::NotFound => 404,
+            ErrorCode::NoAlternatives => 422,
+            ErrorCode::NoRoutine => 404,
+            ErrorCode::PayloadTooLarge => 413,
+            ErrorCode::QueueUnavailable => 503,
+            ErrorCode::RoutineBroken => 409,
+            ErrorCode::RoutineNotFound => 404,
+            ErrorCode::SetNotFound => 404,
+            ErrorCode::StaleContentHash => 409,
+            ErrorCode::StoreUnavailable => 503,
+            ErrorCode::TemplateNotFound => 404,
+            ErrorCode::Unauthenticated => 401,
+            ErrorCode::UnknownConstraint => 400,
+            ErrorCode::UnknownExercise => 400,
+            ErrorCode::UnknownField => 400,
+            ErrorCode::UnknownIntent => 400,
+            ErrorCode::UnsupportedMediaType => 415,
+            ErrorCode::UserMismatch => 403,
+            ErrorCode::ValidationError => 400,
+            ErrorCode::WorkoutActive => 409,
+            ErrorCode::WorkoutMismatch => 409,
+            ErrorCode::WorkoutNotFound => 404,
+            ErrorCode::WorkoutTooLarge => 413,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorCode::ArtifactAlreadyApplied => "ARTIFACT_ALREADY_APPLIED",
+            ErrorCode::ArtifactDismissed => "ARTIFACT_DISMISSED",
+            ErrorCode::ArtifactExpired => "ARTIFACT_EXPIRED",
+            ErrorCode::ArtifactNotFound => "ARTIFACT_NOT_FOUND",
+            ErrorCode::ConfirmRequired => "CONFIRM_REQUIRED",
+            ErrorCode::Conflict => "CONFLICT",
+            ErrorCode::EmptyMessage => "EMPTY_MESSAGE",
+            ErrorCode::ExerciseMismatch => "EXERCISE_MISMATCH",
+            ErrorCode::ExerciseNotInWorkout => "EXERCISE_NOT_IN_WORKOUT",
+            ErrorCode::IdempotencyKeyReused => "IDEMPOTENCY_KEY_REUSED",
+            ErrorCode::ImportMalformed => "IMPORT_MALFORMED",
+            ErrorCode::ImportTooLarge => "IMPORT_TOO_LARGE",
+            ErrorCode::Internal => "INTERNAL",
+            ErrorCode::InvalidBody => "INVALID_BODY",
+            ErrorCode::InvalidCommand => "INVALID_COMMAND",
+            ErrorCode::InvalidContext => "INVALID_CONTEXT",
+            ErrorCode::InvalidJson => "INVALID_JSON",
+            ErrorCode::MessageTooLong => "MESSAGE_TOO_LONG",
+            ErrorCode::MethodNotAllowed => "METHOD_NOT_ALLOWED",
+            ErrorCode::NotACommand => "NOT_A_COMMAND",
+            ErrorCode::NotAFunctionalRequest => "NOT_A_FUNCTIONAL_REQUEST",
+            ErrorCode::NotFound => "NOT_FOUND",
+            ErrorCode::NoAlternatives => "NO_ALTERNATIVES",
+            ErrorCode::NoRoutine => "NO_ROUTINE",
+            ErrorCode::PayloadTooLarge => "PAYLOAD_TOO_LARGE",
+            ErrorCode::QueueUnavailable => "QUEUE_UNAVAILABLE",
+            ErrorCode::RoutineBroken => "ROUTINE_BROKEN",
+            ErrorCode::RoutineNotFound => "ROUTINE_NOT_FOUND",
+            ErrorCode::SetNotFound => "SET_NOT_FOUND",
+            ErrorCode::StaleContentHash => "STALE_CONTENT_HASH",
+            ErrorCode::StoreUnavailable => "STORE_UNAVAILABLE",
+            ErrorCode::TemplateNotFound => "TEMPLATE_NOT_FOUND",
+            ErrorCode::Unauthenticated => "UNAUTHENTICATED",
+            ErrorCode::UnknownConstraint => "UNKNOWN_CONSTRAINT",
+            ErrorCode::UnknownExercise => "UNKNOWN_EXERCISE",
+            ErrorCode::UnknownField => "UNKNOWN_FIELD",
+            ErrorCode::UnknownIntent => "UNKNOWN_INTENT",
+            ErrorCode::UnsupportedMediaType => "UNSUPPORTED_MEDIA_TYPE",
+            ErrorCode::UserMismatch => "USER_MISMATCH",
+            ErrorCode::ValidationError => "VALIDATION_ERROR",
+            ErrorCode::WorkoutActive => "WORKOUT_ACTIVE",
+            ErrorCode::WorkoutMismatch => "WORKOUT_MISMATCH",
+            ErrorCode::WorkoutNotFound => "WORKOUT_NOT_FOUND",
+            ErrorCode::WorkoutTooLarge => "WORKOUT_TOO_LARGE",
+        }
     }
 }
 
 impl From<LimitError> for ApiError {
     fn from(e: LimitError) -> Self {
         if e.too_large {
-            return ApiError::new(413, "WORKOUT_TOO_LARGE", e.to_string()).field(e.field);
+            return ApiError::new(ErrorCode::WorkoutTooLarge, e.to_string()).field(e.field);
         }
-        ApiError::new(400, "VALIDATION_ERROR", e.to_string()).field(e.field)
+        ApiError::new(ErrorCode::ValidationError, e.to_string()).field(e.field)
     }
 }
 
@@ -192,8 +387,7 @@ fn read_message(req: &Request, bare_object: bool) -> Result<String, ApiError> {
     };
     if bytes.len() > MAX_BODY_BYTES {
         return Err(ApiError::new(
-            413,
-            "PAYLOAD_TOO_LARGE",
+            ErrorCode::PayloadTooLarge,
             format!(
                 "the request body is {} bytes; the limit is {MAX_BODY_BYTES}",
                 bytes.len()
@@ -203,8 +397,7 @@ fn read_message(req: &Request, bare_object: bool) -> Result<String, ApiError> {
     let content_type = media_type(req);
     let Ok(text) = std::str::from_utf8(bytes) else {
         return Err(ApiError::new(
-            400,
-            "INVALID_BODY",
+            ErrorCode::InvalidBody,
             "the request body is not UTF-8 text",
         ));
     };
@@ -213,31 +406,29 @@ fn read_message(req: &Request, bare_object: bool) -> Result<String, ApiError> {
         if content_type == "application/json" || content_type.ends_with("+json") || looks_json {
             let value: Value = serde_json::from_str(text).map_err(|e| {
                 ApiError::new(
-                    400,
-                    "INVALID_JSON",
+                    ErrorCode::InvalidJson,
                     format!("the request body is not valid JSON: {e}"),
                 )
             })?;
             let Value::Object(mut obj) = value else {
                 return Err(ApiError::new(
-                    400,
-                    "INVALID_BODY",
+                    ErrorCode::InvalidBody,
                     "the request body must be a JSON object like {\"message\": \"done\"}",
                 ));
             };
             match obj.remove("message") {
                 Some(Value::String(m)) => m,
                 Some(_) => {
-                    return Err(
-                        ApiError::new(400, "INVALID_BODY", "'message' must be a string")
-                            .field("message"),
-                    );
+                    return Err(ApiError::new(
+                        ErrorCode::InvalidBody,
+                        "'message' must be a string",
+                    )
+                    .field("message"));
                 }
                 None if bare_object => Value::Object(obj).to_string(),
                 None => {
                     return Err(ApiError::new(
-                        400,
-                        "INVALID_BODY",
+                        ErrorCode::InvalidBody,
                         "the JSON body needs a 'message' string",
                     )
                     .field("message"));
@@ -247,16 +438,14 @@ fn read_message(req: &Request, bare_object: bool) -> Result<String, ApiError> {
             text.to_string()
         } else {
             return Err(ApiError::new(
-                415,
-                "UNSUPPORTED_MEDIA_TYPE",
+                ErrorCode::UnsupportedMediaType,
                 format!("send application/json or text/plain, not {content_type}"),
             ));
         };
     let chars = message.chars().count();
     if chars > MAX_MESSAGE_CHARS {
         return Err(ApiError::new(
-            413,
-            "MESSAGE_TOO_LONG",
+            ErrorCode::MessageTooLong,
             format!("the message is {chars} characters; the limit is {MAX_MESSAGE_CHARS}"),
         )
         .field("message"));
@@ -267,6 +456,27 @@ fn read_message(req: &Request, bare_object: bool) -> Result<String, ApiError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The spec's `Error.code` enum is the code's: an app's generated client knows every code.
+    #[test]
+    fn the_spec_lists_exactly_the_error_codes() {
+        let spec = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../openapi.yaml"));
+        let line = spec
+            .lines()
+            .find(|l| l.trim_start().starts_with("code: {type: string, enum: ["))
+            .unwrap_or_default();
+        let listed: std::collections::BTreeSet<&str> = line
+            .split_once('[')
+            .and_then(|(_, rest)| rest.split_once(']'))
+            .map(|(inside, _)| inside.split(',').map(str::trim).collect())
+            .unwrap_or_default();
+        let ours: std::collections::BTreeSet<&str> =
+            ErrorCode::ALL.iter().map(|c| c.as_str()).collect();
+        assert_eq!(listed, ours);
+        for c in ErrorCode::ALL {
+            assert!((400..600).contains(&c.status()), "{c:?}");
+        }
+    }
     use lambda_http::http;
 
     fn req(content_type: Option<&str>, body: &str) -> Request {
@@ -332,7 +542,7 @@ mod tests {
 
     #[test]
     fn error_body_names_field_and_lane() {
-        let mut e = ApiError::new(422, "NOT_A_COMMAND", "not a command");
+        let mut e = ApiError::new(ErrorCode::NotACommand, "not a command");
         e.lane = Some("slow");
         assert_eq!(
             e.body(),

@@ -13,7 +13,7 @@ use super::{
     App, MAX_ATTEMPTS, active_in_prefix, assist, conflict, fingerprint, invalid, not_in_workout,
     reused, store_error, unknown_exercise,
 };
-use crate::api::ApiError;
+use crate::api::{ApiError, ErrorCode};
 use crate::context::SessionContext;
 use crate::domain::catalog::{Equipment, catalog};
 use crate::domain::limits::{MAX_REPS, MAX_RIR, MAX_SETS_PER_EXERCISE};
@@ -136,8 +136,7 @@ impl SwapRequest {
         let constraint = match opt_str(p, "constraint")? {
             Some(c) => Some(swap::parse_constraint(c).ok_or_else(|| {
                 ApiError::new(
-                    400,
-                    "UNKNOWN_CONSTRAINT",
+                    ErrorCode::UnknownConstraint,
                     format!(
                         "unknown constraint '{c}'; valid constraints: {}",
                         swap::constraint_names()
@@ -309,7 +308,7 @@ impl App {
             }
             let profile = state.profile.clone().unwrap_or_default();
             let target = swap::resolve_target(target_text, &history)
-                .map_err(|m| ApiError::new(400, "UNKNOWN_EXERCISE", m).field("target"))?;
+                .map_err(|m| ApiError::new(ErrorCode::UnknownExercise, m).field("target"))?;
             let query = swap::SwapQuery {
                 constraint: *constraint,
                 muscle: *muscle,
@@ -333,8 +332,7 @@ impl App {
             });
             let Some(best) = ranked.first() else {
                 return Err(ApiError::new(
-                    422,
-                    "NO_ALTERNATIVES",
+                    ErrorCode::NoAlternatives,
                     format!(
                         "no alternative to {} matches these filters and your equipment; try without the constraint or exclusions",
                         target.name
@@ -376,8 +374,7 @@ impl App {
                 .ok_or_else(|| not_in_workout(instance_id))?;
             if inst.exercise_id != target.id {
                 return Err(ApiError::new(
-                    400,
-                    "EXERCISE_MISMATCH",
+                    ErrorCode::ExerciseMismatch,
                     format!(
                         "exercise_instance_id {instance_id} is {}, not {}",
                         inst.name, target.name
@@ -398,10 +395,7 @@ impl App {
                 Ok(a) => a,
                 Err(swap::ApplyError::InstanceNotFound) => return Err(not_in_workout(instance_id)),
                 Err(swap::ApplyError::SetsLogged { logged, name }) => {
-                    return Err(ApiError::new(
-                        409,
-                        "CONFIRM_REQUIRED",
-                        format!("{logged} set{} of {name} already logged; send \"confirm\": true to swap the remaining sets (the logged ones stay as {name})", if logged == 1 { " is" } else { "s are" }),
+                    return Err(ApiError::new(ErrorCode::ConfirmRequired, format!("{logged} set{} of {name} already logged; send \"confirm\": true to swap the remaining sets (the logged ones stay as {name})", if logged == 1 { " is" } else { "s are" }),
                     )
                     .field("confirm"));
                 }
@@ -588,8 +582,7 @@ impl App {
                     && workout.find_set(id).is_none()
                 {
                     return Err(ApiError::new(
-                        404,
-                        "SET_NOT_FOUND",
+                        ErrorCode::SetNotFound,
                         format!("no set {id} in your active workout"),
                     )
                     .field("state_diff"));

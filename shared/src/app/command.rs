@@ -8,7 +8,7 @@ use serde::Serialize;
 use serde_json::{Value, json};
 
 use super::store_error;
-use crate::api::ApiError;
+use crate::api::{ApiError, ErrorCode};
 use crate::context::SessionContext;
 use crate::domain::units::Unit;
 use crate::router::{self, Intent, Lane, Route};
@@ -74,11 +74,10 @@ pub async fn run(
     }
     let Some(cmd) = route.command.filter(|_| route.lane == Lane::Fast) else {
         if let Some(e) = route.near_miss {
-            return Err(ApiError::new(400, "INVALID_COMMAND", e.0));
+            return Err(ApiError::new(ErrorCode::InvalidCommand, e.0));
         }
         let mut e = ApiError::new(
-            422,
-            "NOT_A_COMMAND",
+            ErrorCode::NotACommand,
             format!(
                 "this is not a workout command; send it to the {} lane",
                 route.lane.as_str()
@@ -107,8 +106,7 @@ pub async fn run(
         if let Some(rec) = state.replay {
             if rec.fingerprint != fingerprint {
                 return Err(ApiError::new(
-                    409,
-                    "IDEMPOTENCY_KEY_REUSED",
+                    ErrorCode::IdempotencyKeyReused,
                     "this corr was already used for a different request",
                 ));
             }
@@ -129,7 +127,7 @@ pub async fn run(
             |e| match e {
                 CopilotError::Invalid(l) => ApiError::from(l),
                 CopilotError::WorkoutMismatch { .. } => {
-                    ApiError::new(409, "WORKOUT_MISMATCH", e.to_string())
+                    ApiError::new(ErrorCode::WorkoutMismatch, e.to_string())
                 }
             },
         )?;
@@ -158,8 +156,7 @@ pub async fn run(
         }
     }
     Err(ApiError::new(
-        409,
-        "CONFLICT",
+        ErrorCode::Conflict,
         "the workout kept changing while this command was applied; nothing was logged, please retry",
     ))
 }

@@ -28,7 +28,7 @@ use chrono::{DateTime, Duration, Utc};
 use serde_json::{Value, json};
 
 use crate::analysis::history::LOOKBACK_WEEKS;
-use crate::api::ApiError;
+use crate::api::{ApiError, ErrorCode};
 use crate::context::SessionContext;
 use crate::domain::catalog::catalog;
 use crate::domain::workout::Workout;
@@ -151,21 +151,19 @@ pub(crate) fn checked_id<'a>(id: &'a str, field: &'static str) -> Result<&'a str
 }
 
 pub(crate) fn invalid(message: &str, field: &'static str) -> ApiError {
-    ApiError::new(400, "VALIDATION_ERROR", message).field(field)
+    ApiError::new(ErrorCode::ValidationError, message).field(field)
 }
 
 pub(crate) fn conflict() -> ApiError {
     ApiError::new(
-        409,
-        "CONFLICT",
+        ErrorCode::Conflict,
         "the workout kept changing while this request was applied; nothing was changed, please retry",
     )
 }
 
 pub(crate) fn reused() -> ApiError {
     ApiError::new(
-        409,
-        "IDEMPOTENCY_KEY_REUSED",
+        ErrorCode::IdempotencyKeyReused,
         "this corr was already used for a different request",
     )
 }
@@ -173,8 +171,7 @@ pub(crate) fn reused() -> ApiError {
 pub(crate) fn not_in_workout(instance_id: &str) -> ApiError {
     // The same answer whether the id is unknown or another user's: nothing leaks.
     ApiError::new(
-        404,
-        "EXERCISE_NOT_IN_WORKOUT",
+        ErrorCode::ExerciseNotInWorkout,
         format!("no exercise {instance_id} in your active workout"),
     )
     .field("exercise_instance_id")
@@ -195,8 +192,7 @@ pub(crate) fn unknown_exercise(text: &str) -> ApiError {
         )
     };
     ApiError::new(
-        400,
-        "UNKNOWN_EXERCISE",
+        ErrorCode::UnknownExercise,
         format!("no exercise '{text}' in the catalog or your history{hint}"),
     )
     .field("exercise_id")
@@ -204,8 +200,7 @@ pub(crate) fn unknown_exercise(text: &str) -> ApiError {
 
 pub(crate) fn active_conflict(active: &Workout) -> ApiError {
     ApiError::new(
-        409,
-        "WORKOUT_ACTIVE",
+        ErrorCode::WorkoutActive,
         format!(
             "'{}' is still active; complete it before starting another",
             active.name
@@ -227,8 +222,7 @@ pub(crate) fn active_in_prefix<'a>(
         && w.id != wanted
     {
         return Err(ApiError::new(
-            409,
-            "WORKOUT_MISMATCH",
+            ErrorCode::WorkoutMismatch,
             format!("workout {wanted} is not your active workout"),
         ));
     }

@@ -3,20 +3,18 @@
 use serde_json::{Map, Value};
 
 use super::invalid;
-use crate::api::ApiError;
+use crate::api::{ApiError, ErrorCode};
 use crate::domain::limits;
 
 pub(crate) fn json_object(text: &str) -> Result<Map<String, Value>, ApiError> {
     match serde_json::from_str::<Value>(text.trim()) {
         Ok(Value::Object(o)) => Ok(o),
         Ok(_) => Err(ApiError::new(
-            400,
-            "INVALID_BODY",
+            ErrorCode::InvalidBody,
             "the request must be a JSON object",
         )),
         Err(e) => Err(ApiError::new(
-            400,
-            "INVALID_JSON",
+            ErrorCode::InvalidJson,
             format!("the request is not valid JSON: {e}"),
         )),
     }
@@ -26,8 +24,7 @@ pub(crate) fn json_object(text: &str) -> Result<Map<String, Value>, ApiError> {
 pub(crate) fn only(p: &Map<String, Value>, allowed: &[&str]) -> Result<(), ApiError> {
     match p.keys().find(|k| !allowed.contains(&k.as_str())) {
         Some(k) => Err(ApiError::new(
-            400,
-            "UNKNOWN_FIELD",
+            ErrorCode::UnknownField,
             if allowed.is_empty() {
                 format!("unknown field '{k}': this request takes no fields")
             } else {

@@ -10,7 +10,7 @@ use chrono::{DateTime, Utc};
 use serde_json::{Value, json};
 
 use super::store_error;
-use crate::api::ApiError;
+use crate::api::{ApiError, ErrorCode};
 use crate::domain::artifact::{Artifact, ArtifactStatus, Proposal};
 use crate::store::Store;
 use crate::store::artifacts::ApplyOutcome;
@@ -41,8 +41,7 @@ pub fn view(a: &Artifact, now: DateTime<Utc>) -> Value {
 fn not_found(id: &str) -> ApiError {
     // The same answer for an unknown id and another user's.
     ApiError::new(
-        404,
-        "ARTIFACT_NOT_FOUND",
+        ErrorCode::ArtifactNotFound,
         format!("you have no proposal '{id}'"),
     )
 }
@@ -65,10 +64,7 @@ pub async fn confirm(
         if let Some(h) = hash
             && h != a.content_hash
         {
-            return Err(ApiError::new(
-                409,
-                "STALE_CONTENT_HASH",
-                "this proposal is not the version you confirmed; show it again and confirm the current one",
+            return Err(ApiError::new(ErrorCode::StaleContentHash, "this proposal is not the version you confirmed; show it again and confirm the current one",
             )
             .with("artifact", view(&a, now)));
         }
@@ -80,15 +76,13 @@ pub async fn confirm(
             }
             ArtifactStatus::Dismissed => {
                 return Err(ApiError::new(
-                    409,
-                    "ARTIFACT_DISMISSED",
+                    ErrorCode::ArtifactDismissed,
                     "this proposal was dismissed; ask the coach for a new one",
                 ));
             }
             ArtifactStatus::Proposed if a.is_expired(now) => {
                 return Err(ApiError::new(
-                    410,
-                    "ARTIFACT_EXPIRED",
+                    ErrorCode::ArtifactExpired,
                     "this proposal expired (proposals wait 7 days); ask the coach for a new one",
                 ));
             }
@@ -109,8 +103,7 @@ pub async fn confirm(
             }
             ApplyOutcome::WorkoutActive => {
                 return Err(ApiError::new(
-                    409,
-                    "WORKOUT_ACTIVE",
+                    ErrorCode::WorkoutActive,
                     "a workout is already active; complete it before starting this one",
                 ));
             }
@@ -118,8 +111,7 @@ pub async fn confirm(
         }
     }
     Err(ApiError::new(
-        409,
-        "CONFLICT",
+        ErrorCode::Conflict,
         "the proposal or what it changes was modified meanwhile (a routine or template it updates may have been deleted); nothing was applied",
     ))
 }
@@ -175,8 +167,7 @@ pub async fn dismiss(
         .ok_or_else(|| not_found(id))?;
     match a.status {
         ArtifactStatus::Accepted => Err(ApiError::new(
-            409,
-            "ARTIFACT_ALREADY_APPLIED",
+            ErrorCode::ArtifactAlreadyApplied,
             "this proposal was already applied; ask the coach to change it back",
         )),
         ArtifactStatus::Dismissed => {

@@ -10,7 +10,7 @@ use super::{
     App, MAX_ATTEMPTS, active_conflict, checked_id, conflict, invalid, store_error,
     unknown_exercise,
 };
-use crate::api::ApiError;
+use crate::api::{ApiError, ErrorCode};
 use crate::context::SessionContext;
 use crate::domain::catalog::catalog;
 use crate::domain::limits::{self, MAX_REPS, MAX_RIR, MAX_SETS_PER_EXERCISE};
@@ -140,8 +140,7 @@ impl App {
                 .map_err(|e| store_error(&e))?;
             let t = t.ok_or_else(|| {
                 ApiError::new(
-                    404,
-                    "TEMPLATE_NOT_FOUND",
+                    ErrorCode::TemplateNotFound,
                     format!("you have no template '{tid}'"),
                 )
                 .field("template_id")
@@ -160,8 +159,7 @@ impl App {
                 .map_err(|e| store_error(&e))?;
             let t = t.ok_or_else(|| {
                 ApiError::new(
-                    409,
-                    "ROUTINE_BROKEN",
+                    ErrorCode::RoutineBroken,
                     format!(
                         "routine day '{}' points at a template that no longer exists",
                         day.label
@@ -229,8 +227,7 @@ impl App {
                 .map_err(|e| store_error(&e))?;
             return r.filter(|r| !r.days.is_empty()).ok_or_else(|| {
                 ApiError::new(
-                    404,
-                    "ROUTINE_NOT_FOUND",
+                    ErrorCode::RoutineNotFound,
                     format!("you have no routine '{id}'"),
                 )
                 .field("routine_id")
@@ -244,8 +241,7 @@ impl App {
         all.retain(|r| !r.days.is_empty());
         match all.len() {
             0 => Err(ApiError::new(
-                404,
-                "NO_ROUTINE",
+                ErrorCode::NoRoutine,
                 "you have no routine yet; start a template or an ad hoc workout, or ask the coach for a routine",
             )),
             1 => Ok(all.remove(0)),
@@ -330,8 +326,7 @@ impl App {
                         }
                         None => {
                             return Err(ApiError::new(
-                                404,
-                                "WORKOUT_NOT_FOUND",
+                                ErrorCode::WorkoutNotFound,
                                 format!("you have no workout '{id}'"),
                             ));
                         }
@@ -348,7 +343,7 @@ impl App {
         };
         let delivery = self.queue.send(&job).await.map_err(|e| {
             tracing::error!(error = %e, "enqueue failed");
-            ApiError::new(503, "QUEUE_UNAVAILABLE", "the workout is saved as completed, but its analysis could not be queued; retry to queue it again")
+            ApiError::new(ErrorCode::QueueUnavailable, "the workout is saved as completed, but its analysis could not be queued; retry to queue it again")
         })?;
         Ok(Completed {
             workout,

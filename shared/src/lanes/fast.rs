@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use lambda_http::{Body, Request, Response};
 
-use crate::api::{self, ApiError};
+use crate::api::{self, ApiError, ErrorCode};
 use crate::app::command;
 use crate::context::AuthMode;
 use crate::router::{self, Intent};
@@ -62,8 +62,7 @@ impl FastLane {
     async fn serve(&self, req: &Request) -> Result<Response<Body>, ApiError> {
         if api::path(req) != ROUTE {
             return Err(ApiError::new(
-                404,
-                "NOT_FOUND",
+                ErrorCode::NotFound,
                 format!(
                     "no route {}; the fast lane serves POST {ROUTE}",
                     api::path(req)
@@ -88,14 +87,13 @@ impl FastLane {
                 "the message is empty"
             };
             return Err(ApiError::new(
-                400,
-                "EMPTY_MESSAGE",
+                ErrorCode::EmptyMessage,
                 format!("{why}; send a command like 'done' or '8 @ 100'"),
             )
             .field("message"));
         }
-        let route =
-            router::route(text).map_err(|e| ApiError::new(400, "UNKNOWN_INTENT", e.to_string()))?;
+        let route = router::route(text)
+            .map_err(|e| ApiError::new(ErrorCode::UnknownIntent, e.to_string()))?;
         crate::telemetry::record(|log| log.intent = route.intent.map(Intent::as_str));
         crate::telemetry::record(|log| log.matched_rule = Some(route.matched_rule));
         Ok(match command::run(&self.store, &ctx, text, route).await? {

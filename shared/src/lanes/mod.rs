@@ -9,7 +9,7 @@ pub mod worker;
 
 use lambda_http::{Body, Request, Response};
 
-use crate::api::{self, ApiError};
+use crate::api::{self, ApiError, ErrorCode};
 use crate::context::{AuthError, AuthMode, SessionContext, authenticate, split_prefix};
 use crate::telemetry::RequestLog;
 
@@ -21,7 +21,7 @@ pub(crate) fn bind<'m>(
     message: &'m str,
 ) -> Result<(SessionContext, &'m str), ApiError> {
     let (prefix, text) =
-        split_prefix(message).map_err(|e| ApiError::new(400, "INVALID_CONTEXT", e.0))?;
+        split_prefix(message).map_err(|e| ApiError::new(ErrorCode::InvalidContext, e.0))?;
     let corr = prefix.corr.map(str::to_string);
     crate::telemetry::record(|log| log.corr = corr);
     let user = authenticate(
@@ -31,8 +31,8 @@ pub(crate) fn bind<'m>(
         prefix.user_id,
     )
     .map_err(|e| match e {
-        AuthError::UserMismatch => ApiError::new(403, "USER_MISMATCH", e.to_string()),
-        _ => ApiError::new(401, "UNAUTHENTICATED", e.to_string()),
+        AuthError::UserMismatch => ApiError::new(ErrorCode::UserMismatch, e.to_string()),
+        _ => ApiError::new(ErrorCode::Unauthenticated, e.to_string()),
     })?;
     Ok((
         SessionContext::bind(user, &prefix, chrono::Utc::now()),

@@ -2,6 +2,7 @@
 //! monitor (`app::buttons`), in the envelope `{success, action, data, intent}`.
 
 use super::*;
+use crate::api::ErrorCode;
 use crate::app::buttons::{Button, ButtonAnswer};
 
 fn envelope(answer: &ButtonAnswer, intent: Intent) -> Response<Body> {
@@ -16,7 +17,7 @@ impl FunctionalLane {
         let message = api::extract_message(req).map_err(|e| envelope_error(e, None))?;
         let (ctx, text) = bind(req, self.auth, &message).map_err(|e| envelope_error(e, None))?;
         let route = router::route(text).map_err(|e| {
-            envelope_error(ApiError::new(400, "UNKNOWN_INTENT", e.to_string()), None)
+            envelope_error(ApiError::new(ErrorCode::UnknownIntent, e.to_string()), None)
         })?;
         crate::telemetry::record(|log| log.intent = route.intent.map(Intent::as_str));
         crate::telemetry::record(|log| log.matched_rule = Some(route.matched_rule));
@@ -31,8 +32,7 @@ impl FunctionalLane {
         }
         let (Lane::Functional, Some(intent)) = (route.lane, route.intent) else {
             let mut e = ApiError::new(
-                422,
-                "NOT_A_FUNCTIONAL_REQUEST",
+                ErrorCode::NotAFunctionalRequest,
                 format!(
                     "this endpoint takes a JSON object with an intent ({}) or a monitor event_type; send this message to the {} lane",
                     router::FUNCTIONAL_INTENTS.map(Intent::as_str).join(", "),

@@ -6,6 +6,7 @@
 //! profile's unit, else what the weights look like; the answer says which and why).
 
 use super::*;
+use crate::api::ErrorCode;
 use crate::domain::units::Unit;
 use crate::import::strong::Refused;
 use crate::import::{self, ImportError, MAX_IMPORT_BYTES};
@@ -50,9 +51,11 @@ impl FunctionalLane {
         .await;
         let out = out.map_err(|e| match e {
             ImportError::Refused(Refused::Malformed(m)) => {
-                ApiError::new(400, "IMPORT_MALFORMED", m.0)
+                ApiError::new(ErrorCode::ImportMalformed, m.0)
             }
-            ImportError::Refused(Refused::TooLarge(m)) => ApiError::new(413, "IMPORT_TOO_LARGE", m),
+            ImportError::Refused(Refused::TooLarge(m)) => {
+                ApiError::new(ErrorCode::ImportTooLarge, m)
+            }
             ImportError::Store(e) => store_error(&e),
         })?;
         let body = serde_json::to_string(&out).map_err(|_| ApiError::internal())?;
@@ -69,8 +72,7 @@ fn csv_body(req: &Request) -> Result<&str, ApiError> {
     };
     if bytes.len() > MAX_IMPORT_BYTES {
         return Err(ApiError::new(
-            413,
-            "PAYLOAD_TOO_LARGE",
+            ErrorCode::PayloadTooLarge,
             format!(
                 "the export is {} bytes; the limit is {MAX_IMPORT_BYTES}",
                 bytes.len()
@@ -83,11 +85,10 @@ fn csv_body(req: &Request) -> Result<&str, ApiError> {
         "" | "text/csv" | "text/plain" | "application/csv" | "application/octet-stream"
     ) {
         return Err(ApiError::new(
-            415,
-            "UNSUPPORTED_MEDIA_TYPE",
+            ErrorCode::UnsupportedMediaType,
             format!("send the export as text/csv, not {content_type}"),
         ));
     }
     std::str::from_utf8(bytes)
-        .map_err(|_| ApiError::new(400, "INVALID_BODY", "the export is not UTF-8 text"))
+        .map_err(|_| ApiError::new(ErrorCode::InvalidBody, "the export is not UTF-8 text"))
 }

@@ -26,7 +26,7 @@ mod lifecycle;
 pub(crate) use crate::app::params::*;
 
 use super::{bind, store_error};
-use crate::api::{self, ApiError};
+use crate::api::{self, ApiError, ErrorCode};
 use crate::app::assist::Assist;
 use crate::app::{App, checked_id, invalid};
 use crate::context::AuthMode;
@@ -132,8 +132,7 @@ impl FunctionalLane {
                 self.artifact(req, checked_id(&id, "id")?, confirm).await
             }
             p => Err(ApiError::new(
-                404,
-                "NOT_FOUND",
+                ErrorCode::NotFound,
                 format!("no route {p} on the functional lane"),
             )),
         }

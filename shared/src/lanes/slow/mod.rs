@@ -18,7 +18,7 @@ use serde_json::{Value, json};
 
 use crate::agent::budget::Budget;
 use crate::agent::{Coach, model_loop};
-use crate::api::{self, ApiError};
+use crate::api::{self, ApiError, ErrorCode};
 use crate::app::App;
 use crate::app::assist::Assist;
 use crate::app::buttons::Button;
@@ -104,8 +104,7 @@ impl SlowLane {
     ) -> Result<Response<StreamBody>, ApiError> {
         if api::path(&req) != ROUTE {
             return Err(ApiError::new(
-                404,
-                "NOT_FOUND",
+                ErrorCode::NotFound,
                 format!(
                     "no route {}; the slow lane serves POST {ROUTE}",
                     api::path(&req)
@@ -119,11 +118,11 @@ impl SlowLane {
         let (ctx, text) = super::bind(&req, self.auth, &message)?;
         if text.trim().is_empty() {
             return Err(
-                ApiError::new(400, "EMPTY_MESSAGE", "the message is empty").field("message")
+                ApiError::new(ErrorCode::EmptyMessage, "the message is empty").field("message"),
             );
         }
-        let route =
-            router::route(text).map_err(|e| ApiError::new(400, "UNKNOWN_INTENT", e.to_string()))?;
+        let route = router::route(text)
+            .map_err(|e| ApiError::new(ErrorCode::UnknownIntent, e.to_string()))?;
         crate::telemetry::record(|log| {
             log.intent = route.intent.map(Intent::as_str);
             log.matched_rule = Some(route.matched_rule);
