@@ -1,6 +1,6 @@
 //! Black-box tests of the slow binary's `POST /v1/stream` through `cargo lambda watch`, with
 //! `SLOW_MODEL` pointing at the scripted fake model server (Gemini wire format): the event
-//! order of DESIGN §5, in-process FAST and FUNCTIONAL answers, tools over real stored data,
+//! order of the stream's contract (`openapi.yaml`), in-process FAST and FUNCTIONAL answers, tools over real stored data,
 //! failing tools, the turn limit, model retries and failures, heartbeats. Cases run one at a
 //! time because they share the fake's script.
 

@@ -1,4 +1,4 @@
-//! The request context: the message prefix (DESIGN §3) bound to the authenticated identity.
+//! The request context: the message prefix (`(context: …)`, see `prefix`) bound to the authenticated identity.
 //! A `SessionContext` is rebuilt from scratch for every request and passed down as a value.
 
 mod auth;

@@ -10,7 +10,7 @@ use super::workout::Workout;
 
 /// How long a proposal waits for the lifter before it expires.
 pub const PROPOSAL_TTL_DAYS: i64 = 7;
-/// Largest stored proposal (DESIGN §5 limits).
+/// Largest stored proposal (one of the API's limits).
 pub const MAX_ARTIFACT_BYTES: usize = 50 * 1024;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -1,4 +1,4 @@
-//! Validation limits of the API contract (DESIGN §5). Each check names the field it rejects.
+//! Validation limits of the API contract (`openapi.yaml` states them). Each check names the field it rejects.
 
 use std::fmt;
 

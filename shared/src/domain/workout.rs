@@ -220,7 +220,7 @@ impl Workout {
         }
     }
 
-    /// Checks the limits of DESIGN §5, and those that keep the stored document within
+    /// Checks the API's limits (`limits`), and those that keep the stored document within
     /// [`limits::MAX_WORKOUT_DOC_BYTES`]: ids the store can key, no control characters, at
     /// most [`limits::MAX_SETS_PER_WORKOUT`] sets and [`limits::MAX_WORKOUT_NOTES_CHARS`] of
     /// notes in all (those two are `too_large`).

@@ -1,4 +1,4 @@
-//! `llm::Model`, the port to a language model (DESIGN §7): one request in, a stream of
+//! `llm::Model`, the port to a language model: one request in, a stream of
 //! `TextDelta | ToolCall | Usage | Done` out, whatever the provider.
 //!
 //! - `gemini`: `streamGenerateContent?alt=sse` with function declarations and thought signatures;

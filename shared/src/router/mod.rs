@@ -1,4 +1,4 @@
-//! Routing (DESIGN §4): every lane calls `route` on the message (prefix removed) and gets the
+//! Routing: every lane calls `route` on the message (prefix removed) and gets the
 //! lane, the intent, the rule that matched, a confidence and the signals. Pure; the FAST path
 //! allocates only its token list, the SLOW rules compile their regexes on first use.
 

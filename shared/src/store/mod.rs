@@ -1,4 +1,4 @@
-//! The DynamoDB single-table repository (DESIGN §6). The same code talks to AWS and, locally and
+//! The DynamoDB single-table repository. The same code talks to AWS and, locally and
 //! in tests, to dynoxide through `AWS_ENDPOINT_URL_DYNAMODB`.
 //!
 //! Keys (pk = `USER#<user>`):

@@ -12,7 +12,7 @@
 //!   export for one user, as `POST /v1/import/strong` does (reviews go to `QUEUE_URL` or
 //!   `WORKER_INVOKE_URL` when set), and prints the report.
 //! - `devstack strong-sample --rows N [--last-day YYYY-MM-DD]`: prints a synthetic Strong export.
-//! - `devstack job [--dry-run] 'MESSAGE'`: runs one worker queue message (DESIGN §5 JSON) for
+//! - `devstack job [--dry-run] 'MESSAGE'`: runs one worker queue message (its JSON, as `queue::Job` sends it) for
 //!   one user, as the queue would; `--dry-run` prints the card, review or decision and writes
 //!   nothing.
 //! - `devstack load-fast [--procs N] [--commands N] [--users N] FAST_BIN`: N fast processes,
