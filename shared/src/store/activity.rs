@@ -9,6 +9,7 @@ use aws_sdk_dynamodb::types::{AttributeValue, Put, TransactWriteItem};
 use chrono::{DateTime, Utc};
 use serde_json::Value;
 
+use super::timing::Timed;
 use super::{
     IdempotencyRecord, SK_CONTEXT, SK_NOTIFY_STATE, Store, StoreError, from_item, key, s, to_doc,
     user_pk,
@@ -190,6 +191,7 @@ impl Store {
             .condition_expression("attribute_not_exists(pk) OR expires_at < :now")
             .expression_attribute_values(":now", AttributeValue::N(now.timestamp().to_string()))
             .send()
+            .timed()
             .await;
         match out {
             Ok(_) => Ok(true),
@@ -252,7 +254,7 @@ impl Store {
         if let Some(c) = cursor {
             q = q.set_exclusive_start_key(Some(key(user, c)));
         }
-        let out = q.send().await?;
+        let out = q.send().timed().await?;
         let items = out
             .items()
             .iter()

@@ -8,6 +8,7 @@ use std::collections::HashMap;
 use aws_sdk_dynamodb::types::{AttributeValue, Put, TransactWriteItem, Update};
 use chrono::{DateTime, Utc};
 
+use super::timing::Timed;
 use super::{SK_ACTIVE, SK_PROFILE, Store, StoreError, from_item, key, s, string, to_doc, user_pk};
 use crate::domain::artifact::{Artifact, ArtifactStatus, PROPOSAL_TTL_DAYS, Proposal};
 use crate::domain::profile::Profile;
@@ -77,6 +78,7 @@ impl Store {
             .set_item(Some(item))
             .condition_expression("attribute_not_exists(pk)")
             .send()
+            .timed()
             .await?;
         Ok(())
     }
@@ -105,6 +107,7 @@ impl Store {
             .limit(limit)
             .consistent_read(true)
             .send()
+            .timed()
             .await?;
         out.items().iter().map(artifact_from).collect()
     }
@@ -225,6 +228,7 @@ impl Store {
             .expression_attribute_values(":prop", s(ArtifactStatus::Proposed.as_str()))
             .expression_attribute_values(":now", s(now.to_rfc3339()))
             .send()
+            .timed()
             .await;
         match out {
             Ok(_) => Ok(true),

@@ -8,6 +8,7 @@ use aws_sdk_dynamodb::types::AttributeValue;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
+use super::timing::Timed;
 use super::{Store, StoreError, from_item, key, s, to_doc, user_pk};
 
 /// Conversation turns are kept this long (`expires_at` TTL).
@@ -78,7 +79,8 @@ impl Store {
             .scan_index_forward(false)
             .limit(limit)
             .consistent_read(true)
-            .send();
+            .send()
+            .timed();
         let summary_key = summary_sk(conversation);
         let (recent, summary) = tokio::join!(recent, self.get_item(user, &summary_key));
         let exchanges = recent?
@@ -112,6 +114,7 @@ impl Store {
             .set_item(Some(item))
             .condition_expression("attribute_not_exists(pk)")
             .send()
+            .timed()
             .await;
         match out {
             Ok(_) => Ok(true),

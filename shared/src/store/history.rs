@@ -7,6 +7,7 @@ use std::collections::{HashMap, HashSet};
 use aws_sdk_dynamodb::types::{AttributeValue, PutRequest, WriteRequest};
 use futures_util::future::join_all;
 
+use super::timing::Timed;
 use super::workouts::{WORKOUTS_HI, WORKOUTS_LO};
 use super::{Store, StoreError, completed_sk, key, s, to_doc};
 use crate::domain::catalog::OwnExercise;
@@ -92,6 +93,7 @@ impl Store {
                 .batch_write_item()
                 .request_items(&self.table, requests)
                 .send()
+                .timed()
                 .await?;
             requests = out
                 .unprocessed_items

@@ -11,6 +11,7 @@ use aws_sdk_dynamodb::types::{AttributeValue, Put, TransactWriteItem, Update};
 use chrono::{DateTime, Duration, Utc};
 use serde_json::Value;
 
+use super::timing::Timed;
 use super::{Store, StoreError, from_item, key, s, string, to_doc};
 use crate::domain::calendar::iso_week_id;
 use crate::domain::notification::Notification;
@@ -107,7 +108,7 @@ impl Store {
             condition.push_str(" OR #st = :done");
             put = put.expression_attribute_values(":done", s("done"));
         }
-        let out = put.condition_expression(condition).send().await;
+        let out = put.condition_expression(condition).send().timed().await;
         match out {
             Ok(_) => Ok(Claim::Claimed { run }),
             Err(aws_sdk_dynamodb::error::SdkError::ServiceError(e))
@@ -136,6 +137,7 @@ impl Store {
             .expression_attribute_names("#run", "run")
             .expression_attribute_values(":run", s(run))
             .send()
+            .timed()
             .await;
         match out {
             Ok(_) => Ok(()),

@@ -30,6 +30,8 @@ pub mod jobs;
 pub mod last_session;
 pub mod records;
 mod timing;
+
+use timing::Timed;
 pub mod usage;
 pub mod workouts;
 
@@ -206,15 +208,10 @@ pub async fn aws_config_from_env(app: &str) -> aws_config::SdkConfig {
 }
 
 impl Store {
-    /// A store over `client`'s table, timing its own calls for the request's log line.
+    /// A store over `client`'s table; it times its own calls for the request's log line.
     pub fn new(client: Client, table: impl Into<String>) -> Self {
-        let timed = client
-            .config()
-            .to_builder()
-            .interceptor(timing::StoreTiming)
-            .build();
         Self {
-            client: Client::from_conf(timed),
+            client,
             table: table.into(),
         }
     }
@@ -339,6 +336,7 @@ impl Store {
                 .batch_get_item()
                 .set_request_items(Some(pending))
                 .send()
+                .timed()
                 .await?;
             if let Some(mut responses) = out.responses {
                 items.extend(responses.remove(&self.table).unwrap_or_default());
@@ -418,6 +416,7 @@ impl Store {
             .transact_write_items()
             .set_transact_items(Some(items))
             .send()
+            .timed()
             .await
         {
             Ok(_) => Ok(None),
@@ -496,6 +495,7 @@ impl Store {
             .set_key(Some(key(user, sk)))
             .consistent_read(true)
             .send()
+            .timed()
             .await?;
         Ok(out.item)
     }
@@ -517,6 +517,7 @@ impl Store {
             .expression_attribute_values(":d", s(to_doc("workout", workout)?))
             .expression_attribute_values(":one", AttributeValue::N("1".into()))
             .send()
+            .timed()
             .await?;
         Ok(())
     }
@@ -575,6 +576,7 @@ impl Store {
             .table_name(&self.table)
             .set_item(Some(item))
             .send()
+            .timed()
             .await?;
         Ok(())
     }
@@ -601,6 +603,7 @@ impl Store {
                 .table_name(&self.table)
                 .set_key(Some(key(user, sk)))
                 .send()
+                .timed()
                 .await?;
         }
         Ok(workouts.len())
@@ -649,7 +652,7 @@ impl Store {
         update: aws_sdk_dynamodb::operation::update_item::builders::UpdateItemFluentBuilder,
     ) -> Result<bool, StoreError> {
         use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
-        match update.send().await {
+        match update.send().timed().await {
             Ok(_) => Ok(true),
             Err(SdkError::ServiceError(e))
                 if matches!(e.err(), UpdateItemError::ConditionalCheckFailedException(_)) =>
@@ -668,7 +671,12 @@ impl Store {
         let mut items = Vec::new();
         let mut start: Option<HashMap<String, AttributeValue>> = None;
         loop {
-            let page = query.clone().set_exclusive_start_key(start).send().await?;
+            let page = query
+                .clone()
+                .set_exclusive_start_key(start)
+                .send()
+                .timed()
+                .await?;
             items.extend(page.items.unwrap_or_default());
             match page.last_evaluated_key {
                 Some(k) if !k.is_empty() => start = Some(k),

@@ -1,36 +1,33 @@
-//! The store times itself: every DynamoDB call, retries included, is counted on the current
-//! request's log line (`store_calls`, `store_us`), so no code above has to.
+//! The store times itself: every DynamoDB call, from the SDK's `send` to its answer (retries
+//! included), is counted on the current request's log line (`store_calls`, `store_us`), so no
+//! code above has to. A call abandoned mid-flight (a timeout dropped it) still ends its timing.
 
-use aws_sdk_dynamodb::config::interceptors::{
-    BeforeSerializationInterceptorContextRef, FinalizerInterceptorContextRef,
-};
-use aws_sdk_dynamodb::config::{ConfigBag, Intercept, RuntimeComponents};
-use aws_smithy_runtime_api::box_error::BoxError;
+use std::future::Future;
 
-#[derive(Debug)]
-pub(super) struct StoreTiming;
-
-impl Intercept for StoreTiming {
-    fn name(&self) -> &'static str {
-        "StoreTiming"
+/// `.send().timed()`: the SDK call, timed for the request's log line.
+pub(crate) trait Timed: Future + Sized {
+    fn timed(self) -> impl Future<Output = Self::Output> {
+        async move {
+            let _call = Call::start();
+            self.await
+        }
     }
+}
 
-    fn read_before_execution(
-        &self,
-        _context: &BeforeSerializationInterceptorContextRef<'_>,
-        _cfg: &mut ConfigBag,
-    ) -> Result<(), BoxError> {
+impl<F: Future> Timed for F {}
+
+/// One store call in flight; its drop ends it, however the call ended.
+struct Call;
+
+impl Call {
+    fn start() -> Call {
         crate::telemetry::store_call_started();
-        Ok(())
+        Call
     }
+}
 
-    fn read_after_execution(
-        &self,
-        _context: &FinalizerInterceptorContextRef<'_>,
-        _runtime_components: &RuntimeComponents,
-        _cfg: &mut ConfigBag,
-    ) -> Result<(), BoxError> {
+impl Drop for Call {
+    fn drop(&mut self) {
         crate::telemetry::store_call_finished();
-        Ok(())
     }
 }

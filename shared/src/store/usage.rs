@@ -5,6 +5,7 @@
 use aws_sdk_dynamodb::types::AttributeValue;
 use chrono::{DateTime, NaiveDate, Utc};
 
+use super::timing::Timed;
 use super::{Store, StoreError, key, s};
 use crate::domain::usage::Usage;
 
@@ -39,7 +40,7 @@ impl Store {
             .expression_attribute_values(":o", n(usage.output_tokens))
             .expression_attribute_values(":e", AttributeValue::N(expires.to_string()))
             .expression_attribute_values(":now", s(now.to_rfc3339()))
-            .send()
+            .send().timed()
             .await?;
         Ok(())
     }

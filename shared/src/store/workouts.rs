@@ -6,6 +6,7 @@ use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
 use aws_sdk_dynamodb::types::{AttributeValue, Put, TransactWriteItem, Update};
 use chrono::{DateTime, Utc};
 
+use super::timing::Timed;
 use super::{
     SK_ACTIVE, Store, StoreError, completed_sk, from_item, key, last_session, s, to_doc, user_pk,
 };
@@ -38,6 +39,7 @@ impl Store {
             .expression_attribute_values(":now", s(Utc::now().to_rfc3339()))
             .expression_attribute_values(":one", AttributeValue::N("1".into()))
             .send()
+            .timed()
             .await;
         match out {
             Ok(_) => Ok(true),
