@@ -9,7 +9,7 @@ use tokio::sync::mpsc;
 /// One event: its type (`message`, `tool_start`, `artifact`, ...) and its data.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Event {
-    pub kind: String,
+    pub kind: &'static str,
     pub data: Value,
 }
 
@@ -30,12 +30,8 @@ impl Emitter {
     }
 
     /// Sends one event; `false` once the client has gone.
-    pub async fn send(&self, kind: &str, data: Value) -> bool {
-        let event = Event {
-            kind: kind.to_string(),
-            data,
-        };
-        self.tx.send(event).await.is_ok()
+    pub async fn send(&self, kind: &'static str, data: Value) -> bool {
+        self.tx.send(Event { kind, data }).await.is_ok()
     }
 
     pub fn client_gone(&self) -> bool {

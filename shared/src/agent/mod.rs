@@ -36,7 +36,6 @@ use crate::store::{Store, StoreError};
 
 /// The coach and its ports: one per process, shared by every request.
 pub struct Coach {
-    store: Store,
     /// The use cases the coach's tools share with the app's routes.
     app: App,
     /// The coach's model; without one the coach answers that it is not configured.
@@ -46,12 +45,7 @@ pub struct Coach {
 
 impl Coach {
     pub fn new(app: App, model: Option<Model>, budget: budget::Budget) -> Coach {
-        Coach {
-            store: app.store.clone(),
-            app,
-            model,
-            budget,
-        }
+        Coach { app, model, budget }
     }
 }
 
@@ -67,7 +61,7 @@ impl Coach {
         deadline: tokio::time::Instant,
     ) -> model_loop::Outcome {
         let now = Utc::now();
-        let loaded = match briefing::load(&self.store, ctx, now).await {
+        let loaded = match briefing::load(&self.app.store, ctx, now).await {
             Ok(l) => l,
             Err(e) => return fail(emit, &e).await,
         };
@@ -106,7 +100,7 @@ impl Coach {
         // ordinary text for the coach.
         let offered = match previous {
             Some(p) if confirmed_request.is_none() && gate::is_confirmation(text) => {
-                match offered_proposal(&self.store, ctx, p, now).await {
+                match offered_proposal(&self.app.store, ctx, p, now).await {
                     Ok(a) => a,
                     Err(e) => return fail(emit, &e).await,
                 }
@@ -121,7 +115,7 @@ impl Coach {
         } else if let Some((a, shown_hash)) = &offered {
             exchange.kind = "confirm".into();
             exchange.artifacts.push(a.id.clone());
-            apply_from_chat(&self.store, ctx, a, shown_hash, emit, now).await
+            apply_from_chat(&self.app.store, ctx, a, shown_hash, emit, now).await
         } else if let Some(verb) = gate::destructive_verb(text) {
             let (question, options) = gate::clarification(verb, text);
             exchange.kind = "clarification".into();
@@ -183,7 +177,7 @@ impl Coach {
         let (history, fold) = loaded.history();
         let summary = fold.as_ref().or(loaded.summary.as_ref());
         let env = tools::Env {
-            store: &self.store,
+            store: &self.app.store,
             ctx,
             app: &self.app,
             unit: loaded.profile.unit,
@@ -198,6 +192,7 @@ impl Coach {
         let store_fold = async {
             if let Some(summary) = &fold
                 && let Err(e) = self
+                    .app
                     .store
                     .put_summary(&ctx.user_id, briefing::conversation_id(ctx), summary)
                     .await
@@ -212,6 +207,7 @@ impl Coach {
         // Counted however the answer ended (a failed or abandoned one spent tokens too).
         if outcome.usage.total_tokens > 0
             && let Err(e) = self
+                .app
                 .store
                 .add_tokens(&ctx.user_id, Utc::now(), outcome.usage)
                 .await
@@ -225,11 +221,17 @@ impl Coach {
     async fn remember(&self, ctx: &SessionContext, mut e: Exchange) -> Result<(), StoreError> {
         let conv = briefing::conversation_id(ctx);
         for _ in 0..3 {
-            if self.store.append_exchange(&ctx.user_id, conv, &e).await? {
+            if self
+                .app
+                .store
+                .append_exchange(&ctx.user_id, conv, &e)
+                .await?
+            {
                 return Ok(());
             }
             // A concurrent turn took the number: continue after the newest.
             let (latest, _) = self
+                .app
                 .store
                 .conversation(&ctx.user_id, conv, 1, Utc::now())
                 .await?;

@@ -16,7 +16,7 @@ use crate::store::{IDEMPOTENCY_TTL_SECS, IdempotencyRecord, Parts};
 
 /// An app event, read from its JSON object.
 #[derive(Debug, Clone)]
-pub struct AppEvent {
+pub struct EventRequest {
     pub event: events::AppEvent,
     /// The event's id (the app's, else the request's `corr`, else a fresh one).
     pub id: String,
@@ -26,13 +26,13 @@ pub struct AppEvent {
     fingerprint: String,
 }
 
-impl AppEvent {
+impl EventRequest {
     /// Reads the event from the message `text` (a JSON object, already parsed as `obj`).
     pub fn from_payload(
         text: &str,
         obj: &Map<String, Value>,
         ctx: &SessionContext,
-    ) -> Result<AppEvent, ApiError> {
+    ) -> Result<EventRequest, ApiError> {
         only(obj, &events::EVENT_FIELDS)?;
         let event = events::parse(obj).map_err(|e| invalid(&e.message, e.field))?;
         let id = match opt_str(obj, "id")? {
@@ -47,7 +47,7 @@ impl AppEvent {
                 )
             }),
         };
-        Ok(AppEvent {
+        Ok(EventRequest {
             event,
             id,
             payload: Value::Object(obj.clone()),
@@ -70,10 +70,10 @@ impl App {
     pub async fn app_event(
         &self,
         ctx: &SessionContext,
-        req: &AppEvent,
+        req: &EventRequest,
     ) -> Result<EventReply, ApiError> {
         crate::telemetry::record(|log| log.intent = Some(req.event.kind()));
-        let AppEvent {
+        let EventRequest {
             event,
             id: event_id,
             payload: obj,

@@ -1,14 +1,14 @@
 //! `/v1/events` (app events through the notification gate) and `GET /v1/notifications`.
 
 use super::*;
-use crate::app::events::AppEvent;
+use crate::app::events::EventRequest;
 
 impl FunctionalLane {
     pub(super) async fn event(&self, req: &Request) -> Result<Response<Body>, ApiError> {
         let message = api::extract_payload(req)?;
         let (ctx, text) = bind(req, self.auth, &message)?;
         let obj = json_object(text)?;
-        let event = AppEvent::from_payload(text, &obj, &ctx)?;
+        let event = EventRequest::from_payload(text, &obj, &ctx)?;
         let reply = self.app.app_event(&ctx, &event).await?;
         Ok(api::json_response(reply.status, &reply.body))
     }

@@ -19,8 +19,10 @@ impl FunctionalLane {
         let route = router::route(text).map_err(|e| {
             envelope_error(ApiError::new(ErrorCode::UnknownIntent, e.to_string()), None)
         })?;
-        crate::telemetry::record(|log| log.intent = route.intent.map(Intent::as_str));
-        crate::telemetry::record(|log| log.matched_rule = Some(route.matched_rule));
+        crate::telemetry::record(|log| {
+            log.intent = route.intent.map(Intent::as_str);
+            log.matched_rule = Some(route.matched_rule);
+        });
         if route.intent == Some(Intent::MonitorSkip) {
             // Not an event the monitor analyses: NULL, and no store access at all.
             crate::telemetry::record(|log| log.outcome = "no_change");

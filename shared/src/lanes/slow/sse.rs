@@ -49,7 +49,7 @@ async fn write(mut sender: Sender, mut rx: mpsc::Receiver<Event>, heartbeat: Dur
     loop {
         let next = tokio::select! {
             e = rx.recv() => match e {
-                Some(e) => frame(&e.kind, e.data),
+                Some(e) => frame(e.kind, e.data),
                 None => break,
             },
             () = tokio::time::sleep(heartbeat) => frame("heartbeat", json!({})),
