@@ -18,6 +18,7 @@ use crate::context::SessionContext;
 use crate::domain::catalog::{Equipment, catalog};
 use crate::domain::limits::{MAX_REPS, MAX_RIR, MAX_SETS_PER_EXERCISE};
 use crate::domain::workout::Workout;
+use crate::retry::Attempts;
 use crate::router::{self, Intent};
 use crate::skills::{autofill, monitor, suggest, swap, workouts};
 use crate::store::{CommitOutcome, Parts, UserState};
@@ -295,7 +296,8 @@ impl App {
         let fingerprint = fingerprint(&[payload, ctx.workout_id.as_deref().unwrap_or("")]);
         // The model's pick (exercise id, reason), asked once even if the write is retried.
         let mut model_pick: Option<Option<(String, String)>> = None;
-        for attempt in 0..MAX_ATTEMPTS {
+        let mut attempts = Attempts::new(MAX_ATTEMPTS);
+        while attempts.next().await {
             let parts = Parts {
                 workout: true,
                 profile: true,
@@ -408,7 +410,7 @@ impl App {
                 "Swapped {} for {}; {}.",
                 target.name, best.exercise.name, applied.weights
             ));
-            match self
+            let committed = self
                 .commit(
                     ctx,
                     &applied.workout,
@@ -418,11 +420,10 @@ impl App {
                     &data,
                     now,
                 )
-                .await?
-            {
-                CommitOutcome::Committed => return Ok(ButtonAnswer::new("REPLACE_EXERCISE", data)),
-                _ => crate::retry::pause(attempt).await,
-            }
+                .await?;
+            if committed == CommitOutcome::Committed {
+                return Ok(ButtonAnswer::new("REPLACE_EXERCISE", data));
+            } // else raced: the next attempt re-applies
         }
         Err(conflict())
     }

@@ -7,17 +7,14 @@ use chrono::Utc;
 use serde::Serialize;
 use serde_json::{Value, json};
 
-use super::store_error;
+use super::{MAX_ATTEMPTS, store_error};
 use crate::api::{ApiError, ErrorCode};
 use crate::context::SessionContext;
 use crate::domain::units::Unit;
+use crate::retry::Attempts;
 use crate::router::{self, Intent, Lane, Route};
 use crate::skills::copilot::{self, CopilotError};
 use crate::store::{CommitOutcome, IDEMPOTENCY_TTL_SECS, IdempotencyRecord, Store};
-
-/// Attempts at read-apply-write before answering 409; each loser of a race re-reads and
-/// applies its command to the new state (two "done" log two sets).
-const MAX_ATTEMPTS: u32 = 6;
 
 /// What a command came to.
 #[derive(Debug, Clone, PartialEq)]
@@ -98,7 +95,10 @@ pub async fn run(
         _ => Err(e),
     })?;
     let fingerprint = fingerprint(intent, text, ctx.workout_id.as_deref());
-    for attempt in 0..MAX_ATTEMPTS {
+    // Each loser of a race re-reads and applies its command to the new state (two "done" log
+    // two sets).
+    let mut attempts = Attempts::new(MAX_ATTEMPTS);
+    while attempts.next().await {
         let state = store
             .copilot_state(&ctx.user_id, ctx.corr.as_deref(), Utc::now())
             .await;
@@ -149,10 +149,8 @@ pub async fn run(
             .await;
         match committed.map_err(|e| store_error(&e))? {
             CommitOutcome::Committed => return Ok(Outcome::Answer { intent, text, data }),
-            CommitOutcome::VersionConflict | CommitOutcome::DuplicateRequest => {
-                // Someone else wrote first; back off a little (jittered) and re-apply.
-                crate::retry::pause(attempt).await;
-            }
+            // Someone else wrote first: the next attempt re-applies to what they wrote.
+            CommitOutcome::VersionConflict | CommitOutcome::DuplicateRequest => {}
         }
     }
     Err(ApiError::new(

@@ -10,6 +10,7 @@ use super::{App, MAX_ATTEMPTS, conflict, fingerprint, invalid, reused, store_err
 use crate::api::ApiError;
 use crate::context::SessionContext;
 use crate::domain::limits;
+use crate::retry::Attempts;
 use crate::skills::{events, notify};
 use crate::store::activity::{EventOutcome, EventRecord, Feed, Page};
 use crate::store::{IDEMPOTENCY_TTL_SECS, IdempotencyRecord, Parts};
@@ -82,7 +83,8 @@ impl App {
         let mut rate_limited = false;
         // (template text, the model's rephrasing): asked once even if the write is retried.
         let mut phrased: Option<(String, Option<String>)> = None;
-        for attempt in 0..MAX_ATTEMPTS {
+        let mut attempts = Attempts::new(MAX_ATTEMPTS);
+        while attempts.next().await {
             let parts = Parts {
                 profile: true,
                 coaching: true,
@@ -200,9 +202,7 @@ impl App {
                     });
                 }
                 EventOutcome::RateLimited => rate_limited = true,
-                EventOutcome::DuplicateRequest | EventOutcome::Conflict => {
-                    crate::retry::pause(attempt).await
-                }
+                EventOutcome::DuplicateRequest | EventOutcome::Conflict => {}
             }
         }
         Err(conflict())

@@ -18,6 +18,7 @@ use crate::domain::profile::Profile;
 use crate::domain::units::Unit;
 use crate::domain::workout::Workout;
 use crate::queue::Delivery;
+use crate::retry::Attempts;
 use crate::skills::{suggest, workouts};
 use crate::store::Parts;
 
@@ -288,7 +289,8 @@ impl App {
         id: &str,
     ) -> Result<Completed, ApiError> {
         let mut result = None;
-        for attempt in 0..MAX_ATTEMPTS {
+        let mut attempts = Attempts::new(MAX_ATTEMPTS);
+        while attempts.next().await {
             let active = self.store.get_active_workout(&ctx.user_id).await;
             match active.map_err(|e| store_error(&e))? {
                 Some(a) if a.value.id == id => {
@@ -311,7 +313,6 @@ impl App {
                         result = Some((done, false));
                         break;
                     }
-                    crate::retry::pause(attempt).await;
                 }
                 _ => {
                     let found = self

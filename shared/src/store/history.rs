@@ -9,7 +9,7 @@ use futures_util::future::join_all;
 
 use super::timing::Timed;
 use super::workouts::{WORKOUTS_HI, WORKOUTS_LO};
-use super::{Store, StoreError, completed_sk, key, s, to_doc};
+use super::{Store, StoreError, UNPROCESSED_ROUNDS, completed_sk, key, s, to_doc};
 use crate::domain::catalog::OwnExercise;
 use crate::domain::workout::Workout;
 
@@ -17,8 +17,6 @@ use crate::domain::workout::Workout;
 const BATCH_ITEMS: usize = 25;
 /// Batches sent at once: enough to hide the round trip, few enough not to be throttled.
 const BATCHES_IN_FLIGHT: usize = 4;
-/// Rounds of retrying the items a batch left unprocessed before giving up.
-const UNPROCESSED_ROUNDS: u32 = 8;
 
 pub const OWN_EXERCISE_PREFIX: &str = "EXERCISE#";
 

@@ -51,6 +51,9 @@ use crate::domain::plan::{Routine, Template};
 use crate::domain::profile::Profile;
 use crate::domain::workout::Workout;
 
+/// Rounds of retrying the items or keys a batch left unprocessed before giving up.
+const UNPROCESSED_ROUNDS: u32 = 8;
+
 /// How long a request's first answer is replayed for a retry with the same `corr`.
 pub const IDEMPOTENCY_TTL_SECS: i64 = 24 * 60 * 60;
 
@@ -330,7 +333,7 @@ impl Store {
         let mut pending = HashMap::from([(self.table.clone(), request)]);
         let mut items = Vec::new();
         // BatchGetItem may return some keys as unprocessed under throttling; ask again for those.
-        for attempt in 0..5 {
+        for round in 0..UNPROCESSED_ROUNDS {
             let out = self
                 .client
                 .batch_get_item()
@@ -345,10 +348,7 @@ impl Store {
                 Some(rest) => pending = rest,
                 None => return Ok(items),
             }
-            if attempt == 4 {
-                break;
-            }
-            tokio::time::sleep(Duration::from_millis(10 << attempt)).await;
+            crate::retry::pause(round).await;
         }
         Err(StoreError::Backend(
             "batch read left keys unprocessed".into(),

@@ -14,6 +14,7 @@ use crate::domain::profile::Profile;
 use crate::domain::units::Unit;
 use crate::domain::workout::{SetAction, SetResult, SetStatus, Workout};
 use crate::llm::ToolSpec;
+use crate::retry::Attempts;
 use crate::skills::suggest::DEFAULT_TARGET_RIR;
 use crate::skills::{swap, workouts};
 use crate::store::{CommitOutcome, Parts};
@@ -115,7 +116,8 @@ where
     F: Fn(&Workout, &[Workout], &Profile, DateTime<Utc>) -> Result<Change, ToolError>,
 {
     let user = env.ctx.user_id.as_str();
-    for attempt in 0..MAX_ATTEMPTS {
+    let mut attempts = Attempts::new(MAX_ATTEMPTS);
+    while attempts.next().await {
         let now = Utc::now();
         let parts = Parts {
             workout: true,
@@ -160,18 +162,15 @@ where
         workouts::validate(&changed).map_err(|e| {
             ToolError::new("INVALID_ARGUMENT", format!("{}: {}", e.field, e.message))
         })?;
-        match env
+        let committed = env
             .store
             .commit_workout(user, &changed, active.version, None, now)
             .await
-            .map_err(|e| store_failed(&e))?
-        {
-            CommitOutcome::Committed => {
-                answer["workout"] = workout_brief(&changed);
-                return Ok(answer);
-            }
-            _ => crate::retry::pause(attempt).await,
-        }
+            .map_err(|e| store_failed(&e))?;
+        if committed == CommitOutcome::Committed {
+            answer["workout"] = workout_brief(&changed);
+            return Ok(answer);
+        } // else raced: the next attempt re-applies
     }
     Err(ToolError::new(
         "CONFLICT",
