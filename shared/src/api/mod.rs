@@ -1,6 +1,8 @@
 //! HTTP edges shared by the API lanes: reading the message from a request, identity from the
 //! authorizer, and the error envelope `{"error":{"code","message"}}` (never an internal detail).
 
+use std::borrow::Cow;
+
 use lambda_http::http::{HeaderValue, StatusCode, header};
 use lambda_http::request::RequestContext;
 use lambda_http::{Body, Request, RequestExt, Response};
@@ -13,8 +15,8 @@ pub struct ApiError {
     pub status: u16,
     pub code: &'static str,
     pub message: String,
-    /// The request field a validation error is about.
-    pub field: Option<&'static str>,
+    /// The request field a validation error is about (`exercises[1].sets` inside a list).
+    pub field: Option<Cow<'static, str>>,
     /// For 422 `NOT_A_COMMAND`: the lane the app should use instead.
     pub lane: Option<&'static str>,
     /// Top-level fields added to the error body (the functional envelope, the active workout
@@ -52,14 +54,14 @@ impl ApiError {
         self
     }
 
-    pub fn field(mut self, field: &'static str) -> Self {
-        self.field = Some(field);
+    pub fn field(mut self, field: impl Into<Cow<'static, str>>) -> Self {
+        self.field = Some(field.into());
         self
     }
 
     pub fn body(&self) -> Value {
         let mut error = json!({ "code": self.code, "message": self.message });
-        if let Some(f) = self.field {
+        if let Some(f) = &self.field {
             error["field"] = json!(f);
         }
         let mut body = json!({ "error": error });
@@ -515,7 +517,7 @@ mod tests {
         assert_eq!(code(Some("application/json"), "{").code, "INVALID_JSON");
         assert_eq!(
             code(Some("application/json"), r#"{"message":5}"#).field,
-            Some("message")
+            Some("message".into())
         );
         assert_eq!(code(Some("application/xml"), "<m/>").status, 415);
         let long = "a".repeat(10_001);

@@ -6,6 +6,8 @@
 use std::collections::HashMap;
 
 use chrono::Utc;
+use serde::Deserialize;
+use serde::de::IgnoredAny;
 use serde_json::{Map, Value, json};
 
 use super::params::*;
@@ -104,38 +106,41 @@ impl Button {
     /// Reads the request of `intent` from the message `text` (a JSON object); unknown fields
     /// are refused and each error names its field.
     pub fn parse(intent: Intent, text: &str) -> Result<Button, ApiError> {
-        let p: Map<String, Value> = match serde_json::from_str(text.trim()) {
-            Ok(Value::Object(o)) => o,
+        let v: Value = match serde_json::from_str(text.trim()) {
+            Ok(v @ Value::Object(_)) => v,
             _ => return Err(invalid("the request must be a JSON object", "message")),
         };
         Ok(match intent {
-            Intent::SwapExercise => Button::Swap(SwapRequest::from_payload(&p)?),
-            Intent::AutofillSet => Button::Autofill(AutofillRequest::from_payload(&p)?),
-            Intent::SuggestWeight => Button::Suggest(SuggestRequest::from_payload(&p)?),
-            _ => Button::Monitor(MonitorRequest::from_payload(&p)?),
+            Intent::SwapExercise => Button::Swap(SwapRequest::from_body(read(&v)?, &v)?),
+            Intent::AutofillSet => Button::Autofill(AutofillRequest::from_body(read(&v)?)?),
+            Intent::SuggestWeight => Button::Suggest(SuggestRequest::from_body(read(&v)?)?),
+            _ => Button::Monitor(MonitorRequest::from_body(read(&v)?)?),
         })
     }
 }
 
+/// The body of a `SWAP_EXERCISE` (`intent` is the envelope's; `target_id` is accepted and
+/// ignored, as it always was: `target` names the exercise).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SwapBody {
+    #[serde(default, rename = "intent")]
+    _intent: Option<IgnoredAny>,
+    target: Option<String>,
+    #[serde(default, rename = "target_id")]
+    _target_id: Option<IgnoredAny>,
+    exercise_instance_id: Option<String>,
+    constraint: Option<String>,
+    muscle_group: Option<String>,
+    exclude: Option<Vec<String>>,
+    confirm: Option<bool>,
+}
+
 impl SwapRequest {
-    fn from_payload(p: &Map<String, Value>) -> Result<SwapRequest, ApiError> {
-        only(
-            p,
-            &[
-                "intent",
-                "target",
-                "target_id",
-                "exercise_instance_id",
-                "constraint",
-                "muscle_group",
-                "exclude",
-                "confirm",
-            ],
-        )?;
-        let target_text = req_str(p, "target")?;
-        let instance_id = opt_str(p, "exercise_instance_id")?;
-        let constraint = match opt_str(p, "constraint")? {
-            Some(c) => Some(swap::parse_constraint(c).ok_or_else(|| {
+    fn from_body(b: SwapBody, sent: &Value) -> Result<SwapRequest, ApiError> {
+        let target = required(b.target, "target")?;
+        let constraint = match text(b.constraint, "constraint")? {
+            Some(c) => Some(swap::parse_constraint(&c).ok_or_else(|| {
                 ApiError::new(
                     ErrorCode::UnknownConstraint,
                     format!(
@@ -147,8 +152,8 @@ impl SwapRequest {
             })?),
             None => None,
         };
-        let muscle = match opt_str(p, "muscle_group")? {
-            Some(m) => Some(swap::MuscleFilter::parse(m).ok_or_else(|| {
+        let muscle = match text(b.muscle_group, "muscle_group")? {
+            Some(m) => Some(swap::MuscleFilter::parse(&m).ok_or_else(|| {
                 invalid(
                     &format!("unknown muscle_group '{m}'; use a muscle (chest, lats, quads, ...) or a group (chest, back, shoulders, arms, legs, core)"),
                     "muscle_group",
@@ -156,107 +161,109 @@ impl SwapRequest {
             })?),
             None => None,
         };
-        let exclude: Vec<String> = match p.get("exclude") {
-            None | Some(Value::Null) => Vec::new(),
-            Some(Value::Array(a)) => a
-                .iter()
-                .map(|v| v.as_str().map(str::to_string))
-                .collect::<Option<Vec<_>>>()
-                .ok_or_else(|| {
-                    invalid(
-                        "'exclude' must be a list of exercise ids or names",
-                        "exclude",
-                    )
-                })?,
-            Some(_) => {
-                return Err(invalid(
-                    "'exclude' must be a list of exercise ids or names",
-                    "exclude",
-                ));
-            }
-        };
-        let confirm = opt_bool(p, "confirm")?.unwrap_or(false);
-
         Ok(SwapRequest {
-            target: target_text.to_string(),
-            exercise_instance_id: instance_id.map(str::to_string),
+            target,
+            exercise_instance_id: text(b.exercise_instance_id, "exercise_instance_id")?,
             constraint,
             muscle,
-            exclude,
-            confirm,
-            payload: Value::Object(p.clone()).to_string(),
+            exclude: b.exclude.unwrap_or_default(),
+            confirm: b.confirm.unwrap_or(false),
+            payload: sent.to_string(),
         })
     }
 }
 
+/// The body of an `AUTOFILL_SET` (`last_weight` is accepted and ignored: the history decides).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct AutofillBody {
+    #[serde(default, rename = "intent")]
+    _intent: Option<IgnoredAny>,
+    exercise_instance_id: Option<String>,
+    exercise_id: Option<String>,
+    set_index: Option<u32>,
+    target_reps: Option<u32>,
+    #[serde(default, rename = "last_weight")]
+    _last_weight: Option<IgnoredAny>,
+}
+
 impl AutofillRequest {
-    fn from_payload(p: &Map<String, Value>) -> Result<AutofillRequest, ApiError> {
-        only(
-            p,
-            &[
-                "intent",
-                "exercise_instance_id",
-                "exercise_id",
-                "set_index",
-                "target_reps",
-                "last_weight",
-            ],
-        )?;
-        let instance_id = opt_str(p, "exercise_instance_id")?;
-        let exercise_text = opt_str(p, "exercise_id")?;
-        if instance_id.is_none() && exercise_text.is_none() {
+    fn from_body(b: AutofillBody) -> Result<AutofillRequest, ApiError> {
+        let exercise_instance_id = text(b.exercise_instance_id, "exercise_instance_id")?;
+        let exercise_id = text(b.exercise_id, "exercise_id")?;
+        if exercise_instance_id.is_none() && exercise_id.is_none() {
             return Err(invalid(
                 "send exercise_instance_id (a set of your active workout) or exercise_id",
                 "exercise_instance_id",
             ));
         }
-        let set_index = req_uint(p, "set_index", MAX_SETS_PER_EXERCISE as u64 - 1)? as usize;
-        let target_reps = opt_uint(p, "target_reps", u64::from(MAX_REPS))?.map(|r| r as u32);
+        let last_set = MAX_SETS_PER_EXERCISE as u32 - 1;
+        let set_index = at_most(b.set_index, "set_index", last_set)?
+            .ok_or_else(|| invalid("'set_index' is required", "set_index"))?;
+        let target_reps = at_most(b.target_reps, "target_reps", MAX_REPS)?;
         if target_reps == Some(0) {
             return Err(invalid("target_reps must be at least 1", "target_reps"));
         }
-
         Ok(AutofillRequest {
-            exercise_instance_id: instance_id.map(str::to_string),
-            exercise_id: exercise_text.map(str::to_string),
-            set_index,
+            exercise_instance_id,
+            exercise_id,
+            set_index: set_index as usize,
             target_reps,
         })
     }
 }
 
+/// The body of a `SUGGEST_WEIGHT`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SuggestBody {
+    #[serde(default, rename = "intent")]
+    _intent: Option<IgnoredAny>,
+    exercise_id: Option<String>,
+    target_reps: Option<u32>,
+    target_rir: Option<u32>,
+}
+
 impl SuggestRequest {
-    fn from_payload(p: &Map<String, Value>) -> Result<SuggestRequest, ApiError> {
-        only(p, &["intent", "exercise_id", "target_reps", "target_rir"])?;
-        let text = req_str(p, "exercise_id")?;
-        let reps = req_uint(p, "target_reps", u64::from(MAX_REPS))? as u32;
-        if reps == 0 {
+    fn from_body(b: SuggestBody) -> Result<SuggestRequest, ApiError> {
+        let exercise_id = required(b.exercise_id, "exercise_id")?;
+        let target_reps = at_most(b.target_reps, "target_reps", MAX_REPS)?
+            .ok_or_else(|| invalid("'target_reps' is required", "target_reps"))?;
+        if target_reps == 0 {
             return Err(invalid("target_reps must be at least 1", "target_reps"));
         }
-        let rir = opt_uint(p, "target_rir", u64::from(MAX_RIR))?
-            .map_or(suggest::DEFAULT_TARGET_RIR, |r| r as u32);
-
+        let target_rir =
+            at_most(b.target_rir, "target_rir", MAX_RIR)?.unwrap_or(suggest::DEFAULT_TARGET_RIR);
         Ok(SuggestRequest {
-            exercise_id: text.to_string(),
-            target_reps: reps,
-            target_rir: rir,
+            exercise_id,
+            target_reps,
+            target_rir,
         })
     }
 }
 
+/// The body of a `MONITOR_STATE` (`workout_state` is the app's view, accepted and ignored: the
+/// stored workout decides).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct MonitorBody {
+    #[serde(default, rename = "intent")]
+    _intent: Option<IgnoredAny>,
+    event_type: Option<String>,
+    state_diff: Option<Map<String, Value>>,
+    #[serde(default, rename = "workout_state")]
+    _workout_state: Option<Map<String, Value>>,
+}
+
 impl MonitorRequest {
-    fn from_payload(p: &Map<String, Value>) -> Result<MonitorRequest, ApiError> {
-        only(p, &["intent", "event_type", "state_diff", "workout_state"])?;
-        let event_type = req_str(p, "event_type")?;
-        for f in ["state_diff", "workout_state"] {
-            if !matches!(p.get(f), None | Some(Value::Null) | Some(Value::Object(_))) {
-                return Err(invalid(&format!("'{f}' must be an object"), f));
-            }
-        }
-        let diff = p.get("state_diff").and_then(Value::as_object);
-        let set_id = diff.and_then(|d| d.get("set_id")).and_then(Value::as_str);
+    fn from_body(b: MonitorBody) -> Result<MonitorRequest, ApiError> {
+        let set_id = b
+            .state_diff
+            .as_ref()
+            .and_then(|d| d.get("set_id"))
+            .and_then(Value::as_str);
         Ok(MonitorRequest {
-            event_type: event_type.to_string(),
+            event_type: required(b.event_type, "event_type")?,
             set_id: set_id.map(str::to_string),
         })
     }

@@ -3,13 +3,14 @@
 //! gate. Also the feeds the app pages through (notifications, insight cards).
 
 use chrono::Utc;
-use serde_json::{Map, Value, json};
+use serde::Deserialize;
+use serde::de::IgnoredAny;
+use serde_json::{Value, json};
 
-use super::params::*;
+use super::params::{json_object, read, text as text_field};
 use super::{App, MAX_ATTEMPTS, conflict, fingerprint, invalid, reused, store_error};
 use crate::api::ApiError;
 use crate::context::SessionContext;
-use crate::domain::limits;
 use crate::retry::Attempts;
 use crate::skills::{events, notify};
 use crate::store::activity::{EventOutcome, EventRecord, Feed, Page};
@@ -27,31 +28,50 @@ pub struct EventRequest {
     fingerprint: String,
 }
 
+/// The fields an event may carry (which of them a type takes, `events::parse` checks).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct EventBody {
+    id: Option<String>,
+    #[serde(rename = "type")]
+    _type: Option<IgnoredAny>,
+    #[serde(rename = "intervention_key")]
+    _intervention_key: Option<IgnoredAny>,
+    #[serde(rename = "suggested_action")]
+    _suggested_action: Option<IgnoredAny>,
+    #[serde(rename = "context")]
+    _context: Option<IgnoredAny>,
+    #[serde(rename = "timestamp")]
+    _timestamp: Option<IgnoredAny>,
+    #[serde(rename = "value")]
+    _value: Option<IgnoredAny>,
+    #[serde(rename = "scale")]
+    _scale: Option<IgnoredAny>,
+    #[serde(rename = "flow_id")]
+    _flow_id: Option<IgnoredAny>,
+}
+
 impl EventRequest {
-    /// Reads the event from the message `text` (a JSON object, already parsed as `obj`).
-    pub fn from_payload(
-        text: &str,
-        obj: &Map<String, Value>,
-        ctx: &SessionContext,
-    ) -> Result<EventRequest, ApiError> {
-        only(obj, &events::EVENT_FIELDS)?;
+    /// Reads the event from the message `text`.
+    pub fn from_text(text: &str, ctx: &SessionContext) -> Result<EventRequest, ApiError> {
+        let sent = json_object(text, false)?;
+        let body: EventBody = read(&sent)?;
+        let Value::Object(obj) = &sent else {
+            return Err(invalid("the request must be a JSON object", "message"));
+        };
         let event = events::parse(obj).map_err(|e| invalid(&e.message, e.field))?;
-        let id = match opt_str(obj, "id")? {
-            Some(id) => {
-                limits::check_name("id", id)?;
-                id.to_string()
-            }
-            None => ctx.corr.clone().unwrap_or_else(|| {
+        let id = text_field(body.id, "id")?.unwrap_or_else(|| {
+            ctx.corr.clone().unwrap_or_else(|| {
                 format!(
                     "ev-{}",
                     Utc::now().timestamp_nanos_opt().unwrap_or_default()
                 )
-            }),
-        };
+            })
+        });
         Ok(EventRequest {
             event,
             id,
-            payload: Value::Object(obj.clone()),
+            payload: sent,
             fingerprint: fingerprint(&[text.trim()]),
         })
     }

@@ -24,6 +24,8 @@ pub(crate) mod params;
 pub mod proposals;
 pub mod workout;
 
+use std::borrow::Cow;
+
 use chrono::{DateTime, Duration, Utc};
 use serde_json::{Value, json};
 
@@ -150,7 +152,7 @@ pub(crate) fn checked_id<'a>(id: &'a str, field: &'static str) -> Result<&'a str
     }
 }
 
-pub(crate) fn invalid(message: &str, field: &'static str) -> ApiError {
+pub(crate) fn invalid(message: &str, field: impl Into<Cow<'static, str>>) -> ApiError {
     ApiError::new(ErrorCode::ValidationError, message).field(field)
 }
 

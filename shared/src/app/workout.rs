@@ -2,8 +2,8 @@
 //! the active one, complete it (which queues its analysis).
 
 use chrono::{DateTime, Utc};
-use serde::Serialize;
-use serde_json::{Map, Value, json};
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
 
 use super::params::*;
 use super::{
@@ -34,25 +34,42 @@ pub struct StartWorkout {
     pub exercises: Vec<workouts::AdhocExercise>,
 }
 
+/// The body of `POST /v1/workouts`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct StartBody {
+    name: Option<String>,
+    template_id: Option<String>,
+    routine_id: Option<String>,
+    next: Option<bool>,
+    exercises: Option<Vec<AdhocBody>>,
+}
+
+/// `{"exercise": "bench press", "sets": 3, "reps": 8, "rir": 2}` (or `exercise_id`).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct AdhocBody {
+    exercise: Option<String>,
+    exercise_id: Option<String>,
+    sets: Option<u32>,
+    reps: Option<u32>,
+    rir: Option<u32>,
+}
+
 impl StartWorkout {
-    /// Reads the request body's fields (unknown ones refused, each error naming its field).
-    pub fn from_payload(obj: &Map<String, Value>) -> Result<StartWorkout, ApiError> {
-        only(
-            obj,
-            &["name", "template_id", "routine_id", "next", "exercises"],
-        )?;
-        let name = opt_str(obj, "name")?;
-        if let Some(n) = name {
-            limits::check_name("name", n)?;
+    /// Reads the request body (unknown fields refused, each error naming its field).
+    pub fn from_body(body: &Value) -> Result<StartWorkout, ApiError> {
+        let b: StartBody = read(body)?;
+        let template_id = text(b.template_id, "template_id")?;
+        if let Some(id) = &template_id {
+            checked_id(id, "template_id")?;
         }
-        let template_id = opt_str(obj, "template_id")?
-            .map(|id| checked_id(id, "template_id"))
-            .transpose()?;
-        let routine_id = opt_str(obj, "routine_id")?
-            .map(|id| checked_id(id, "routine_id"))
-            .transpose()?;
-        let next = opt_bool(obj, "next")?.unwrap_or(false) || routine_id.is_some();
-        let exercises = parse_adhoc(obj.get("exercises"))?;
+        let routine_id = text(b.routine_id, "routine_id")?;
+        if let Some(id) = &routine_id {
+            checked_id(id, "routine_id")?;
+        }
+        let next = b.next.unwrap_or(false) || routine_id.is_some();
+        let exercises = adhoc(b.exercises.unwrap_or_default())?;
         let sources = [template_id.is_some(), next, !exercises.is_empty()]
             .iter()
             .filter(|b| **b)
@@ -64,13 +81,50 @@ impl StartWorkout {
             ));
         }
         Ok(StartWorkout {
-            name: name.map(str::to_string),
-            template_id: template_id.map(str::to_string),
+            name: text(b.name, "name")?,
+            template_id,
             next,
-            routine_id: routine_id.map(str::to_string),
+            routine_id,
             exercises,
         })
     }
+}
+
+/// The exercises of an ad hoc workout, resolved through the catalog.
+fn adhoc(items: Vec<AdhocBody>) -> Result<Vec<workouts::AdhocExercise>, ApiError> {
+    limits::check_count("exercises", items.len(), limits::MAX_EXERCISES_PER_WORKOUT)?;
+    items
+        .into_iter()
+        .enumerate()
+        .map(|(i, item)| {
+            let at = |f: &str| format!("exercises[{i}].{f}");
+            let text = match text(item.exercise_id, &at("exercise_id"))? {
+                Some(t) => t,
+                None => required(item.exercise, &at("exercise"))?,
+            };
+            let exercise = catalog()
+                .resolve(&text)
+                .exercise()
+                .ok_or_else(|| unknown_exercise(&text).field(at("exercise")))?;
+            let sets = at_most(item.sets, &at("sets"), MAX_SETS_PER_EXERCISE as u32)?
+                .unwrap_or(workouts::DEFAULT_SETS);
+            let reps = at_most(item.reps, &at("reps"), MAX_REPS)?.unwrap_or(workouts::DEFAULT_REPS);
+            let rir =
+                at_most(item.rir, &at("rir"), MAX_RIR)?.unwrap_or(suggest::DEFAULT_TARGET_RIR);
+            if sets == 0 || reps == 0 {
+                return Err(invalid(
+                    "sets and reps must be at least 1",
+                    at(if sets == 0 { "sets" } else { "reps" }),
+                ));
+            }
+            Ok(workouts::AdhocExercise {
+                exercise,
+                sets,
+                reps,
+                rir,
+            })
+        })
+        .collect()
 }
 
 /// A started workout, in the lifter's unit.
@@ -356,50 +410,4 @@ impl App {
 
 fn default_name(now: DateTime<Utc>, ctx: &SessionContext) -> String {
     format!("Workout {}", now.with_timezone(&ctx.tz).format("%-d %b"))
-}
-
-/// `[{"exercise": "bench press", "sets": 3, "reps": 8, "rir": 2}, ...]`
-pub(crate) fn parse_adhoc(v: Option<&Value>) -> Result<Vec<workouts::AdhocExercise>, ApiError> {
-    let items = match v {
-        None | Some(Value::Null) => return Ok(Vec::new()),
-        Some(Value::Array(a)) => a,
-        Some(_) => return Err(invalid("'exercises' must be a list", "exercises")),
-    };
-    limits::check_count("exercises", items.len(), limits::MAX_EXERCISES_PER_WORKOUT)?;
-    items
-        .iter()
-        .map(|item| {
-            let o = item.as_object().ok_or_else(|| {
-                invalid(
-                    "each exercise must be an object like {\"exercise\": \"bench press\"}",
-                    "exercises",
-                )
-            })?;
-            only(o, &["exercise", "exercise_id", "sets", "reps", "rir"])?;
-            let text = opt_str(o, "exercise_id")?
-                .or(opt_str(o, "exercise")?)
-                .ok_or_else(|| {
-                    invalid("each exercise needs 'exercise' (a name or id)", "exercises")
-                })?;
-            let exercise = catalog()
-                .resolve(text)
-                .exercise()
-                .ok_or_else(|| unknown_exercise(text))?;
-            let sets = opt_uint(o, "sets", MAX_SETS_PER_EXERCISE as u64)?
-                .unwrap_or(u64::from(workouts::DEFAULT_SETS)) as u32;
-            let reps = opt_uint(o, "reps", u64::from(MAX_REPS))?
-                .unwrap_or(u64::from(workouts::DEFAULT_REPS)) as u32;
-            let rir = opt_uint(o, "rir", u64::from(MAX_RIR))?
-                .unwrap_or(u64::from(suggest::DEFAULT_TARGET_RIR)) as u32;
-            if sets == 0 || reps == 0 {
-                return Err(invalid("sets and reps must be at least 1", "exercises"));
-            }
-            Ok(workouts::AdhocExercise {
-                exercise,
-                sets,
-                reps,
-                rir,
-            })
-        })
-        .collect()
 }

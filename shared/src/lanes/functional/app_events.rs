@@ -7,8 +7,7 @@ impl FunctionalLane {
     pub(super) async fn event(&self, req: &Request) -> Result<Response<Body>, ApiError> {
         let message = api::extract_payload(req)?;
         let (ctx, text) = bind(req, self.auth, &message)?;
-        let obj = json_object(text)?;
-        let event = EventRequest::from_payload(text, &obj, &ctx)?;
+        let event = EventRequest::from_text(text, &ctx)?;
         let reply = self.app.app_event(&ctx, &event).await?;
         Ok(api::json_response(reply.status, &reply.body))
     }

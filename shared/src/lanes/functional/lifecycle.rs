@@ -3,21 +3,17 @@
 //! writes the answer.
 
 use super::*;
+use serde::Deserialize;
+
+use crate::app::params::text as text_field;
 use crate::app::workout::StartWorkout;
 
 impl FunctionalLane {
     pub(super) async fn start_workout(&self, req: &Request) -> Result<Response<Body>, ApiError> {
         let message = api::extract_payload(req)?;
         let (ctx, text) = bind(req, self.auth, &message)?;
-        let obj = if text.trim().is_empty() {
-            Map::new()
-        } else {
-            json_object(text)?
-        };
-        let started = self
-            .app
-            .start_workout(&ctx, &StartWorkout::from_payload(&obj)?)
-            .await?;
+        let body = StartWorkout::from_body(&json_object(text, true)?)?;
+        let started = self.app.start_workout(&ctx, &body).await?;
         Ok(json_body(201, &started))
     }
 
@@ -33,9 +29,7 @@ impl FunctionalLane {
     ) -> Result<Response<Body>, ApiError> {
         let message = optional_payload(req)?;
         let (ctx, text) = bind(req, self.auth, &message)?;
-        if !text.trim().is_empty() {
-            only(&json_object(text)?, &[])?;
-        }
+        let NoFields {} = read(&json_object(text, true)?)?;
         Ok(json_body(200, &self.app.complete_workout(&ctx, id).await?))
     }
 }
@@ -50,14 +44,10 @@ impl FunctionalLane {
     ) -> Result<Response<Body>, ApiError> {
         let message = optional_payload(req)?;
         let (ctx, text) = bind(req, self.auth, &message)?;
-        let obj = if text.trim().is_empty() {
-            Map::new()
-        } else {
-            json_object(text)?
-        };
+        let sent = json_object(text, true)?;
         let body = if confirm {
-            only(&obj, &["content_hash"])?;
-            let hash = opt_str(&obj, "content_hash")?.ok_or_else(|| {
+            let ConfirmBody { content_hash } = read(&sent)?;
+            let hash = text_field(content_hash, "content_hash")?.ok_or_else(|| {
                 invalid(
                     "'content_hash' is required: the hash of the proposal the lifter saw",
                     "content_hash",
@@ -67,16 +57,28 @@ impl FunctionalLane {
                 &self.app.store,
                 &ctx.user_id,
                 id,
-                Some(hash),
+                Some(&hash),
                 Utc::now(),
             )
             .await
         } else {
-            only(&obj, &[])?;
+            let NoFields {} = read(&sent)?;
             crate::app::proposals::dismiss(&self.app.store, &ctx.user_id, id, Utc::now()).await
         };
         Ok(api::json_response(200, &body?.to_string()))
     }
+}
+
+/// A body that takes no fields (empty, or `{}`).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct NoFields {}
+
+/// The body of a confirm: the hash of the proposal the lifter saw.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ConfirmBody {
+    content_hash: Option<String>,
 }
 
 /// The payload of a POST whose body may be empty.
