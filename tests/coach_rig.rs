@@ -130,7 +130,8 @@ impl Rig {
             Ok::<(), String>(())
         })?;
         let http = coach::llm::http_client()?;
-        let lane = Arc::new(rt.block_on(SlowLane::from_env(&http))?);
+        let config = coach::config::Config::from_env()?;
+        let lane = Arc::new(rt.block_on(SlowLane::from_config(&config, &http))?);
         Ok(Rig {
             lane,
             fake,

@@ -12,7 +12,8 @@
 //! - `app` (the use cases every adapter calls) uses the core, the ports (store, queue, models,
 //!   push) and the request's context, never a lane: one lane does not call another's handler;
 //! - `agent` (the coach: model loop, tools, critic, gate) uses `app` and what it uses, never a
-//!   lane: the SLOW lane is only its HTTP and SSE adapter.
+//!   lane: the SLOW lane is only its HTTP and SSE adapter;
+//! - `config` (the settings `main` reads once) uses the types of what it configures only.
 //!
 //! The test reads every `crate::<module>` path in each layer's source (comments excluded).
 
@@ -20,7 +21,7 @@
 mod tests {
     use std::path::Path;
 
-    const RULES: [(&str, &[&str]); 12] = [
+    const RULES: [(&str, &[&str]); 13] = [
         ("domain", &["domain"]),
         ("store", &["store", "domain", "retry", "tls", "telemetry"]),
         ("telemetry", &["telemetry", "domain"]),
@@ -33,6 +34,10 @@ mod tests {
             &["import", "domain", "analysis", "skills", "store", "queue"],
         ),
         ("analysis", &["analysis", "domain"]),
+        (
+            "config",
+            &["config", "agent", "context", "llm", "queue", "secrets"],
+        ),
         ("skills", &["skills", "domain", "analysis", "router"]),
         (
             "app",

@@ -5,6 +5,7 @@ pub mod agent;
 pub mod analysis;
 pub mod api;
 pub mod app;
+pub mod config;
 pub mod context;
 pub mod domain;
 /// Fuzz properties: for the fuzz targets (feature `fuzzing`) and the corpus replay test.

@@ -25,14 +25,14 @@ pub enum Push {
 pub struct PushError(String);
 
 impl Push {
-    /// SNS when `NOTIFY_TOPIC_ARN` is set, else disabled.
-    pub fn from_env(config: &aws_config::SdkConfig) -> Push {
-        match std::env::var("NOTIFY_TOPIC_ARN") {
-            Ok(arn) if !arn.trim().is_empty() => Push::Sns {
-                client: aws_sdk_sns::Client::new(config),
-                topic_arn: arn.trim().to_string(),
+    /// SNS when there is a topic (`NOTIFY_TOPIC_ARN`), else disabled.
+    pub fn new(aws: &aws_config::SdkConfig, topic: Option<&str>) -> Push {
+        match topic {
+            Some(arn) => Push::Sns {
+                client: aws_sdk_sns::Client::new(aws),
+                topic_arn: arn.to_string(),
             },
-            _ => Push::Disabled,
+            None => Push::Disabled,
         }
     }
 

@@ -4,6 +4,7 @@
 //! only when one of their lanes has a model configured. Locally, `GEMINI_API_KEY` and
 //! `OPENAI_API_KEY` still work (a secret, when set, takes their place).
 
+use crate::config::Config;
 use crate::llm::ModelLane;
 
 pub const SECRET_VAR: &str = "MODEL_API_KEY_SECRET_ARN";
@@ -12,22 +13,19 @@ pub const SECRET_VAR: &str = "MODEL_API_KEY_SECRET_ARN";
 /// `lanes` has a model; `Ok(None)` otherwise. The secret is a plain string (the key itself).
 pub async fn model_api_key(
     aws: &aws_config::SdkConfig,
+    config: &Config,
     lanes: &[ModelLane],
 ) -> Result<Option<String>, String> {
-    let Some(arn) = std::env::var(SECRET_VAR)
-        .ok()
-        .map(|v| v.trim().to_string())
-        .filter(|v| !v.is_empty())
-    else {
+    let Some(arn) = &config.model_key_secret else {
         return Ok(None);
     };
-    if !lanes.iter().any(|l| l.has_model()) {
+    if !lanes.iter().any(|l| config.has_model(*l)) {
         return Ok(None);
     }
     let client = aws_sdk_secretsmanager::Client::new(aws);
     let out = client
         .get_secret_value()
-        .secret_id(&arn)
+        .secret_id(arn)
         .send()
         .await
         .map_err(|e| {

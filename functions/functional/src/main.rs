@@ -8,11 +8,12 @@ use lambda_http::{Error, service_fn};
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Error> {
     coach::telemetry::init();
-    let http = coach::llm::http_client()
-        .map_err(|e| Error::from(format!("functional lane configuration: {e}")))?;
-    let lane = FunctionalLane::from_env(&http)
+    let failed = |e: String| Error::from(format!("functional lane configuration: {e}"));
+    let config = coach::config::Config::from_env().map_err(failed)?;
+    let http = coach::llm::http_client().map_err(failed)?;
+    let lane = FunctionalLane::from_config(&config, &http)
         .await
-        .map_err(|e| Error::from(format!("functional lane configuration: {e}")))?;
+        .map_err(failed)?;
     let lane = &lane;
     lambda_http::run(service_fn(move |req| async move {
         Ok::<_, Error>(lane.handle(req).await)

@@ -9,12 +9,13 @@ use lambda_http::{Error, service_fn};
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Error> {
     coach::telemetry::init();
-    let http = coach::llm::http_client()
-        .map_err(|e| Error::from(format!("slow lane configuration: {e}")))?;
+    let failed = |e: String| Error::from(format!("slow lane configuration: {e}"));
+    let config = coach::config::Config::from_env().map_err(failed)?;
+    let http = coach::llm::http_client().map_err(failed)?;
     let lane = Arc::new(
-        SlowLane::from_env(&http)
+        SlowLane::from_config(&config, &http)
             .await
-            .map_err(|e| Error::from(format!("slow lane configuration: {e}")))?,
+            .map_err(failed)?,
     );
     lambda_http::run_with_streaming_response(service_fn(move |req| {
         let lane = lane.clone();

@@ -26,11 +26,9 @@ fn deadline(epoch_ms: u64) -> Instant {
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Error> {
     coach::telemetry::init();
-    let lane = Arc::new(
-        WorkerLane::from_env()
-            .await
-            .map_err(|e| Error::from(format!("worker configuration: {e}")))?,
-    );
+    let failed = |e: String| Error::from(format!("worker configuration: {e}"));
+    let config = coach::config::Config::from_env().map_err(failed)?;
+    let lane = Arc::new(WorkerLane::from_config(&config).await.map_err(failed)?);
     lambda_runtime::run(service_fn(move |event: LambdaEvent<SqsEvent>| {
         let lane = lane.clone();
         async move {

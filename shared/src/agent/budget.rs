@@ -15,20 +15,6 @@ pub const DEFAULT_DAILY_TOKENS: u64 = 200_000;
 pub struct Budget(pub Option<u64>);
 
 impl Budget {
-    /// From `COACH_DAILY_TOKENS` (a whole number; 0 turns the cap off).
-    pub fn from_env() -> Result<Budget, String> {
-        match std::env::var("COACH_DAILY_TOKENS") {
-            Err(_) => Ok(Budget(Some(DEFAULT_DAILY_TOKENS))),
-            Ok(v) => match v.trim().parse::<u64>() {
-                Ok(0) => Ok(Budget(None)),
-                Ok(n) => Ok(Budget(Some(n))),
-                Err(_) => Err(format!(
-                    "COACH_DAILY_TOKENS must be a whole number of tokens (0 for no cap), not '{v}'"
-                )),
-            },
-        }
-    }
-
     /// Tokens left today after `used`; `None` without a cap.
     pub fn left(self, used: u64) -> Option<u64> {
         self.0.map(|cap| cap.saturating_sub(used))

@@ -8,6 +8,7 @@ use lambda_http::{Body, Request, Response};
 
 use crate::api::{self, ApiError, ErrorCode};
 use crate::app::command;
+use crate::config::Config;
 use crate::context::AuthMode;
 use crate::router::{self, Intent};
 use crate::store::Store;
@@ -20,35 +21,17 @@ pub struct FastLane {
     auth: AuthMode,
 }
 
-/// What the lane needs from the environment, read once at start-up.
-#[derive(Debug, Clone)]
-pub struct Config {
-    pub table: String,
-    pub auth: AuthMode,
-}
-
-impl Config {
-    pub fn from_env() -> Result<Config, String> {
-        let table = std::env::var("TABLE_NAME").map_err(|_| "TABLE_NAME is not set".to_string())?;
-        if table.trim().is_empty() {
-            return Err("TABLE_NAME is empty".into());
-        }
-        let auth = AuthMode::from_setting(std::env::var("AUTH_MODE").ok().as_deref())?;
-        Ok(Config { table, auth })
-    }
-}
-
 impl FastLane {
     pub fn new(store: Store, auth: AuthMode) -> Self {
         Self { store, auth }
     }
 
-    pub async fn from_env() -> Result<Self, String> {
-        let cfg = Config::from_env()?;
-        Ok(Self::new(
-            Store::from_env("fast", cfg.table).await,
-            cfg.auth,
-        ))
+    /// The lane `config` describes (read once in `main`).
+    pub async fn from_config(config: &Config) -> Self {
+        Self::new(
+            Store::from_env("fast", config.table.clone()).await,
+            config.auth,
+        )
     }
 
     /// Handles one request; never fails (errors are responses) and logs one line.

@@ -13,6 +13,7 @@ use serde::Serialize;
 
 pub use crate::app::jobs::{ACTIVE_DAYS, RECORD_MIN_BUDGET, previous_sunday};
 use crate::app::jobs::{JobError, Report, Worker};
+use crate::config::Config;
 use crate::llm::Usage;
 use crate::push::Push;
 use crate::queue::{FANOUT_TYPE, JobQueue, Message};
@@ -39,24 +40,21 @@ struct JobLog<'a> {
 }
 
 impl WorkerLane {
-    pub async fn from_env() -> Result<Self, String> {
-        let table = std::env::var("TABLE_NAME")
-            .ok()
-            .filter(|t| !t.trim().is_empty())
-            .ok_or("TABLE_NAME is not set")?;
+    /// The worker `config` describes (read once in `main`).
+    pub async fn from_config(config: &Config) -> Result<Self, String> {
         let aws = crate::store::aws_config_from_env("worker").await;
         // The model's HTTP client (and its TLS roots) only when a model is configured.
         let lane = crate::llm::ModelLane::Worker;
-        let key = crate::secrets::model_api_key(&aws, &[lane]).await?;
-        let model = match crate::llm::ModelConfig::from_env_with_key(lane, key.as_deref())? {
-            Some(config) => Some(crate::llm::Model::new(config, crate::llm::http_client()?)),
+        let key = crate::secrets::model_api_key(&aws, config, &[lane]).await?;
+        let model = match config.model(lane, key.as_deref())? {
+            Some(settings) => Some(crate::llm::Model::new(settings, crate::llm::http_client()?)),
             None => None,
         };
         Ok(Self::new(
             Worker::new(
-                Store::from_config(&aws, table),
-                JobQueue::from_env(&aws),
-                Push::from_env(&aws),
+                Store::from_config(&aws, config.table.clone()),
+                JobQueue::new(&aws, &config.queue),
+                Push::new(&aws, config.notify_topic.as_deref()),
             )
             .with_model(model),
         ))

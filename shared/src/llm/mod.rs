@@ -67,12 +67,7 @@ pub enum ModelLane {
 }
 
 impl ModelLane {
-    /// Whether `<LANE>_MODEL` names a model.
-    pub fn has_model(self) -> bool {
-        std::env::var(format!("{}_MODEL", self.prefix())).is_ok_and(|m| !m.trim().is_empty())
-    }
-
-    fn prefix(self) -> &'static str {
+    pub(crate) fn prefix(self) -> &'static str {
         match self {
             ModelLane::Slow => "SLOW",
             ModelLane::Functional => "FUNCTIONAL",
@@ -106,23 +101,6 @@ impl ModelLane {
 }
 
 impl ModelConfig {
-    /// `Ok(None)` when the lane has no model (`<LANE>_MODEL` unset or empty).
-    pub fn from_env(lane: ModelLane) -> Result<Option<ModelConfig>, String> {
-        Self::from_env_with_key(lane, None)
-    }
-
-    /// As `from_env`, with the API key from Secrets Manager (`secrets::model_api_key`) in place
-    /// of `GEMINI_API_KEY` / `OPENAI_API_KEY` when there is one.
-    pub fn from_env_with_key(
-        lane: ModelLane,
-        key: Option<&str>,
-    ) -> Result<Option<ModelConfig>, String> {
-        Self::from_vars(lane, |k| match (k, key) {
-            ("GEMINI_API_KEY" | "OPENAI_API_KEY", Some(key)) => Some(key.to_string()),
-            _ => std::env::var(k).ok(),
-        })
-    }
-
     /// Reads `<LANE>_MODEL`, `<LANE>_MODEL_PROVIDER` (else `MODEL_PROVIDER`, default gemini),
     /// `<LANE>_TEMPERATURE`, `<LANE>_MAX_OUTPUT_TOKENS`, `<LANE>_THINKING_BUDGET`, and the
     /// provider's `*_BASE_URL` / `*_API_KEY`.
@@ -378,15 +356,6 @@ pub struct Model {
 impl Model {
     pub fn new(config: ModelConfig, http: reqwest::Client) -> Model {
         Model { config, http }
-    }
-
-    /// The lane's model, if one is configured; `key` is the API key from Secrets Manager.
-    pub fn from_env(
-        lane: ModelLane,
-        http: &reqwest::Client,
-        key: Option<&str>,
-    ) -> Result<Option<Model>, String> {
-        Ok(ModelConfig::from_env_with_key(lane, key)?.map(|c| Model::new(c, http.clone())))
     }
 
     /// Opens the stream, retrying 429 (with the server's hint), 5xx and connection errors with

@@ -24,6 +24,14 @@ pub enum JobQueue {
     Disabled,
 }
 
+/// Where jobs go: SQS (`QUEUE_URL`), the local worker (`WORKER_INVOKE_URL`), or nowhere.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum QueueTarget {
+    Sqs { url: String },
+    LocalInvoke { url: String },
+    Disabled,
+}
+
 /// What happened to a job.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Delivery {
@@ -57,27 +65,25 @@ const LOCAL_INVOKE_TIMEOUT: Duration = Duration::from_secs(30);
 pub const BATCH_MESSAGES: usize = 10;
 
 impl JobQueue {
-    /// `QUEUE_URL` (SQS) or else `WORKER_INVOKE_URL` (local), from the environment.
-    pub fn from_env(config: &aws_config::SdkConfig) -> JobQueue {
-        let var = |k| {
-            std::env::var(k)
-                .ok()
-                .filter(|v: &String| !v.trim().is_empty())
-        };
-        if let Some(url) = var("QUEUE_URL") {
-            return JobQueue::Sqs {
-                client: aws_sdk_sqs::Client::new(config),
-                url,
-            };
+    /// The queue `target` names (SQS, the local worker, or none).
+    pub fn new(aws: &aws_config::SdkConfig, target: &QueueTarget) -> JobQueue {
+        match target {
+            QueueTarget::Sqs { url } => JobQueue::Sqs {
+                client: aws_sdk_sqs::Client::new(aws),
+                url: url.clone(),
+            },
+            QueueTarget::LocalInvoke { url } => {
+                let http = reqwest::Client::builder()
+                    .timeout(LOCAL_INVOKE_TIMEOUT)
+                    .build()
+                    .unwrap_or_default();
+                JobQueue::LocalInvoke {
+                    http,
+                    url: url.clone(),
+                }
+            }
+            QueueTarget::Disabled => JobQueue::Disabled,
         }
-        if let Some(url) = var("WORKER_INVOKE_URL") {
-            let http = reqwest::Client::builder()
-                .timeout(LOCAL_INVOKE_TIMEOUT)
-                .build()
-                .unwrap_or_default();
-            return JobQueue::LocalInvoke { http, url };
-        }
-        JobQueue::Disabled
     }
 
     /// Sends one job.

@@ -24,13 +24,19 @@ pub async fn child() {
     lap("aws_config (env, region, credentials chain)", &mut steps);
     let store = coach::store::Store::from_config(&aws, "Coach");
     lap("DynamoDB client", &mut steps);
-    let queue = coach::queue::JobQueue::from_env(&aws);
+    let config = coach::config::Config::from_env();
+    lap("configuration (environment)", &mut steps);
+    let Ok(config) = config else {
+        eprintln!("the configuration was not read: {config:?}");
+        return;
+    };
+    let queue = coach::queue::JobQueue::new(&aws, &config.queue);
     lap("SQS client (QUEUE_URL set)", &mut steps);
-    let push = coach::push::Push::from_env(&aws);
+    let push = coach::push::Push::new(&aws, config.notify_topic.as_deref());
     lap("SNS client (NOTIFY_TOPIC_ARN set)", &mut steps);
     let http = coach::llm::http_client();
     lap("model HTTP client (reqwest)", &mut steps);
-    let key = coach::secrets::model_api_key(&aws, &[coach::llm::ModelLane::Slow]).await;
+    let key = coach::secrets::model_api_key(&aws, &config, &[coach::llm::ModelLane::Slow]).await;
     lap(
         "model API key from Secrets Manager (client and GetSecretValue, local endpoint)",
         &mut steps,

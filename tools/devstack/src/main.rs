@@ -147,6 +147,7 @@ async fn run() -> Result<(), String> {
                 ("AWS_SECRET_ACCESS_KEY", "profile"),
                 ("QUEUE_URL", "https://sqs.us-east-1.amazonaws.com/1/jobs"),
                 ("NOTIFY_TOPIC_ARN", "arn:aws:sns:us-east-1:1:notify"),
+                ("TABLE_NAME", "Coach"),
             ];
             env.extend(extra.iter().map(|(k, v)| (k.as_str(), v.as_str())));
             init_profile::measure(runs, &env).await
@@ -284,11 +285,10 @@ async fn run() -> Result<(), String> {
             }
             let (user, file) = (user.ok_or_else(usage)?, file.ok_or_else(usage)?);
             let text = std::fs::read_to_string(&file).map_err(|e| format!("{file}: {e}"))?;
-            let table =
-                std::env::var("TABLE_NAME").map_err(|_| "TABLE_NAME is not set".to_string())?;
+            let config = coach::config::Config::from_env()?;
             let aws = coach::store::aws_config_from_env("devstack").await;
-            let store = coach::store::Store::from_config(&aws, table);
-            let queue = coach::queue::JobQueue::from_env(&aws);
+            let store = coach::store::Store::from_config(&aws, config.table.clone());
+            let queue = coach::queue::JobQueue::new(&aws, &config.queue);
             let started = std::time::Instant::now();
             let out = coach::import::strong_export(
                 &store,
@@ -317,7 +317,8 @@ async fn run() -> Result<(), String> {
                 .iter()
                 .find(|a| *a != "--dry-run")
                 .ok_or_else(usage)?;
-            let lane = coach::lanes::worker::WorkerLane::from_env().await?;
+            let config = coach::config::Config::from_env()?;
+            let lane = coach::lanes::worker::WorkerLane::from_config(&config).await?;
             let out = lane.jobs().operate(body, dry, chrono::Utc::now()).await?;
             println!(
                 "{}",

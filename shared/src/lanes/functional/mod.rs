@@ -29,6 +29,7 @@ use super::{bind, store_error};
 use crate::api::{self, ApiError, ErrorCode};
 use crate::app::assist::Assist;
 use crate::app::{App, checked_id, invalid};
+use crate::config::Config;
 use crate::context::AuthMode;
 use crate::queue::JobQueue;
 use crate::router::{self, Intent, Lane};
@@ -50,19 +51,21 @@ impl FunctionalLane {
         Self { app, auth }
     }
 
-    /// `http` is the process's one model client; it is used only when `FUNCTIONAL_MODEL` is set.
-    pub async fn from_env(http: &reqwest::Client) -> Result<Self, String> {
-        let cfg = super::fast::Config::from_env()?;
+    /// The lane `config` describes (read once in `main`); `http` is the process's one model
+    /// client, used only when `FUNCTIONAL_MODEL` is set.
+    pub async fn from_config(config: &Config, http: &reqwest::Client) -> Result<Self, String> {
         let aws = crate::store::aws_config_from_env("functional").await;
         let lane = crate::llm::ModelLane::Functional;
-        let key = crate::secrets::model_api_key(&aws, &[lane]).await?;
-        let model = crate::llm::Model::from_env(lane, http, key.as_deref())?;
+        let key = crate::secrets::model_api_key(&aws, config, &[lane]).await?;
+        let model = config
+            .model(lane, key.as_deref())?
+            .map(|c| crate::llm::Model::new(c, http.clone()));
         let app = App::new(
-            Store::from_config(&aws, cfg.table),
-            JobQueue::from_env(&aws),
+            Store::from_config(&aws, config.table.clone()),
+            JobQueue::new(&aws, &config.queue),
             Assist::new(model),
         );
-        Ok(Self::new(app, cfg.auth))
+        Ok(Self::new(app, config.auth))
     }
 
     /// Handles one request; never fails (errors are responses) and logs one line.

@@ -16,13 +16,13 @@ use lambda_http::lambda_runtime::streaming::Body as StreamBody;
 use lambda_http::{Body, Request, RequestExt, Response};
 use serde_json::{Value, json};
 
-use crate::agent::budget::Budget;
 use crate::agent::{Coach, model_loop};
 use crate::api::{self, ApiError, ErrorCode};
 use crate::app::App;
 use crate::app::assist::Assist;
 use crate::app::buttons::Button;
 use crate::app::command;
+use crate::config::Config;
 use crate::context::AuthMode;
 use crate::llm::{Model, ModelLane};
 use crate::queue::JobQueue;
@@ -45,30 +45,28 @@ pub struct SlowLane {
 }
 
 impl SlowLane {
-    pub async fn from_env(http: &reqwest::Client) -> Result<Self, String> {
-        let cfg = super::fast::Config::from_env()?;
+    /// The lane `config` describes (read once in `main`); `http` is the process's one model
+    /// client.
+    pub async fn from_config(config: &Config, http: &reqwest::Client) -> Result<Self, String> {
         let aws = crate::store::aws_config_from_env("slow").await;
-        let key =
-            crate::secrets::model_api_key(&aws, &[ModelLane::Slow, ModelLane::Functional]).await?;
-        let model = Model::from_env(ModelLane::Slow, http, key.as_deref())?;
-        let functional_model = Model::from_env(ModelLane::Functional, http, key.as_deref())?;
-        let store = Store::from_config(&aws, cfg.table);
-        // Tests shorten the heartbeat; the contract is 10 s.
-        let heartbeat = std::env::var("STREAM_HEARTBEAT_MS")
-            .ok()
-            .and_then(|v| v.parse::<u64>().ok())
-            .filter(|ms| *ms >= 100)
-            .map_or(sse::HEARTBEAT, Duration::from_millis);
+        let lanes = [ModelLane::Slow, ModelLane::Functional];
+        let key = crate::secrets::model_api_key(&aws, config, &lanes).await?;
+        let model = |lane| -> Result<Option<Model>, String> {
+            Ok(config
+                .model(lane, key.as_deref())?
+                .map(|c| Model::new(c, http.clone())))
+        };
         let app = App::new(
-            store,
-            JobQueue::from_env(&aws),
-            Assist::new(functional_model),
+            Store::from_config(&aws, config.table.clone()),
+            JobQueue::new(&aws, &config.queue),
+            Assist::new(model(ModelLane::Functional)?),
         );
         Ok(SlowLane {
-            coach: Coach::new(app.clone(), model, Budget::from_env()?),
+            coach: Coach::new(app.clone(), model(ModelLane::Slow)?, config.budget),
             app,
-            auth: cfg.auth,
-            heartbeat,
+            auth: config.auth,
+            // Tests shorten the heartbeat; the contract is 10 s.
+            heartbeat: config.heartbeat.unwrap_or(sse::HEARTBEAT),
         })
     }
 
