@@ -1,0 +1,113 @@
+//! Cell values as exports write them: numbers with a decimal point or comma, text, distances,
+//! local times and durations.
+
+use super::*;
+
+/// A number as exports write it: "102.5", or "102,5" with a decimal comma.
+pub(super) fn number(s: &str) -> Option<f64> {
+    let s = s.trim();
+    let parsed = if s.contains(',') && !s.contains('.') {
+        s.replace(',', ".").parse::<f64>()
+    } else {
+        s.parse::<f64>()
+    };
+    parsed.ok().filter(|x| x.is_finite())
+}
+
+/// An optional number that must not be negative.
+pub(super) fn non_negative(s: &str, field: &str) -> Result<Option<f64>, String> {
+    if s.is_empty() {
+        return Ok(None);
+    }
+    match number(s) {
+        Some(x) if x >= 0.0 => Ok(Some(x)),
+        _ => Err(format!("{field} '{s}' is not a number of 0 or more")),
+    }
+}
+
+pub(super) fn text_field(s: &str, field: &'static str) -> Result<Option<String>, String> {
+    if s.is_empty() {
+        return Ok(None);
+    }
+    limits::check_notes(field, s).map_err(|e| e.to_string())?;
+    Ok(Some(s.to_string()))
+}
+
+pub(super) fn round1(x: f64) -> f64 {
+    (x * 10.0).round() / 10.0
+}
+
+pub(super) fn metres_per(unit: &str, weight_unit: Unit) -> Result<f64, String> {
+    Ok(match unit.to_ascii_lowercase().as_str() {
+        "" if weight_unit == Unit::Lb => METRES_PER_MILE,
+        "" | "km" | "kms" | "kilometers" | "kilometres" => 1000.0,
+        "m" | "meters" | "metres" => 1.0,
+        "mi" | "mile" | "miles" => METRES_PER_MILE,
+        "ft" | "feet" => 0.3048,
+        "yd" | "yds" | "yards" => 0.9144,
+        _ => return Err(format!("Distance Unit '{unit}' is not km, m, mi, ft or yd")),
+    })
+}
+
+/// "2024-03-05 18:30:00" (or without seconds, or a bare date) as a local time in `tz`.
+pub(super) fn local_time(s: &str, tz: Tz) -> Result<DateTime<Utc>, String> {
+    const FORMATS: [&str; 4] = [
+        "%Y-%m-%d %H:%M:%S",
+        "%Y-%m-%d %H:%M",
+        "%Y-%m-%dT%H:%M:%S",
+        "%Y-%m-%dT%H:%M",
+    ];
+    let naive = FORMATS
+        .iter()
+        .find_map(|f| NaiveDateTime::parse_from_str(s, f).ok())
+        .or_else(|| {
+            NaiveDate::parse_from_str(s, "%Y-%m-%d")
+                .ok()
+                .map(|d| d.and_time(chrono::NaiveTime::MIN))
+        })
+        .ok_or_else(|| format!("Date '{s}' is not like 2024-03-05 18:30:00"))?;
+    // A time that a DST change skips is read as the same wall time an hour later.
+    tz.from_local_datetime(&naive)
+        .earliest()
+        .or_else(|| {
+            let later = naive.checked_add_signed(Duration::hours(1))?;
+            tz.from_local_datetime(&later).earliest()
+        })
+        .map(|t| t.with_timezone(&Utc))
+        .ok_or_else(|| format!("Date '{s}' does not exist in {tz}"))
+}
+
+/// Longest workout an export may claim; a longer duration is a typo or a timer left running,
+/// and the workout is kept without an end time.
+pub const MAX_WORKOUT_HOURS: i64 = 24;
+
+/// "1h 9m", "45m", "1h", "50s", "1h 2m 3s", or a plain number of seconds; at most
+/// `MAX_WORKOUT_HOURS` (arithmetic is checked: a crafted "99999999999h" is not a duration).
+pub fn parse_duration(s: &str) -> Option<Duration> {
+    let s = s.trim();
+    let total = if let Ok(secs) = s.parse::<u32>() {
+        i64::from(secs)
+    } else {
+        let mut total = 0i64;
+        let mut any = false;
+        for part in s.split_whitespace() {
+            let unit = part.chars().last()?;
+            let n: i64 = part[..part.len() - unit.len_utf8()].parse().ok()?;
+            let per = match unit {
+                'h' => 3600,
+                'm' => 60,
+                's' => 1,
+                _ => return None,
+            };
+            total = total.checked_add(n.checked_mul(per)?)?;
+            any = true;
+        }
+        if !any {
+            return None;
+        }
+        total
+    };
+    (0..=MAX_WORKOUT_HOURS * 3600)
+        .contains(&total)
+        .then(|| Duration::seconds(total))
+}

@@ -1,0 +1,184 @@
+//! A model's settings: the provider, the model, the lane's defaults (temperature, output
+//! tokens, thinking), read from variables the binary's `Config` holds; and the process's one
+//! HTTP client for model calls.
+
+use std::time::Duration;
+
+/// Which wire format a model speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Provider {
+    Gemini,
+    OpenAi,
+}
+
+impl Provider {
+    pub fn parse(s: &str) -> Option<Provider> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "gemini" | "google" => Some(Provider::Gemini),
+            "openai" | "openai-compatible" => Some(Provider::OpenAi),
+            _ => None,
+        }
+    }
+}
+
+pub const GEMINI_DEFAULT_BASE: &str = "https://generativelanguage.googleapis.com/v1beta";
+pub const OPENAI_DEFAULT_BASE: &str = "https://api.openai.com/v1";
+
+/// One lane's model settings, from the environment (README "Configuration").
+#[derive(Debug, Clone, PartialEq)]
+pub struct ModelConfig {
+    pub provider: Provider,
+    pub model: String,
+    pub base_url: String,
+    pub api_key: Option<String>,
+    pub temperature: f32,
+    pub max_output_tokens: u32,
+    /// Gemini `thinkingBudget` (0 = off); `None` leaves the model's default.
+    pub thinking_budget: Option<i32>,
+    /// OpenAI-style token-limit field: `max_tokens`, or `max_completion_tokens` for reasoning models.
+    pub max_tokens_field: String,
+}
+
+/// The lanes that may call a model, with their default temperature and thinking budget.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ModelLane {
+    Slow,
+    Functional,
+    Worker,
+}
+
+impl ModelLane {
+    pub(crate) fn prefix(self) -> &'static str {
+        match self {
+            ModelLane::Slow => "SLOW",
+            ModelLane::Functional => "FUNCTIONAL",
+            ModelLane::Worker => "WORKER",
+        }
+    }
+
+    fn default_temperature(self) -> f32 {
+        match self {
+            ModelLane::Slow => 0.3,
+            ModelLane::Functional => 0.0,
+            ModelLane::Worker => 0.2,
+        }
+    }
+
+    fn default_max_output_tokens(self) -> u32 {
+        match self {
+            ModelLane::Slow => 2048,
+            ModelLane::Functional => 256,
+            ModelLane::Worker => 1024,
+        }
+    }
+
+    /// Thinking is off on the functional lane's fast path (an 800 ms budget leaves no room).
+    fn default_thinking_budget(self) -> Option<i32> {
+        match self {
+            ModelLane::Functional => Some(0),
+            _ => None,
+        }
+    }
+}
+
+impl ModelConfig {
+    /// Reads `<LANE>_MODEL`, `<LANE>_MODEL_PROVIDER` (else `MODEL_PROVIDER`, default gemini),
+    /// `<LANE>_TEMPERATURE`, `<LANE>_MAX_OUTPUT_TOKENS`, `<LANE>_THINKING_BUDGET`, and the
+    /// provider's `*_BASE_URL` / `*_API_KEY`.
+    pub fn from_vars(
+        lane: ModelLane,
+        var: impl Fn(&str) -> Option<String>,
+    ) -> Result<Option<ModelConfig>, String> {
+        let p = lane.prefix();
+        let get = |k: &str| {
+            var(k)
+                .map(|v| v.trim().to_string())
+                .filter(|v| !v.is_empty())
+        };
+        let Some(model) = get(&format!("{p}_MODEL")) else {
+            return Ok(None);
+        };
+        let provider_var = format!("{p}_MODEL_PROVIDER");
+        let provider = match get(&provider_var).or_else(|| get("MODEL_PROVIDER")) {
+            None => Provider::Gemini,
+            Some(s) => Provider::parse(&s).ok_or_else(|| {
+                format!("{provider_var} / MODEL_PROVIDER is '{s}'; use gemini or openai")
+            })?,
+        };
+        let number =
+            |name: String, default: f64, range: std::ops::RangeInclusive<f64>| match get(&name) {
+                None => Ok(default),
+                Some(s) => s
+                    .parse::<f64>()
+                    .ok()
+                    .filter(|v| range.contains(v))
+                    .ok_or_else(|| {
+                        format!(
+                            "{name} is '{s}'; use a number from {} to {}",
+                            range.start(),
+                            range.end()
+                        )
+                    }),
+            };
+        let temperature = number(
+            format!("{p}_TEMPERATURE"),
+            f64::from(lane.default_temperature()),
+            0.0..=2.0,
+        )? as f32;
+        let max_output_tokens = number(
+            format!("{p}_MAX_OUTPUT_TOKENS"),
+            f64::from(lane.default_max_output_tokens()),
+            1.0..=65_536.0,
+        )? as u32;
+        let thinking_budget = match get(&format!("{p}_THINKING_BUDGET")) {
+            None => lane.default_thinking_budget(),
+            Some(s) => Some(s.parse::<i32>().ok().filter(|b| *b >= -1).ok_or_else(|| {
+                format!("{p}_THINKING_BUDGET is '{s}'; use -1 (dynamic), 0 (off) or a token cap")
+            })?),
+        };
+        let (base_url, api_key) = match provider {
+            Provider::Gemini => {
+                let key = get("GEMINI_API_KEY").ok_or_else(|| {
+                    format!("{p}_MODEL is set but GEMINI_API_KEY is not; set the key (deployed: the secret in MODEL_API_KEY_SECRET_ARN)")
+                })?;
+                (
+                    get("GEMINI_BASE_URL").unwrap_or_else(|| GEMINI_DEFAULT_BASE.into()),
+                    Some(key),
+                )
+            }
+            Provider::OpenAi => (
+                get("OPENAI_BASE_URL").unwrap_or_else(|| OPENAI_DEFAULT_BASE.into()),
+                get("OPENAI_API_KEY"),
+            ),
+        };
+        let max_tokens_field =
+            get("OPENAI_MAX_TOKENS_FIELD").unwrap_or_else(|| "max_tokens".to_string());
+        if !matches!(
+            max_tokens_field.as_str(),
+            "max_tokens" | "max_completion_tokens"
+        ) {
+            return Err(format!(
+                "OPENAI_MAX_TOKENS_FIELD is '{max_tokens_field}'; use max_tokens or max_completion_tokens"
+            ));
+        }
+        Ok(Some(ModelConfig {
+            provider,
+            model,
+            base_url: base_url.trim_end_matches('/').to_string(),
+            api_key,
+            temperature,
+            max_output_tokens,
+            thinking_budget,
+            max_tokens_field,
+        }))
+    }
+}
+
+/// The process's one HTTP client for model calls (rustls, connection pooling), built in main.
+pub fn http_client() -> Result<reqwest::Client, String> {
+    crate::tls::reqwest_builder()
+        .connect_timeout(Duration::from_secs(5))
+        .pool_idle_timeout(Duration::from_secs(60))
+        .build()
+        .map_err(|e| format!("cannot build the model HTTP client: {e}"))
+}

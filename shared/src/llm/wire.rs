@@ -1,0 +1,145 @@
+//! The provider-neutral conversation: the tools a model may call, the turns of a conversation
+//! made of parts (text, tool calls, tool results), a request, and the events a stream yields.
+
+use serde::Serialize;
+use serde_json::Value;
+
+use super::Usage;
+
+/// A tool the model may call; `parameters` is a JSON Schema subset both providers accept
+/// (lower-case types, no `additionalProperties`, `const` or type arrays).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolSpec {
+    pub name: String,
+    pub description: String,
+    pub parameters: Option<Value>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum Role {
+    User,
+    Model,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Turn {
+    pub role: Role,
+    pub parts: Vec<Part>,
+}
+
+impl Turn {
+    pub fn user(text: impl Into<String>) -> Turn {
+        Turn {
+            role: Role::User,
+            parts: vec![Part::text(text)],
+        }
+    }
+
+    pub fn model(text: impl Into<String>) -> Turn {
+        Turn {
+            role: Role::Model,
+            parts: vec![Part::text(text)],
+        }
+    }
+
+    /// The visible text of the turn.
+    pub fn text(&self) -> String {
+        self.parts
+            .iter()
+            .filter_map(|p| match p {
+                Part::Text { text, .. } => Some(text.as_str()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    pub fn calls(&self) -> impl Iterator<Item = &ToolCall> {
+        self.parts.iter().filter_map(|p| match p {
+            Part::Call(c) => Some(c),
+            _ => None,
+        })
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Part {
+    /// Text; on Gemini a part may carry a thought signature that must go back with it.
+    Text {
+        text: String,
+        signature: Option<String>,
+    },
+    Call(ToolCall),
+    Result(ToolResult),
+}
+
+impl Part {
+    pub fn text(text: impl Into<String>) -> Part {
+        Part::Text {
+            text: text.into(),
+            signature: None,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolCall {
+    /// Ours to match results with: the provider's id, or one we made when it sent none.
+    pub id: String,
+    /// Whether `id` came from the provider (Gemini echoes it only then).
+    pub provider_id: bool,
+    pub name: String,
+    /// Always a JSON object.
+    pub args: Value,
+    pub signature: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolResult {
+    pub call_id: String,
+    pub provider_id: bool,
+    pub name: String,
+    pub content: Value,
+}
+
+impl ToolResult {
+    pub fn for_call(call: &ToolCall, content: Value) -> ToolResult {
+        ToolResult {
+            call_id: call.id.clone(),
+            provider_id: call.provider_id,
+            name: call.name.clone(),
+            content,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Request {
+    pub system: String,
+    pub turns: Vec<Turn>,
+    pub tools: Vec<ToolSpec>,
+    /// Ask for a JSON object as the answer.
+    pub json_output: bool,
+}
+
+/// A whole answer and what it cost.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Completion {
+    pub turn: Turn,
+    pub usage: Usage,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Finish {
+    Stop,
+    ToolCalls,
+    MaxTokens,
+    Other(String),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Event {
+    TextDelta(String),
+    ToolCall(ToolCall),
+    Usage(Usage),
+    Done(Finish),
+}
