@@ -149,73 +149,11 @@ pub fn post_workout_card(
         .collect();
     let prior = &upto[..upto.len() - 1];
     let unit = profile.unit;
-    let estimate = |x: f64| format_estimate(x, unit);
     let s = session::summarise(w, tz);
-    let mut highlights = Vec::new();
-    // Records: e1RM first, then rep maxes and volume, at most one line per exercise and kind.
-    let mut prs = session::personal_records(w, prior);
-    prs.sort_by_key(|p| match p.kind {
-        PrKind::E1rm => 0,
-        PrKind::Heaviest => 1,
-        PrKind::RepMax { .. } => 2,
-        PrKind::SetVolume => 3,
-        PrKind::MostReps => 4,
-        PrKind::LeastAssistance => 5,
-    });
-    for p in &prs {
-        let load = |x: f64| format_weight(x, unit);
-        let reps = |x: f64| count(x as u64, "rep");
-        // Loads the lifter lifted are shown as loaded; estimates and volume to one decimal.
-        // Bodyweight work's load records are the weight added on the belt.
-        let added = if Lift::of(&p.exercise_id, None).loading.uses_bodyweight() {
-            " (added weight)"
-        } else {
-            ""
-        };
-        let (what, shown): (String, &dyn Fn(f64) -> String) = match p.kind {
-            PrKind::E1rm => ("estimated 1RM".into(), &estimate),
-            PrKind::Heaviest => (format!("heaviest set{added}"), &load),
-            PrKind::RepMax { reps } => (format!("{reps}-rep best{added}"), &load),
-            PrKind::LeastAssistance => ("least assistance".into(), &load),
-            PrKind::SetVolume => ("best set volume".into(), &estimate),
-            PrKind::MostReps => ("most reps in a set".into(), &reps),
-        };
-        highlights.push(Highlight {
-            kind: "pr".into(),
-            message: format!(
-                "New {what} on {}: {} (was {})",
-                p.name,
-                shown(p.value),
-                shown(p.previous)
-            ),
-            exercise_id: Some(p.exercise_id.clone()),
-            data: json!(p),
-        });
-    }
-    let recent: Vec<&Workout> = prior
-        .iter()
-        .filter(|h| h.started_at >= w.started_at - Duration::weeks(4))
-        .collect();
-    if !recent.is_empty() {
-        let avg = recent
-            .iter()
-            .map(|h| session::summarise(h, tz).volume_kg)
-            .sum::<f64>()
-            / recent.len() as f64;
-        if avg > 0.0 && s.volume_kg > avg * (1.0 + VOLUME_UP) {
-            highlights.push(Highlight {
-                kind: "volume_up".into(),
-                message: format!(
-                    "{} moved, {}% above your 4-week session average of {}",
-                    estimate(s.volume_kg),
-                    ((s.volume_kg / avg - 1.0) * 100.0).round(),
-                    estimate(avg)
-                ),
-                exercise_id: None,
-                data: json!({"volume_kg": round1(s.volume_kg), "average_kg": round1(avg)}),
-            });
-        }
-    }
+    let effort = Effort::of(w);
+
+    let mut highlights = record_highlights(w, prior, unit);
+    highlights.extend(volume_highlight(w, &s, prior, tz, unit));
     let streak = week_streak(&upto, w.started_at, tz);
     if streak >= STREAK_WEEKS {
         highlights.push(Highlight {
@@ -225,41 +163,205 @@ pub fn post_workout_card(
             data: json!({"weeks": streak}),
         });
     }
-    let efforts: Vec<u32> = w
-        .exercises
-        .iter()
-        .flat_map(|e| e.sets.iter())
-        .filter(|x| x.set_type != SetType::Warmup)
-        .filter_map(|x| x.actual.as_ref().and_then(effective_rir))
-        .collect();
-    let hard = efforts.iter().filter(|r| **r <= 2).count();
-    // Sets at no reserve (RIR 0, RPE 10, or marked failure) and the mean reserve: grinding is a
-    // fatigue flag, and then the same sets are not also praised as productive effort.
-    let failures = efforts.iter().filter(|r| **r == 0).count();
-    let avg_rir = (!efforts.is_empty())
-        .then(|| f64::from(efforts.iter().sum::<u32>()) / efforts.len() as f64);
-    let grinding = failures >= FATIGUE_FAILURE_SETS
-        || (efforts.len() >= INTENSE_MIN_SETS && avg_rir.is_some_and(|r| r < FATIGUE_RIR));
-    if !grinding
-        && efforts.len() >= INTENSE_MIN_SETS
-        && hard as f64 >= efforts.len() as f64 * INTENSE_SHARE
-    {
-        highlights.push(Highlight {
-            kind: "intensity".into(),
-            message: format!(
-                "{hard} of {} sets within 2 reps of failure: productive effort",
-                efforts.len()
-            ),
-            exercise_id: None,
-            data: json!({"hard_sets": hard, "sets_with_effort": efforts.len()}),
-        });
-    }
+    highlights.extend(effort.highlight());
 
-    let mut flags = Vec::new();
-    let mut recs = Vec::new();
-    let here: Vec<&str> = session::exercise_ids(w);
     // Stalls, ACWR and group volume as of the workout's end, computed once.
     let active = super::flags(&upto, end, tz);
+    let here: Vec<&str> = session::exercise_ids(w);
+    let (mut flags, mut recs) = stalls(&active, &here, unit);
+    flags.extend(readiness_flag(&active.readiness));
+    recs.extend(readiness_recommendation(&active.readiness, &upto));
+    flags.extend(effort.flag());
+    for id in &here {
+        if let Some(c) = progression::candidate(&upto, id, profile, end) {
+            recs.push(progression_rec(&c, unit));
+        }
+    }
+    recs.extend(volume_recommendations(&active, &s));
+
+    let summary = summary(w, &s, &highlights, &flags, unit);
+    InsightCard {
+        id: card_id(&w.id),
+        kind: "post_workout".into(),
+        workout_id: w.id.clone(),
+        workout_date: s.date,
+        summary,
+        summary_source: rules(),
+        highlights,
+        flags,
+        recommendations: recs,
+        created_at,
+        expires_at: created_at + Duration::days(CARD_TTL_DAYS),
+    }
+}
+
+/// The records `w` set against `prior`: e1RM first, then rep maxes and volume, at most one line
+/// per exercise and kind.
+fn record_highlights(w: &Workout, prior: &[Workout], unit: Unit) -> Vec<Highlight> {
+    let estimate = |x: f64| format_estimate(x, unit);
+    let load = |x: f64| format_weight(x, unit);
+    let reps = |x: f64| count(x as u64, "rep");
+    let mut prs = session::personal_records(w, prior);
+    prs.sort_by_key(|p| match p.kind {
+        PrKind::E1rm => 0,
+        PrKind::Heaviest => 1,
+        PrKind::RepMax { .. } => 2,
+        PrKind::SetVolume => 3,
+        PrKind::MostReps => 4,
+        PrKind::LeastAssistance => 5,
+    });
+    prs.iter()
+        .map(|p| {
+            // Loads the lifter lifted are shown as loaded; estimates and volume to one decimal.
+            // Bodyweight work's load records are the weight added on the belt.
+            let added = if Lift::of(&p.exercise_id, None).loading.uses_bodyweight() {
+                " (added weight)"
+            } else {
+                ""
+            };
+            let (what, shown): (String, &dyn Fn(f64) -> String) = match p.kind {
+                PrKind::E1rm => ("estimated 1RM".into(), &estimate),
+                PrKind::Heaviest => (format!("heaviest set{added}"), &load),
+                PrKind::RepMax { reps } => (format!("{reps}-rep best{added}"), &load),
+                PrKind::LeastAssistance => ("least assistance".into(), &load),
+                PrKind::SetVolume => ("best set volume".into(), &estimate),
+                PrKind::MostReps => ("most reps in a set".into(), &reps),
+            };
+            Highlight {
+                kind: "pr".into(),
+                message: format!(
+                    "New {what} on {}: {} (was {})",
+                    p.name,
+                    shown(p.value),
+                    shown(p.previous)
+                ),
+                exercise_id: Some(p.exercise_id.clone()),
+                data: json!(p),
+            }
+        })
+        .collect()
+}
+
+/// More volume than the average session of the last 4 weeks, by [`VOLUME_UP`].
+fn volume_highlight(
+    w: &Workout,
+    s: &session::SessionSummary,
+    prior: &[Workout],
+    tz: Tz,
+    unit: Unit,
+) -> Option<Highlight> {
+    let recent: Vec<&Workout> = prior
+        .iter()
+        .filter(|h| h.started_at >= w.started_at - Duration::weeks(4))
+        .collect();
+    if recent.is_empty() {
+        return None;
+    }
+    let avg = recent
+        .iter()
+        .map(|h| session::summarise(h, tz).volume_kg)
+        .sum::<f64>()
+        / recent.len() as f64;
+    if avg <= 0.0 || s.volume_kg <= avg * (1.0 + VOLUME_UP) {
+        return None;
+    }
+    let estimate = |x: f64| format_estimate(x, unit);
+    Some(Highlight {
+        kind: "volume_up".into(),
+        message: format!(
+            "{} moved, {}% above your 4-week session average of {}",
+            estimate(s.volume_kg),
+            ((s.volume_kg / avg - 1.0) * 100.0).round(),
+            estimate(avg)
+        ),
+        exercise_id: None,
+        data: json!({"volume_kg": round1(s.volume_kg), "average_kg": round1(avg)}),
+    })
+}
+
+/// How hard the working sets were, from their logged effort.
+struct Effort {
+    /// Sets with an effort logged.
+    sets: usize,
+    /// Within 2 reps of failure.
+    hard: usize,
+    /// At no reserve (RIR 0, RPE 10, or marked failure).
+    failures: usize,
+    avg_rir: Option<f64>,
+}
+
+impl Effort {
+    fn of(w: &Workout) -> Effort {
+        let efforts: Vec<u32> = w
+            .exercises
+            .iter()
+            .flat_map(|e| e.sets.iter())
+            .filter(|x| x.set_type != SetType::Warmup)
+            .filter_map(|x| x.actual.as_ref().and_then(effective_rir))
+            .collect();
+        Effort {
+            sets: efforts.len(),
+            hard: efforts.iter().filter(|r| **r <= 2).count(),
+            failures: efforts.iter().filter(|r| **r == 0).count(),
+            avg_rir: (!efforts.is_empty())
+                .then(|| f64::from(efforts.iter().sum::<u32>()) / efforts.len() as f64),
+        }
+    }
+
+    /// Grinding is a fatigue flag, and then the same sets are not also praised as productive
+    /// effort.
+    fn grinding(&self) -> bool {
+        self.failures >= FATIGUE_FAILURE_SETS
+            || (self.sets >= INTENSE_MIN_SETS && self.avg_rir.is_some_and(|r| r < FATIGUE_RIR))
+    }
+
+    fn highlight(&self) -> Option<Highlight> {
+        let productive = !self.grinding()
+            && self.sets >= INTENSE_MIN_SETS
+            && self.hard as f64 >= self.sets as f64 * INTENSE_SHARE;
+        productive.then(|| Highlight {
+            kind: "intensity".into(),
+            message: format!(
+                "{} of {} sets within 2 reps of failure: productive effort",
+                self.hard, self.sets
+            ),
+            exercise_id: None,
+            data: json!({"hard_sets": self.hard, "sets_with_effort": self.sets}),
+        })
+    }
+
+    fn flag(&self) -> Option<Flag> {
+        if !self.grinding() {
+            return None;
+        }
+        let mut said = Vec::new();
+        if self.failures > 0 {
+            said.push(format!(
+                "{} of {} sets taken to failure",
+                self.failures, self.sets
+            ));
+        }
+        if let Some(r) = self.avg_rir {
+            said.push(format!("an average of {} reps in reserve", round1(r)));
+        }
+        Some(Flag {
+            kind: "fatigue".into(),
+            severity: "warning".into(),
+            message: format!(
+                "{}: leave a rep or two in reserve next time",
+                said.join(", ")
+            ),
+            exercise_id: None,
+            muscle_group: None,
+            data: json!({"failure_sets": self.failures, "avg_rir": self.avg_rir.map(round1)}),
+        })
+    }
+}
+
+/// A flag and a recommendation for each stalled exercise of this workout.
+fn stalls(active: &super::Flags, here: &[&str], unit: Unit) -> (Vec<Flag>, Vec<Recommendation>) {
+    let mut flags = Vec::new();
+    let mut recs = Vec::new();
     for st in active
         .plateaus
         .iter()
@@ -277,7 +379,7 @@ pub fn post_workout_card(
                 "{} has stalled for {} weeks (e1RM about {})",
                 st.exercise_name,
                 st.weeks,
-                estimate(st.last_e1rm_kg)
+                format_estimate(st.last_e1rm_kg, unit)
             ),
             exercise_id: Some(st.exercise_id.clone()),
             muscle_group: None,
@@ -305,91 +407,82 @@ pub fn post_workout_card(
             target_reps: None,
         });
     }
-    let readiness = &active.readiness;
-    if let Some(a) = &readiness.acwr {
-        // A spike right after a light week is the return itself, not overreaching.
-        if matches!(a.status, AcwrStatus::HighRisk | AcwrStatus::Overreached)
-            && readiness.returning.is_none()
-        {
-            flags.push(Flag {
-                kind: "overreach".into(),
-                severity: if readiness.advice == LoadAdvice::Deload {
-                    "action"
-                } else {
-                    "warning"
-                }
-                .into(),
-                message: format!(
-                    "Training load is rising fast: {} hard sets this week against {} a week over the last four (ratio {})",
-                    a.acute, a.chronic, a.ratio
-                ),
-                exercise_id: None,
-                muscle_group: None,
-                data: json!(a),
-            });
-        } else if a.acute < a.chronic * VOLUME_DROP {
-            flags.push(Flag {
-                kind: "volume_drop".into(),
-                severity: "info".into(),
-                message: format!(
-                    "{} hard sets this week, under your usual {} a week",
-                    a.acute, a.chronic
-                ),
-                exercise_id: None,
-                muscle_group: None,
-                data: json!(a),
-            });
-        }
-    }
-    if let Some(action) = readiness.advice_text(&upto) {
-        let (kind, confidence) = match readiness.advice {
-            LoadAdvice::Deload => ("deload", 0.75),
-            _ => ("volume_adjust", 0.7),
-        };
-        recs.push(Recommendation {
-            kind: kind.into(),
-            target: "program".into(),
-            action,
-            reasoning: readiness_reasoning(readiness, &upto),
-            confidence,
-            suggested_weight_kg: None,
-            target_reps: None,
-        });
-    }
-    if grinding {
-        let mut said = Vec::new();
-        if failures > 0 {
-            said.push(format!(
-                "{failures} of {} sets taken to failure",
-                efforts.len()
-            ));
-        }
-        if let Some(r) = avg_rir {
-            said.push(format!("an average of {} reps in reserve", round1(r)));
-        }
-        flags.push(Flag {
-            kind: "fatigue".into(),
-            severity: "warning".into(),
+    (flags, recs)
+}
+
+/// Load rising fast (overreach) or falling (a volume drop), from the acute:chronic ratio.
+fn readiness_flag(readiness: &Readiness) -> Option<Flag> {
+    let a = readiness.acwr.as_ref()?;
+    // A spike right after a light week is the return itself, not overreaching.
+    if matches!(a.status, AcwrStatus::HighRisk | AcwrStatus::Overreached)
+        && readiness.returning.is_none()
+    {
+        Some(Flag {
+            kind: "overreach".into(),
+            severity: if readiness.advice == LoadAdvice::Deload {
+                "action"
+            } else {
+                "warning"
+            }
+            .into(),
             message: format!(
-                "{}: leave a rep or two in reserve next time",
-                said.join(", ")
+                "Training load is rising fast: {} hard sets this week against {} a week over the last four (ratio {})",
+                a.acute, a.chronic, a.ratio
             ),
             exercise_id: None,
             muscle_group: None,
-            data: json!({"failure_sets": failures, "avg_rir": avg_rir.map(round1)}),
-        });
+            data: json!(a),
+        })
+    } else if a.acute < a.chronic * VOLUME_DROP {
+        Some(Flag {
+            kind: "volume_drop".into(),
+            severity: "info".into(),
+            message: format!(
+                "{} hard sets this week, under your usual {} a week",
+                a.acute, a.chronic
+            ),
+            exercise_id: None,
+            muscle_group: None,
+            data: json!(a),
+        })
+    } else {
+        None
     }
-    for id in &here {
-        if let Some(c) = progression::candidate(&upto, id, profile, end) {
-            recs.push(progression_rec(&c, profile.unit));
-        }
-    }
-    for g in active.below_mev.iter().filter(|g| {
-        s.hard_sets_by_group
-            .iter()
-            .any(|(sg, _)| *sg == g.muscle_group)
-    }) {
-        recs.push(Recommendation {
+}
+
+/// What to do about the training load, when the readiness says something.
+fn readiness_recommendation(readiness: &Readiness, upto: &[Workout]) -> Option<Recommendation> {
+    let action = readiness.advice_text(upto)?;
+    let (kind, confidence) = match readiness.advice {
+        LoadAdvice::Deload => ("deload", 0.75),
+        _ => ("volume_adjust", 0.7),
+    };
+    Some(Recommendation {
+        kind: kind.into(),
+        target: "program".into(),
+        action,
+        reasoning: readiness_reasoning(readiness, upto),
+        confidence,
+        suggested_weight_kg: None,
+        target_reps: None,
+    })
+}
+
+/// More hard sets for the groups this workout trained that are under their minimum effective
+/// volume.
+fn volume_recommendations(
+    active: &super::Flags,
+    s: &session::SessionSummary,
+) -> Vec<Recommendation> {
+    active
+        .below_mev
+        .iter()
+        .filter(|g| {
+            s.hard_sets_by_group
+                .iter()
+                .any(|(sg, _)| *sg == g.muscle_group)
+        })
+        .map(|g| Recommendation {
             kind: "volume_adjust".into(),
             target: g.muscle_group.id().into(),
             action: format!(
@@ -404,22 +497,8 @@ pub fn post_workout_card(
             confidence: 0.6,
             suggested_weight_kg: None,
             target_reps: None,
-        });
-    }
-    let summary = summary(w, &s, &highlights, &flags, unit);
-    InsightCard {
-        id: card_id(&w.id),
-        kind: "post_workout".into(),
-        workout_id: w.id.clone(),
-        workout_date: s.date,
-        summary,
-        summary_source: rules(),
-        highlights,
-        flags,
-        recommendations: recs,
-        created_at,
-        expires_at: created_at + Duration::days(CARD_TTL_DAYS),
-    }
+        })
+        .collect()
 }
 
 fn progression_rec(c: &Candidate, unit: Unit) -> Recommendation {

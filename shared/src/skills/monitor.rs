@@ -23,7 +23,9 @@ use serde_json::{Value, json};
 use crate::domain::catalog::Loading;
 use crate::domain::strength::{BestE1rm, Lift, effective_rir, is_rated, round_load, set_e1rm};
 use crate::domain::units::{Unit, format_weight};
-use crate::domain::workout::{SetStatus, SetType, Workout, WorkoutSet};
+use crate::domain::workout::{
+    ExerciseInstance, SetResult, SetStatus, SetType, Workout, WorkoutSet,
+};
 
 pub const WEIGHT_DROP_FRACTION: f64 = 0.15;
 pub const FAILURE_SETS_ALERT: usize = 3;
@@ -77,7 +79,7 @@ pub fn subject_exercise<'a>(workout: &'a Workout, set_id: Option<&str>) -> Optio
 }
 
 /// `best` is the subject exercise's all-time best e1RM as stored (the history given is a recent
-/// window; the record nudge compares with both).
+/// window; the record nudge compares with both). The rules, in the order their verdicts come.
 pub fn evaluate(
     workout: &Workout,
     set_id: Option<&str>,
@@ -94,64 +96,127 @@ pub fn evaluate(
     let Some(actual) = set.actual.as_ref() else {
         return Vec::new();
     };
-    let mut out = Vec::new();
-    // Loads compare as moved: a pull-up's belt with the bodyweight, an assisted one's help
-    // taken off it.
-    let lift = Lift::in_workout(workout, &inst.exercise_id);
-    let verdict = |action, rule, severity, message: String, exercise: &str| Verdict {
-        action,
-        rule,
-        severity,
-        message,
-        exercise_id: exercise.to_string(),
+    let s = Subject {
+        workout,
+        inst,
+        set,
+        si,
+        actual,
+        // Loads compare as moved: a pull-up's belt with the bodyweight, an assisted one's help
+        // taken off it.
+        lift: Lift::in_workout(workout, &inst.exercise_id),
+        done_working: inst.sets[..=si]
+            .iter()
+            .filter(|s| s.status == SetStatus::Done && s.set_type != SetType::Warmup)
+            .collect(),
+        unit,
+        step_kg: step_kg(&inst.exercise_id),
     };
-    let done_working: Vec<&WorkoutSet> = inst.sets[..=si]
-        .iter()
-        .filter(|s| s.status == SetStatus::Done && s.set_type != SetType::Warmup)
-        .collect();
+    [
+        weight_drop(&s),
+        failure_sets(&s),
+        reps_shortfall(&s),
+        go_heavier(&s),
+        long_rest(&s, history),
+        record(&s, history, best),
+    ]
+    .into_iter()
+    .flatten()
+    .collect()
+}
 
-    // 1. weight drop (of the load moved; unknown for bodyweight work without a bodyweight)
-    let logged_before = done_working
+/// The set an event is about, and what the rules read of it.
+struct Subject<'a> {
+    workout: &'a Workout,
+    inst: &'a ExerciseInstance,
+    set: &'a WorkoutSet,
+    /// The set's index in its exercise.
+    si: usize,
+    actual: &'a SetResult,
+    lift: Lift,
+    /// The exercise's working sets done up to this one.
+    done_working: Vec<&'a WorkoutSet>,
+    unit: Unit,
+    /// The exercise's weight step (plates, dumbbell spacing).
+    step_kg: f64,
+}
+
+impl Subject<'_> {
+    fn verdict(
+        &self,
+        action: Action,
+        rule: &'static str,
+        severity: Severity,
+        message: String,
+    ) -> Verdict {
+        self.verdict_on(action, rule, severity, message, &self.inst.exercise_id)
+    }
+
+    fn verdict_on(
+        &self,
+        action: Action,
+        rule: &'static str,
+        severity: Severity,
+        message: String,
+        exercise: &str,
+    ) -> Verdict {
+        Verdict {
+            action,
+            rule,
+            severity,
+            message,
+            exercise_id: exercise.to_string(),
+        }
+    }
+}
+
+/// Rule 1: a working set much lighter than the last (of the load moved; unknown for bodyweight
+/// work without a bodyweight), unless the plan said so.
+fn weight_drop(s: &Subject) -> Option<Verdict> {
+    let logged_before = s
+        .done_working
         .iter()
         .rev()
         .nth(1)
         .and_then(|p| p.actual.as_ref()?.weight_kg);
-    if set.set_type == SetType::Working
-        && let (Some(w), Some(prev)) = (
-            lift.moved_kg(actual.weight_kg),
-            // From nothing there is no drop (and no "NaN % lighter").
-            lift.moved_kg(logged_before).filter(|p| *p > 0.0),
-        )
-    {
-        let planned_lighter = lift
-            .moved_kg(set.target.weight_kg)
-            .is_some_and(|t| t <= prev * (1.0 - WEIGHT_DROP_FRACTION) + 1e-9);
-        if w <= prev * (1.0 - WEIGHT_DROP_FRACTION) + 1e-9 && !planned_lighter {
-            out.push(verdict(
-                Action::Alert,
-                "weight_drop",
-                Severity::Warning,
-                format!(
-                    "{} went from {} to {} ({:.0} % lighter). If something hurts, stop the exercise; if it is fatigue, rest longer before the next set.",
-                    inst.name,
-                    lift.describe(logged_before.unwrap_or_default(), unit),
-                    lift.describe(actual.weight_kg.unwrap_or_default(), unit),
-                    (1.0 - w / prev) * 100.0
-                ),
-                &inst.exercise_id,
-            ));
-        }
+    if s.set.set_type != SetType::Working {
+        return None;
     }
+    let w = s.lift.moved_kg(s.actual.weight_kg)?;
+    // From nothing there is no drop (and no "NaN % lighter").
+    let prev = s.lift.moved_kg(logged_before).filter(|p| *p > 0.0)?;
+    let planned_lighter = s
+        .lift
+        .moved_kg(s.set.target.weight_kg)
+        .is_some_and(|t| t <= prev * (1.0 - WEIGHT_DROP_FRACTION) + 1e-9);
+    if w > prev * (1.0 - WEIGHT_DROP_FRACTION) + 1e-9 || planned_lighter {
+        return None;
+    }
+    Some(s.verdict(
+        Action::Alert,
+        "weight_drop",
+        Severity::Warning,
+        format!(
+            "{} went from {} to {} ({:.0} % lighter). If something hurts, stop the exercise; if it is fatigue, rest longer before the next set.",
+            s.inst.name,
+            s.lift.describe(logged_before.unwrap_or_default(), s.unit),
+            s.lift.describe(s.actual.weight_kg.unwrap_or_default(), s.unit),
+            (1.0 - w / prev) * 100.0
+        ),
+    ))
+}
 
-    // 2. failure sets in the workout
-    let failures = workout
+/// Rule 2: too many sets to failure in the workout.
+fn failure_sets(s: &Subject) -> Option<Verdict> {
+    let failures = s
+        .workout
         .exercises
         .iter()
         .flat_map(|e| e.sets.iter())
-        .filter(|s| is_failure(s))
+        .filter(|x| is_failure(x))
         .count();
-    if failures >= FAILURE_SETS_ALERT && is_failure(set) {
-        out.push(verdict(
+    (failures >= FAILURE_SETS_ALERT && is_failure(s.set)).then(|| {
+        s.verdict_on(
             Action::Alert,
             "failure_sets",
             Severity::Alert,
@@ -159,116 +224,123 @@ pub fn evaluate(
                 "That is {failures} sets to failure today. Stop short of failure for the rest of the session (leave 1–2 reps in reserve) to keep the quality up and the risk down."
             ),
             "*",
-        ));
-    }
+        )
+    })
+}
 
-    // 3. reps shortfall
-    if let Some(target) = set.target.reps.filter(|t| *t > 0)
-        && f64::from(actual.reps) <= f64::from(target) * (1.0 - REPS_SHORTFALL_FRACTION) + 1e-9
-        && effective_rir(actual).is_some_and(|r| r <= SHORTFALL_MAX_RIR)
-    {
-        let step = step_kg(&inst.exercise_id);
-        let lighter = actual
-            .weight_kg
-            .map(|w| round_load(lift.scaled(lift, w, 0.9, step), step, unit))
-            .filter(|l| actual.weight_kg != Some(*l));
-        out.push(verdict(
-            Action::Nudge,
-            "reps_shortfall",
-            Severity::Warning,
-            format!(
-                "{} of {target} reps at {} — that set was too heavy for today.{}",
-                actual.reps,
-                effective_rir(actual).map_or("failure".into(), |r| format!("RIR {r}")),
-                lighter
-                    .map(|l| format!(" Try {} for the next set.", lift.describe(l, unit)))
-                    .unwrap_or_default()
-            ),
-            &inst.exercise_id,
-        ));
+/// Rule 3: well short of the target reps with little in reserve: the set was too heavy.
+fn reps_shortfall(s: &Subject) -> Option<Verdict> {
+    let actual = s.actual;
+    let target = s.set.target.reps.filter(|t| *t > 0)?;
+    let short =
+        f64::from(actual.reps) <= f64::from(target) * (1.0 - REPS_SHORTFALL_FRACTION) + 1e-9;
+    if !short || effective_rir(actual).is_none_or(|r| r > SHORTFALL_MAX_RIR) {
+        return None;
     }
+    let (lift, step, unit) = (s.lift, s.step_kg, s.unit);
+    let lighter = actual
+        .weight_kg
+        .map(|w| round_load(lift.scaled(lift, w, 0.9, step), step, unit))
+        .filter(|l| actual.weight_kg != Some(*l));
+    Some(s.verdict(
+        Action::Nudge,
+        "reps_shortfall",
+        Severity::Warning,
+        format!(
+            "{} of {target} reps at {} — that set was too heavy for today.{}",
+            actual.reps,
+            effective_rir(actual).map_or("failure".into(), |r| format!("RIR {r}")),
+            lighter
+                .map(|l| format!(" Try {} for the next set.", lift.describe(l, unit)))
+                .unwrap_or_default()
+        ),
+    ))
+}
 
-    // 4. go heavier
-    let easy_run = done_working
+/// Rule 4: several sets in a row well above the planned reps in reserve: go heavier.
+fn go_heavier(s: &Subject) -> Option<Verdict> {
+    let easy_run = s
+        .done_working
         .iter()
         .rev()
-        .take_while(|s| {
+        .take_while(|x| {
             matches!(
-                (s.actual.as_ref().and_then(effective_rir), s.target.rir),
+                (x.actual.as_ref().and_then(effective_rir), x.target.rir),
                 (Some(done), Some(plan)) if done >= plan + RIR_ABOVE_PLAN
             )
         })
         .count();
-    if easy_run >= RIR_ABOVE_PLAN_SETS {
-        let step = format_weight(step_kg(&inst.exercise_id), unit);
-        let change = match lift.loading {
-            Loading::Assisted { .. } => format!("take {step} off the assistance"),
-            _ => format!("add {step}"),
-        };
-        out.push(verdict(
-            Action::Nudge,
-            "go_heavier",
-            Severity::Info,
-            format!(
-                "{easy_run} sets of {} with {}+ reps more in reserve than planned: {change} next set or next session.",
-                inst.name,
-                RIR_ABOVE_PLAN,
-            ),
-            &inst.exercise_id,
-        ));
+    if easy_run < RIR_ABOVE_PLAN_SETS {
+        return None;
     }
+    let step = format_weight(s.step_kg, s.unit);
+    let change = match s.lift.loading {
+        Loading::Assisted { .. } => format!("take {step} off the assistance"),
+        _ => format!("add {step}"),
+    };
+    Some(s.verdict(
+        Action::Nudge,
+        "go_heavier",
+        Severity::Info,
+        format!(
+            "{easy_run} sets of {} with {}+ reps more in reserve than planned: {change} next set or next session.",
+            s.inst.name, RIR_ABOVE_PLAN,
+        ),
+    ))
+}
 
-    // 5. long rest; not before an exercise's first set (that rest is the change-over)
-    let first_of_exercise = !inst.sets[..si].iter().any(|s| s.status == SetStatus::Done);
-    if !first_of_exercise
-        && let (Some(rest), Some(median)) = (
-            rest_before(workout, set),
-            median_rest(history, &inst.exercise_id),
-        )
-        && rest.num_seconds() as f64 >= LONG_REST_FACTOR * median.num_seconds() as f64
-    {
-        out.push(verdict(
-            Action::Nudge,
-            "long_rest",
-            Severity::Info,
-            format!(
-                "That rest was {}, about {:.0}× your usual {} on {}. Fine for a heavy set; if you are short on time, keep the next one nearer {}.",
-                mmss(rest),
-                rest.num_seconds() as f64 / median.num_seconds().max(1) as f64,
-                mmss(median),
-                inst.name,
-                mmss(median)
-            ),
-            &inst.exercise_id,
-        ));
+/// Rule 5: a rest much longer than the lifter's usual on this exercise; not before an exercise's
+/// first set (that rest is the change-over).
+fn long_rest(s: &Subject, history: &[Workout]) -> Option<Verdict> {
+    let first_of_exercise = !s.inst.sets[..s.si]
+        .iter()
+        .any(|x| x.status == SetStatus::Done);
+    if first_of_exercise {
+        return None;
     }
+    let rest = rest_before(s.workout, s.set)?;
+    let median = median_rest(history, &s.inst.exercise_id)?;
+    if (rest.num_seconds() as f64) < LONG_REST_FACTOR * median.num_seconds() as f64 {
+        return None;
+    }
+    Some(s.verdict(
+        Action::Nudge,
+        "long_rest",
+        Severity::Info,
+        format!(
+            "That rest was {}, about {:.0}× your usual {} on {}. Fine for a heavy set; if you are short on time, keep the next one nearer {}.",
+            mmss(rest),
+            rest.num_seconds() as f64 / median.num_seconds().max(1) as f64,
+            mmss(median),
+            s.inst.name,
+            mmss(median)
+        ),
+    ))
+}
 
-    // 6. PR, against like sets only (rated with rated), so starting to log RPE is no record
-    let rated = |s: &WorkoutSet| s.actual.as_ref().is_some_and(is_rated);
-    if let Some(e) = set_e1rm(set, lift) {
-        let previous = BestE1rm::of_exercise(history, &inst.exercise_id)
-            .max(best)
-            .get(rated(set));
-        if let Some(prev) = previous
-            && e > prev + 1e-9
-        {
-            out.push(verdict(
-                Action::Nudge,
-                "pr",
-                Severity::Info,
-                format!(
-                    "New best on {}: {} × {} is an estimated max of {} (previous best {}).",
-                    inst.name,
-                    lift.describe(actual.weight_kg.unwrap_or_default(), unit),
-                    actual.reps,
-                    format_weight((e * 10.0).round() / 10.0, unit),
-                    format_weight((prev * 10.0).round() / 10.0, unit)
-                ),
-                &inst.exercise_id,
-            ));
-        }
+/// Rule 6: a record, against like sets only (rated with rated), so starting to log RPE is no record.
+fn record(s: &Subject, history: &[Workout], best: BestE1rm) -> Option<Verdict> {
+    let rated = |x: &WorkoutSet| x.actual.as_ref().is_some_and(is_rated);
+    let e = set_e1rm(s.set, s.lift)?;
+    let prev = BestE1rm::of_exercise(history, &s.inst.exercise_id)
+        .max(best)
+        .get(rated(s.set))?;
+    if e <= prev + 1e-9 {
+        return None;
     }
-    out
+    Some(s.verdict(
+        Action::Nudge,
+        "pr",
+        Severity::Info,
+        format!(
+            "New best on {}: {} × {} is an estimated max of {} (previous best {}).",
+            s.inst.name,
+            s.lift.describe(s.actual.weight_kg.unwrap_or_default(), s.unit),
+            s.actual.reps,
+            format_weight((e * 10.0).round() / 10.0, s.unit),
+            format_weight((prev * 10.0).round() / 10.0, s.unit)
+        ),
+    ))
 }
 
 /// A set the lifter failed: marked failed, or short of its target reps with nothing in reserve.
