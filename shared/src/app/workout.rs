@@ -3,7 +3,7 @@
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::params::*;
 use super::{
@@ -137,6 +137,26 @@ pub struct Started {
 
 fn unit_label<S: serde::Serializer>(u: &Unit, s: S) -> Result<S::Ok, S::Error> {
     s.serialize_str(u.label())
+}
+
+/// `GET /v1/workouts/active`: the active workout (all `null` without one), its version, and the
+/// set that is next.
+#[derive(Debug, Clone, Serialize)]
+pub struct ActiveWorkout {
+    pub workout: Option<Workout>,
+    /// For conditional writes.
+    pub version: Option<u64>,
+    pub current: Option<CurrentSet>,
+}
+
+/// The next planned set: which exercise, which set, and its place ("set 2 of 4").
+#[derive(Debug, Clone, Serialize)]
+pub struct CurrentSet {
+    pub exercise_instance_id: String,
+    pub exercise: String,
+    pub set_id: String,
+    pub number: usize,
+    pub total: usize,
 }
 
 /// A completed workout and what became of its analysis job.
@@ -314,23 +334,28 @@ impl App {
     }
 
     /// The active workout with its version and the set to do now (all null without one).
-    pub async fn active_workout(&self, ctx: &SessionContext) -> Result<Value, ApiError> {
+    pub async fn active_workout(&self, ctx: &SessionContext) -> Result<ActiveWorkout, ApiError> {
         let active = self.store.get_active_workout(&ctx.user_id).await;
         Ok(match active.map_err(|e| store_error(&e))? {
-            Some(a) => {
-                let current = a.value.current_set().map(|p| {
+            Some(a) => ActiveWorkout {
+                current: a.value.current_set().map(|p| {
                     let inst = &a.value.exercises[p.exercise];
-                    json!({
-                        "exercise_instance_id": inst.instance_id,
-                        "exercise": inst.name,
-                        "set_id": inst.sets[p.set].id,
-                        "number": p.number,
-                        "total": p.total,
-                    })
-                });
-                json!({ "workout": a.value, "version": a.version, "current": current })
-            }
-            None => json!({ "workout": null, "version": null, "current": null }),
+                    CurrentSet {
+                        exercise_instance_id: inst.instance_id.clone(),
+                        exercise: inst.name.clone(),
+                        set_id: inst.sets[p.set].id.clone(),
+                        number: p.number,
+                        total: p.total,
+                    }
+                }),
+                workout: Some(a.value),
+                version: Some(a.version),
+            },
+            None => ActiveWorkout {
+                workout: None,
+                version: None,
+                current: None,
+            },
         })
     }
 
