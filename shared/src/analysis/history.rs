@@ -2,6 +2,7 @@
 //! logged working sets in them.
 
 use chrono::{DateTime, Utc};
+use serde::Serialize;
 
 use crate::domain::strength::{Lift, effective_rir, is_working_result, set_e1rm};
 use crate::domain::workout::{ExerciseInstance, Workout, WorkoutSet};
@@ -36,17 +37,34 @@ impl LoggedSet<'_> {
     }
 
     /// The basis entry the app shows ("where this number comes from").
-    pub fn basis(&self) -> serde_json::Value {
-        serde_json::json!({
-            "workout_id": self.workout.id,
-            "date": self.workout.started_at.date_naive().to_string(),
-            "weight_kg": self.weight_kg(),
-            "reps": self.reps(),
-            "rir": self.rir(),
-            "e1rm_kg": self.e1rm().map(crate::domain::strength::round1),
-            "bodyweight_kg": self.lift.bodyweight_kg.filter(|_| self.lift.loading.uses_bodyweight()),
-        })
+    pub fn basis(&self) -> Basis {
+        Basis {
+            workout_id: self.workout.id.clone(),
+            date: self.workout.started_at.date_naive().to_string(),
+            weight_kg: self.weight_kg(),
+            reps: self.reps(),
+            rir: self.rir(),
+            e1rm_kg: self.e1rm().map(crate::domain::strength::round1),
+            bodyweight_kg: self
+                .lift
+                .bodyweight_kg
+                .filter(|_| self.lift.loading.uses_bodyweight()),
+        }
     }
+}
+
+/// A logged set a suggestion rests on, as the app shows it ("where this number comes from").
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Basis {
+    pub workout_id: String,
+    /// The session's day, `YYYY-MM-DD`.
+    pub date: String,
+    pub weight_kg: Option<f64>,
+    pub reps: u32,
+    pub rir: Option<u32>,
+    pub e1rm_kg: Option<f64>,
+    /// The lifter's bodyweight, for exercises that move it.
+    pub bodyweight_kg: Option<f64>,
 }
 
 /// The set with the highest estimated 1RM.

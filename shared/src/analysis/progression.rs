@@ -15,9 +15,8 @@
 
 use chrono::{DateTime, Utc};
 use serde::Serialize;
-use serde_json::Value;
 
-use crate::analysis::history::{LoggedSet, sessions_with, working_sets};
+use crate::analysis::history::{Basis, LoggedSet, sessions_with, working_sets};
 use crate::domain::catalog::{Exercise, Loading, catalog};
 use crate::domain::profile::Profile;
 use crate::domain::strength::{Lift, e1rm, effective_rir, pct_1rm, round_load, round1};
@@ -238,7 +237,7 @@ pub struct Prescription {
     pub sessions: usize,
     pub rationale: String,
     #[serde(skip)]
-    pub basis: Vec<Value>,
+    pub basis: Vec<Basis>,
 }
 
 /// The next prescription for `exercise_id` at `target`, or None when the history has no loaded

@@ -5,14 +5,12 @@
 
 use chrono::{DateTime, Utc};
 use serde::Serialize;
-use serde_json::{Value, json};
 
 use super::suggest::{DEFAULT_TARGET_RIR, step_for, suggest_weight};
 use crate::analysis::progression::{RepTarget, prescribe};
 use crate::domain::catalog::Exercise;
 use crate::domain::profile::Profile;
 use crate::domain::strength::{effective_rir, pct_1rm, round_load};
-use crate::domain::units::format_weight;
 use crate::domain::workout::{ExerciseInstance, SetStatus, Workout};
 
 /// Reps assumed when neither the request, the plan nor the history gives any.
@@ -33,29 +31,6 @@ pub struct Prediction {
     pub reps: u32,
     pub rir: Option<u32>,
     pub source: AutofillSource,
-}
-
-impl Prediction {
-    pub fn to_data(
-        &self,
-        exercise_id: &str,
-        instance_id: Option<&str>,
-        set_index: usize,
-        profile: &Profile,
-    ) -> Value {
-        json!({
-            "exercise_id": exercise_id,
-            "exercise_instance_id": instance_id,
-            "set_index": set_index,
-            "predicted_weight_kg": self.weight_kg,
-            "predicted_weight": self.weight_kg.map(|w| profile.unit.from_kg(w)),
-            "unit": profile.unit.label(),
-            "display": self.weight_kg.map(|w| format_weight(w, profile.unit)),
-            "predicted_reps": self.reps,
-            "predicted_rir": self.rir,
-            "source": self.source,
-        })
-    }
 }
 
 /// Predicts set `set_index` (an index into `today.sets` when the exercise is in the active

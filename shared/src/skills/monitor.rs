@@ -18,7 +18,6 @@
 
 use chrono::{DateTime, Duration, Utc};
 use serde::Serialize;
-use serde_json::{Value, json};
 
 use crate::domain::catalog::Loading;
 use crate::domain::strength::{BestE1rm, Lift, effective_rir, is_rated, round_load, set_e1rm};
@@ -61,12 +60,6 @@ pub struct Verdict {
     pub message: String,
     /// The exercise the verdict is about ("*" for the whole workout): part of the dedupe key.
     pub exercise_id: String,
-}
-
-impl Verdict {
-    pub fn data(&self) -> Value {
-        json!({ "message": self.message, "severity": self.severity, "rule": self.rule, "exercise_id": self.exercise_id })
-    }
 }
 
 /// Evaluates the rules for the set `set_id` (or, without one, the set completed last) of the

@@ -10,9 +10,8 @@
 
 use chrono::{DateTime, Utc};
 use serde::Serialize;
-use serde_json::{Value, json};
 
-use crate::analysis::history::{best_by_e1rm, working_sets};
+use crate::analysis::history::{Basis, best_by_e1rm, working_sets};
 use crate::analysis::progression::{self, FRESH_DAYS, RepTarget, Step};
 use crate::domain::catalog::{Equipment, Exercise, Loading, MovementPattern, catalog};
 use crate::domain::profile::{Experience, Profile};
@@ -46,26 +45,7 @@ pub struct Suggestion {
     pub confidence: Confidence,
     pub source: Source,
     pub rationale: String,
-    pub basis: Vec<Value>,
-}
-
-impl Suggestion {
-    /// The SUGGEST envelope's `data`.
-    pub fn to_data(&self, exercise_id: &str, reps: u32, rir: u32, profile: &Profile) -> Value {
-        json!({
-            "exercise_id": exercise_id,
-            "target_reps": reps,
-            "target_rir": rir,
-            "weight_kg": self.weight_kg,
-            "weight": profile.unit.from_kg(self.weight_kg),
-            "unit": profile.unit.label(),
-            "display": format_weight(self.weight_kg, profile.unit),
-            "confidence": self.confidence,
-            "source": self.source,
-            "rationale": self.rationale,
-            "basis": self.basis,
-        })
-    }
+    pub basis: Vec<Basis>,
 }
 
 /// Suggests a load for `target_reps` at `target_rir` of `exercise_id` (`exercise` is its catalog

@@ -23,7 +23,7 @@
 
 use std::collections::HashMap;
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::suggest::{Source, known_exercise, step_for, suggest_weight};
 use crate::domain::catalog::{Equipment, Exercise, Muscle, MuscleGroup, catalog};
@@ -136,19 +136,6 @@ pub struct Candidate<'a> {
     pub exercise: &'a Exercise,
     pub score: f64,
     pub reason: String,
-}
-
-impl Candidate<'_> {
-    pub fn to_json(&self) -> Value {
-        json!({
-            "exercise_id": self.exercise.id,
-            "name": self.exercise.name,
-            "equipment": self.exercise.equipment,
-            "primary_muscles": self.exercise.primary_muscles,
-            "score": (self.score * 100.0).round() / 100.0,
-            "reason": self.reason,
-        })
-    }
 }
 
 fn jaccard(a: &[Muscle], b: &[Muscle]) -> f64 {

@@ -7,6 +7,7 @@ use serde_json::{Value, json};
 
 use super::{Env, ToolError, int_arg, spec, store_failed, str_arg};
 use crate::analysis::history::{LOOKBACK_WEEKS, LoggedSet, best_by_e1rm, working_sets};
+use crate::app::buttons::SuggestAnswer;
 use crate::context::SessionContext;
 use crate::domain::catalog::{Exercise, catalog};
 use crate::domain::workout::{SetStatus, Workout};
@@ -189,7 +190,7 @@ async fn suggest_weight(
         .map_err(|e| store_failed(&e))?;
     let (id, ex) = resolve(text, &history)?;
     let s = suggest::suggest_weight(&id, ex, reps, rir, &history, &profile, now);
-    Ok(s.to_data(&id, reps, rir, &profile))
+    Ok(json!(SuggestAnswer::new(s, &id, reps, rir, &profile)))
 }
 
 async fn routine(store: &Store, ctx: &SessionContext, args: &Value) -> Result<Value, ToolError> {

@@ -6,11 +6,14 @@
 use std::collections::HashMap;
 
 use chrono::Utc;
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
+mod answers;
 mod monitor_state;
 mod requests;
 mod swap_exercise;
+
+pub use answers::*;
 
 use super::params::*;
 use super::{
@@ -19,8 +22,9 @@ use super::{
 };
 use crate::api::{ApiError, ErrorCode};
 use crate::context::SessionContext;
-use crate::domain::catalog::{Equipment, catalog};
+use crate::domain::catalog::{Equipment, Exercise, catalog};
 use crate::domain::limits::{MAX_REPS, MAX_RIR, MAX_SETS_PER_EXERCISE};
+use crate::domain::profile::Profile;
 use crate::domain::workout::Workout;
 use crate::retry::Attempts;
 use crate::router::{self, Intent};
@@ -77,31 +81,6 @@ pub struct MonitorRequest {
     pub event_type: String,
     /// The set the event is about (`state_diff.set_id`).
     pub set_id: Option<String>,
-}
-
-/// What a button answers: the envelope's `action` and `data`.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ButtonAnswer {
-    pub action: &'static str,
-    pub data: Value,
-}
-
-impl ButtonAnswer {
-    fn new(action: &'static str, data: Value) -> ButtonAnswer {
-        ButtonAnswer { action, data }
-    }
-
-    /// The answer as the app receives it, on `/v1/functional` and in the stream's `result`
-    /// event: `{success, action, data, intent}`.
-    pub fn to_envelope(&self, intent: Intent) -> Value {
-        json!({ "success": true, "action": self.action, "data": self.data, "intent": intent.as_str() })
-    }
-
-    /// Nothing to say (the monitor's usual answer).
-    fn null() -> ButtonAnswer {
-        crate::telemetry::record(|log| log.outcome = "no_change");
-        ButtonAnswer::new("NULL", Value::Null)
-    }
 }
 
 impl App {
@@ -201,15 +180,13 @@ impl App {
             &profile,
             Utc::now(),
         );
-        Ok(ButtonAnswer::new(
-            "AUTOFILL",
-            prediction.to_data(
-                &exercise_id,
-                today.map(|t| t.instance_id.as_str()),
-                set_index,
-                &profile,
-            ),
-        ))
+        Ok(ButtonAnswer::Autofill(AutofillAnswer::new(
+            &prediction,
+            &exercise_id,
+            today.map(|t| t.instance_id.as_str()),
+            set_index,
+            &profile,
+        )))
     }
 
     async fn suggest(
@@ -237,10 +214,9 @@ impl App {
         let (id, ex) =
             suggest::known_exercise(text, &history).ok_or_else(|| unknown_exercise(text))?;
         let s = suggest::suggest_weight(&id, ex, reps, rir, &history, &profile, Utc::now());
-        Ok(ButtonAnswer::new(
-            "SUGGEST",
-            s.to_data(&id, reps, rir, &profile),
-        ))
+        Ok(ButtonAnswer::Suggest(SuggestAnswer::new(
+            s, &id, reps, rir, &profile,
+        )))
     }
 }
 
@@ -257,5 +233,8 @@ fn replay(state: &UserState, fingerprint: &str) -> Result<Option<ButtonAnswer>, 
         Some("REPLACE_EXERCISE") => "REPLACE_EXERCISE",
         _ => "NULL",
     };
-    Ok(Some(ButtonAnswer::new(action, v["data"].clone())))
+    Ok(Some(ButtonAnswer::Replayed {
+        action,
+        data: v["data"].clone(),
+    }))
 }

@@ -12,7 +12,7 @@ impl App {
         let MonitorRequest { event_type, set_id } = req;
         let (event_type, set_id) = (event_type.as_str(), set_id.as_deref());
         if !router::SIGNIFICANT_EVENTS.contains(&event_type) {
-            return Ok(ButtonAnswer::null());
+            return Ok(no_change());
         }
         let parts = Parts {
             workout: true,
@@ -22,13 +22,13 @@ impl App {
         let (state, history) = self.load(ctx, parts).await?;
         let profile = state.profile.clone().unwrap_or_default();
         let Some((workout, _)) = active_in_prefix(&state, ctx)? else {
-            return Ok(ButtonAnswer::null());
+            return Ok(no_change());
         };
         match event_type {
             "WORKOUT_COMPLETED" => {
                 let id = workout.id.clone();
                 self.complete_workout(ctx, &id).await?;
-                Ok(ButtonAnswer::new("NULL", Value::Null))
+                Ok(ButtonAnswer::Null)
             }
             "SET_COMPLETED" => {
                 if let Some(id) = set_id
@@ -71,22 +71,23 @@ impl App {
                         )
                         .await;
                     if won.map_err(|e| store_error(&e))? {
-                        let action = match v.action {
-                            monitor::Action::Nudge => "NUDGE",
-                            monitor::Action::Alert => "ALERT",
-                        };
-                        let mut data = v.data();
-                        data["phrased_by"] = json!("rules");
-                        if let Some(text) = self.assist.rephrase(&v.message).await {
-                            data["message"] = json!(text);
-                            data["phrased_by"] = json!("model");
+                        let mut nudge = Nudge::from(v);
+                        if let Some(text) = self.assist.rephrase(&nudge.message).await {
+                            nudge.message = text;
+                            nudge.phrased_by = ChosenBy::Model;
                         }
-                        return Ok(ButtonAnswer::new(action, data));
+                        return Ok(ButtonAnswer::Nudge(nudge));
                     }
                 }
-                Ok(ButtonAnswer::null())
+                Ok(no_change())
             }
-            _ => Ok(ButtonAnswer::null()),
+            _ => Ok(no_change()),
         }
     }
+}
+
+/// Nothing to say (the monitor's usual answer).
+fn no_change() -> ButtonAnswer {
+    crate::telemetry::record(|log| log.outcome = "no_change");
+    ButtonAnswer::Null
 }

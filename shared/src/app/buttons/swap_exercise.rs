@@ -44,21 +44,12 @@ impl App {
                 exclude: exclude.clone(),
             };
             let familiar = familiarity(&history);
-            let mut ranked = swap::rank(target, catalog().all(), &query, &profile, &familiar);
+            let ranked = swap::rank(target, catalog().all(), &query, &profile, &familiar);
             if model_pick.is_none() {
                 let pick = self.assist.pick_swap(target, &ranked).await;
                 model_pick = Some(pick.map(|(i, why)| (ranked[i].exercise.id.to_string(), why)));
             }
-            // The model may only reorder the top candidates; the rules' order stays otherwise.
-            let chosen = model_pick.clone().flatten().and_then(|(id, why)| {
-                let i = ranked
-                    .iter()
-                    .take(assist::SWAP_CHOICES)
-                    .position(|c| c.exercise.id == id)?;
-                let c = ranked.remove(i);
-                ranked.insert(0, c);
-                Some(why)
-            });
+            let (ranked, chosen) = with_model_pick(ranked, model_pick.clone().flatten());
             let Some(best) = ranked.first() else {
                 return Err(ApiError::new(
                     ErrorCode::NoAlternatives,
@@ -68,91 +59,135 @@ impl App {
                     ),
                 ));
             };
-            let alternatives: Vec<Value> = ranked
-                .iter()
-                .skip(1)
-                .take(swap::MAX_ALTERNATIVES)
-                .map(|c| c.to_json())
-                .collect();
-            let mut data = json!({
-                "old_exercise": { "exercise_id": target.id, "name": target.name, "equipment": target.equipment },
-                "new_exercise": best.to_json(),
-                "alternatives": alternatives,
-                "applied": false,
-                "chosen_by": if chosen.is_some() { "model" } else { "rules" },
-            });
             let why = chosen
                 .as_deref()
                 .map(|w| w.trim_end_matches('.').to_string())
                 .unwrap_or_else(|| best.reason.clone());
+            let mut answer = SwapAnswer {
+                old_exercise: ExerciseRef::from(target),
+                new_exercise: SwapChoice::from(best),
+                alternatives: ranked
+                    .iter()
+                    .skip(1)
+                    .take(swap::MAX_ALTERNATIVES)
+                    .map(SwapChoice::from)
+                    .collect(),
+                applied: false,
+                chosen_by: if chosen.is_some() {
+                    ChosenBy::Model
+                } else {
+                    ChosenBy::Rules
+                },
+                message: format!("Swap {} for {}: {why}.", target.name, best.exercise.name),
+                exercise_instance_id: None,
+                weights: None,
+            };
             let Some(instance_id) = instance_id else {
-                data["message"] = json!(format!(
-                    "Swap {} for {}: {why}.",
-                    target.name, best.exercise.name
-                ));
-                return Ok(ButtonAnswer::new("REPLACE_EXERCISE", data));
+                return Ok(ButtonAnswer::ReplaceExercise(answer));
             };
             let active = active_in_prefix(&state, ctx)?;
             let Some((workout, version)) = active else {
                 return Err(not_in_workout(instance_id));
             };
-            let inst = workout
-                .exercises
-                .iter()
-                .find(|e| e.instance_id == instance_id)
-                .ok_or_else(|| not_in_workout(instance_id))?;
-            if inst.exercise_id != target.id {
-                return Err(ApiError::new(
-                    ErrorCode::ExerciseMismatch,
-                    format!(
-                        "exercise_instance_id {instance_id} is {}, not {}",
-                        inst.name, target.name
-                    ),
-                )
-                .field("target"));
-            }
             let now = Utc::now();
-            let applied = match swap::apply(
+            let applied = swap_in(
                 workout,
                 instance_id,
+                target,
                 best.exercise,
                 confirm,
                 &history,
                 &profile,
                 now,
-            ) {
-                Ok(a) => a,
-                Err(swap::ApplyError::InstanceNotFound) => return Err(not_in_workout(instance_id)),
-                Err(swap::ApplyError::SetsLogged { logged, name }) => {
-                    return Err(ApiError::new(ErrorCode::ConfirmRequired, format!("{logged} set{} of {name} already logged; send \"confirm\": true to swap the remaining sets (the logged ones stay as {name})", if logged == 1 { " is" } else { "s are" }),
-                    )
-                    .field("confirm"));
-                }
-            };
-            workouts::validate(&applied.workout)?;
-            data["applied"] = json!(true);
-            data["exercise_instance_id"] = json!(applied.instance_id);
-            data["weights"] = json!(applied.weights);
-            data["message"] = json!(format!(
+            )?;
+            answer.applied = true;
+            answer.message = format!(
                 "Swapped {} for {}; {}.",
                 target.name, best.exercise.name, applied.weights
-            ));
+            );
+            answer.exercise_instance_id = Some(applied.instance_id);
+            answer.weights = Some(applied.weights);
+            let answer = ButtonAnswer::ReplaceExercise(answer);
             let committed = self
                 .commit(
                     ctx,
                     &applied.workout,
                     version,
                     &fingerprint,
-                    "REPLACE_EXERCISE",
-                    &data,
+                    answer.action(),
+                    &answer.data(),
                     now,
                 )
                 .await?;
             if committed == CommitOutcome::Committed {
-                return Ok(ButtonAnswer::new("REPLACE_EXERCISE", data));
+                return Ok(answer);
             } // else raced: the next attempt re-applies
         }
         Err(conflict())
+    }
+}
+
+/// Swaps `new` in for the exercise `instance_id` of the active workout (which must be `target`),
+/// checked and ready to commit.
+#[allow(clippy::too_many_arguments)]
+fn swap_in(
+    workout: &Workout,
+    instance_id: &str,
+    target: &Exercise,
+    new: &Exercise,
+    confirm: bool,
+    history: &[Workout],
+    profile: &Profile,
+    now: chrono::DateTime<Utc>,
+) -> Result<swap::Applied, ApiError> {
+    let inst = workout
+        .exercises
+        .iter()
+        .find(|e| e.instance_id == instance_id)
+        .ok_or_else(|| not_in_workout(instance_id))?;
+    if inst.exercise_id != target.id {
+        return Err(ApiError::new(
+            ErrorCode::ExerciseMismatch,
+            format!(
+                "exercise_instance_id {instance_id} is {}, not {}",
+                inst.name, target.name
+            ),
+        )
+        .field("target"));
+    }
+    let applied = match swap::apply(workout, instance_id, new, confirm, history, profile, now) {
+        Ok(a) => a,
+        Err(swap::ApplyError::InstanceNotFound) => return Err(not_in_workout(instance_id)),
+        Err(swap::ApplyError::SetsLogged { logged, name }) => {
+            return Err(ApiError::new(ErrorCode::ConfirmRequired, format!("{logged} set{} of {name} already logged; send \"confirm\": true to swap the remaining sets (the logged ones stay as {name})", if logged == 1 { " is" } else { "s are" }),
+            )
+            .field("confirm"));
+        }
+    };
+    workouts::validate(&applied.workout)?;
+    Ok(applied)
+}
+
+/// The rules' ranking with the model's pick (exercise id, why) moved to the front, and the why,
+/// when the pick is among the top candidates: the model may only reorder those.
+fn with_model_pick(
+    mut ranked: Vec<swap::Candidate<'_>>,
+    pick: Option<(String, String)>,
+) -> (Vec<swap::Candidate<'_>>, Option<String>) {
+    let Some((id, why)) = pick else {
+        return (ranked, None);
+    };
+    let in_top = ranked
+        .iter()
+        .take(assist::SWAP_CHOICES)
+        .position(|c| c.exercise.id == id);
+    match in_top {
+        Some(i) => {
+            let c = ranked.remove(i);
+            ranked.insert(0, c);
+            (ranked, Some(why))
+        }
+        None => (ranked, None),
     }
 }
 

@@ -26,11 +26,7 @@ impl FunctionalLane {
         if route.intent == Some(Intent::MonitorSkip) {
             // Not an event the monitor analyses: NULL, and no store access at all.
             crate::telemetry::record(|log| log.outcome = "no_change");
-            let null = ButtonAnswer {
-                action: "NULL",
-                data: Value::Null,
-            };
-            return Ok(envelope(&null, Intent::MonitorState));
+            return Ok(envelope(&ButtonAnswer::Null, Intent::MonitorState));
         }
         let (Lane::Functional, Some(intent)) = (route.lane, route.intent) else {
             let mut e = ApiError::new(

@@ -16,7 +16,7 @@ use std::time::Instant;
 
 use chrono::Utc;
 use lambda_http::{Body, Request, RequestExt, Response};
-use serde_json::{Value, json};
+use serde_json::json;
 
 mod app_events;
 mod buttons;
