@@ -5,7 +5,6 @@
 
 use chrono::Utc;
 use serde::Serialize;
-use serde_json::{Value, json};
 
 use super::{MAX_ATTEMPTS, store_error};
 use crate::api::{ApiError, ErrorCode};
@@ -13,17 +12,18 @@ use crate::context::SessionContext;
 use crate::domain::units::Unit;
 use crate::retry::Attempts;
 use crate::router::{self, Intent, Lane, Route};
-use crate::skills::copilot::{self, CopilotError};
+use crate::skills::copilot::{self, CommandData, CopilotError};
 use crate::store::{CommitOutcome, IDEMPOTENCY_TTL_SECS, IdempotencyRecord, Store};
 
 /// What a command came to.
+#[allow(clippy::large_enum_variant)] // one per request, as `CommandData`
 #[derive(Debug, Clone, PartialEq)]
 pub enum Outcome {
     /// The answer: what the copilot says and the state it shows.
     Answer {
         intent: Intent,
         text: String,
-        data: Value,
+        data: CommandData,
     },
     /// A retried request (same `corr`): the first answer, exactly as it was sent.
     Replay { status: u16, body: String },
@@ -36,19 +36,19 @@ struct AnswerBody<'a> {
     lane: &'static str,
     intent: &'static str,
     text: &'a str,
-    data: &'a Value,
+    data: &'a CommandData,
 }
 
 impl Outcome {
     /// The FAST lane's answer as JSON text: what the route sends and what a `corr` replays.
-    pub fn render_answer(intent: Intent, text: &str, data: &Value) -> String {
+    pub fn render_answer(intent: Intent, text: &str, data: &CommandData) -> String {
         let body = AnswerBody {
             lane: "fast",
             intent: intent.as_str(),
             text,
             data,
         };
-        // A `Value` always serialises; the fallback is never reached.
+        // Plain structs with string keys always serialise; the fallback is never reached.
         serde_json::to_string(&body).unwrap_or_else(|_| "{}".into())
     }
 }
@@ -66,7 +66,7 @@ pub async fn run(
         return Ok(Outcome::Answer {
             intent: Intent::MonitorSkip,
             text: String::new(),
-            data: json!({}),
+            data: CommandData::Nothing {},
         });
     }
     let Some(cmd) = route.command.filter(|_| route.lane == Lane::Fast) else {

@@ -93,6 +93,6 @@ impl FastLane {
     }
 }
 
-fn reply(intent: Intent, text: &str, data: &serde_json::Value) -> Response<Body> {
+fn reply(intent: Intent, text: &str, data: &crate::skills::copilot::CommandData) -> Response<Body> {
     api::json_response(200, &command::Outcome::render_answer(intent, text, data))
 }

@@ -4,7 +4,6 @@
 
 use chrono::{DateTime, Duration, Utc};
 use serde::Serialize;
-use serde_json::{Value, json};
 
 use crate::domain::limits::{self, LimitError};
 use crate::domain::units::{Unit, format_number, format_weight};
@@ -18,9 +17,64 @@ pub const UNDO_WINDOW_MINUTES: i64 = 15;
 #[derive(Debug, Clone, PartialEq)]
 pub struct Outcome {
     pub text: String,
-    pub data: Value,
+    pub data: CommandData,
     /// The workout to commit; `None` when nothing changed.
     pub changed: Option<Workout>,
+}
+
+/// The state a command's answer shows (the FAST answer's `data`).
+// One per request, moved not copied in bulk: boxing the large variant would only add an allocation.
+#[allow(clippy::large_enum_variant)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum CommandData {
+    /// No active workout: `{"active_workout": null}`.
+    NoActiveWorkout { active_workout: () },
+    /// The active workout after the command: its id, the lifter's unit, and the sets it touched.
+    Workout {
+        workout_id: String,
+        unit: &'static str,
+        #[serde(flatten)]
+        sets: Shown,
+    },
+    /// Nothing to show (an unremarkable monitor event): `{}`.
+    Nothing {},
+}
+
+impl CommandData {
+    fn of(w: &Workout, unit: Unit, sets: Shown) -> CommandData {
+        CommandData::Workout {
+            workout_id: w.id.clone(),
+            unit: unit.label(),
+            sets,
+        }
+    }
+}
+
+/// The sets an answer shows, by what the command did.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum Shown {
+    /// The set logged, and the next planned one (`null` when none is left).
+    Logged {
+        logged: SetView,
+        next: Option<SetView>,
+    },
+    Skipped {
+        skipped: SetView,
+        next: Option<SetView>,
+    },
+    /// The set undone (planned again), and the next planned one.
+    Undone {
+        undone: SetView,
+        next: Option<SetView>,
+    },
+    /// Nothing in the undo window: `undone` is `null`.
+    NothingToUndo { undone: () },
+    /// The current set has no planned reps: the lifter must type them.
+    NeedsReps { needs: &'static str, next: SetView },
+    /// The next planned set (`null` when none is left).
+    Next { next: Option<SetView> },
 }
 
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -169,7 +223,7 @@ pub fn apply(
     let Some(w) = workout else {
         return Ok(Outcome {
             text: NO_ACTIVE_WORKOUT.into(),
-            data: json!({ "active_workout": null }),
+            data: CommandData::NoActiveWorkout { active_workout: () },
             changed: None,
         });
     };
@@ -191,37 +245,26 @@ pub fn apply(
     }
 }
 
-fn base_data(w: &Workout, unit: Unit) -> serde_json::Map<String, Value> {
-    let mut m = serde_json::Map::new();
-    m.insert("workout_id".into(), json!(w.id));
-    m.insert("unit".into(), json!(unit.label()));
-    m
-}
-
 fn show_next(w: &Workout, unit: Unit, lead: &str) -> Outcome {
     let next = next_view(w, unit);
     let text = match &next {
         Some(n) => format!("{lead}Next: {}.", describe(n, false)),
         None => format!("{lead}All planned sets are done. Finish the workout when you're ready."),
     };
-    let mut data = base_data(w, unit);
-    data.insert("next".into(), json!(next));
     Outcome {
         text,
-        data: Value::Object(data),
+        data: CommandData::of(w, unit, Shown::Next { next }),
         changed: None,
     }
 }
 
 fn nothing_left(w: &Workout, unit: Unit) -> Outcome {
-    let mut data = base_data(w, unit);
-    data.insert("next".into(), Value::Null);
     Outcome {
         text: format!(
             "No planned sets left in {}. Finish the workout when you're ready.",
             w.name
         ),
-        data: Value::Object(data),
+        data: CommandData::of(w, unit, Shown::Next { next: None }),
         changed: None,
     }
 }
@@ -246,16 +289,20 @@ fn log(cmd: &Command, w: &Workout, unit: Unit, now: DateTime<Utc>) -> Outcome {
         _ => (target.reps, target.weight_kg, target.rir.map(Effort::Rir)),
     };
     let Some(reps) = reps else {
-        let mut data = base_data(w, unit);
-        data.insert("needs".into(), json!("reps"));
-        data.insert("next".into(), json!(view(w, pos, unit)));
         let v = view(w, pos, unit);
         return Outcome {
             text: format!(
                 "{} has no planned reps: type what you did, like '8' or '8 @ 100'.",
                 label(&v)
             ),
-            data: Value::Object(data),
+            data: CommandData::of(
+                w,
+                unit,
+                Shown::NeedsReps {
+                    needs: "reps",
+                    next: v,
+                },
+            ),
             changed: None,
         };
     };
@@ -283,12 +330,9 @@ fn log(cmd: &Command, w: &Workout, unit: Unit, now: DateTime<Utc>) -> Outcome {
     let logged = view(&changed, pos, unit);
     let next = next_view(&changed, unit);
     let text = format!("Logged {}.\n{}", describe(&logged, true), next_line(&next));
-    let mut data = base_data(&changed, unit);
-    data.insert("logged".into(), json!(logged));
-    data.insert("next".into(), json!(next));
     Outcome {
         text,
-        data: Value::Object(data),
+        data: CommandData::of(&changed, unit, Shown::Logged { logged, next }),
         changed: Some(changed),
     }
 }
@@ -306,12 +350,9 @@ fn skip(w: &Workout, unit: Unit, now: DateTime<Utc>) -> Outcome {
     let skipped = view(&changed, pos, unit);
     let next = next_view(&changed, unit);
     let text = format!("Skipped {}.\n{}", label(&skipped), next_line(&next));
-    let mut data = base_data(&changed, unit);
-    data.insert("skipped".into(), json!(skipped));
-    data.insert("next".into(), json!(next));
     Outcome {
         text,
-        data: Value::Object(data),
+        data: CommandData::of(&changed, unit, Shown::Skipped { skipped, next }),
         changed: Some(changed),
     }
 }
@@ -321,13 +362,11 @@ fn undo(w: &Workout, unit: Unit, now: DateTime<Utc>) -> Outcome {
     let last = w.changes.last().filter(|c| c.at >= window_start);
     let Some((change, pos)) = last.and_then(|c| w.find_set(&c.set_id).map(|p| (c.clone(), p)))
     else {
-        let mut data = base_data(w, unit);
-        data.insert("undone".into(), Value::Null);
         return Outcome {
             text: format!(
                 "Nothing to undo: no set was logged or skipped in the last {UNDO_WINDOW_MINUTES} minutes."
             ),
-            data: Value::Object(data),
+            data: CommandData::of(w, unit, Shown::NothingToUndo { undone: () }),
             changed: None,
         };
     };
@@ -352,12 +391,16 @@ fn undo(w: &Workout, unit: Unit, now: DateTime<Utc>) -> Outcome {
             undo_next(&next)
         ),
     };
-    let mut data = base_data(&changed, unit);
-    data.insert("undone".into(), json!(before));
-    data.insert("next".into(), json!(next));
     Outcome {
         text,
-        data: Value::Object(data),
+        data: CommandData::of(
+            &changed,
+            unit,
+            Shown::Undone {
+                undone: before,
+                next,
+            },
+        ),
         changed: Some(changed),
     }
 }
@@ -432,6 +475,36 @@ mod tests {
         apply(&cmd, Some(w), unit, None, Utc::now()).unwrap()
     }
 
+    /// The keys of each answer's `data` (and which are `null`): the wire format the app reads.
+    #[test]
+    fn answer_data_has_the_documented_keys() {
+        fn keys(data: &CommandData) -> Vec<String> {
+            let v = serde_json::to_value(data).expect("serialises");
+            let map = v.as_object().expect("an object");
+            map.iter()
+                .map(|(k, v)| format!("{k}{}", if v.is_null() { "=null" } else { "" }))
+                .collect()
+        }
+        let w = workout();
+        let none = apply(&Command::LogSet, None, Unit::Kg, None, Utc::now()).unwrap();
+        assert_eq!(keys(&none.data), ["active_workout=null"]);
+        let next = run(Command::NextSet, &w, Unit::Kg);
+        assert_eq!(keys(&next.data), ["next", "unit", "workout_id"]);
+        let done = run(Command::LogSet, &w, Unit::Kg);
+        assert_eq!(keys(&done.data), ["logged", "next", "unit", "workout_id"]);
+        let skip = run(Command::SkipSet, &w, Unit::Kg);
+        assert_eq!(keys(&skip.data), ["next", "skipped", "unit", "workout_id"]);
+        let done_w = done.changed.expect("logged");
+        let undo = run(Command::Undo, &done_w, Unit::Kg);
+        assert_eq!(keys(&undo.data), ["next", "undone", "unit", "workout_id"]);
+        let nothing = run(Command::Undo, &w, Unit::Kg);
+        assert_eq!(keys(&nothing.data), ["undone=null", "unit", "workout_id"]);
+        let mut no_reps = workout();
+        no_reps.exercises[0].sets[1].target.reps = None;
+        let needs = run(Command::LogSet, &no_reps, Unit::Kg);
+        assert_eq!(keys(&needs.data), ["needs", "next", "unit", "workout_id"]);
+    }
+
     #[test]
     fn done_logs_the_current_set_as_planned() {
         let out = run(Command::LogSet, &workout(), Unit::Kg);
@@ -448,8 +521,9 @@ mod tests {
             SetStatus::Planned,
             "warm-ups are not the current set"
         );
-        assert_eq!(out.data["logged"]["set_id"], "b1");
-        assert_eq!(out.data["next"]["set_id"], "b2");
+        let data = serde_json::to_value(&out.data).expect("serialises");
+        assert_eq!(data["logged"]["set_id"], "b1");
+        assert_eq!(data["next"]["set_id"], "b2");
     }
 
     #[test]
