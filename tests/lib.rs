@@ -486,11 +486,8 @@ pub async fn call_json(
     user: &str,
     body: Option<serde_json::Value>,
 ) -> JsonReply {
-    let mut req = match method {
-        "GET" => http.get(url),
-        _ => http.post(url),
-    }
-    .header("x-user-id", user);
+    let method = reqwest::Method::from_bytes(method.as_bytes()).expect("an HTTP method");
+    let mut req = http.request(method, url).header("x-user-id", user);
     if let Some(b) = body {
         req = req
             .header("content-type", "application/json")
@@ -635,6 +632,38 @@ pub fn test_runtime() -> tokio::runtime::Runtime {
         .enable_all()
         .build()
         .expect("tokio runtime")
+}
+
+/// What most black-box test binaries share: one local stack, an HTTP client and the runtime.
+pub struct HttpCtx {
+    pub stack: Stack,
+    pub http: reqwest::Client,
+    pub rt: tokio::runtime::Handle,
+}
+
+impl HttpCtx {
+    /// Starts the stack on `rt`.
+    pub fn start(rt: &tokio::runtime::Runtime) -> HttpCtx {
+        HttpCtx {
+            stack: rt.block_on(Stack::start()),
+            http: reqwest::Client::new(),
+            rt: rt.handle().clone(),
+        }
+    }
+
+    /// `method` `path` on the `lane` function as `user` (dev identity), with a JSON body.
+    pub fn call(
+        &self,
+        lane: &str,
+        method: &str,
+        path: &str,
+        user: &str,
+        body: Option<serde_json::Value>,
+    ) -> JsonReply {
+        let url = format!("{}/{lane}{path}", self.stack.base);
+        self.rt
+            .block_on(call_json(&self.http, method, url, user, body))
+    }
 }
 
 /// A named test case on a shared context.

@@ -7,6 +7,7 @@
 //! - `buttons`: the smart buttons (swap, autofill, suggest a weight) and the workout monitor;
 //! - `workout`: start, read and complete a workout;
 //! - `events`: app events with the notification gate, and the feeds the app pages through;
+//! - `profile`: the lifter's profile and preferences (`GET`/`PATCH /v1/me`);
 //! - `proposals`: confirm or dismiss what the coach proposed;
 //! - `jobs`: the worker's jobs (insight card, weekly review, health metric);
 //! - `assist` and `card_summary`: the optional small models that may only rephrase or choose.
@@ -21,6 +22,7 @@ pub mod command;
 pub mod events;
 pub mod jobs;
 pub(crate) mod params;
+pub mod profile;
 pub mod proposals;
 pub mod workout;
 

@@ -25,6 +25,17 @@ pub const MAX_ARTIFACT_BYTES: usize = 50 * 1024;
 pub const MAX_MESSAGE_CHARS: usize = 10_000;
 pub const MAX_BODY_BYTES: usize = 64 * 1024;
 
+// The profile (`PATCH /v1/me`).
+pub const MAX_DISPLAY_NAME_CHARS: usize = 80;
+pub const MIN_BODYWEIGHT_KG: f64 = 20.0;
+pub const MAX_BODYWEIGHT_KG: f64 = 400.0;
+pub const MIN_AGE: u32 = 13;
+pub const MAX_AGE: u32 = 120;
+/// The largest smallest-jump a lifter can set for one kind of equipment.
+pub const MAX_INCREMENT_KG: f64 = 50.0;
+pub const MAX_GOALS: usize = 10;
+pub const MAX_GOAL_CHARS: usize = 200;
+
 /// A value outside the contract's limits.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LimitError {

@@ -2,7 +2,7 @@
 //! in tests, to dynoxide through `AWS_ENDPOINT_URL_DYNAMODB`.
 //!
 //! Keys (pk = `USER#<user>`):
-//! - `PROFILE`: the profile document;
+//! - `PROFILE`: the profile document (see `profile`);
 //! - `WORKOUT#ACTIVE`: the active workout document and its `version`;
 //! - `WORKOUT#<started_at>#<id>`: completed workouts, newest last;
 //! - `TEMPLATE#<id>`, `ROUTINE#<id>`: plans;
@@ -28,6 +28,7 @@ pub mod conversation;
 pub mod history;
 pub mod jobs;
 pub mod last_session;
+pub mod profile;
 pub mod records;
 mod state;
 mod timing;

@@ -4,13 +4,14 @@
 //! - `POST /v1/functional`: smart buttons and the workout monitor (`app::buttons`), envelope
 //!   `{success, action, data, intent}`;
 //! - `POST /v1/events`: app events, with the notification gate (`app::events`);
+//! - `GET`/`PATCH /v1/me`: the profile and preferences (`app::profile`);
 //! - `POST /v1/workouts`, `GET /v1/workouts/active`, `POST /v1/workouts/{id}/complete`
 //!   (`app::workout`);
 //! - `POST /v1/artifacts/{id}/confirm|dismiss` (`app::proposals`, shared with the coach's chat);
 //! - `GET /v1/notifications`, `GET /v1/insights` (cards the worker wrote), newest first;
 //! - `POST /v1/import/strong`: a Strong app export into the history (`import`).
 //!
-//! One file per group of routes: `buttons`, `app_events`, `lifecycle`, `import`.
+//! One file per group of routes: `buttons`, `app_events`, `lifecycle`, `import`, `profile`.
 
 use std::time::Instant;
 
@@ -22,6 +23,7 @@ mod app_events;
 mod buttons;
 mod import;
 mod lifecycle;
+mod profile;
 
 pub(crate) use crate::app::params::*;
 
@@ -76,68 +78,50 @@ impl FunctionalLane {
         super::finish(log, started, result)
     }
 
+    /// Finds the route by path segments, then checks the method (a known path with another
+    /// method is a 405 naming the allowed ones).
     async fn serve(&self, req: &Request) -> Result<Response<Body>, ApiError> {
         let path = api::path(req);
         let method = req.method().as_str();
-        let complete_id = path
-            .strip_prefix("/v1/workouts/")
-            .and_then(|rest| rest.strip_suffix("/complete"))
-            .filter(|id| !id.is_empty() && !id.contains('/'));
-        let artifact = path.strip_prefix("/v1/artifacts/").and_then(|rest| {
-            let (id, action) = rest.split_once('/')?;
-            (!id.is_empty() && !id.contains('/') && matches!(action, "confirm" | "dismiss"))
-                .then(|| (id.to_string(), action == "confirm"))
-        });
-        let expect = |m: &'static str| -> Result<(), ApiError> {
-            if method == m {
-                Ok(())
-            } else {
-                Err(ApiError::method_not_allowed(m, &path))
-            }
-        };
-        match path.as_str() {
-            "/v1/functional" => {
-                expect("POST")?;
-                self.functional(req).await
-            }
-            "/v1/events" => {
-                expect("POST")?;
-                self.event(req).await
-            }
-            "/v1/workouts" => {
-                expect("POST")?;
-                self.start_workout(req).await
-            }
-            "/v1/workouts/active" => {
-                expect("GET")?;
-                self.active_workout(req).await
-            }
-            "/v1/notifications" => {
-                expect("GET")?;
-                self.feed(req, Feed::Notifications).await
-            }
-            "/v1/insights" => {
-                expect("GET")?;
-                self.feed(req, Feed::Insights).await
-            }
-            "/v1/import/strong" => {
-                expect("POST")?;
-                self.import_strong(req).await
-            }
-            _ if complete_id.is_some() => {
-                expect("POST")?;
-                let id = checked_id(complete_id.unwrap_or_default(), "id")?;
-                self.complete(req, id).await
-            }
-            _ if artifact.is_some() => {
-                expect("POST")?;
-                let (id, confirm) = artifact.unwrap_or_default();
-                self.artifact(req, checked_id(&id, "id")?, confirm).await
-            }
-            p => Err(ApiError::new(
+        let segments: Vec<&str> = path.split('/').skip(1).collect();
+        let not_allowed = |allowed: &'static str| ApiError::method_not_allowed(allowed, &path);
+        let no_route = || {
+            ApiError::new(
                 ErrorCode::NotFound,
-                format!("no route {p} on the functional lane"),
-            )),
+                format!("no route {path} on the functional lane"),
+            )
+        };
+        if segments.iter().any(|s| s.is_empty()) {
+            return Err(no_route());
+        }
+        match (segments.as_slice(), method) {
+            (["v1", "functional"], "POST") => self.functional(req).await,
+            (["v1", "functional"], _) => Err(not_allowed("POST")),
+            (["v1", "events"], "POST") => self.event(req).await,
+            (["v1", "events"], _) => Err(not_allowed("POST")),
+            (["v1", "me"], "GET") => self.me(req).await,
+            (["v1", "me"], "PATCH") => self.update_me(req).await,
+            (["v1", "me"], _) => Err(not_allowed("GET, PATCH")),
+            (["v1", "workouts"], "POST") => self.start_workout(req).await,
+            (["v1", "workouts"], _) => Err(not_allowed("POST")),
+            (["v1", "workouts", "active"], "GET") => self.active_workout(req).await,
+            (["v1", "workouts", "active"], _) => Err(not_allowed("GET")),
+            (["v1", "workouts", id, "complete"], "POST") => {
+                self.complete(req, checked_id(id, "id")?).await
+            }
+            (["v1", "workouts", _, "complete"], _) => Err(not_allowed("POST")),
+            (["v1", "notifications"], "GET") => self.feed(req, Feed::Notifications).await,
+            (["v1", "notifications"], _) => Err(not_allowed("GET")),
+            (["v1", "insights"], "GET") => self.feed(req, Feed::Insights).await,
+            (["v1", "insights"], _) => Err(not_allowed("GET")),
+            (["v1", "import", "strong"], "POST") => self.import_strong(req).await,
+            (["v1", "import", "strong"], _) => Err(not_allowed("POST")),
+            (["v1", "artifacts", id, action @ ("confirm" | "dismiss")], "POST") => {
+                self.artifact(req, checked_id(id, "id")?, *action == "confirm")
+                    .await
+            }
+            (["v1", "artifacts", _, "confirm" | "dismiss"], _) => Err(not_allowed("POST")),
+            _ => Err(no_route()),
         }
     }
 }

@@ -1,0 +1,218 @@
+//! Black-box tests of the lifter's own data on the functional binary (profile, and the routes
+//! that follow it), over HTTP through `cargo lambda watch` against a dynoxide: answers checked
+//! against what is stored, bad input and other users' ids included.
+
+use blackbox::{HttpCtx, JsonReply, eq, run_cases, test_runtime, unique_user};
+use coach::domain::profile::Profile;
+use libtest_mimic::Failed;
+use serde_json::{Value, json};
+
+type Ctx = HttpCtx;
+type Case = fn(&Ctx) -> Result<(), Failed>;
+
+fn main() {
+    let rt = test_runtime();
+    let ctx = HttpCtx::start(&rt);
+    let cases: Vec<(&'static str, Case)> = vec![
+        (
+            "profile_reads_defaults_and_patches_what_it_names",
+            profile_reads_defaults_and_patches_what_it_names,
+        ),
+        (
+            "a_bad_profile_patch_names_the_field_and_writes_nothing",
+            a_bad_profile_patch_names_the_field_and_writes_nothing,
+        ),
+    ];
+    let _ = call(&ctx, "GET", "/v1/me", "warmup", None);
+    run_cases(rt, ctx, cases)
+}
+
+fn call(ctx: &Ctx, method: &str, path: &str, user: &str, body: Option<Value>) -> JsonReply {
+    ctx.call("functional", method, path, user, body)
+}
+
+fn expect_err(r: &JsonReply, status: u16, code: &str, field: Option<&str>) -> Result<(), Failed> {
+    eq(r.status, status, &format!("status of {}", r.body))?;
+    eq(r.body["error"]["code"].as_str(), Some(code), "code")?;
+    eq(
+        r.body["error"]["field"].as_str(),
+        field,
+        &format!("field of {}", r.body),
+    )
+}
+
+fn stored_profile(ctx: &Ctx, user: &str) -> Option<Profile> {
+    let stored = ctx.rt.block_on(ctx.stack.store.stored_profile(user));
+    stored.expect("store read").map(|s| s.profile)
+}
+
+fn profile_reads_defaults_and_patches_what_it_names(ctx: &Ctx) -> Result<(), Failed> {
+    let user = unique_user("me");
+    let r = call(ctx, "GET", "/v1/me", &user, None);
+    eq(r.status, 200, "status")?;
+    eq(r.body["user_id"].as_str(), Some(user.as_str()), "user_id")?;
+    eq(r.body["name"].clone(), Value::Null, "no name yet")?;
+    eq(r.body["unit"].as_str(), Some("kg"), "unit")?;
+    eq(
+        r.body["increments"]["barbell_kg"].as_f64(),
+        Some(2.5),
+        "default step",
+    )?;
+    eq(
+        r.body["increments_set"].as_bool(),
+        Some(false),
+        "default steps",
+    )?;
+    eq(r.body["timezone"].as_str(), Some("UTC"), "timezone")?;
+    eq(stored_profile(ctx, &user), None, "reading writes nothing")?;
+
+    let patch = json!({
+        "name": " Sam ", "unit": "lb", "bodyweight_kg": 82.5, "experience": "advanced",
+        "equipment": ["barbell", "dumbbell", "barbell"], "timezone": "Europe/Berlin",
+        "notification_preference": "minimal", "quiet_hours": {"start": "22:00", "end": "07:00"},
+        "goals": ["bench 100 kg"], "age": 34, "increments": {"barbell_kg": 1.25}
+    });
+    let r = call(ctx, "PATCH", "/v1/me", &user, Some(patch));
+    eq(r.status, 200, &format!("status of {}", r.body))?;
+    eq(r.body["name"].as_str(), Some("Sam"), "name trimmed")?;
+    eq(r.body["unit"].as_str(), Some("lb"), "unit")?;
+    eq(
+        r.body["equipment"].clone(),
+        json!(["barbell", "dumbbell"]),
+        "equipment, once each",
+    )?;
+    eq(
+        r.body["increments"]["barbell_kg"].as_f64(),
+        Some(1.25),
+        "own step",
+    )?;
+    eq(r.body["increments_set"].as_bool(), Some(true), "own steps")?;
+    eq(
+        r.body["quiet_hours"].clone(),
+        json!({"start": "22:00", "end": "07:00"}),
+        "quiet hours",
+    )?;
+    let again = call(ctx, "GET", "/v1/me", &user, None);
+    eq(
+        again.body.clone(),
+        r.body.clone(),
+        "GET answers what PATCH answered",
+    )?;
+    let stored = stored_profile(ctx, &user).ok_or("profile stored")?;
+    eq(stored.display_name.as_deref(), Some("Sam"), "stored name")?;
+    eq(stored.bodyweight_kg, Some(82.5), "stored bodyweight")?;
+    eq(stored.timezone.as_str(), "Europe/Berlin", "stored timezone")?;
+
+    // Only what is named changes; null goes back to the default.
+    let r = call(
+        ctx,
+        "PATCH",
+        "/v1/me",
+        &user,
+        Some(json!({"name": null, "quiet_hours": null})),
+    );
+    eq(r.status, 200, "status")?;
+    eq(r.body["name"].clone(), Value::Null, "name cleared")?;
+    eq(
+        r.body["quiet_hours"].clone(),
+        Value::Null,
+        "quiet hours off",
+    )?;
+    eq(
+        r.body["bodyweight_kg"].as_f64(),
+        Some(82.5),
+        "bodyweight kept",
+    )?;
+    eq(r.body["unit"].as_str(), Some("lb"), "unit kept")?;
+
+    // Another lifter sees only their own.
+    let other = unique_user("me-other");
+    let r = call(ctx, "GET", "/v1/me", &other, None);
+    eq(r.body["bodyweight_kg"].clone(), Value::Null, "no leak")?;
+    Ok(())
+}
+
+fn a_bad_profile_patch_names_the_field_and_writes_nothing(ctx: &Ctx) -> Result<(), Failed> {
+    let user = unique_user("me-bad");
+    let r = call(
+        ctx,
+        "PATCH",
+        "/v1/me",
+        &user,
+        Some(json!({"name": "Alex", "unit": "kg"})),
+    );
+    eq(r.status, 200, "status")?;
+    let before = stored_profile(ctx, &user);
+    for (body, code, field) in [
+        (json!({"name": ""}), "VALIDATION_ERROR", Some("name")),
+        (
+            json!({"name": "x".repeat(81)}),
+            "VALIDATION_ERROR",
+            Some("name"),
+        ),
+        (
+            json!({"unit": "stone", "name": "Bob"}),
+            "VALIDATION_ERROR",
+            Some("unit"),
+        ),
+        (
+            json!({"bodyweight_kg": 4000}),
+            "VALIDATION_ERROR",
+            Some("bodyweight_kg"),
+        ),
+        (
+            json!({"timezone": "Mars/Olympus"}),
+            "VALIDATION_ERROR",
+            Some("timezone"),
+        ),
+        (
+            json!({"equipment": ["jetpack"]}),
+            "VALIDATION_ERROR",
+            Some("equipment[0]"),
+        ),
+        (
+            json!({"increments": {"barbell_kg": -1}}),
+            "VALIDATION_ERROR",
+            Some("increments.barbell_kg"),
+        ),
+        (
+            json!({"quiet_hours": {"start": "22:00"}}),
+            "VALIDATION_ERROR",
+            Some("quiet_hours.end"),
+        ),
+        (
+            json!({"goals": vec!["g"; 11]}),
+            "VALIDATION_ERROR",
+            Some("goals"),
+        ),
+        (json!({"nickname": "x"}), "UNKNOWN_FIELD", Some("nickname")),
+        (json!(["name"]), "INVALID_BODY", None),
+    ] {
+        let r = call(ctx, "PATCH", "/v1/me", &user, Some(body.clone()));
+        eq(r.status, 400, &format!("status for {body}: {}", r.body))?;
+        eq(
+            r.body["error"]["code"].as_str(),
+            Some(code),
+            &format!("code for {body}"),
+        )?;
+        if field.is_some() {
+            eq(
+                r.body["error"]["field"].as_str(),
+                field,
+                &format!("field for {body}"),
+            )?;
+        }
+        eq(
+            stored_profile(ctx, &user),
+            before.clone(),
+            &format!("unchanged after {body}"),
+        )?;
+    }
+    expect_err(
+        &call(ctx, "PUT", "/v1/me", &user, Some(json!({}))),
+        405,
+        "METHOD_NOT_ALLOWED",
+        None,
+    )?;
+    Ok(())
+}
