@@ -2,7 +2,10 @@
 //! that follow it), over HTTP through `cargo lambda watch` against a dynoxide: answers checked
 //! against what is stored, bad input and other users' ids included.
 
-use blackbox::{HttpCtx, JsonReply, eq, run_cases, test_runtime, unique_user};
+use blackbox::{
+    HttpCtx, JsonReply, bench_session, check, eq, run_cases, sample_workout, test_runtime,
+    unique_user,
+};
 use coach::domain::profile::Profile;
 use libtest_mimic::Failed;
 use serde_json::{Value, json};
@@ -21,6 +24,14 @@ fn main() {
         (
             "a_bad_profile_patch_names_the_field_and_writes_nothing",
             a_bad_profile_patch_names_the_field_and_writes_nothing,
+        ),
+        (
+            "history_pages_newest_first_and_reads_one_workout",
+            history_pages_newest_first_and_reads_one_workout,
+        ),
+        (
+            "history_refuses_bad_pages_and_other_users_ids",
+            history_refuses_bad_pages_and_other_users_ids,
         ),
     ];
     let _ = call(&ctx, "GET", "/v1/me", "warmup", None);
@@ -214,5 +225,125 @@ fn a_bad_profile_patch_names_the_field_and_writes_nothing(ctx: &Ctx) -> Result<(
         "METHOD_NOT_ALLOWED",
         None,
     )?;
+    Ok(())
+}
+
+/// Completed bench sessions 1, 3, 5, 7 and 9 days ago (ids `hist-<days>`).
+fn seed_history(ctx: &Ctx, user: &str) {
+    for days in [1, 3, 5, 7, 9] {
+        let w = bench_session(days, &[(100.0, 8, 2), (100.0, 8, 1)]);
+        let put = ctx.stack.store.put_completed_workout(user, &w);
+        ctx.rt.block_on(put).expect("seed");
+    }
+}
+
+fn history_pages_newest_first_and_reads_one_workout(ctx: &Ctx) -> Result<(), Failed> {
+    let user = unique_user("history");
+    seed_history(ctx, &user);
+    let mut ids = Vec::new();
+    let mut path = "/v1/workouts?limit=2".to_string();
+    for page in 0.. {
+        let r = call(ctx, "GET", &path, &user, None);
+        eq(r.status, 200, &format!("status of {}", r.body))?;
+        let items = r.body["items"].as_array().ok_or("items")?;
+        check(items.len() <= 2, "a page holds at most the limit")?;
+        for item in items {
+            ids.push(item["id"].as_str().unwrap_or_default().to_string());
+        }
+        if page == 0 {
+            let first = &items[0];
+            eq(
+                first["summary"]["sets"].as_u64(),
+                Some(2),
+                "the session's sets",
+            )?;
+            eq(
+                first["summary"]["volume_kg"].as_f64(),
+                Some(1600.0),
+                "its volume",
+            )?;
+            eq(r.body["unit"].as_str(), Some("kg"), "unit")?;
+        }
+        match r.body["next_cursor"].as_str() {
+            Some(c) => path = format!("/v1/workouts?limit=2&cursor={c}"),
+            None => break,
+        }
+        check(page < 5, "pages end")?;
+    }
+    eq(
+        ids,
+        ["hist-1", "hist-3", "hist-5", "hist-7", "hist-9"]
+            .map(String::from)
+            .to_vec(),
+        "every workout once, newest first",
+    )?;
+
+    let r = call(ctx, "GET", "/v1/workouts/hist-5", &user, None);
+    eq(r.status, 200, "status")?;
+    eq(
+        r.body["workout"]["id"].as_str(),
+        Some("hist-5"),
+        "the workout",
+    )?;
+    eq(
+        r.body["workout"]["status"].as_str(),
+        Some("completed"),
+        "completed",
+    )?;
+    let sets = &r.body["workout"]["exercises"][0]["sets"];
+    eq(
+        sets.as_array().map(Vec::len),
+        Some(2),
+        "whole, with its sets",
+    )?;
+
+    // The active workout is readable by its id too.
+    let active = sample_workout("w-active", 2);
+    let put = ctx.stack.store.replace_active_workout(&user, &active);
+    ctx.rt.block_on(put).expect("seed active");
+    let r = call(ctx, "GET", "/v1/workouts/w-active", &user, None);
+    eq(
+        r.body["workout"]["status"].as_str(),
+        Some("active"),
+        "the active one",
+    )?;
+    let r = call(ctx, "GET", "/v1/workouts?limit=10", &user, None);
+    eq(
+        r.body["items"].as_array().map(Vec::len),
+        Some(5),
+        "the history lists completed ones only",
+    )?;
+    Ok(())
+}
+
+fn history_refuses_bad_pages_and_other_users_ids(ctx: &Ctx) -> Result<(), Failed> {
+    let user = unique_user("history-bad");
+    seed_history(ctx, &user);
+    let other = unique_user("history-other");
+    // Another lifter's workout id is simply not found, and their list is empty.
+    let r = call(ctx, "GET", "/v1/workouts/hist-3", &other, None);
+    expect_err(&r, 404, "WORKOUT_NOT_FOUND", Some("id"))?;
+    let r = call(ctx, "GET", "/v1/workouts", &other, None);
+    eq(
+        r.body["items"].clone(),
+        json!([]),
+        "nothing of the other lifter's",
+    )?;
+    eq(r.body["next_cursor"].clone(), Value::Null, "one page")?;
+    for (query, field) in [
+        ("limit=0", "limit"),
+        ("limit=101", "limit"),
+        ("limit=ten", "limit"),
+        ("cursor=zz", "cursor"),
+        // A cursor of another list (the notifications') is refused.
+        ("cursor=4e4f54494659233230", "cursor"),
+    ] {
+        let r = call(ctx, "GET", &format!("/v1/workouts?{query}"), &user, None);
+        expect_err(&r, 400, "VALIDATION_ERROR", Some(field))?;
+    }
+    let r = call(ctx, "GET", "/v1/workouts/bad%23id", &user, None);
+    expect_err(&r, 400, "VALIDATION_ERROR", Some("id"))?;
+    let r = call(ctx, "DELETE", "/v1/workouts", &user, None);
+    expect_err(&r, 405, "METHOD_NOT_ALLOWED", None)?;
     Ok(())
 }

@@ -7,6 +7,7 @@
 //! - `buttons`: the smart buttons (swap, autofill, suggest a weight) and the workout monitor;
 //! - `workout`: start, read and complete a workout;
 //! - `events`: app events with the notification gate, and the feeds the app pages through;
+//! - `history`: completed workouts, a page at a time, and one workout whole;
 //! - `profile`: the lifter's profile and preferences (`GET`/`PATCH /v1/me`);
 //! - `proposals`: confirm or dismiss what the coach proposed;
 //! - `jobs`: the worker's jobs (insight card, weekly review, health metric);
@@ -20,6 +21,7 @@ pub mod buttons;
 pub mod card_summary;
 pub mod command;
 pub mod events;
+pub mod history;
 pub mod jobs;
 pub(crate) mod params;
 pub mod profile;

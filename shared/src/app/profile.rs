@@ -298,9 +298,16 @@ fn clock(text: &str, field: &'static str) -> Result<NaiveTime, ApiError> {
 impl App {
     /// `GET /v1/me`.
     pub async fn me(&self, ctx: &SessionContext) -> Result<Me, ApiError> {
+        Ok(Me::new(&ctx.user_id, self.profile(ctx).await?))
+    }
+
+    /// The stored profile, or the defaults.
+    pub(crate) async fn profile(&self, ctx: &SessionContext) -> Result<Profile, ApiError> {
         let stored = self.store.stored_profile(&ctx.user_id).await;
-        let profile = stored.map_err(|e| store_error(&e))?.map(|s| s.profile);
-        Ok(Me::new(&ctx.user_id, profile.unwrap_or_default()))
+        Ok(stored
+            .map_err(|e| store_error(&e))?
+            .map(|s| s.profile)
+            .unwrap_or_default())
     }
 
     /// `PATCH /v1/me`: applies `patch` to the stored profile, re-applied if another writer

@@ -242,7 +242,7 @@ impl Store {
         cursor: Option<&str>,
         now: DateTime<Utc>,
     ) -> Result<Page, StoreError> {
-        let mut q = self
+        let q = self
             .client
             .query()
             .table_name(&self.table)
@@ -251,21 +251,12 @@ impl Store {
             .expression_attribute_values(":p", s(prefix))
             .scan_index_forward(false)
             .limit(limit);
-        if let Some(c) = cursor {
-            q = q.set_exclusive_start_key(Some(key(user, c)));
-        }
-        let out = q.send().timed().await?;
-        let items = out
-            .items()
+        let (items, next) = self.query_page(user, q, cursor).await?;
+        let items = items
             .iter()
             .filter(|i| super::number(i, "expires_at").is_none_or(|e| e > now.timestamp()))
             .map(from_item)
             .collect::<Result<Vec<Value>, _>>()?;
-        let next = out
-            .last_evaluated_key()
-            .and_then(|k| k.get("sk"))
-            .and_then(|v| v.as_s().ok())
-            .cloned();
         Ok(Page { items, next })
     }
 

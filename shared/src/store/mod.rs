@@ -376,6 +376,25 @@ impl Store {
     }
 
     /// Runs a query to the end, page by page.
+    /// One page of `query` continuing after the item `after` (a sort key of `user`): its items
+    /// and the sort key the next page starts after, if there is more.
+    pub(crate) async fn query_page(
+        &self,
+        user: &str,
+        query: aws_sdk_dynamodb::operation::query::builders::QueryFluentBuilder,
+        after: Option<&str>,
+    ) -> Result<(Vec<HashMap<String, AttributeValue>>, Option<String>), StoreError> {
+        let query = query.set_exclusive_start_key(after.map(|sk| key(user, sk)));
+        let out = query.send().timed().await?;
+        let next = out
+            .last_evaluated_key
+            .as_ref()
+            .and_then(|k| k.get("sk"))
+            .and_then(|v| v.as_s().ok())
+            .cloned();
+        Ok((out.items.unwrap_or_default(), next))
+    }
+
     pub(crate) async fn query_all(
         &self,
         query: aws_sdk_dynamodb::operation::query::builders::QueryFluentBuilder,

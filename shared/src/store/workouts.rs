@@ -17,6 +17,11 @@ use crate::domain::workout::Workout;
 pub(crate) const WORKOUTS_LO: &str = "WORKOUT#0";
 pub(crate) const WORKOUTS_HI: &str = "WORKOUT#9~";
 
+/// Whether `sk` is a completed workout's key (a history page's cursor must be one).
+pub fn is_completed_key(sk: &str) -> bool {
+    (WORKOUTS_LO..=WORKOUTS_HI).contains(&sk) && sk != SK_ACTIVE
+}
+
 /// The key prefix of a workout started at `t` (keys carry the start to the second).
 fn workout_key_at(t: DateTime<Utc>) -> String {
     format!("WORKOUT#{}", t.format("%Y-%m-%dT%H:%M:%SZ"))
@@ -161,7 +166,8 @@ impl Store {
             .collect())
     }
 
-    /// A completed workout by id, searching the history newest first.
+    /// A completed workout by id: its key found among the history's keys (the query returns
+    /// keys only), then the one item.
     pub async fn find_completed_workout(
         &self,
         user: &str,
@@ -170,13 +176,34 @@ impl Store {
         let suffix = format!("#{id}");
         let query = self
             .sk_range(user, WORKOUTS_LO, WORKOUTS_HI)
-            .scan_index_forward(false);
-        let items = self.query_all(query).await?;
-        items
+            .scan_index_forward(false)
+            .projection_expression("sk");
+        let keys = self.query_all(query).await?;
+        let Some(sk) = keys
             .iter()
-            .find(|i| super::string(i, "sk").is_some_and(|sk| sk.ends_with(&suffix)))
-            .map(from_item)
-            .transpose()
+            .filter_map(|i| super::string(i, "sk"))
+            .find(|sk| sk.ends_with(&suffix))
+        else {
+            return Ok(None);
+        };
+        self.get_doc(user, &sk).await
+    }
+
+    /// One page of completed workouts, newest first, and the key to continue after (`after`
+    /// is the last page's; check it with [`is_completed_key`]).
+    pub async fn completed_page(
+        &self,
+        user: &str,
+        limit: i32,
+        after: Option<&str>,
+    ) -> Result<(Vec<Workout>, Option<String>), StoreError> {
+        let query = self
+            .sk_range(user, WORKOUTS_LO, WORKOUTS_HI)
+            .scan_index_forward(false)
+            .limit(limit);
+        let (items, next) = self.query_page(user, query, after).await?;
+        let workouts = items.iter().map(from_item).collect::<Result<_, _>>()?;
+        Ok((workouts, next))
     }
 
     pub async fn get_template(&self, user: &str, id: &str) -> Result<Option<Template>, StoreError> {

@@ -16,29 +16,7 @@ impl FunctionalLane {
     /// `INSIGHT#` for GET /v1/insights), with an opaque cursor for the next page.
     pub(super) async fn feed(&self, req: &Request, feed: Feed) -> Result<Response<Body>, ApiError> {
         let (ctx, _) = bind(req, self.auth, "")?;
-        let params = req.query_string_parameters();
-        let limit = match params.first("limit") {
-            Some(l) => l
-                .parse::<i32>()
-                .ok()
-                .filter(|l| (1..=PAGE_MAX).contains(l))
-                .ok_or_else(|| {
-                    invalid(
-                        &format!("limit must be a number from 1 to {PAGE_MAX}"),
-                        "limit",
-                    )
-                })?,
-            None => PAGE_DEFAULT,
-        };
-        // An empty cursor is the first page, as no cursor is.
-        let cursor = match params.first("cursor").filter(|c| !c.is_empty()) {
-            Some(c) => Some(
-                decode_cursor(c)
-                    .filter(|sk| feed.holds(sk))
-                    .ok_or_else(|| invalid("cursor is not one this endpoint returned", "cursor"))?,
-            ),
-            None => None,
-        };
+        let (limit, cursor) = page_params(req, |sk| feed.holds(sk))?;
         let page = self.app.feed(&ctx, feed, limit, cursor.as_deref()).await?;
         let body =
             json!({ "items": page.items, "next_cursor": page.next.map(|n| encode_cursor(&n)) });

@@ -5,13 +5,15 @@
 //!   `{success, action, data, intent}`;
 //! - `POST /v1/events`: app events, with the notification gate (`app::events`);
 //! - `GET`/`PATCH /v1/me`: the profile and preferences (`app::profile`);
+//! - `GET /v1/workouts` (the history, newest first) and `GET /v1/workouts/{id}` (`app::history`);
 //! - `POST /v1/workouts`, `GET /v1/workouts/active`, `POST /v1/workouts/{id}/complete`
 //!   (`app::workout`);
 //! - `POST /v1/artifacts/{id}/confirm|dismiss` (`app::proposals`, shared with the coach's chat);
 //! - `GET /v1/notifications`, `GET /v1/insights` (cards the worker wrote), newest first;
 //! - `POST /v1/import/strong`: a Strong app export into the history (`import`).
 //!
-//! One file per group of routes: `buttons`, `app_events`, `lifecycle`, `import`, `profile`.
+//! One file per group of routes: `buttons`, `app_events`, `lifecycle`, `history`, `import`,
+//! `profile`.
 
 use std::time::Instant;
 
@@ -21,6 +23,7 @@ use serde_json::json;
 
 mod app_events;
 mod buttons;
+mod history;
 mod import;
 mod lifecycle;
 mod profile;
@@ -103,9 +106,12 @@ impl FunctionalLane {
             (["v1", "me"], "PATCH") => self.update_me(req).await,
             (["v1", "me"], _) => Err(not_allowed("GET, PATCH")),
             (["v1", "workouts"], "POST") => self.start_workout(req).await,
-            (["v1", "workouts"], _) => Err(not_allowed("POST")),
+            (["v1", "workouts"], "GET") => self.history(req).await,
+            (["v1", "workouts"], _) => Err(not_allowed("GET, POST")),
             (["v1", "workouts", "active"], "GET") => self.active_workout(req).await,
             (["v1", "workouts", "active"], _) => Err(not_allowed("GET")),
+            (["v1", "workouts", id], "GET") => self.workout(req, checked_id(id, "id")?).await,
+            (["v1", "workouts", _], _) => Err(not_allowed("GET")),
             (["v1", "workouts", id, "complete"], "POST") => {
                 self.complete(req, checked_id(id, "id")?).await
             }
@@ -134,6 +140,38 @@ fn json_body(status: u16, body: &impl serde::Serialize) -> Response<Body> {
         Ok(text) => api::json_response(status, &text),
         Err(_) => ApiError::internal().to_response(),
     }
+}
+
+/// A page's `limit` (1 to 100, default 20) and `cursor` (the `next_cursor` of the previous
+/// page, decoded to the store key it stands for, which `holds` must accept). An empty cursor is
+/// the first page, as no cursor is.
+fn page_params(
+    req: &Request,
+    holds: impl Fn(&str) -> bool,
+) -> Result<(i32, Option<String>), ApiError> {
+    let params = req.query_string_parameters();
+    let limit = match params.first("limit") {
+        Some(l) => l
+            .parse::<i32>()
+            .ok()
+            .filter(|l| (1..=PAGE_MAX).contains(l))
+            .ok_or_else(|| {
+                invalid(
+                    &format!("limit must be a number from 1 to {PAGE_MAX}"),
+                    "limit",
+                )
+            })?,
+        None => PAGE_DEFAULT,
+    };
+    let cursor = match params.first("cursor").filter(|c| !c.is_empty()) {
+        Some(c) => Some(
+            decode_cursor(c)
+                .filter(|sk| holds(sk))
+                .ok_or_else(|| invalid("cursor is not one this endpoint returned", "cursor"))?,
+        ),
+        None => None,
+    };
+    Ok((limit, cursor))
 }
 
 /// An error on /v1/functional also carries the envelope (`success: false`, action ERROR).
