@@ -33,6 +33,10 @@ fn main() {
             "history_refuses_bad_pages_and_other_users_ids",
             history_refuses_bad_pages_and_other_users_ids,
         ),
+        (
+            "reviews_list_newest_first_and_read_by_any_day_of_their_week",
+            reviews_list_newest_first_and_read_by_any_day_of_their_week,
+        ),
     ];
     let _ = call(&ctx, "GET", "/v1/me", "warmup", None);
     run_cases(rt, ctx, cases)
@@ -345,5 +349,82 @@ fn history_refuses_bad_pages_and_other_users_ids(ctx: &Ctx) -> Result<(), Failed
     expect_err(&r, 400, "VALIDATION_ERROR", Some("id"))?;
     let r = call(ctx, "DELETE", "/v1/workouts", &user, None);
     expect_err(&r, 405, "METHOD_NOT_ALLOWED", None)?;
+    Ok(())
+}
+
+/// The Sunday ending the ISO week that holds `day`.
+fn week_ending(day: chrono::NaiveDate) -> chrono::NaiveDate {
+    use chrono::Datelike;
+    day + chrono::Duration::days(7 - i64::from(day.weekday().number_from_monday()))
+}
+
+fn reviews_list_newest_first_and_read_by_any_day_of_their_week(ctx: &Ctx) -> Result<(), Failed> {
+    let user = unique_user("reviews");
+    seed_history(ctx, &user);
+    let today = chrono::Utc::now().date_naive();
+    let this_week = week_ending(today - chrono::Duration::days(1));
+    let last_week = this_week - chrono::Duration::days(7);
+    for sunday in [last_week, this_week] {
+        let job =
+            json!({"type": "weekly_review", "user_id": user, "week_ending": sunday.to_string()});
+        let invoked = ctx.rt.block_on(ctx.stack.run_worker_job(&ctx.http, &job))?;
+        eq(invoked, 200, "the worker ran")?;
+    }
+    let r = call(ctx, "GET", "/v1/reviews", &user, None);
+    eq(r.status, 200, &format!("status of {}", r.body))?;
+    let weeks: Vec<String> = r.body["items"]
+        .as_array()
+        .ok_or("items")?
+        .iter()
+        .filter_map(|i| i["week_ending"].as_str())
+        .map(String::from)
+        .collect();
+    eq(
+        weeks,
+        vec![this_week.to_string(), last_week.to_string()],
+        "newest first",
+    )?;
+    let r = call(ctx, "GET", "/v1/reviews?limit=1", &user, None);
+    let next = r.body["next_cursor"].as_str().ok_or("a second page")?;
+    let r = call(
+        ctx,
+        "GET",
+        &format!("/v1/reviews?limit=1&cursor={next}"),
+        &user,
+        None,
+    );
+    eq(
+        r.body["items"][0]["week_ending"].as_str(),
+        Some(last_week.to_string().as_str()),
+        "page two",
+    )?;
+
+    let r = call(ctx, "GET", &format!("/v1/reviews/{last_week}"), &user, None);
+    eq(r.status, 200, "status")?;
+    let wednesday = last_week - chrono::Duration::days(4);
+    let by_wednesday = call(ctx, "GET", &format!("/v1/reviews/{wednesday}"), &user, None);
+    eq(
+        by_wednesday.body.clone(),
+        r.body.clone(),
+        "any day of the week finds it",
+    )?;
+    check(r.body["training_load"].is_object(), "the whole review")?;
+
+    let long_ago = last_week - chrono::Duration::days(70);
+    let r = call(ctx, "GET", &format!("/v1/reviews/{long_ago}"), &user, None);
+    expect_err(&r, 404, "REVIEW_NOT_FOUND", Some("week_ending"))?;
+    let other = unique_user("reviews-other");
+    let r = call(
+        ctx,
+        "GET",
+        &format!("/v1/reviews/{last_week}"),
+        &other,
+        None,
+    );
+    expect_err(&r, 404, "REVIEW_NOT_FOUND", Some("week_ending"))?;
+    for bad in ["2026-13-01", "yesterday", "2026-1-5"] {
+        let r = call(ctx, "GET", &format!("/v1/reviews/{bad}"), &user, None);
+        expect_err(&r, 400, "VALIDATION_ERROR", Some("week_ending"))?;
+    }
     Ok(())
 }

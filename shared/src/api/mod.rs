@@ -130,6 +130,7 @@ pub enum ErrorCode {
     NoRoutine,
     PayloadTooLarge,
     QueueUnavailable,
+    ReviewNotFound,
     RoutineBroken,
     RoutineNotFound,
     SetNotFound,
@@ -151,7 +152,7 @@ pub enum ErrorCode {
 }
 
 impl ErrorCode {
-    pub const ALL: [ErrorCode; 44] = [
+    pub const ALL: [ErrorCode; 45] = [
         ErrorCode::ArtifactAlreadyApplied,
         ErrorCode::ArtifactDismissed,
         ErrorCode::ArtifactExpired,
@@ -178,6 +179,7 @@ impl ErrorCode {
         ErrorCode::NoRoutine,
         ErrorCode::PayloadTooLarge,
         ErrorCode::QueueUnavailable,
+        ErrorCode::ReviewNotFound,
         ErrorCode::RoutineBroken,
         ErrorCode::RoutineNotFound,
         ErrorCode::SetNotFound,
@@ -228,6 +230,7 @@ impl ErrorCode {
             ErrorCode::QueueUnavailable => 503,
             ErrorCode::RoutineBroken => 409,
             ErrorCode::RoutineNotFound => 404,
+            ErrorCode::ReviewNotFound => 404,
             ErrorCode::SetNotFound => 404,
             ErrorCode::StaleContentHash => 409,
             ErrorCode::StoreUnavailable => 503,
@@ -292,6 +295,7 @@ impl ErrorCode {
             ErrorCode::WorkoutActive => "WORKOUT_ACTIVE",
             ErrorCode::WorkoutMismatch => "WORKOUT_MISMATCH",
             ErrorCode::WorkoutNotFound => "WORKOUT_NOT_FOUND",
+            ErrorCode::ReviewNotFound => "REVIEW_NOT_FOUND",
             ErrorCode::WorkoutTooLarge => "WORKOUT_TOO_LARGE",
         }
     }

@@ -1,14 +1,16 @@
 //! The lifter's history as the app's history screen reads it: completed workouts newest first,
 //! a page at a time, each with its numbers (`GET /v1/workouts`), and one workout whole
-//! (`GET /v1/workouts/{id}`).
+//! (`GET /v1/workouts/{id}`); and the weekly reviews the worker wrote (`GET /v1/reviews/{week_ending}`).
 
-use chrono::{DateTime, Utc};
+use chrono::{DateTime, NaiveDate, Utc};
 use serde::Serialize;
+use serde_json::Value;
 
 use super::{App, store_error};
 use crate::analysis::session::{SessionSummary, summarise};
 use crate::api::{ApiError, ErrorCode};
 use crate::context::SessionContext;
+use crate::domain::calendar::iso_week_id;
 use crate::domain::units::Unit;
 use crate::domain::workout::Workout;
 use crate::skills::notify::timezone;
@@ -90,6 +92,21 @@ impl App {
         Ok(WorkoutAnswer {
             workout,
             unit: profile?.unit,
+        })
+    }
+}
+
+impl App {
+    /// The weekly review of the ISO week (Monday to Sunday) holding `day`.
+    pub async fn review(&self, ctx: &SessionContext, day: NaiveDate) -> Result<Value, ApiError> {
+        let week = iso_week_id(day);
+        let review = self.store.review(&ctx.user_id, &week).await;
+        review.map_err(|e| store_error(&e))?.ok_or_else(|| {
+            ApiError::new(
+                ErrorCode::ReviewNotFound,
+                format!("no weekly review of {week} (the week holding {day}): reviews are written after each week with training"),
+            )
+            .field("week_ending")
         })
     }
 }

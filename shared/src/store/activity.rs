@@ -65,6 +65,8 @@ pub enum Feed {
     Insights,
     /// The app-event log (`EVENT#<ts>#<id>`).
     Events,
+    /// Weekly reviews (`REVIEW#<YYYY-Www>`).
+    Reviews,
 }
 
 impl Feed {
@@ -73,6 +75,7 @@ impl Feed {
             Feed::Notifications => "NOTIFY#",
             Feed::Insights => "INSIGHT#",
             Feed::Events => "EVENT#",
+            Feed::Reviews => "REVIEW#",
         }
     }
 

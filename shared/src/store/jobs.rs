@@ -259,6 +259,14 @@ impl Store {
             .collect())
     }
 
+    /// The weekly review of the ISO week `week` (`2026-W47`).
+    pub async fn review(&self, user: &str, week: &str) -> Result<Option<Value>, StoreError> {
+        self.get_item(user, &format!("REVIEW#{week}"))
+            .await?
+            .map(|i| from_item(&i))
+            .transpose()
+    }
+
     /// The newest weekly review.
     pub async fn latest_review(&self, user: &str) -> Result<Option<Value>, StoreError> {
         let page = self.page(user, "REVIEW#", 1, None, Utc::now()).await?;

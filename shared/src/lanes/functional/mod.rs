@@ -9,7 +9,8 @@
 //! - `POST /v1/workouts`, `GET /v1/workouts/active`, `POST /v1/workouts/{id}/complete`
 //!   (`app::workout`);
 //! - `POST /v1/artifacts/{id}/confirm|dismiss` (`app::proposals`, shared with the coach's chat);
-//! - `GET /v1/notifications`, `GET /v1/insights` (cards the worker wrote), newest first;
+//! - `GET /v1/notifications`, `GET /v1/insights` (cards the worker wrote), `GET /v1/reviews`
+//!   (weekly reviews), newest first, and `GET /v1/reviews/{week_ending}`;
 //! - `POST /v1/import/strong`: a Strong app export into the history (`import`).
 //!
 //! One file per group of routes: `buttons`, `app_events`, `lifecycle`, `history`, `import`,
@@ -120,6 +121,10 @@ impl FunctionalLane {
             (["v1", "notifications"], _) => Err(not_allowed("GET")),
             (["v1", "insights"], "GET") => self.feed(req, Feed::Insights).await,
             (["v1", "insights"], _) => Err(not_allowed("GET")),
+            (["v1", "reviews"], "GET") => self.feed(req, Feed::Reviews).await,
+            (["v1", "reviews"], _) => Err(not_allowed("GET")),
+            (["v1", "reviews", day], "GET") => self.review(req, day).await,
+            (["v1", "reviews", _], _) => Err(not_allowed("GET")),
             (["v1", "import", "strong"], "POST") => self.import_strong(req).await,
             (["v1", "import", "strong"], _) => Err(not_allowed("POST")),
             (["v1", "artifacts", id, action @ ("confirm" | "dismiss")], "POST") => {
