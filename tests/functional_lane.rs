@@ -86,6 +86,10 @@ fn main() {
             another_users_instance_is_not_found,
         ),
         ("other_lanes_and_later_routes", other_lanes_and_later_routes),
+        (
+            "a_button_object_is_the_body_too",
+            a_button_object_is_the_body_too,
+        ),
     ];
     let _ = rt.block_on(call(&ctx, "GET", "/v1/workouts/active", "warmup", None));
     run_cases(rt, ctx, cases)
@@ -247,6 +251,41 @@ fn suggest_weight_without_history(ctx: &Ctx) -> Result<(), Failed> {
         "a starting weight",
     )?;
     eq(count(ctx, &user, ""), 0, "a suggestion writes nothing")
+}
+
+/// The button object itself as the body answers as the same object sent as the message text;
+/// a malformed object is refused in either form, also for events the monitor ignores.
+fn a_button_object_is_the_body_too(ctx: &Ctx) -> Result<(), Failed> {
+    let user = unique_user("bare");
+    let ask = json!({"intent": "SUGGEST_WEIGHT", "exercise_id": "back-squat", "target_reps": 5});
+    let as_text = button(ctx, &user, "", ask.clone());
+    let bare = post(ctx, "/v1/functional", &user, ask);
+    expect_ok(&bare, "SUGGEST")?;
+    eq(bare.body.clone(), as_text.body.clone(), "the same answer")?;
+    let r = post(
+        ctx,
+        "/v1/functional",
+        &user,
+        json!({"intent": "SUGGEST_WEIGHT", "exercise_id": "back-squat", "target_reps": 5, "sets": 3}),
+    );
+    eq(r.status, 400, "unknown field")?;
+    eq(r.body["action"].as_str(), Some("ERROR"), "in the envelope")?;
+    let ignored = json!({"event_type": "REST_STARTED"});
+    let r = post(ctx, "/v1/functional", &user, ignored);
+    eq(r.status, 200, "an ignored event")?;
+    eq(r.body["action"].as_str(), Some("NULL"), "is NULL")?;
+    let r = post(
+        ctx,
+        "/v1/functional",
+        &user,
+        json!({"event_type": "REST_STARTED", "state_diff": "x"}),
+    );
+    eq(
+        r.status,
+        400,
+        &format!("a malformed ignored event: {}", r.body),
+    )?;
+    eq(count(ctx, &user, ""), 0, "nothing written")
 }
 
 // ------------------------------------------------------------------ AUTOFILL_SET

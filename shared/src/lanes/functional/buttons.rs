@@ -14,7 +14,8 @@ impl FunctionalLane {
     /// `/v1/stream` answering in-process).
     pub(crate) async fn functional(&self, req: &Request) -> Result<Response<Body>, ApiError> {
         // Every error on this route carries the envelope, also those about the body or identity.
-        let message = api::extract_message(req).map_err(|e| envelope_error(e, None))?;
+        // The body is the button object itself, or `{"message": ...}` holding it as text.
+        let message = api::extract_payload(req).map_err(|e| envelope_error(e, None))?;
         let (ctx, text) = bind(req, self.auth, &message).map_err(|e| envelope_error(e, None))?;
         let route = router::route(text).map_err(|e| {
             envelope_error(ApiError::new(ErrorCode::UnknownIntent, e.to_string()), None)
@@ -24,7 +25,11 @@ impl FunctionalLane {
             log.matched_rule = Some(route.matched_rule);
         });
         if route.intent == Some(Intent::MonitorSkip) {
-            // Not an event the monitor analyses: NULL, and no store access at all.
+            // Not an event the monitor analyses: NULL, and no store access at all (but a
+            // malformed event is still refused).
+            if let Err(e) = Button::parse(Intent::MonitorState, text) {
+                return Err(envelope_error(e, Some(Intent::MonitorState)));
+            }
             crate::telemetry::record(|log| log.outcome = "no_change");
             return Ok(envelope(&ButtonAnswer::Null, Intent::MonitorState));
         }
