@@ -3,15 +3,15 @@
 //! the responses and in the stored items. One stack serves every case.
 
 use blackbox::{
-    JsonReply, Stack, bench_session, call_json, check, done_set, eq, run_cases, sample_workout,
-    test_runtime, unique_user,
+    JsonReply, Stack, bench_session, call_json, check, done_set, eq, run_cases, sample_template,
+    sample_workout, test_runtime, unique_user,
 };
 use chrono::{Duration, Utc};
 use coach::domain::coaching::{CoachingContext, Phase};
-use coach::domain::plan::{Routine, RoutineDay, Template, TemplateExercise, TemplateSet};
+use coach::domain::plan::{Routine, RoutineDay};
 use coach::domain::profile::{NotificationPreference, Profile, QuietHours};
 use coach::domain::units::Unit;
-use coach::domain::workout::{SetStatus, SetTarget, SetType, Workout, WorkoutSet};
+use coach::domain::workout::{SetStatus, Workout, WorkoutSet};
 use libtest_mimic::Failed;
 use serde_json::{Value, json};
 
@@ -717,42 +717,21 @@ fn monitor_workout_completed_completes_it(ctx: &Ctx) -> Result<(), Failed> {
 
 // ------------------------------------------------------------------ workouts
 
-fn template(id: &str, name: &str, exercise: (&str, &str)) -> Template {
-    Template {
-        id: id.into(),
-        name: name.into(),
-        exercises: vec![TemplateExercise {
-            exercise_id: exercise.0.into(),
-            name: exercise.1.into(),
-            sets: (0..3)
-                .map(|_| TemplateSet {
-                    set_type: SetType::Working,
-                    target: SetTarget {
-                        reps: Some(8),
-                        weight_kg: Some(80.0),
-                        rir: Some(2),
-                    },
-                })
-                .collect(),
-            rep_range: Some((6, 8)),
-        }],
-    }
-}
-
 fn workout_lifecycle_from_the_routine(ctx: &Ctx) -> Result<(), Failed> {
     let user = unique_user("life");
     store(
         ctx,
         ctx.stack.store.put_template(
             &user,
-            &template("t-push", "Push", ("barbell-bench-press", "Bench Press")),
+            &sample_template("t-push", "Push", ("barbell-bench-press", "Bench Press")),
         ),
     );
     store(
         ctx,
-        ctx.stack
-            .store
-            .put_template(&user, &template("t-legs", "Legs", ("back-squat", "Squat"))),
+        ctx.stack.store.put_template(
+            &user,
+            &sample_template("t-legs", "Legs", ("back-squat", "Squat")),
+        ),
     );
     let day = |t: &str| RoutineDay {
         label: t.into(),

@@ -404,6 +404,33 @@ pub fn bench_session(days_ago: i64, sets: &[(f64, u32, u32)]) -> Workout {
     }
 }
 
+/// A template `id` of one exercise `(id, name)`: 3 working sets of 8 at 80 kg, RIR 2, range 6-8.
+pub fn sample_template(
+    id: &str,
+    name: &str,
+    exercise: (&str, &str),
+) -> coach::domain::plan::Template {
+    coach::domain::plan::Template {
+        id: id.into(),
+        name: name.into(),
+        exercises: vec![coach::domain::plan::TemplateExercise {
+            exercise_id: exercise.0.into(),
+            name: exercise.1.into(),
+            sets: (0..3)
+                .map(|_| coach::domain::plan::TemplateSet {
+                    set_type: SetType::Working,
+                    target: SetTarget {
+                        reps: Some(8),
+                        weight_kg: Some(80.0),
+                        rir: Some(2),
+                    },
+                })
+                .collect(),
+            rep_range: Some((6, 8)),
+        }],
+    }
+}
+
 /// Bench press (a warm-up and `bench_sets` working sets at 100 kg x 8, RIR 2), then pull-ups (2 x 8).
 pub fn sample_workout(id: &str, bench_sets: usize) -> Workout {
     let mut bench = vec![planned(

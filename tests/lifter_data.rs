@@ -3,8 +3,8 @@
 //! against what is stored, bad input and other users' ids included.
 
 use blackbox::{
-    HttpCtx, JsonReply, bench_session, check, eq, run_cases, sample_workout, test_runtime,
-    unique_user,
+    HttpCtx, JsonReply, bench_session, check, eq, run_cases, sample_template, sample_workout,
+    test_runtime, unique_user,
 };
 use coach::domain::profile::Profile;
 use libtest_mimic::Failed;
@@ -36,6 +36,10 @@ fn main() {
         (
             "reviews_list_newest_first_and_read_by_any_day_of_their_week",
             reviews_list_newest_first_and_read_by_any_day_of_their_week,
+        ),
+        (
+            "plans_show_the_routine_followed_and_the_templates",
+            plans_show_the_routine_followed_and_the_templates,
         ),
     ];
     let _ = call(&ctx, "GET", "/v1/me", "warmup", None);
@@ -426,5 +430,109 @@ fn reviews_list_newest_first_and_read_by_any_day_of_their_week(ctx: &Ctx) -> Res
         let r = call(ctx, "GET", &format!("/v1/reviews/{bad}"), &user, None);
         expect_err(&r, 400, "VALIDATION_ERROR", Some("week_ending"))?;
     }
+    Ok(())
+}
+
+fn plans_show_the_routine_followed_and_the_templates(ctx: &Ctx) -> Result<(), Failed> {
+    use coach::domain::plan::{Routine, RoutineDay};
+    let user = unique_user("plans");
+    // Nothing yet: no routine to follow, no templates.
+    let r = call(ctx, "GET", "/v1/routines/active", &user, None);
+    eq(r.status, 200, "status")?;
+    eq(
+        r.body.clone(),
+        json!({"routine": null, "next_day": null, "templates": []}),
+        "none yet",
+    )?;
+    let r = call(ctx, "GET", "/v1/templates", &user, None);
+    eq(r.body.clone(), json!({"items": []}), "no templates")?;
+
+    let store = &ctx.stack.store;
+    let seed = async {
+        store
+            .put_template(
+                &user,
+                &sample_template("t-push", "Push", ("barbell-bench-press", "Bench Press")),
+            )
+            .await?;
+        store
+            .put_template(
+                &user,
+                &sample_template("t-legs", "Legs", ("back-squat", "Squat")),
+            )
+            .await?;
+        store
+            .put_template(
+                &user,
+                &sample_template("t-arms", "Arms", ("dumbbell-curl", "Curl")),
+            )
+            .await?;
+        let days = [("Push", "t-push"), ("Legs", "t-legs")].map(|(label, t)| RoutineDay {
+            label: label.into(),
+            template_id: t.into(),
+        });
+        let routine = Routine {
+            id: "r-ppl".into(),
+            name: "Push/Legs".into(),
+            days: days.to_vec(),
+            next_day: 1,
+        };
+        store.put_routine(&user, &routine).await
+    };
+    ctx.rt.block_on(seed).expect("seed plans");
+
+    let r = call(ctx, "GET", "/v1/routines/active", &user, None);
+    eq(
+        r.body["routine"]["id"].as_str(),
+        Some("r-ppl"),
+        "the only routine is followed",
+    )?;
+    eq(
+        r.body["next_day"].as_str(),
+        Some("Legs"),
+        "the day that comes next",
+    )?;
+    let mut ids: Vec<&str> = r.body["templates"]
+        .as_array()
+        .ok_or("templates")?
+        .iter()
+        .filter_map(|t| t["id"].as_str())
+        .collect();
+    ids.sort();
+    eq(
+        ids,
+        vec!["t-legs", "t-push"],
+        "the templates of its days, not the others",
+    )?;
+
+    let r = call(ctx, "GET", "/v1/templates", &user, None);
+    let names: Vec<&str> = r.body["items"]
+        .as_array()
+        .ok_or("items")?
+        .iter()
+        .filter_map(|t| t["name"].as_str())
+        .collect();
+    eq(
+        names,
+        vec!["Arms", "Legs", "Push"],
+        "every template, by name",
+    )?;
+    let r = call(ctx, "GET", "/v1/templates/t-legs", &user, None);
+    eq(r.status, 200, "status")?;
+    eq(
+        r.body["exercises"][0]["exercise_id"].as_str(),
+        Some("back-squat"),
+        "whole",
+    )?;
+
+    let other = unique_user("plans-other");
+    let r = call(ctx, "GET", "/v1/templates/t-legs", &other, None);
+    expect_err(&r, 404, "TEMPLATE_NOT_FOUND", Some("id"))?;
+    let r = call(ctx, "GET", "/v1/routines/active", &other, None);
+    eq(r.body["routine"].clone(), Value::Null, "no leak")?;
+    let r = call(ctx, "GET", "/v1/templates/bad%23id", &user, None);
+    expect_err(&r, 400, "VALIDATION_ERROR", Some("id"))?;
+    let r = call(ctx, "POST", "/v1/templates", &user, Some(json!({})));
+    expect_err(&r, 405, "METHOD_NOT_ALLOWED", None)?;
     Ok(())
 }

@@ -8,6 +8,7 @@
 //! - `workout`: start, read and complete a workout;
 //! - `events`: app events with the notification gate, and the feeds the app pages through;
 //! - `history`: completed workouts, a page at a time, and one workout whole;
+//! - `plans`: the routine the lifter follows and the templates, as the app shows them;
 //! - `profile`: the lifter's profile and preferences (`GET`/`PATCH /v1/me`);
 //! - `proposals`: confirm or dismiss what the coach proposed;
 //! - `jobs`: the worker's jobs (insight card, weekly review, health metric);
@@ -24,6 +25,7 @@ pub mod events;
 pub mod history;
 pub mod jobs;
 pub(crate) mod params;
+pub mod plans;
 pub mod profile;
 pub mod proposals;
 pub mod workout;

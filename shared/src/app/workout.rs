@@ -285,7 +285,7 @@ impl App {
         })
     }
 
-    async fn routine_for(
+    pub(crate) async fn routine_for(
         &self,
         user: &str,
         routine_id: Option<&str>,

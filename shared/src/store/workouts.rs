@@ -214,6 +214,15 @@ impl Store {
         self.get_doc(user, &format!("ROUTINE#{id}")).await
     }
 
+    /// Every template of the user.
+    pub async fn templates(&self, user: &str) -> Result<Vec<Template>, StoreError> {
+        self.items_under(user, "TEMPLATE#")
+            .await?
+            .iter()
+            .map(from_item)
+            .collect()
+    }
+
     /// Every routine of the user.
     pub async fn routines(&self, user: &str) -> Result<Vec<Routine>, StoreError> {
         self.items_under(user, "ROUTINE#")

@@ -6,6 +6,7 @@
 //! - `POST /v1/events`: app events, with the notification gate (`app::events`);
 //! - `GET`/`PATCH /v1/me`: the profile and preferences (`app::profile`);
 //! - `GET /v1/workouts` (the history, newest first) and `GET /v1/workouts/{id}` (`app::history`);
+//! - `GET /v1/routines/active`, `GET /v1/templates`, `GET /v1/templates/{id}` (`app::plans`);
 //! - `POST /v1/workouts`, `GET /v1/workouts/active`, `POST /v1/workouts/{id}/complete`
 //!   (`app::workout`);
 //! - `POST /v1/artifacts/{id}/confirm|dismiss` (`app::proposals`, shared with the coach's chat);
@@ -117,6 +118,22 @@ impl FunctionalLane {
                 self.complete(req, checked_id(id, "id")?).await
             }
             (["v1", "workouts", _, "complete"], _) => Err(not_allowed("POST")),
+            (["v1", "routines", "active"], "GET") => {
+                let (ctx, _) = bind(req, self.auth, "")?;
+                Ok(json_body(200, &self.app.active_routine(&ctx).await?))
+            }
+            (["v1", "routines", "active"], _) => Err(not_allowed("GET")),
+            (["v1", "templates"], "GET") => {
+                let (ctx, _) = bind(req, self.auth, "")?;
+                Ok(json_body(200, &self.app.templates(&ctx).await?))
+            }
+            (["v1", "templates"], _) => Err(not_allowed("GET")),
+            (["v1", "templates", id], "GET") => {
+                let (ctx, _) = bind(req, self.auth, "")?;
+                let id = checked_id(id, "id")?;
+                Ok(json_body(200, &self.app.template(&ctx, id).await?))
+            }
+            (["v1", "templates", _], _) => Err(not_allowed("GET")),
             (["v1", "notifications"], "GET") => self.feed(req, Feed::Notifications).await,
             (["v1", "notifications"], _) => Err(not_allowed("GET")),
             (["v1", "insights"], "GET") => self.feed(req, Feed::Insights).await,
