@@ -41,6 +41,10 @@ fn main() {
             "plans_show_the_routine_followed_and_the_templates",
             plans_show_the_routine_followed_and_the_templates,
         ),
+        (
+            "exercise_picker_searches_filters_and_pages",
+            exercise_picker_searches_filters_and_pages,
+        ),
     ];
     let _ = call(&ctx, "GET", "/v1/me", "warmup", None);
     run_cases(rt, ctx, cases)
@@ -534,5 +538,103 @@ fn plans_show_the_routine_followed_and_the_templates(ctx: &Ctx) -> Result<(), Fa
     expect_err(&r, 400, "VALIDATION_ERROR", Some("id"))?;
     let r = call(ctx, "POST", "/v1/templates", &user, Some(json!({})));
     expect_err(&r, 405, "METHOD_NOT_ALLOWED", None)?;
+    Ok(())
+}
+
+fn exercise_picker_searches_filters_and_pages(ctx: &Ctx) -> Result<(), Failed> {
+    use coach::domain::catalog::OwnExercise;
+    let user = unique_user("picker");
+    let own = OwnExercise {
+        id: "own-zercher-pause".into(),
+        name: "Zercher Squat Pause".into(),
+        similar_to: Some("back-squat".into()),
+    };
+    let own = [own];
+    let put = ctx.stack.store.put_history(&user, &[], &own);
+    ctx.rt.block_on(put).expect("seed own exercise");
+
+    let first = |q: &str, who: &str| -> Value {
+        let r = call(ctx, "GET", &format!("/v1/exercises?q={q}"), who, None);
+        r.body["items"][0].clone()
+    };
+    eq(
+        first("bech%20pres", &user)["exercise_id"].as_str(),
+        Some("barbell-bench-press"),
+        "a typo",
+    )?;
+    eq(
+        first("Bench%20Press%20(Barbell)", &user)["exercise_id"].as_str(),
+        Some("barbell-bench-press"),
+        "Name (Equipment)",
+    )?;
+    let zercher = first("zercher%20pause", &user);
+    eq(
+        zercher["exercise_id"].as_str(),
+        Some("own-zercher-pause"),
+        "the lifter's own",
+    )?;
+    eq(zercher["own"].as_bool(), Some(true), "marked own")?;
+    eq(
+        zercher["similar_to"].as_str(),
+        Some("back-squat"),
+        "with its likely twin",
+    )?;
+    check(
+        first("zercher%20pause", &unique_user("picker-other"))["exercise_id"]
+            != "own-zercher-pause",
+        "another lifter does not see it",
+    )?;
+
+    let r = call(
+        ctx,
+        "GET",
+        "/v1/exercises?equipment=dumbbell&muscle=chest&limit=100",
+        &user,
+        None,
+    );
+    eq(r.status, 200, "status")?;
+    let items = r.body["items"].as_array().ok_or("items")?;
+    check(!items.is_empty(), "dumbbell chest exercises exist")?;
+    check(
+        items
+            .iter()
+            .all(|i| i["equipment"] == "dumbbell" && i["own"] == false),
+        "only dumbbell exercises, no own ones (they have no equipment to filter on)",
+    )?;
+
+    // The whole list, a page at a time: every exercise once.
+    let mut seen = std::collections::BTreeSet::new();
+    let mut path = "/v1/exercises?limit=100".to_string();
+    let mut total = 0;
+    for _ in 0..10 {
+        let r = call(ctx, "GET", &path, &user, None);
+        total = r.body["total"].as_u64().ok_or("total")?;
+        for i in r.body["items"].as_array().ok_or("items")? {
+            check(
+                seen.insert(i["exercise_id"].to_string()),
+                "no exercise twice",
+            )?;
+        }
+        match r.body["next_cursor"].as_str() {
+            Some(c) => path = format!("/v1/exercises?limit=100&cursor={c}"),
+            None => break,
+        }
+    }
+    eq(seen.len() as u64, total, "every exercise once")?;
+    check(
+        seen.contains("\"own-zercher-pause\""),
+        "own exercises are listed too",
+    )?;
+
+    for (query, field) in [
+        ("equipment=jetpack", "equipment"),
+        ("muscle=wings", "muscle"),
+        ("pattern=dance", "pattern"),
+        ("cursor=zz", "cursor"),
+        ("limit=0", "limit"),
+    ] {
+        let r = call(ctx, "GET", &format!("/v1/exercises?{query}"), &user, None);
+        expect_err(&r, 400, "VALIDATION_ERROR", Some(field))?;
+    }
     Ok(())
 }

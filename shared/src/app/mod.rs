@@ -7,6 +7,7 @@
 //! - `buttons`: the smart buttons (swap, autofill, suggest a weight) and the workout monitor;
 //! - `workout`: start, read and complete a workout;
 //! - `events`: app events with the notification gate, and the feeds the app pages through;
+//! - `exercises`: the exercise picker (catalog and own exercises, filtered and ranked);
 //! - `history`: completed workouts, a page at a time, and one workout whole;
 //! - `plans`: the routine the lifter follows and the templates, as the app shows them;
 //! - `profile`: the lifter's profile and preferences (`GET`/`PATCH /v1/me`);
@@ -22,6 +23,7 @@ pub mod buttons;
 pub mod card_summary;
 pub mod command;
 pub mod events;
+pub mod exercises;
 pub mod history;
 pub mod jobs;
 pub(crate) mod params;

@@ -116,7 +116,7 @@ impl MuscleFilter {
             .map(MuscleFilter::Group)
     }
 
-    fn matches(self, ex: &Exercise) -> bool {
+    pub fn matches(self, ex: &Exercise) -> bool {
         match self {
             MuscleFilter::Muscle(m) => ex.primary_muscles.contains(&m),
             MuscleFilter::Group(g) => ex.primary_muscles.iter().any(|m| m.group() == g),

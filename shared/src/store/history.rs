@@ -32,6 +32,15 @@ impl Store {
             .collect())
     }
 
+    /// The user's own exercises.
+    pub async fn own_exercises(&self, user: &str) -> Result<Vec<OwnExercise>, StoreError> {
+        self.items_under(user, OWN_EXERCISE_PREFIX)
+            .await?
+            .iter()
+            .map(super::from_item)
+            .collect()
+    }
+
     /// Ids of the user's completed workouts, reading only the keys.
     pub async fn completed_workout_ids(&self, user: &str) -> Result<HashSet<String>, StoreError> {
         Ok(self

@@ -93,6 +93,24 @@ pub(super) fn similarity(query: &[String], candidate: &[String]) -> f64 {
     0.6 * dice + 0.4 * chars
 }
 
+/// How well a search box's text matches a name as the lifter types it: every query word the
+/// start of a word of the name ("ben pre" → "bench press") scores at least 0.8 (more the more of
+/// the name it covers); otherwise the typo-tolerant [`similarity`].
+pub(super) fn search_score(query: &[String], candidate: &[String]) -> f64 {
+    let prefixes = !query.is_empty()
+        && query
+            .iter()
+            .all(|q| candidate.iter().any(|c| c.starts_with(q.as_str())));
+    let typed = similarity(query, candidate);
+    if prefixes {
+        let covered = query.concat().chars().count() as f64
+            / candidate.concat().chars().count().max(1) as f64;
+        typed.max(0.8 + 0.2 * covered.min(1.0))
+    } else {
+        typed
+    }
+}
+
 /// Optimal-string-alignment distance: Levenshtein plus adjacent transpositions ("romanain").
 fn edit_distance(a: &str, b: &str) -> usize {
     let a: Vec<char> = a.chars().collect();

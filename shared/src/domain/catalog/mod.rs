@@ -11,7 +11,7 @@ mod kinds;
 mod matching;
 
 pub use kinds::*;
-use matching::{keys_for, normalise_tokens, similarity};
+use matching::{keys_for, normalise_tokens, search_score, similarity};
 
 const CATALOG_TEXT: &str = include_str!("catalog.txt");
 
@@ -46,12 +46,12 @@ pub struct Exercise {
 }
 
 /// An exercise the catalog does not know, stored as the user's own (`EXERCISE#<id>`).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 pub struct OwnExercise {
     pub id: String,
     pub name: String,
     /// The catalog exercise it is probably the same as, for the app to offer a merge.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub similar_to: Option<String>,
 }
 
@@ -222,6 +222,41 @@ impl Catalog {
             .map(|(_, i)| &self.exercises[i])
             .collect()
     }
+}
+
+impl Catalog {
+    /// Exercises matching the search box's `text` (typos, plurals, word order, word starts and
+    /// "Name (Equipment)" tolerated), best first, with their score.
+    pub fn search(&self, text: &str) -> Vec<(f64, &Exercise)> {
+        let tokens = normalise_tokens(text);
+        if tokens.is_empty() {
+            return Vec::new();
+        }
+        let mut scored: Vec<(f64, usize)> = self
+            .token_sets
+            .iter()
+            .enumerate()
+            .map(|(i, sets)| {
+                let best = sets
+                    .iter()
+                    .map(|s| search_score(&tokens, s))
+                    .fold(0.0, f64::max);
+                (best, i)
+            })
+            .filter(|(s, _)| *s >= CANDIDATE_SCORE)
+            .collect();
+        scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+        scored
+            .into_iter()
+            .map(|(s, i)| (s, &self.exercises[i]))
+            .collect()
+    }
+}
+
+/// How well the search box's `text` matches `name` (the same score as [`Catalog::search`]), for
+/// names outside the catalog (the lifter's own exercises).
+pub fn search_score_of(text: &str, name: &str) -> f64 {
+    search_score(&normalise_tokens(text), &normalise_tokens(name))
 }
 
 /// "Did you mean" offers names down to this score.

@@ -6,6 +6,7 @@
 //! - `POST /v1/events`: app events, with the notification gate (`app::events`);
 //! - `GET`/`PATCH /v1/me`: the profile and preferences (`app::profile`);
 //! - `GET /v1/workouts` (the history, newest first) and `GET /v1/workouts/{id}` (`app::history`);
+//! - `GET /v1/exercises`: the exercise picker (`app::exercises`);
 //! - `GET /v1/routines/active`, `GET /v1/templates`, `GET /v1/templates/{id}` (`app::plans`);
 //! - `POST /v1/workouts`, `GET /v1/workouts/active`, `POST /v1/workouts/{id}/complete`
 //!   (`app::workout`);
@@ -25,6 +26,7 @@ use serde_json::json;
 
 mod app_events;
 mod buttons;
+mod exercises;
 mod history;
 mod import;
 mod lifecycle;
@@ -118,6 +120,8 @@ impl FunctionalLane {
                 self.complete(req, checked_id(id, "id")?).await
             }
             (["v1", "workouts", _, "complete"], _) => Err(not_allowed("POST")),
+            (["v1", "exercises"], "GET") => self.exercises(req).await,
+            (["v1", "exercises"], _) => Err(not_allowed("GET")),
             (["v1", "routines", "active"], "GET") => {
                 let (ctx, _) = bind(req, self.auth, "")?;
                 Ok(json_body(200, &self.app.active_routine(&ctx).await?))

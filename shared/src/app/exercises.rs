@@ -1,0 +1,233 @@
+//! The exercise picker (`GET /v1/exercises`): the catalog and the lifter's own exercises,
+//! filtered by equipment, muscle and movement pattern, ranked by how well they match the search
+//! box's text (typos, plurals, word order, word starts, "Name (Equipment)").
+
+use serde::Serialize;
+
+use super::{App, invalid, store_error};
+use crate::api::ApiError;
+use crate::context::SessionContext;
+use crate::domain::catalog::{
+    Equipment, Exercise, MovementPattern, Muscle, catalog, search_score_of,
+};
+use crate::skills::swap::MuscleFilter;
+
+/// A parameter given with a value (an empty one is as good as absent).
+fn given(v: Option<&str>) -> Option<&str> {
+    v.map(str::trim).filter(|v| !v.is_empty())
+}
+
+/// The longest search text.
+const MAX_QUERY_CHARS: usize = 100;
+
+/// Own exercises match a query from this score on (the catalog's own floor for candidates).
+const OWN_MATCH_SCORE: f64 = 0.45;
+
+/// What the picker asks: all optional; with none, every exercise by name.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ExerciseQuery {
+    pub text: Option<String>,
+    pub equipment: Option<Equipment>,
+    pub muscle: Option<MuscleFilter>,
+    pub pattern: Option<MovementPattern>,
+}
+
+impl ExerciseQuery {
+    /// Reads the query parameters `q`, `equipment`, `muscle` (a muscle or a group) and
+    /// `pattern`; an unknown value is a 400 naming the parameter and the values it takes.
+    pub fn parse(
+        q: Option<&str>,
+        equipment: Option<&str>,
+        muscle: Option<&str>,
+        pattern: Option<&str>,
+    ) -> Result<ExerciseQuery, ApiError> {
+        let equipment = match given(equipment) {
+            Some(e) => Some(Equipment::parse(e).ok_or_else(|| {
+                invalid(
+                    &format!(
+                        "equipment is one of {}",
+                        Equipment::ALL.map(Equipment::id).join(", ")
+                    ),
+                    "equipment",
+                )
+            })?),
+            None => None,
+        };
+        let muscle = match given(muscle) {
+            Some(m) => Some(MuscleFilter::parse(m).ok_or_else(|| {
+                invalid(
+                    "muscle is a muscle (upper_chest, lats, quads, ...) or a group (chest, back, legs, ...)",
+                    "muscle",
+                )
+            })?),
+            None => None,
+        };
+        let pattern = match given(pattern) {
+            Some(p) => Some(MovementPattern::parse(p).ok_or_else(|| {
+                invalid(
+                    "pattern is a movement pattern (horizontal_push, squat, hinge, ...)",
+                    "pattern",
+                )
+            })?),
+            None => None,
+        };
+        if q.is_some_and(|t| t.chars().count() > MAX_QUERY_CHARS) {
+            return Err(invalid(
+                &format!("q is at most {MAX_QUERY_CHARS} characters"),
+                "q",
+            ));
+        }
+        let text = given(q).map(str::to_string);
+        Ok(ExerciseQuery {
+            text,
+            equipment,
+            muscle,
+            pattern,
+        })
+    }
+
+    fn filtered(&self) -> bool {
+        self.equipment.is_some() || self.muscle.is_some() || self.pattern.is_some()
+    }
+
+    fn admits(&self, e: &Exercise) -> bool {
+        self.equipment.is_none_or(|q| e.equipment == q)
+            && self.muscle.is_none_or(|m| m.matches(e))
+            && self.pattern.is_none_or(|p| e.movement_pattern == p)
+    }
+}
+
+/// One exercise the picker shows: a catalog one, or the lifter's own (`own`, which the catalog
+/// knows nothing about: no equipment or muscles, perhaps the catalog exercise it resembles).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ExerciseItem {
+    pub exercise_id: String,
+    pub name: String,
+    pub own: bool,
+    pub equipment: Option<Equipment>,
+    pub primary_muscles: Vec<Muscle>,
+    pub secondary_muscles: Vec<Muscle>,
+    pub movement_pattern: Option<MovementPattern>,
+    /// For an own exercise: the catalog exercise it is probably the same as.
+    pub similar_to: Option<String>,
+}
+
+impl From<&Exercise> for ExerciseItem {
+    fn from(e: &Exercise) -> ExerciseItem {
+        ExerciseItem {
+            exercise_id: e.id.clone(),
+            name: e.name.clone(),
+            own: false,
+            equipment: Some(e.equipment),
+            primary_muscles: e.primary_muscles.clone(),
+            secondary_muscles: e.secondary_muscles.clone(),
+            movement_pattern: Some(e.movement_pattern),
+            similar_to: None,
+        }
+    }
+}
+
+impl App {
+    /// Every exercise `query` admits, best match first (by name without a search text).
+    pub async fn exercises(
+        &self,
+        ctx: &SessionContext,
+        query: &ExerciseQuery,
+    ) -> Result<Vec<ExerciseItem>, ApiError> {
+        // Own exercises have no equipment or muscles to filter on: a filtered list leaves them out.
+        let own = if query.filtered() {
+            Vec::new()
+        } else {
+            let own = self.store.own_exercises(&ctx.user_id).await;
+            own.map_err(|e| store_error(&e))?
+        };
+        let mut scored: Vec<(f64, ExerciseItem)> = match &query.text {
+            Some(text) => catalog()
+                .search(text)
+                .into_iter()
+                .filter(|(_, e)| query.admits(e))
+                .map(|(s, e)| (s, ExerciseItem::from(e)))
+                .collect(),
+            None => catalog()
+                .all()
+                .iter()
+                .filter(|e| query.admits(e))
+                .map(|e| (0.0, ExerciseItem::from(e)))
+                .collect(),
+        };
+        for o in own {
+            let score = query
+                .text
+                .as_deref()
+                .map_or(0.0, |t| search_score_of(t, &o.name));
+            if query.text.is_none() || score >= OWN_MATCH_SCORE {
+                scored.push((
+                    score,
+                    ExerciseItem {
+                        exercise_id: o.id,
+                        name: o.name,
+                        own: true,
+                        equipment: None,
+                        primary_muscles: Vec::new(),
+                        secondary_muscles: Vec::new(),
+                        movement_pattern: None,
+                        similar_to: o.similar_to,
+                    },
+                ));
+            }
+        }
+        scored.sort_by(|a, b| {
+            b.0.total_cmp(&a.0)
+                .then_with(|| a.1.name.cmp(&b.1.name))
+                .then_with(|| a.1.exercise_id.cmp(&b.1.exercise_id))
+        });
+        Ok(scored.into_iter().map(|(_, item)| item).collect())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ids(text: &str) -> Vec<String> {
+        catalog()
+            .search(text)
+            .into_iter()
+            .take(3)
+            .map(|(_, e)| e.id.clone())
+            .collect()
+    }
+
+    #[test]
+    fn search_tolerates_how_lifters_type() {
+        for (typed, expected) in [
+            ("bench press", "barbell-bench-press"),
+            ("Bench Press (Barbell)", "barbell-bench-press"),
+            ("bech pres", "barbell-bench-press"),
+            ("romanian deadlifts", "romanian-deadlift"),
+        ] {
+            let found = ids(typed);
+            assert!(found.contains(&expected.to_string()), "{typed}: {found:?}");
+        }
+        // As the lifter types: word starts.
+        assert!(!ids("ben").is_empty());
+        assert!(
+            ids("squ").iter().any(|id| id.contains("squat")),
+            "{:?}",
+            ids("squ")
+        );
+    }
+
+    #[test]
+    fn unknown_filters_name_the_parameter() {
+        let e = ExerciseQuery::parse(None, Some("jetpack"), None, None).unwrap_err();
+        assert_eq!(e.field.as_deref(), Some("equipment"));
+        let e = ExerciseQuery::parse(None, None, Some("wings"), None).unwrap_err();
+        assert_eq!(e.field.as_deref(), Some("muscle"));
+        let e = ExerciseQuery::parse(None, None, None, Some("dance")).unwrap_err();
+        assert_eq!(e.field.as_deref(), Some("pattern"));
+        let q = ExerciseQuery::parse(Some(" "), Some("dumbbell"), Some("chest"), None).unwrap();
+        assert_eq!(q.text, None);
+        assert_eq!(q.equipment, Some(Equipment::Dumbbell));
+    }
+}

@@ -1,0 +1,33 @@
+//! `GET /v1/exercises?q=&equipment=&muscle=&pattern=&limit=&cursor=`: the exercise picker
+//! (`app::exercises`), a page at a time.
+
+use super::*;
+use crate::app::exercises::ExerciseQuery;
+
+/// The cursor of a picker page stands for the offset of its first item.
+const OFFSET: &str = "EXERCISES#";
+
+impl FunctionalLane {
+    pub(super) async fn exercises(&self, req: &Request) -> Result<Response<Body>, ApiError> {
+        let (ctx, _) = bind(req, self.auth, "")?;
+        let params = req.query_string_parameters();
+        let query = ExerciseQuery::parse(
+            params.first("q"),
+            params.first("equipment"),
+            params.first("muscle"),
+            params.first("pattern"),
+        )?;
+        let (limit, cursor) = page_params(req, |c| offset_of(c).is_some())?;
+        let from = cursor.as_deref().and_then(offset_of).unwrap_or(0);
+        let all = self.app.exercises(&ctx, &query).await?;
+        let end = (from + limit as usize).min(all.len());
+        let page = all.get(from..end).unwrap_or_default();
+        let next = (end < all.len()).then(|| encode_cursor(&format!("{OFFSET}{end}")));
+        let body = json!({ "items": page, "total": all.len(), "next_cursor": next });
+        Ok(api::json_response(200, &body.to_string()))
+    }
+}
+
+fn offset_of(cursor: &str) -> Option<usize> {
+    cursor.strip_prefix(OFFSET)?.parse().ok()
+}
