@@ -45,6 +45,10 @@ fn main() {
             "exercise_picker_searches_filters_and_pages",
             exercise_picker_searches_filters_and_pages,
         ),
+        (
+            "progress_charts_an_exercise_and_the_muscles_by_week",
+            progress_charts_an_exercise_and_the_muscles_by_week,
+        ),
     ];
     let _ = call(&ctx, "GET", "/v1/me", "warmup", None);
     run_cases(rt, ctx, cases)
@@ -636,5 +640,97 @@ fn exercise_picker_searches_filters_and_pages(ctx: &Ctx) -> Result<(), Failed> {
         let r = call(ctx, "GET", &format!("/v1/exercises?{query}"), &user, None);
         expect_err(&r, 400, "VALIDATION_ERROR", Some(field))?;
     }
+    Ok(())
+}
+
+fn progress_charts_an_exercise_and_the_muscles_by_week(ctx: &Ctx) -> Result<(), Failed> {
+    let user = unique_user("progress");
+    // Three weeks of bench, a week apart, each heavier.
+    for (days, kg) in [(20, 90.0), (13, 95.0), (6, 100.0)] {
+        let w = bench_session(days, &[(kg, 5, 2), (kg, 5, 2)]);
+        let put = ctx.stack.store.put_completed_workout(&user, &w);
+        ctx.rt.block_on(put).expect("seed");
+    }
+    let r = call(
+        ctx,
+        "GET",
+        "/v1/progress/exercises/barbell-bench-press?weeks=8",
+        &user,
+        None,
+    );
+    eq(r.status, 200, &format!("status of {}", r.body))?;
+    eq(r.body["name"].as_str(), Some("Bench Press"), "name")?;
+    let points = r.body["points"].as_array().ok_or("points")?;
+    eq(points.len(), 3, "one point per week with training")?;
+    let loads: Vec<Option<f64>> = points.iter().map(|p| p["load_max_kg"].as_f64()).collect();
+    eq(
+        loads,
+        vec![Some(90.0), Some(95.0), Some(100.0)],
+        "oldest first",
+    )?;
+    let prs: Vec<Option<bool>> = points.iter().map(|p| p["pr"].as_bool()).collect();
+    eq(prs, vec![Some(false), Some(true), Some(true)], "PR weeks")?;
+    eq(points[0]["sets"].as_u64(), Some(2), "sets")?;
+    eq(points[0]["volume_kg"].as_f64(), Some(900.0), "volume")?;
+    check(r.body["trend"]["trend"].is_string(), "a trend")?;
+
+    let r = call(
+        ctx,
+        "GET",
+        "/v1/progress/exercises/barbell-bench-press?weeks=1",
+        &user,
+        None,
+    );
+    eq(
+        r.body["points"].as_array().map(Vec::len),
+        Some(1),
+        "the window",
+    )?;
+
+    let r = call(ctx, "GET", "/v1/progress/muscles?weeks=8", &user, None);
+    eq(r.status, 200, "status")?;
+    let weeks = r.body["points"].as_array().ok_or("points")?;
+    eq(weeks.len(), 3, "weeks with training")?;
+    let chest = weeks[0]["groups"]
+        .as_array()
+        .ok_or("groups")?
+        .iter()
+        .find(|g| g["muscle_group"] == "chest")
+        .cloned()
+        .ok_or("chest listed")?;
+    eq(
+        chest["hard_sets"].as_f64(),
+        Some(2.0),
+        "two hard sets of chest",
+    )?;
+    eq(
+        chest["status"].as_str(),
+        Some("below_mev"),
+        "against its landmarks",
+    )?;
+
+    let other = unique_user("progress-other");
+    let r = call(
+        ctx,
+        "GET",
+        "/v1/progress/exercises/barbell-bench-press",
+        &other,
+        None,
+    );
+    eq(r.body["points"].clone(), json!([]), "no leak")?;
+    for path in [
+        "/v1/progress/exercises/barbell-bench-press?weeks=0",
+        "/v1/progress/exercises/barbell-bench-press?weeks=105",
+        "/v1/progress/muscles?weeks=many",
+    ] {
+        expect_err(
+            &call(ctx, "GET", path, &user, None),
+            400,
+            "VALIDATION_ERROR",
+            Some("weeks"),
+        )?;
+    }
+    let r = call(ctx, "GET", "/v1/progress/exercises/bad%23id", &user, None);
+    expect_err(&r, 400, "VALIDATION_ERROR", Some("id"))?;
     Ok(())
 }

@@ -11,6 +11,7 @@
 //! - `history`: completed workouts, a page at a time, and one workout whole;
 //! - `plans`: the routine the lifter follows and the templates, as the app shows them;
 //! - `profile`: the lifter's profile and preferences (`GET`/`PATCH /v1/me`);
+//! - `progress`: the progress charts (an exercise's weekly series, hard sets per muscle group);
 //! - `proposals`: confirm or dismiss what the coach proposed;
 //! - `jobs`: the worker's jobs (insight card, weekly review, health metric);
 //! - `assist` and `card_summary`: the optional small models that may only rephrase or choose.
@@ -29,6 +30,7 @@ pub mod jobs;
 pub(crate) mod params;
 pub mod plans;
 pub mod profile;
+pub mod progress;
 pub mod proposals;
 pub mod workout;
 

@@ -7,6 +7,7 @@
 //! - `GET`/`PATCH /v1/me`: the profile and preferences (`app::profile`);
 //! - `GET /v1/workouts` (the history, newest first) and `GET /v1/workouts/{id}` (`app::history`);
 //! - `GET /v1/exercises`: the exercise picker (`app::exercises`);
+//! - `GET /v1/progress/exercises/{id}`, `GET /v1/progress/muscles` (`app::progress`);
 //! - `GET /v1/routines/active`, `GET /v1/templates`, `GET /v1/templates/{id}` (`app::plans`);
 //! - `POST /v1/workouts`, `GET /v1/workouts/active`, `POST /v1/workouts/{id}/complete`
 //!   (`app::workout`);
@@ -37,6 +38,7 @@ pub(crate) use crate::app::params::*;
 use super::{bind, store_error};
 use crate::api::{self, ApiError, ErrorCode};
 use crate::app::assist::Assist;
+use crate::app::progress::weeks_param;
 use crate::app::{App, checked_id, invalid};
 use crate::config::Config;
 use crate::context::AuthMode;
@@ -120,6 +122,25 @@ impl FunctionalLane {
                 self.complete(req, checked_id(id, "id")?).await
             }
             (["v1", "workouts", _, "complete"], _) => Err(not_allowed("POST")),
+            (["v1", "progress", "exercises", id], "GET") => {
+                let (ctx, _) = bind(req, self.auth, "")?;
+                let id = checked_id(id, "id")?;
+                let weeks = weeks_param(req.query_string_parameters().first("weeks"))?;
+                Ok(json_body(
+                    200,
+                    &self.app.exercise_progress(&ctx, id, weeks).await?,
+                ))
+            }
+            (["v1", "progress", "exercises", _], _) => Err(not_allowed("GET")),
+            (["v1", "progress", "muscles"], "GET") => {
+                let (ctx, _) = bind(req, self.auth, "")?;
+                let weeks = weeks_param(req.query_string_parameters().first("weeks"))?;
+                Ok(json_body(
+                    200,
+                    &self.app.muscle_progress(&ctx, weeks).await?,
+                ))
+            }
+            (["v1", "progress", "muscles"], _) => Err(not_allowed("GET")),
             (["v1", "exercises"], "GET") => self.exercises(req).await,
             (["v1", "exercises"], _) => Err(not_allowed("GET")),
             (["v1", "routines", "active"], "GET") => {

@@ -1,0 +1,185 @@
+//! What apps draw as progress charts, computed by the same analysis as the cards and reviews:
+//! one exercise's weekly series (`GET /v1/progress/exercises/{id}`) and the weekly hard sets per
+//! muscle group against their volume landmarks (`GET /v1/progress/muscles`).
+
+use chrono::{Duration, NaiveDate, Utc};
+use serde::Serialize;
+
+use super::{App, invalid, store_error};
+use crate::analysis::facts::{VolumeGroup, landmarks};
+use crate::analysis::load::{VolumeStatus, weekly_group_series};
+use crate::analysis::series::{ExerciseTrend, WeekPoint, trend, weekly_series};
+use crate::api::ApiError;
+use crate::context::SessionContext;
+use crate::domain::catalog::catalog;
+use crate::domain::strength::round1;
+use crate::domain::units::Unit;
+use crate::domain::workout::Workout;
+use crate::skills::notify::timezone;
+
+/// Weeks a chart shows: default and most.
+pub const WEEKS_DEFAULT: i64 = 12;
+pub const WEEKS_MAX: i64 = 104;
+
+/// Reads `weeks` (1 to 104, default 12).
+pub fn weeks_param(text: Option<&str>) -> Result<i64, ApiError> {
+    match text {
+        None => Ok(WEEKS_DEFAULT),
+        Some(t) => t
+            .parse::<i64>()
+            .ok()
+            .filter(|w| (1..=WEEKS_MAX).contains(w))
+            .ok_or_else(|| invalid(&format!("weeks is a number from 1 to {WEEKS_MAX}"), "weeks")),
+    }
+}
+
+/// One week of an exercise's chart.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ExerciseWeek {
+    #[serde(flatten)]
+    pub point: WeekPoint,
+    /// The week's best estimated 1RM beat every earlier week of the chart.
+    pub pr: bool,
+}
+
+/// An exercise's weekly series: best e1RM, loads, volume, sets and effort per ISO week with
+/// training (Monday, in the lifter's timezone), oldest first.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ExerciseProgress {
+    pub exercise_id: String,
+    pub name: Option<String>,
+    pub weeks: i64,
+    pub unit: Unit,
+    pub points: Vec<ExerciseWeek>,
+    /// The e1RM trend over the chart's weeks.
+    pub trend: ExerciseTrend,
+    /// The best e1RM ever stored for it (rated or not), older than the chart too.
+    pub best_ever_e1rm_kg: Option<f64>,
+}
+
+/// One muscle group in one week against its volume landmarks.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct GroupWeek {
+    pub muscle_group: VolumeGroup,
+    pub hard_sets: f64,
+    pub mev: f64,
+    pub mrv: f64,
+    pub status: VolumeStatus,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MuscleWeek {
+    pub week_start: NaiveDate,
+    /// Every group, trained or not.
+    pub groups: Vec<GroupWeek>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MuscleProgress {
+    pub weeks: i64,
+    /// Weeks with training, oldest first.
+    pub points: Vec<MuscleWeek>,
+}
+
+impl App {
+    /// The completed workouts of the last `weeks` weeks and the lifter's timezone and unit.
+    async fn chart_history(
+        &self,
+        ctx: &SessionContext,
+        weeks: i64,
+    ) -> Result<(Vec<Workout>, chrono_tz::Tz, Unit), ApiError> {
+        let since = Utc::now() - Duration::weeks(weeks);
+        let (history, profile) = tokio::join!(
+            self.store.completed_workouts_since(&ctx.user_id, since),
+            self.profile(ctx)
+        );
+        let profile = profile?;
+        Ok((
+            history.map_err(|e| store_error(&e))?,
+            timezone(&profile),
+            profile.unit,
+        ))
+    }
+
+    pub async fn exercise_progress(
+        &self,
+        ctx: &SessionContext,
+        exercise_id: &str,
+        weeks: i64,
+    ) -> Result<ExerciseProgress, ApiError> {
+        let (chart, bests) = tokio::join!(
+            self.chart_history(ctx, weeks),
+            self.store.bests(&ctx.user_id, exercise_id)
+        );
+        let (history, tz, unit) = chart?;
+        let bests = bests.map_err(|e| store_error(&e))?;
+        let known = catalog().get(exercise_id);
+        // The catalog's name, else what the lifter called it.
+        let name = known.map(|e| e.name.clone()).or_else(|| {
+            history
+                .iter()
+                .flat_map(|w| &w.exercises)
+                .find(|e| e.exercise_id == exercise_id)
+                .map(|e| e.name.clone())
+        });
+        let series = weekly_series(&history, tz)
+            .remove(exercise_id)
+            .unwrap_or_default();
+        let mut best: Option<f64> = None;
+        let points = series
+            .iter()
+            .map(|p| {
+                let pr = matches!((p.e1rm_max_kg, best), (Some(e), Some(b)) if e > b);
+                if let Some(e) = p.e1rm_max_kg {
+                    best = Some(best.map_or(e, |b| b.max(e)));
+                }
+                ExerciseWeek {
+                    point: p.clone(),
+                    pr,
+                }
+            })
+            .collect();
+        Ok(ExerciseProgress {
+            exercise_id: exercise_id.to_string(),
+            name,
+            weeks,
+            unit,
+            points,
+            trend: trend(&series, known.is_none_or(|e| e.compound)),
+            best_ever_e1rm_kg: [bests.rated, bests.unrated]
+                .into_iter()
+                .flatten()
+                .reduce(f64::max)
+                .map(round1),
+        })
+    }
+
+    pub async fn muscle_progress(
+        &self,
+        ctx: &SessionContext,
+        weeks: i64,
+    ) -> Result<MuscleProgress, ApiError> {
+        let (history, tz, _) = self.chart_history(ctx, weeks).await?;
+        let points = weekly_group_series(&history, tz)
+            .into_iter()
+            .map(|(week_start, sets)| MuscleWeek {
+                week_start,
+                groups: VolumeGroup::ALL
+                    .into_iter()
+                    .map(|g| {
+                        let l = landmarks(g);
+                        let h = round1(sets.get(&g).copied().unwrap_or(0.0));
+                        GroupWeek {
+                            muscle_group: g,
+                            hard_sets: h,
+                            mev: l.mev,
+                            mrv: l.mrv,
+                            status: VolumeStatus::of(h, l),
+                        }
+                    })
+                    .collect(),
+            })
+            .collect();
+        Ok(MuscleProgress { weeks, points })
+    }
+}
