@@ -93,7 +93,11 @@ pub struct GroupVolume {
 
 /// Every group's hard sets in the week `[to − 7 days, to)` against its landmarks.
 pub fn weekly_group_volume(history: &[Workout], to: DateTime<Utc>) -> Vec<GroupVolume> {
-    let sets = hard_sets_by_group(history, to - Duration::days(7), to);
+    against_landmarks(&hard_sets_by_group(history, to - Duration::days(7), to))
+}
+
+/// Every group (trained or not) with its hard sets from `sets` against its landmarks.
+pub fn against_landmarks(sets: &BTreeMap<VolumeGroup, f64>) -> Vec<GroupVolume> {
     VolumeGroup::ALL
         .into_iter()
         .map(|g| {

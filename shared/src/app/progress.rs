@@ -6,8 +6,7 @@ use chrono::{Duration, NaiveDate, Utc};
 use serde::Serialize;
 
 use super::{App, invalid, store_error};
-use crate::analysis::facts::{VolumeGroup, landmarks};
-use crate::analysis::load::{VolumeStatus, weekly_group_series};
+use crate::analysis::load::{GroupVolume, against_landmarks, weekly_group_series};
 use crate::analysis::series::{ExerciseTrend, WeekPoint, trend, weekly_series};
 use crate::api::ApiError;
 use crate::context::SessionContext;
@@ -57,21 +56,11 @@ pub struct ExerciseProgress {
     pub best_ever_e1rm_kg: Option<f64>,
 }
 
-/// One muscle group in one week against its volume landmarks.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct GroupWeek {
-    pub muscle_group: VolumeGroup,
-    pub hard_sets: f64,
-    pub mev: f64,
-    pub mrv: f64,
-    pub status: VolumeStatus,
-}
-
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct MuscleWeek {
     pub week_start: NaiveDate,
-    /// Every group, trained or not.
-    pub groups: Vec<GroupWeek>,
+    /// Every group, trained or not, against its landmarks.
+    pub groups: Vec<GroupVolume>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -164,20 +153,7 @@ impl App {
             .into_iter()
             .map(|(week_start, sets)| MuscleWeek {
                 week_start,
-                groups: VolumeGroup::ALL
-                    .into_iter()
-                    .map(|g| {
-                        let l = landmarks(g);
-                        let h = round1(sets.get(&g).copied().unwrap_or(0.0));
-                        GroupWeek {
-                            muscle_group: g,
-                            hard_sets: h,
-                            mev: l.mev,
-                            mrv: l.mrv,
-                            status: VolumeStatus::of(h, l),
-                        }
-                    })
-                    .collect(),
+                groups: against_landmarks(&sets),
             })
             .collect();
         Ok(MuscleProgress { weeks, points })
