@@ -538,6 +538,17 @@ fn plans_show_the_routine_followed_and_the_templates(ctx: &Ctx) -> Result<(), Fa
     expect_err(&r, 404, "TEMPLATE_NOT_FOUND", Some("id"))?;
     let r = call(ctx, "GET", "/v1/routines/active", &other, None);
     eq(r.body["routine"].clone(), Value::Null, "no leak")?;
+    // A profile that names a routine that is gone follows nothing (not an error).
+    let gone = unique_user("plans-gone");
+    let profile = Profile {
+        active_routine_id: Some("r-deleted".into()),
+        ..Profile::default()
+    };
+    let put = ctx.stack.store.put_profile(&gone, &profile);
+    ctx.rt.block_on(put).expect("seed profile");
+    let r = call(ctx, "GET", "/v1/routines/active", &gone, None);
+    eq(r.status, 200, &format!("status of {}", r.body))?;
+    eq(r.body["routine"].clone(), Value::Null, "nothing to follow")?;
     let r = call(ctx, "GET", "/v1/templates/bad%23id", &user, None);
     expect_err(&r, 400, "VALIDATION_ERROR", Some("id"))?;
     let r = call(ctx, "POST", "/v1/templates", &user, Some(json!({})));

@@ -4,6 +4,7 @@
 
 use serde::Serialize;
 
+use super::workout::Followed;
 use super::{App, store_error};
 use crate::api::{ApiError, ErrorCode};
 use crate::context::SessionContext;
@@ -29,17 +30,13 @@ impl App {
     /// The routine the lifter follows: the one set active, else their only one.
     pub async fn active_routine(&self, ctx: &SessionContext) -> Result<ActiveRoutine, ApiError> {
         let profile = self.profile(ctx).await?;
-        let routine = match self.routine_for(&ctx.user_id, None, &profile).await {
-            Ok(r) => r,
-            // No routine, or several and none set active: nothing to follow.
-            Err(e) if e.code == ErrorCode::NoRoutine.as_str() || e.status == 400 => {
-                return Ok(ActiveRoutine {
-                    routine: None,
-                    next_day: None,
-                    templates: Vec::new(),
-                });
-            }
-            Err(e) => return Err(e),
+        let Followed::One(routine) = self.followed_routine(&ctx.user_id, &profile).await? else {
+            // None, one that is gone, or several and none set active: nothing to follow.
+            return Ok(ActiveRoutine {
+                routine: None,
+                next_day: None,
+                templates: Vec::new(),
+            });
         };
         let all = self.store.templates(&ctx.user_id).await;
         let templates = all

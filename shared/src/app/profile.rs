@@ -115,8 +115,10 @@ pub struct IncrementsPatch {
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct QuietHoursPatch {
-    pub start: String,
-    pub end: String,
+    #[serde(deserialize_with = "clock")]
+    pub start: NaiveTime,
+    #[serde(deserialize_with = "clock")]
+    pub end: NaiveTime,
 }
 
 /// A field that is present, even as `null`, is `Some` (`Some(None)` for `null`).
@@ -201,17 +203,13 @@ impl ProfilePatch {
                 "timezone",
             ));
         }
-        if let Some(Some(q)) = &self.quiet_hours {
-            let (start, end) = (
-                clock(&q.start, "quiet_hours.start")?,
-                clock(&q.end, "quiet_hours.end")?,
-            );
-            if start == end {
-                return Err(invalid(
-                    "quiet hours start and end at different times (null turns them off)",
-                    "quiet_hours",
-                ));
-            }
+        if let Some(Some(q)) = &self.quiet_hours
+            && q.start == q.end
+        {
+            return Err(invalid(
+                "quiet hours start and end at different times (null turns them off)",
+                "quiet_hours",
+            ));
         }
         if let Some(Some(goals)) = &mut self.goals {
             if goals.len() > MAX_GOALS {
@@ -266,12 +264,9 @@ impl ProfilePatch {
             p.notification_preference = v.unwrap_or(d.notification_preference);
         }
         if let Some(v) = &self.quiet_hours {
-            // Checked in `check`: both parse.
-            p.quiet_hours = v.as_ref().and_then(|q| {
-                Some(QuietHours {
-                    start: clock(&q.start, "").ok()?,
-                    end: clock(&q.end, "").ok()?,
-                })
+            p.quiet_hours = v.as_ref().map(|q| QuietHours {
+                start: q.start,
+                end: q.end,
             });
         }
         if let Some(v) = &self.goals {
@@ -285,14 +280,15 @@ impl ProfilePatch {
 }
 
 /// `"HH:MM"`, 24-hour, two digits each.
-fn clock(text: &str, field: &'static str) -> Result<NaiveTime, ApiError> {
+fn clock<'de, D: Deserializer<'de>>(d: D) -> Result<NaiveTime, D::Error> {
+    let text = String::deserialize(d)?;
     let b = text.as_bytes();
     let digits = |i: usize| b[i].is_ascii_digit() && b[i + 1].is_ascii_digit();
     let well_formed = b.len() == 5 && b[2] == b':' && digits(0) && digits(3);
     well_formed
-        .then(|| NaiveTime::parse_from_str(text, "%H:%M").ok())
+        .then(|| NaiveTime::parse_from_str(&text, "%H:%M").ok())
         .flatten()
-        .ok_or_else(|| invalid("a time of day is \"HH:MM\" (24-hour)", field))
+        .ok_or_else(|| serde::de::Error::custom("a time of day is \"HH:MM\" (24-hour)"))
 }
 
 impl App {

@@ -14,6 +14,7 @@ use crate::api::{ApiError, ErrorCode};
 use crate::context::SessionContext;
 use crate::domain::catalog::catalog;
 use crate::domain::limits::{self, MAX_REPS, MAX_RIR, MAX_SETS_PER_EXERCISE};
+use crate::domain::plan::Routine;
 use crate::domain::profile::Profile;
 use crate::domain::units::Unit;
 use crate::domain::workout::Workout;
@@ -285,52 +286,66 @@ impl App {
         })
     }
 
-    pub(crate) async fn routine_for(
+    /// The routine to start the next day of: `routine_id`, else the one the lifter follows.
+    async fn routine_for(
         &self,
         user: &str,
         routine_id: Option<&str>,
         profile: &Profile,
-    ) -> Result<crate::domain::plan::Routine, ApiError> {
-        let wanted = routine_id
-            .map(str::to_string)
-            .or_else(|| profile.active_routine_id.clone());
-        if let Some(id) = wanted {
-            let r = self
-                .store
-                .get_routine(user, &id)
-                .await
-                .map_err(|e| store_error(&e))?;
-            return r.filter(|r| !r.days.is_empty()).ok_or_else(|| {
-                ApiError::new(
-                    ErrorCode::RoutineNotFound,
-                    format!("you have no routine '{id}'"),
-                )
-                .field("routine_id")
-            });
+    ) -> Result<Routine, ApiError> {
+        let not_found = |id: &str| {
+            ApiError::new(
+                ErrorCode::RoutineNotFound,
+                format!("you have no routine '{id}'"),
+            )
+            .field("routine_id")
+        };
+        if let Some(id) = routine_id {
+            let r = self.store.get_routine(user, id).await;
+            let r = r.map_err(|e| store_error(&e))?;
+            return r
+                .filter(|r| !r.days.is_empty())
+                .ok_or_else(|| not_found(id));
         }
-        let mut all = self
-            .store
-            .routines(user)
-            .await
-            .map_err(|e| store_error(&e))?;
-        all.retain(|r| !r.days.is_empty());
-        match all.len() {
-            0 => Err(ApiError::new(
+        match self.followed_routine(user, profile).await? {
+            Followed::One(r) => Ok(r),
+            Followed::Missing(id) => Err(not_found(&id)),
+            Followed::NoRoutine => Err(ApiError::new(
                 ErrorCode::NoRoutine,
                 "you have no routine yet; start a template or an ad hoc workout, or ask the coach for a routine",
             )),
-            1 => Ok(all.remove(0)),
-            _ => Err(invalid(
+            Followed::Several(ids) => Err(invalid(
                 &format!(
                     "you have several routines ({}); say which with routine_id",
-                    all.iter()
-                        .map(|r| r.id.as_str())
-                        .collect::<Vec<_>>()
-                        .join(", ")
+                    ids.join(", ")
                 ),
                 "routine_id",
             )),
         }
+    }
+
+    /// The routine the lifter follows: the one set active, else their only one (with days).
+    pub(crate) async fn followed_routine(
+        &self,
+        user: &str,
+        profile: &Profile,
+    ) -> Result<Followed, ApiError> {
+        if let Some(id) = &profile.active_routine_id {
+            let r = self.store.get_routine(user, id).await;
+            let r = r.map_err(|e| store_error(&e))?;
+            return Ok(match r.filter(|r| !r.days.is_empty()) {
+                Some(r) => Followed::One(r),
+                None => Followed::Missing(id.clone()),
+            });
+        }
+        let all = self.store.routines(user).await;
+        let mut all = all.map_err(|e| store_error(&e))?;
+        all.retain(|r| !r.days.is_empty());
+        Ok(match all.len() {
+            0 => Followed::NoRoutine,
+            1 => Followed::One(all.remove(0)),
+            _ => Followed::Several(all.into_iter().map(|r| r.id).collect()),
+        })
     }
 
     /// The active workout with its version and the set to do now (all null without one).
@@ -435,4 +450,15 @@ impl App {
 
 fn default_name(now: DateTime<Utc>, ctx: &SessionContext) -> String {
     format!("Workout {}", now.with_timezone(&ctx.tz).format("%-d %b"))
+}
+
+/// Which routine the lifter follows, if one.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Followed {
+    One(Routine),
+    /// The profile names a routine that is gone (or has no days).
+    Missing(String),
+    NoRoutine,
+    /// Several routines and none set active (their ids).
+    Several(Vec<String>),
 }
