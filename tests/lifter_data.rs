@@ -656,8 +656,8 @@ fn exercise_picker_searches_filters_and_pages(ctx: &Ctx) -> Result<(), Failed> {
 
 fn progress_charts_an_exercise_and_the_muscles_by_week(ctx: &Ctx) -> Result<(), Failed> {
     let user = unique_user("progress");
-    // Three weeks of bench, a week apart, each heavier.
-    for (days, kg) in [(20, 90.0), (13, 95.0), (6, 100.0)] {
+    // Three weeks of bench, eight days apart (so in three ISO weeks), each heavier.
+    for (days, kg) in [(22, 90.0), (14, 95.0), (6, 100.0)] {
         let w = bench_session(days, &[(kg, 5, 2), (kg, 5, 2)]);
         let put = ctx.stack.store.put_completed_workout(&user, &w);
         ctx.rt.block_on(put).expect("seed");

@@ -2,7 +2,7 @@
 //! one exercise's weekly series (`GET /v1/progress/exercises/{id}`) and the weekly hard sets per
 //! muscle group against their volume landmarks (`GET /v1/progress/muscles`).
 
-use chrono::{Duration, NaiveDate, Utc};
+use chrono::{DateTime, Duration, NaiveDate, Utc};
 use serde::Serialize;
 
 use super::{App, invalid, store_error};
@@ -48,6 +48,8 @@ pub struct ExerciseProgress {
     pub exercise_id: String,
     pub name: Option<String>,
     pub weeks: i64,
+    /// The chart's weeks end here: the lifter's last workout (now without one).
+    pub ends_at: DateTime<Utc>,
     pub unit: Unit,
     pub points: Vec<ExerciseWeek>,
     /// The e1RM trend over the chart's weeks.
@@ -66,28 +68,43 @@ pub struct MuscleWeek {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct MuscleProgress {
     pub weeks: i64,
+    /// The chart's weeks end here: the lifter's last workout (now without one).
+    pub ends_at: DateTime<Utc>,
     /// Weeks with training, oldest first.
     pub points: Vec<MuscleWeek>,
 }
 
+/// What a chart reads.
+struct Chart {
+    history: Vec<Workout>,
+    ends_at: DateTime<Utc>,
+    tz: chrono_tz::Tz,
+    unit: Unit,
+}
+
 impl App {
-    /// The completed workouts of the last `weeks` weeks and the lifter's timezone and unit.
-    async fn chart_history(
-        &self,
-        ctx: &SessionContext,
-        weeks: i64,
-    ) -> Result<(Vec<Workout>, chrono_tz::Tz, Unit), ApiError> {
-        let since = Utc::now() - Duration::weeks(weeks);
-        let (history, profile) = tokio::join!(
-            self.store.completed_workouts_since(&ctx.user_id, since),
+    /// The workouts a chart of `weeks` shows: the weeks up to the lifter's last workout (up to
+    /// now for a lifter training now; an imported history that ended years ago still charts),
+    /// with the lifter's timezone and unit.
+    async fn chart_history(&self, ctx: &SessionContext, weeks: i64) -> Result<Chart, ApiError> {
+        let (latest, profile) = tokio::join!(
+            self.store.completed_page(&ctx.user_id, 1, None),
             self.profile(ctx)
         );
+        let (latest, _) = latest.map_err(|e| store_error(&e))?;
         let profile = profile?;
-        Ok((
-            history.map_err(|e| store_error(&e))?,
-            timezone(&profile),
-            profile.unit,
-        ))
+        let ends_at = latest.first().map_or_else(Utc::now, |w| w.started_at);
+        let since = ends_at - Duration::weeks(weeks);
+        let history = self
+            .store
+            .completed_workouts_since(&ctx.user_id, since)
+            .await;
+        Ok(Chart {
+            history: history.map_err(|e| store_error(&e))?,
+            ends_at,
+            tz: timezone(&profile),
+            unit: profile.unit,
+        })
     }
 
     pub async fn exercise_progress(
@@ -100,7 +117,12 @@ impl App {
             self.chart_history(ctx, weeks),
             self.store.bests(&ctx.user_id, exercise_id)
         );
-        let (history, tz, unit) = chart?;
+        let Chart {
+            history,
+            ends_at,
+            tz,
+            unit,
+        } = chart?;
         let bests = bests.map_err(|e| store_error(&e))?;
         let known = catalog().get(exercise_id);
         // The catalog's name, else what the lifter called it.
@@ -132,6 +154,7 @@ impl App {
             exercise_id: exercise_id.to_string(),
             name,
             weeks,
+            ends_at,
             unit,
             points,
             trend: trend(&series, known.is_none_or(|e| e.compound)),
@@ -148,14 +171,18 @@ impl App {
         ctx: &SessionContext,
         weeks: i64,
     ) -> Result<MuscleProgress, ApiError> {
-        let (history, tz, _) = self.chart_history(ctx, weeks).await?;
-        let points = weekly_group_series(&history, tz)
+        let chart = self.chart_history(ctx, weeks).await?;
+        let points = weekly_group_series(&chart.history, chart.tz)
             .into_iter()
             .map(|(week_start, sets)| MuscleWeek {
                 week_start,
                 groups: against_landmarks(&sets),
             })
             .collect();
-        Ok(MuscleProgress { weeks, points })
+        Ok(MuscleProgress {
+            weeks,
+            ends_at: chart.ends_at,
+            points,
+        })
     }
 }
