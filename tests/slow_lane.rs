@@ -55,6 +55,10 @@ fn main() {
             "client_disconnect_stops_the_model_call",
             client_disconnect_stops_the_model_call,
         ),
+        (
+            "a_chat_reads_back_on_a_second_device",
+            a_chat_reads_back_on_a_second_device,
+        ),
     ];
     // The first invocation builds and starts the function.
     ctx.fake.reply(ModelReply::text(&["warm"]));
@@ -64,6 +68,13 @@ fn main() {
 
 fn stream(ctx: &Ctx, user: &str, body: Value) -> Streamed {
     ctx.stream(user, body)
+}
+
+/// A GET on the functional lane of the same stack (the app's other routes).
+fn get(ctx: &Ctx, path: &str, user: &str) -> blackbox::JsonReply {
+    let url = format!("{}/functional{path}", ctx.stack.base);
+    ctx.rt
+        .block_on(blackbox::call_json(&ctx.http, "GET", url, user, None))
 }
 
 fn fast_commands_in_process(ctx: &Ctx) -> Result<(), Failed> {
@@ -447,4 +458,102 @@ fn client_disconnect_stops_the_model_call(ctx: &Ctx) -> Result<(), Failed> {
         "a fresh answer",
     )?;
     eq(ctx.fake.requests().len(), 2, "the retry asked the model")
+}
+
+/// Coach turns in two conversations, then read back as a second device would: the list, the most
+/// recently active first, and each conversation's messages newest first, a page at a time.
+fn a_chat_reads_back_on_a_second_device(ctx: &Ctx) -> Result<(), Failed> {
+    let user = unique_user("s-chat");
+    let turns = [
+        (
+            "c-gym",
+            "How should I warm up for squats?",
+            "Two ramp-up sets.",
+        ),
+        ("c-gym", "And for bench?", "The same, lighter."),
+        ("c-diet", "Is creatine worth it?", "For most lifters, yes."),
+    ];
+    for (conv, message, answer) in turns {
+        ctx.fake.reply(ModelReply::text(&[answer]));
+        let s = stream(
+            ctx,
+            &user,
+            json!({ "message": format!("(context: conversation_id={conv}) {message}") }),
+        );
+        well_formed(&s)?;
+        eq(s.text(), answer.to_string(), "the coach answered")?;
+    }
+    let list = get(ctx, "/v1/conversations", &user);
+    eq(list.status, 200, "list")?;
+    let ids: Vec<&str> = list.body["items"]
+        .as_array()
+        .map(|a| a.iter().filter_map(|c| c["id"].as_str()).collect())
+        .unwrap_or_default();
+    eq(ids, vec!["c-diet", "c-gym"], "most recently active first")?;
+    let gym = &list.body["items"][1];
+    eq(
+        gym["title"].as_str(),
+        Some("How should I warm up for squats?"),
+        "title",
+    )?;
+    eq(gym["exchanges"].as_u64(), Some(2), "exchanges")?;
+    check(
+        gym["last_at"].as_str() > gym["started_at"].as_str(),
+        "last after first",
+    )?;
+
+    let page = get(ctx, "/v1/conversations/c-gym/messages?limit=1", &user);
+    eq(page.status, 200, "messages")?;
+    eq(
+        page.body["items"][0]["message"].as_str(),
+        Some("And for bench?"),
+        "newest first",
+    )?;
+    eq(
+        page.body["items"][0]["answer"].as_str(),
+        Some("The same, lighter."),
+        "the answer",
+    )?;
+    eq(
+        page.body["items"][0]["kind"].as_str(),
+        Some("coach"),
+        "kind",
+    )?;
+    let cursor = page.body["next_cursor"].as_str().unwrap_or_default();
+    let rest = get(
+        ctx,
+        &format!("/v1/conversations/c-gym/messages?limit=1&cursor={cursor}"),
+        &user,
+    );
+    eq(
+        rest.body["items"][0]["message"].as_str(),
+        Some("How should I warm up for squats?"),
+        "second page",
+    )?;
+
+    // Another lifter sees none of it; a cursor of another conversation is refused.
+    let other = unique_user("s-chat-other");
+    eq(
+        get(ctx, "/v1/conversations", &other).body["items"].clone(),
+        json!([]),
+        "other's list",
+    )?;
+    let theirs = get(ctx, "/v1/conversations/c-gym/messages", &other);
+    eq(theirs.status, 404, "other's conversation")?;
+    eq(
+        theirs.body["error"]["code"].as_str(),
+        Some("CONVERSATION_NOT_FOUND"),
+        "code",
+    )?;
+    let crossed = get(
+        ctx,
+        &format!("/v1/conversations/c-diet/messages?cursor={cursor}"),
+        &user,
+    );
+    eq(crossed.status, 400, "a cursor of another conversation")?;
+    eq(
+        crossed.body["error"]["field"].as_str(),
+        Some("cursor"),
+        "field",
+    )
 }

@@ -110,6 +110,7 @@ pub enum ErrorCode {
     ArtifactNotFound,
     ConfirmRequired,
     Conflict,
+    ConversationNotFound,
     EmptyMessage,
     ExerciseMismatch,
     ExerciseNotInWorkout,
@@ -152,13 +153,14 @@ pub enum ErrorCode {
 }
 
 impl ErrorCode {
-    pub const ALL: [ErrorCode; 45] = [
+    pub const ALL: [ErrorCode; 46] = [
         ErrorCode::ArtifactAlreadyApplied,
         ErrorCode::ArtifactDismissed,
         ErrorCode::ArtifactExpired,
         ErrorCode::ArtifactNotFound,
         ErrorCode::ConfirmRequired,
         ErrorCode::Conflict,
+        ErrorCode::ConversationNotFound,
         ErrorCode::EmptyMessage,
         ErrorCode::ExerciseMismatch,
         ErrorCode::ExerciseNotInWorkout,
@@ -231,6 +233,7 @@ impl ErrorCode {
             ErrorCode::RoutineBroken => 409,
             ErrorCode::RoutineNotFound => 404,
             ErrorCode::ReviewNotFound => 404,
+            ErrorCode::ConversationNotFound => 404,
             ErrorCode::SetNotFound => 404,
             ErrorCode::StaleContentHash => 409,
             ErrorCode::StoreUnavailable => 503,
@@ -296,6 +299,7 @@ impl ErrorCode {
             ErrorCode::WorkoutMismatch => "WORKOUT_MISMATCH",
             ErrorCode::WorkoutNotFound => "WORKOUT_NOT_FOUND",
             ErrorCode::ReviewNotFound => "REVIEW_NOT_FOUND",
+            ErrorCode::ConversationNotFound => "CONVERSATION_NOT_FOUND",
             ErrorCode::WorkoutTooLarge => "WORKOUT_TOO_LARGE",
         }
     }

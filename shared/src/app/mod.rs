@@ -6,6 +6,7 @@
 //! - `command`: the FAST commands ("done", "8 @ 100", "next", "undo");
 //! - `buttons`: the smart buttons (swap, autofill, suggest a weight) and the workout monitor;
 //! - `workout`: start, read and complete a workout;
+//! - `conversations`: the coach's chats, listed and read back;
 //! - `events`: app events with the notification gate, and the feeds the app pages through;
 //! - `exercises`: the exercise picker (catalog and own exercises, filtered and ranked);
 //! - `history`: completed workouts, a page at a time, and one workout whole;
@@ -23,6 +24,7 @@ pub mod assist;
 pub mod buttons;
 pub mod card_summary;
 pub mod command;
+pub mod conversations;
 pub mod events;
 pub mod exercises;
 pub mod history;

@@ -2,6 +2,8 @@
 //! `CONV#<conversation>#MSG#<seq>`, and the summary of older exchanges folded out of the
 //! history budget, `CONV#<conversation>#SUMMARY`. An exchange is written with a condition on its
 //! sequence number, and a retry with the same `corr` finds the first one and writes nothing.
+//! `CONVERSATION#<conversation>` lists the conversation (its title, first and last exchange) so a
+//! second device can show the lifter's chats without reading every message.
 
 use aws_sdk_dynamodb::error::SdkError;
 use aws_sdk_dynamodb::types::AttributeValue;
@@ -60,6 +62,36 @@ fn summary_sk(conversation: &str) -> String {
     format!("CONV#{conversation}#SUMMARY")
 }
 
+const LISTED_PREFIX: &str = "CONVERSATION#";
+
+/// The prefix of a conversation's exchanges' keys (a page cursor must start with it).
+pub fn messages_prefix(conversation: &str) -> String {
+    format!("CONV#{conversation}#MSG#")
+}
+
+/// Characters of the first message a conversation's title keeps.
+const TITLE_CHARS: usize = 80;
+
+/// A conversation as the list shows it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Listed {
+    pub id: String,
+    /// The start of its first message.
+    pub title: String,
+    pub started_at: DateTime<Utc>,
+    pub last_at: DateTime<Utc>,
+    /// Exchanges so far (sequence numbers start at 1).
+    pub exchanges: u64,
+}
+
+fn title_of(message: &str) -> String {
+    let line = message.lines().next().unwrap_or("").trim();
+    match line.char_indices().nth(TITLE_CHARS) {
+        Some((cut, _)) => format!("{}…", line[..cut].trim_end()),
+        None => line.to_string(),
+    }
+}
+
 impl Store {
     /// The newest `limit` exchanges (newest first) and the summary.
     pub async fn conversation(
@@ -75,7 +107,7 @@ impl Store {
             .table_name(&self.table)
             .key_condition_expression("pk = :pk AND begins_with(sk, :p)")
             .expression_attribute_values(":pk", s(user_pk(user)))
-            .expression_attribute_values(":p", s(format!("CONV#{conversation}#MSG#")))
+            .expression_attribute_values(":p", s(messages_prefix(conversation)))
             .scan_index_forward(false)
             .limit(limit)
             .consistent_read(true)
@@ -117,14 +149,101 @@ impl Store {
             .timed()
             .await;
         match out {
-            Ok(_) => Ok(true),
+            Ok(_) => {}
             Err(SdkError::ServiceError(err))
                 if err.err().is_conditional_check_failed_exception() =>
             {
-                Ok(false)
+                return Ok(false);
             }
-            Err(err) => Err(err.into()),
+            Err(err) => return Err(err.into()),
         }
+        self.list_conversation(user, conversation, e).await?;
+        Ok(true)
+    }
+
+    /// Moves the conversation's listing to the exchange `e` (never back: a late retry of an
+    /// older exchange leaves it as it is).
+    async fn list_conversation(
+        &self,
+        user: &str,
+        conversation: &str,
+        e: &Exchange,
+    ) -> Result<(), StoreError> {
+        let at = e.at.to_rfc3339_opts(chrono::SecondsFormat::Micros, true);
+        let expires = e.at.timestamp() + CONVERSATION_TTL_DAYS * 86_400;
+        let update = self
+            .client
+            .update_item()
+            .table_name(&self.table)
+            .set_key(Some(key(user, format!("{LISTED_PREFIX}{conversation}"))))
+            .update_expression(
+                "SET title = if_not_exists(title, :t), started_at = if_not_exists(started_at, :at), \
+                 last_at = :at, last_seq = :seq, expires_at = :exp",
+            )
+            .condition_expression("attribute_not_exists(last_seq) OR last_seq < :seq")
+            .expression_attribute_values(":t", s(title_of(&e.message)))
+            .expression_attribute_values(":at", s(at))
+            .expression_attribute_values(":seq", AttributeValue::N(e.seq.to_string()))
+            .expression_attribute_values(":exp", AttributeValue::N(expires.to_string()));
+        Self::update_if(update).await.map(|_| ())
+    }
+
+    /// The lifter's conversations, the most recently active first (each lives 30 days after its
+    /// last exchange, so the list stays short).
+    pub async fn conversations(
+        &self,
+        user: &str,
+        now: DateTime<Utc>,
+    ) -> Result<Vec<Listed>, StoreError> {
+        let items = self.items_under(user, LISTED_PREFIX).await?;
+        let mut listed: Vec<Listed> = items
+            .iter()
+            .filter(|i| super::number(i, "expires_at").is_none_or(|e| e > now.timestamp()))
+            .filter_map(|i| {
+                let sk = super::string(i, "sk")?;
+                let time = |name| {
+                    super::string(i, name)
+                        .and_then(|t| DateTime::parse_from_rfc3339(&t).ok())
+                        .map(|t| t.with_timezone(&Utc))
+                };
+                Some(Listed {
+                    id: sk.strip_prefix(LISTED_PREFIX)?.to_string(),
+                    title: super::string(i, "title").unwrap_or_default(),
+                    started_at: time("started_at")?,
+                    last_at: time("last_at")?,
+                    exchanges: super::number(i, "last_seq")?.max(0) as u64,
+                })
+            })
+            .collect();
+        listed.sort_by(|a, b| b.last_at.cmp(&a.last_at).then_with(|| a.id.cmp(&b.id)));
+        Ok(listed)
+    }
+
+    /// One page of a conversation's exchanges, newest first, continuing after the key `after`.
+    pub async fn exchanges_page(
+        &self,
+        user: &str,
+        conversation: &str,
+        limit: i32,
+        after: Option<&str>,
+        now: DateTime<Utc>,
+    ) -> Result<(Vec<Exchange>, Option<String>), StoreError> {
+        let q = self
+            .client
+            .query()
+            .table_name(&self.table)
+            .key_condition_expression("pk = :pk AND begins_with(sk, :p)")
+            .expression_attribute_values(":pk", s(user_pk(user)))
+            .expression_attribute_values(":p", s(messages_prefix(conversation)))
+            .scan_index_forward(false)
+            .limit(limit);
+        let (items, next) = self.query_page(user, q, after).await?;
+        let exchanges = items
+            .iter()
+            .filter(|i| super::number(i, "expires_at").is_none_or(|e| e > now.timestamp()))
+            .map(from_item)
+            .collect::<Result<Vec<Exchange>, _>>()?;
+        Ok((exchanges, next))
     }
 
     pub async fn put_summary(
@@ -135,5 +254,19 @@ impl Store {
     ) -> Result<(), StoreError> {
         self.put_doc(user, summary_sk(conversation), &to_doc("summary", summary)?)
             .await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_title_is_the_first_line_cut_at_a_character() {
+        assert_eq!(title_of("  How's my squat?\nmore"), "How's my squat?");
+        let long = "é".repeat(100);
+        let t = title_of(&long);
+        assert_eq!(t.chars().count(), TITLE_CHARS + 1);
+        assert!(t.ends_with('…'));
     }
 }

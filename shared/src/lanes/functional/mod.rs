@@ -14,6 +14,8 @@
 //! - `POST /v1/artifacts/{id}/confirm|dismiss` (`app::proposals`, shared with the coach's chat);
 //! - `GET /v1/notifications`, `GET /v1/insights` (cards the worker wrote), `GET /v1/reviews`
 //!   (weekly reviews), newest first, and `GET /v1/reviews/{week_ending}`;
+//! - `GET /v1/conversations`, `GET /v1/conversations/{id}/messages`: the coach's chats, for a
+//!   second device (`app::conversations`);
 //! - `POST /v1/import/strong`: a Strong app export into the history (`import`).
 //!
 //! One file per group of routes: `buttons`, `app_events`, `lifecycle`, `history`, `import`,
@@ -27,6 +29,7 @@ use serde_json::json;
 
 mod app_events;
 mod buttons;
+mod conversations;
 mod exercises;
 mod history;
 mod import;
@@ -167,6 +170,12 @@ impl FunctionalLane {
             (["v1", "reviews"], _) => Err(not_allowed("GET")),
             (["v1", "reviews", day], "GET") => self.review(req, day).await,
             (["v1", "reviews", _], _) => Err(not_allowed("GET")),
+            (["v1", "conversations"], "GET") => self.conversations(req).await,
+            (["v1", "conversations"], _) => Err(not_allowed("GET")),
+            (["v1", "conversations", id, "messages"], "GET") => {
+                self.messages(req, checked_id(id, "id")?).await
+            }
+            (["v1", "conversations", _, "messages"], _) => Err(not_allowed("GET")),
             (["v1", "import", "strong"], "POST") => self.import_strong(req).await,
             (["v1", "import", "strong"], _) => Err(not_allowed("POST")),
             (["v1", "artifacts", id, action @ ("confirm" | "dismiss")], "POST") => {
