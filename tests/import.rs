@@ -3,7 +3,9 @@
 //! the format imported and re-imported, the older layout in pounds, malformed files that write
 //! nothing, and a two-year export of 5,000 rows.
 
-use blackbox::{Stack, check, eq, run_cases, test_runtime, unique_user, workspace_root};
+use blackbox::{
+    Stack, check, eq, run_cases, sample_workout, test_runtime, unique_user, workspace_root,
+};
 use coach::domain::workout::{SetType, Workout};
 use libtest_mimic::Failed;
 use serde_json::Value;
@@ -39,6 +41,14 @@ fn main() {
         (
             "a_pound_file_without_a_unit_column",
             a_pound_file_without_a_unit_column,
+        ),
+        (
+            "the_account_exports_whole_and_its_csv_reads_back",
+            the_account_exports_whole_and_its_csv_reads_back,
+        ),
+        (
+            "a_deleted_account_leaves_nothing_behind",
+            a_deleted_account_leaves_nothing_behind,
         ),
     ];
     run_cases(rt, ctx, cases)
@@ -606,5 +616,238 @@ fn a_pound_file_without_a_unit_column(ctx: &Ctx) -> Result<(), Failed> {
     check(
         note.contains("import again with unit=lb"),
         format!("a warning: {note}"),
+    )
+}
+
+fn get(ctx: &Ctx, path: &str, user: &str) -> Reply {
+    let url = format!("{}/functional{path}", ctx.stack.base);
+    send(ctx, ctx.http.get(url), user)
+}
+
+fn delete_me(ctx: &Ctx, user: &str) -> Reply {
+    let url = format!("{}/functional/v1/me", ctx.stack.base);
+    send(ctx, ctx.http.delete(url), user)
+}
+
+/// The real Strong export (four years of Olympic lifting) imported as `user`'s history.
+fn import_real_export(ctx: &Ctx, user: &str) -> Result<(), Failed> {
+    let csv = std::fs::read_to_string(
+        workspace_root().join("tests/data/exports/strong-export-olympic.csv"),
+    )?;
+    let r = import(ctx, user, "?tz=Europe/Berlin&unit=kg", "text/csv", &csv);
+    ok(&r).map(|_| ())
+}
+
+/// The real Strong export imported, exported whole as JSON and as a Strong CSV, and that CSV
+/// imported by another lifter: the same history, item for item.
+fn the_account_exports_whole_and_its_csv_reads_back(ctx: &Ctx) -> Result<(), Failed> {
+    let user = unique_user("export");
+    import_real_export(ctx, &user)?;
+    let patch = ctx
+        .http
+        .patch(format!("{}/functional/v1/me", ctx.stack.base));
+    let named = send(
+        ctx,
+        patch.json(&serde_json::json!({"name": "Oly", "timezone": "Europe/Berlin"})),
+        &user,
+    );
+    ok(&named)?;
+
+    let export = get(ctx, "/v1/me/export", &user);
+    let b = ok(&export)?;
+    let stored = ctx.rt.block_on(ctx.stack.store.user_items(&user))?.len();
+    eq(
+        b["items"].as_u64(),
+        Some(stored as u64),
+        "every stored item",
+    )?;
+    eq(b["user_id"].as_str(), Some(user.as_str()), "whose")?;
+    eq(
+        b["profile"]["display_name"].as_str(),
+        Some("Oly"),
+        "the profile",
+    )?;
+    let workouts = history(ctx, &user)?;
+    eq(
+        b["workouts"].as_array().map(Vec::len),
+        Some(workouts.len()),
+        "every workout",
+    )?;
+    eq(
+        b["workouts"][0]["data"]["id"].as_str(),
+        Some(workouts[0].id.as_str()),
+        "oldest first, whole",
+    )?;
+    let listed: u64 = b
+        .as_object()
+        .map(|o| {
+            o.values()
+                .filter_map(|v| v.as_array())
+                .map(|a| a.len() as u64)
+                .sum()
+        })
+        .unwrap_or(0);
+    let singles = [
+        "profile",
+        "coaching_context",
+        "active_workout",
+        "notification_state",
+    ]
+    .iter()
+    .filter(|k| !b[**k].is_null())
+    .count() as u64;
+    eq(listed + singles, stored as u64, "each item in one section")?;
+
+    let url = format!(
+        "{}/functional/v1/me/export?format=strong_csv",
+        ctx.stack.base
+    );
+    let (status, content_type, text) = ctx.rt.block_on(async {
+        let resp = ctx.http.get(url).header("x-user-id", &user).send().await?;
+        let status = resp.status().as_u16();
+        let ct = resp
+            .headers()
+            .get("content-type")
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or_default()
+            .to_string();
+        Ok::<_, reqwest::Error>((status, ct, resp.text().await?))
+    })?;
+    eq(status, 200, "csv")?;
+    check(
+        content_type.starts_with("text/csv"),
+        format!("content type {content_type}"),
+    )?;
+    let other = unique_user("export-back");
+    let back = import(ctx, &other, "?tz=Europe/Berlin&unit=kg", "text/csv", &text);
+    eq(
+        ok(&back)?["rejected_rows"].as_u64(),
+        Some(0),
+        "every row reads back",
+    )?;
+    let again = history(ctx, &other)?;
+    eq(again.len(), workouts.len(), "as many workouts")?;
+    let differs = again.iter().zip(&workouts).position(|(a, b)| a != b);
+    eq(differs, None, "the first workout that differs")?;
+
+    let bad = get(ctx, "/v1/me/export?format=xml", &user);
+    eq(bad.status, 400, "unknown format")?;
+    eq(bad.body["error"]["field"].as_str(), Some("format"), "field")
+}
+
+/// Every item under the user's key, wherever it is: the partition, and the weekly roster's
+/// entries (sort key the user), found by scanning the whole table.
+fn items_anywhere(ctx: &Ctx, user: &str) -> Result<Vec<String>, Failed> {
+    let pk = format!("USER#{user}");
+    Ok(ctx.rt.block_on(async {
+        let client = ctx.stack.dynoxide.client().await;
+        let mut found = Vec::new();
+        let mut start = None;
+        loop {
+            let page = client
+                .scan()
+                .table_name(blackbox::TABLE)
+                .set_exclusive_start_key(start)
+                .send()
+                .await?;
+            for item in page.items() {
+                let get = |k: &str| item.get(k).and_then(|v| v.as_s().ok()).cloned();
+                let (p, s) = (get("pk").unwrap_or_default(), get("sk").unwrap_or_default());
+                if p == pk || s == user {
+                    found.push(format!("{p} {s}"));
+                }
+            }
+            match page.last_evaluated_key {
+                Some(k) if !k.is_empty() => start = Some(k),
+                _ => return Ok::<_, aws_sdk_dynamodb::Error>(found),
+            }
+        }
+    })?)
+}
+
+/// An account of more items than a request deletes itself (two years of history, a workout
+/// completed in the app with its insight card and roster entry, 2,000 own exercises): the
+/// request deletes some and the worker the rest; nothing with the user's key is left, the
+/// same identity then finds an empty account, and deleting again is harmless.
+fn a_deleted_account_leaves_nothing_behind(ctx: &Ctx) -> Result<(), Failed> {
+    let user = unique_user("delete");
+    import_real_export(ctx, &user)?;
+    let own: Vec<coach::domain::catalog::OwnExercise> = (0..2_000)
+        .map(|i| coach::domain::catalog::OwnExercise {
+            id: format!("own-drill-{i}"),
+            name: format!("Drill {i}"),
+            similar_to: None,
+        })
+        .collect();
+    ctx.rt
+        .block_on(ctx.stack.store.put_history(&user, &[], &own))?;
+    let mut w = sample_workout("w-delete", 2);
+    for set in &mut w.exercises[0].sets {
+        set.status = coach::domain::workout::SetStatus::Done;
+        set.actual = Some(coach::domain::workout::SetResult {
+            reps: 8,
+            weight_kg: Some(100.0),
+            ..Default::default()
+        });
+    }
+    ctx.rt
+        .block_on(ctx.stack.store.replace_active_workout(&user, &w))?;
+    ok(&functional(
+        ctx,
+        "/v1/workouts/w-delete/complete",
+        &user,
+        serde_json::json!({}),
+    ))?;
+    eq(count(ctx, &user, "INSIGHT#")?, 1, "the insight card")?;
+    let before = items_anywhere(ctx, &user)?;
+    check(
+        before.iter().any(|k| k.starts_with("ROSTER#")),
+        "the roster lists the lifter",
+    )?;
+    check(before.len() > 2_000, format!("{} items", before.len()))?;
+
+    let gone = delete_me(ctx, &user);
+    eq(
+        gone.status,
+        202,
+        &format!("handed to the worker: {}", gone.body),
+    )?;
+    eq(gone.body["status"].as_str(), Some("deleting"), "status")?;
+    check(
+        gone.body["items_deleted"]
+            .as_u64()
+            .is_some_and(|n| n >= 2_000),
+        format!("deleted in the request: {}", gone.body),
+    )?;
+    // Locally the worker runs as the request hands it the job; on AWS the app would poll.
+    let mut left = items_anywhere(ctx, &user)?;
+    for _ in 0..50 {
+        if left.is_empty() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        left = items_anywhere(ctx, &user)?;
+    }
+    eq(left, Vec::<String>::new(), "nothing with the user's key")?;
+
+    // The same identity afterwards: an empty account, not an error.
+    let me = get(ctx, "/v1/me", &user);
+    eq(ok(&me)?["name"].clone(), Value::Null, "a fresh profile")?;
+    eq(
+        ok(&get(ctx, "/v1/workouts", &user))?["items"].clone(),
+        serde_json::json!([]),
+        "no history",
+    )?;
+    let again = delete_me(ctx, &user);
+    eq(again.status, 200, "deleting again")?;
+    eq(
+        again.body.clone(),
+        serde_json::json!({"status": "deleted", "items_deleted": 0}),
+        "nothing left to delete",
+    )?;
+    eq(
+        items_anywhere(ctx, &user)?,
+        Vec::<String>::new(),
+        "still nothing",
     )
 }

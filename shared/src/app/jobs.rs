@@ -1,7 +1,8 @@
 //! The worker's jobs, run at least once each (the queue may deliver a message again):
 //! `workout_completed` → a post-workout insight card; `weekly_review` → the review of one ISO
 //! week; `health_metric_changed` → a decision, and a notification when the change matters and
-//! the notification gate allows it; `weekly_review_fanout` → a `weekly_review` for every user
+//! the notification gate allows it; `delete_account` → the rest of an account deletion;
+//! `weekly_review_fanout` → a `weekly_review` for every user
 //! active in the last 30 days.
 //!
 //! Idempotent: a job claims its subject first; its outputs and its completion are one
@@ -93,6 +94,11 @@ impl Worker {
         now: DateTime<Utc>,
     ) -> Result<Report, JobError> {
         let user = job.user();
+        if let Job::DeleteAccount { .. } = job {
+            // Not claimed: the claim would be an item of the account it deletes, and deleting
+            // twice is harmless.
+            return self.delete_account(user, lease).await;
+        }
         let sk = crate::store::jobs::claim_sk(job.kind(), &job.subject());
         let rerun_done = matches!(job, Job::WeeklyReview { .. });
         let run = match self
@@ -112,6 +118,36 @@ impl Worker {
             }
         }
         result
+    }
+
+    /// Deletes what is left of an account until done or the lease (the invocation) is nearly
+    /// over; then hands the rest to the next `delete_account` job.
+    async fn delete_account(&self, user: &str, lease: DateTime<Utc>) -> Result<Report, JobError> {
+        let mut deleted = 0;
+        loop {
+            let round = self
+                .store
+                .delete_user(user, crate::app::account::INLINE_DELETE_ITEMS)
+                .await?;
+            deleted += round.deleted;
+            let finished = round.finished;
+            let out_of_time = Utc::now()
+                + chrono::Duration::from_std(RECORD_MIN_BUDGET).unwrap_or_default()
+                > lease;
+            if finished || out_of_time {
+                if !finished {
+                    self.queue
+                        .send(&Job::DeleteAccount {
+                            user_id: user.to_string(),
+                        })
+                        .await?;
+                }
+                return Ok(Report::Done(
+                    json!({ "items_deleted": deleted, "finished": finished }),
+                    Usage::default(),
+                ));
+            }
+        }
     }
 
     /// The weekly fan-out: a `weekly_review` for every active user after `f.after`, handed to
@@ -382,6 +418,14 @@ impl Worker {
                     }
                 }
                 Err(JobError::Busy)
+            }
+            Job::DeleteAccount { .. } => {
+                // Only a dry run gets here (`run` deletes without a claim): what it would delete.
+                let items = self.store.user_items(user).await?.len();
+                Ok(Report::Done(
+                    json!({ "would_delete": items }),
+                    Usage::default(),
+                ))
             }
         }
     }

@@ -3,6 +3,7 @@
 //! context, a typed request and the ports it needs, and returns a typed outcome; adapters turn
 //! that outcome into their wire format. Nothing here parses HTTP or writes SSE.
 //!
+//! - `account`: the whole account, exported or deleted;
 //! - `command`: the FAST commands ("done", "8 @ 100", "next", "undo");
 //! - `buttons`: the smart buttons (swap, autofill, suggest a weight) and the workout monitor;
 //! - `workout`: start, read and complete a workout;
@@ -20,6 +21,7 @@
 //! Every use case validates the whole request before it reads or writes; writes that race use
 //! the store's conditions and are re-applied on the new state.
 
+pub mod account;
 pub mod assist;
 pub mod buttons;
 pub mod card_summary;

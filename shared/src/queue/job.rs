@@ -1,5 +1,5 @@
 //! What the queue carries: a user's job (`workout_completed`, `weekly_review`,
-//! `health_metric_changed`) or the weekly schedule's fan-out. Producers build a [`Job`]; the
+//! `health_metric_changed`, `delete_account`) or the weekly schedule's fan-out. Producers build a [`Job`]; the
 //! worker parses each record with [`Message::parse`], whose error says why a record can never
 //! succeed.
 
@@ -28,12 +28,17 @@ pub enum Job {
         baseline: f64,
         observed_at: DateTime<Utc>,
     },
+    /// The rest of an account deletion that `DELETE /v1/me` did not finish.
+    DeleteAccount {
+        user_id: String,
+    },
 }
 
-pub const JOB_TYPES: [&str; 4] = [
+pub const JOB_TYPES: [&str; 5] = [
     "workout_completed",
     "weekly_review",
     "health_metric_changed",
+    "delete_account",
     FANOUT_TYPE,
 ];
 
@@ -121,7 +126,8 @@ impl Job {
         match self {
             Job::WorkoutCompleted { user_id, .. }
             | Job::WeeklyReview { user_id, .. }
-            | Job::HealthMetricChanged { user_id, .. } => user_id,
+            | Job::HealthMetricChanged { user_id, .. }
+            | Job::DeleteAccount { user_id } => user_id,
         }
     }
 
@@ -130,6 +136,7 @@ impl Job {
             Job::WorkoutCompleted { .. } => "workout_completed",
             Job::WeeklyReview { .. } => "weekly_review",
             Job::HealthMetricChanged { .. } => "health_metric_changed",
+            Job::DeleteAccount { .. } => "delete_account",
         }
     }
 
@@ -144,6 +151,7 @@ impl Job {
                 observed_at,
                 ..
             } => format!("{metric}@{}", observed_at.format("%Y-%m-%dT%H:%M:%SZ")),
+            Job::DeleteAccount { .. } => "account".into(),
         }
     }
 }

@@ -14,9 +14,9 @@ use crate::domain::catalog::OwnExercise;
 use crate::domain::workout::Workout;
 
 /// BatchWriteItem takes at most this many items.
-const BATCH_ITEMS: usize = 25;
+pub(crate) const BATCH_ITEMS: usize = 25;
 /// Batches sent at once: enough to hide the round trip, few enough not to be throttled.
-const BATCHES_IN_FLIGHT: usize = 4;
+pub(crate) const BATCHES_IN_FLIGHT: usize = 4;
 
 pub const OWN_EXERCISE_PREFIX: &str = "EXERCISE#";
 
@@ -84,7 +84,7 @@ impl Store {
         &self,
         items: &[HashMap<String, AttributeValue>],
     ) -> Result<(), StoreError> {
-        let mut requests = items
+        let requests = items
             .iter()
             .map(|item| {
                 PutRequest::builder()
@@ -94,6 +94,14 @@ impl Store {
                     .map_err(|e| StoreError::Request(e.to_string()))
             })
             .collect::<Result<Vec<_>, _>>()?;
+        self.batch_write(requests).await
+    }
+
+    /// One BatchWriteItem of up to 25 requests, retrying what it leaves unprocessed.
+    pub(crate) async fn batch_write(
+        &self,
+        mut requests: Vec<WriteRequest>,
+    ) -> Result<(), StoreError> {
         for round in 0..UNPROCESSED_ROUNDS {
             let out = self
                 .client

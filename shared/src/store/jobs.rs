@@ -55,7 +55,7 @@ fn build(e: aws_sdk_dynamodb::error::BuildError) -> StoreError {
     StoreError::Request(e.to_string())
 }
 
-fn roster_pk(at: DateTime<Utc>) -> String {
+pub(crate) fn roster_pk(at: DateTime<Utc>) -> String {
     format!("ROSTER#{}", iso_week_id(at.date_naive()))
 }
 

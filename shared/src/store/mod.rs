@@ -16,11 +16,17 @@
 //! - `MEMORY#<id>`: what the coach keeps about the lifter;
 //! - `MONITOR#<workout>#<rule>#<exercise>`: a monitor nudge already sent (7 days);
 //! - `LAST#<exercise>`: the key of the newest completed workout that trained it;
-//! - `BEST#<exercise>#rated|unrated`: its best e1RM ever, only raised (see `records`).
+//! - `BEST#<exercise>#rated|unrated`: its best e1RM ever, only raised (see `records`);
+//! - `CONVERSATION#<conversation>`: the conversation's listing (see `conversation`);
+//! - `EXERCISE#<id>`: the lifter's own exercises; `INSIGHT#`, `REVIEW#`, `HEALTH#`, `JOB#`:
+//!   the worker's outputs and claims (see `jobs`), and the weekly roster outside the partition.
+//!
+//! `account` reads or deletes all of it.
 //!
 //! The active workout item stays after completion without its `doc`, so its `version` keeps
 //! counting up and a command racing a completion can never overwrite the next workout.
 
+pub mod account;
 pub mod activity;
 pub mod admin;
 pub mod artifacts;

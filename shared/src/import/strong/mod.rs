@@ -20,8 +20,11 @@ use chrono_tz::Tz;
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
+mod export;
 mod grouping;
 mod values;
+
+pub use export::to_csv;
 
 pub use grouping::own_id;
 use grouping::*;

@@ -4,7 +4,8 @@
 //! - `POST /v1/functional`: smart buttons and the workout monitor (`app::buttons`), envelope
 //!   `{success, action, data, intent}`;
 //! - `POST /v1/events`: app events, with the notification gate (`app::events`);
-//! - `GET`/`PATCH /v1/me`: the profile and preferences (`app::profile`);
+//! - `GET`/`PATCH /v1/me`: the profile and preferences (`app::profile`); `DELETE /v1/me` and
+//!   `GET /v1/me/export`: the whole account, deleted or exported (`app::account`);
 //! - `GET /v1/workouts` (the history, newest first) and `GET /v1/workouts/{id}` (`app::history`);
 //! - `GET /v1/exercises`: the exercise picker (`app::exercises`);
 //! - `GET /v1/progress/exercises/{id}`, `GET /v1/progress/muscles` (`app::progress`);
@@ -113,7 +114,10 @@ impl FunctionalLane {
             (["v1", "events"], _) => Err(not_allowed("POST")),
             (["v1", "me"], "GET") => self.me(req).await,
             (["v1", "me"], "PATCH") => self.update_me(req).await,
-            (["v1", "me"], _) => Err(not_allowed("GET, PATCH")),
+            (["v1", "me"], "DELETE") => self.delete_me(req).await,
+            (["v1", "me"], _) => Err(not_allowed("DELETE, GET, PATCH")),
+            (["v1", "me", "export"], "GET") => self.export(req).await,
+            (["v1", "me", "export"], _) => Err(not_allowed("GET")),
             (["v1", "workouts"], "POST") => self.start_workout(req).await,
             (["v1", "workouts"], "GET") => self.history(req).await,
             (["v1", "workouts"], _) => Err(not_allowed("GET, POST")),

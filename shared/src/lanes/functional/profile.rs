@@ -16,3 +16,42 @@ impl FunctionalLane {
         Ok(json_body(200, &self.app.update_me(&ctx, &patch).await?))
     }
 }
+
+impl FunctionalLane {
+    /// `GET /v1/me/export?format=json|strong_csv`.
+    pub(super) async fn export(&self, req: &Request) -> Result<Response<Body>, ApiError> {
+        let (ctx, _) = bind(req, self.auth, "")?;
+        match req.query_string_parameters().first("format") {
+            None | Some("json") => Ok(json_body(200, &self.app.export(&ctx).await?)),
+            Some("strong_csv") => {
+                let csv = self.app.export_strong_csv(&ctx).await?;
+                let mut resp = Response::new(Body::Text(csv));
+                let headers = resp.headers_mut();
+                headers.insert(
+                    "content-type",
+                    lambda_http::http::HeaderValue::from_static("text/csv; charset=utf-8"),
+                );
+                headers.insert(
+                    "content-disposition",
+                    lambda_http::http::HeaderValue::from_static(
+                        "attachment; filename=\"workouts.csv\"",
+                    ),
+                );
+                Ok(resp)
+            }
+            Some(_) => Err(invalid("format is json or strong_csv", "format")),
+        }
+    }
+
+    /// `DELETE /v1/me`: 200 when nothing is left, 202 when the worker finishes it.
+    pub(super) async fn delete_me(&self, req: &Request) -> Result<Response<Body>, ApiError> {
+        let (ctx, _) = bind(req, self.auth, "")?;
+        let deleted = self.app.delete_account(&ctx).await?;
+        let status = if deleted.status == "deleted" {
+            200
+        } else {
+            202
+        };
+        Ok(json_body(status, &deleted))
+    }
+}

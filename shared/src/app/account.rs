@@ -1,0 +1,207 @@
+//! The lifter's account as a whole: everything stored for them, exported (`GET /v1/me/export`,
+//! JSON, or the workouts as a Strong CSV our importer reads back), and deleted for good
+//! (`DELETE /v1/me`).
+//!
+//! Deletion removes up to [`INLINE_DELETE_ITEMS`] items in the request and hands the rest to the
+//! worker (`delete_account` jobs, each continuing where the last stopped), so a large account
+//! is deleted without a request outliving its timeout. It is idempotent: deleting again deletes
+//! what is left, or nothing. Afterwards the same identity finds an empty account, as a new
+//! lifter would (the identity provider's account is the app's to delete).
+
+use std::collections::{BTreeMap, HashMap};
+
+use aws_sdk_dynamodb::types::AttributeValue;
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use super::{App, store_error};
+use crate::api::{ApiError, ErrorCode};
+use crate::context::SessionContext;
+use crate::domain::workout::Workout;
+use crate::queue::{Job, JobQueue};
+use crate::skills::notify::timezone;
+use crate::store::string;
+
+/// Items a `DELETE /v1/me` removes itself before handing the rest to the worker: a year or two
+/// of history at a few hundred items per second round, well inside the request's timeout.
+pub const INLINE_DELETE_ITEMS: usize = 2_000;
+
+/// Singletons: one item each, exported as its document (or null).
+const SINGLE: [(&str, &str); 4] = [
+    ("PROFILE", "profile"),
+    ("CONTEXT", "coaching_context"),
+    ("WORKOUT#ACTIVE", "active_workout"),
+    ("NOTIFYSTATE", "notification_state"),
+];
+
+/// Lists: the items under each sort-key prefix, in key order (most are time-ordered).
+const LISTS: [(&str, &str); 19] = [
+    ("WORKOUT#", "workouts"),
+    ("EXERCISE#", "own_exercises"),
+    ("TEMPLATE#", "templates"),
+    ("ROUTINE#", "routines"),
+    ("CONVERSATION#", "conversations"),
+    ("CONV#", "conversation_messages"),
+    ("MEMORY#", "coach_memories"),
+    ("ARTIFACT#", "proposals"),
+    ("INSIGHT#", "insight_cards"),
+    ("REVIEW#", "weekly_reviews"),
+    ("NOTIFY#", "notifications"),
+    ("EVENT#", "app_events"),
+    ("HEALTH#", "health_decisions"),
+    ("BEST#", "records"),
+    ("LAST#", "last_sessions"),
+    ("MONITOR#", "monitor_nudges"),
+    ("USAGE#", "coach_token_usage"),
+    ("JOB#", "worker_jobs"),
+    ("IDEM#", "request_replays"),
+];
+
+/// Everything stored for the lifter.
+#[derive(Debug, Clone, Serialize)]
+pub struct Export {
+    pub user_id: String,
+    pub exported_at: DateTime<Utc>,
+    /// Items exported (every one stored under the lifter's key).
+    pub items: usize,
+    /// One document per singleton (`profile`, `coaching_context`, `active_workout`,
+    /// `notification_state`; null when absent) and one list per kind of item, each entry
+    /// `{key, data}` (`data` is the stored document, or the item's attributes); `other` holds
+    /// any kind this version does not name.
+    #[serde(flatten)]
+    pub sections: BTreeMap<&'static str, Value>,
+}
+
+/// How far a deletion got.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Deleted {
+    /// "deleted" (nothing of the lifter is left) or "deleting" (the worker finishes it).
+    pub status: &'static str,
+    /// Items this request removed.
+    pub items_deleted: usize,
+}
+
+impl App {
+    /// Everything stored under the lifter's key, by kind.
+    pub async fn export(&self, ctx: &SessionContext) -> Result<Export, ApiError> {
+        let items = self.store.user_items(&ctx.user_id).await;
+        let items = items.map_err(|e| store_error(&e))?;
+        let mut sections: BTreeMap<&'static str, Value> = SINGLE
+            .iter()
+            .map(|(_, name)| (*name, Value::Null))
+            .chain(
+                LISTS
+                    .iter()
+                    .map(|(_, name)| (*name, Value::Array(Vec::new()))),
+            )
+            .chain(std::iter::once(("other", Value::Array(Vec::new()))))
+            .collect();
+        for item in &items {
+            let sk = string(item, "sk").unwrap_or_default();
+            if let Some((_, name)) = SINGLE.iter().find(|(k, _)| *k == sk) {
+                sections.insert(name, data(item));
+                continue;
+            }
+            let name = LISTS
+                .iter()
+                .find(|(p, _)| sk.starts_with(p))
+                .map_or("other", |(_, name)| name);
+            if let Some(Value::Array(list)) = sections.get_mut(name) {
+                list.push(serde_json::json!({ "key": sk, "data": data(item) }));
+            }
+        }
+        Ok(Export {
+            user_id: ctx.user_id.clone(),
+            exported_at: Utc::now(),
+            items: items.len(),
+            sections,
+        })
+    }
+
+    /// The completed workouts as a Strong export (weights in the lifter's unit, times in their
+    /// timezone), which `POST /v1/import/strong` reads back.
+    pub async fn export_strong_csv(&self, ctx: &SessionContext) -> Result<String, ApiError> {
+        let (workouts, profile) = tokio::join!(
+            self.store.completed_workouts(&ctx.user_id),
+            self.profile(ctx)
+        );
+        let workouts: Vec<Workout> = workouts.map_err(|e| store_error(&e))?;
+        let profile = profile?;
+        Ok(crate::import::strong::to_csv(
+            &workouts,
+            profile.unit,
+            timezone(&profile),
+        ))
+    }
+
+    /// Deletes the lifter's account: up to [`INLINE_DELETE_ITEMS`] items now, the rest through
+    /// the worker (or now, when no queue is configured).
+    pub async fn delete_account(&self, ctx: &SessionContext) -> Result<Deleted, ApiError> {
+        let limit = match self.queue {
+            JobQueue::Disabled => usize::MAX,
+            _ => INLINE_DELETE_ITEMS,
+        };
+        let done = self.store.delete_user(&ctx.user_id, limit).await;
+        let done = done.map_err(|e| store_error(&e))?;
+        if done.finished {
+            return Ok(Deleted {
+                status: "deleted",
+                items_deleted: done.deleted,
+            });
+        }
+        let job = Job::DeleteAccount {
+            user_id: ctx.user_id.clone(),
+        };
+        self.queue.send(&job).await.map_err(|e| {
+            tracing::error!(error = %e, "could not hand an account deletion to the worker");
+            ApiError::new(
+                ErrorCode::QueueUnavailable,
+                format!(
+                    "{} items were deleted but the rest could not be handed on; send DELETE /v1/me again to continue",
+                    done.deleted
+                ),
+            )
+        })?;
+        Ok(Deleted {
+            status: "deleting",
+            items_deleted: done.deleted,
+        })
+    }
+}
+
+/// The stored document, or the item's attributes (other than its key) as JSON.
+fn data(item: &HashMap<String, AttributeValue>) -> Value {
+    if let Some(doc) = item.get("doc").and_then(|d| d.as_s().ok())
+        && let Ok(v) = serde_json::from_str::<Value>(doc)
+    {
+        return v;
+    }
+    Value::Object(
+        item.iter()
+            .filter(|(k, _)| *k != "pk" && *k != "sk")
+            .map(|(k, v)| (k.clone(), attribute(v)))
+            .collect::<Map<String, Value>>(),
+    )
+}
+
+fn attribute(v: &AttributeValue) -> Value {
+    match v {
+        AttributeValue::S(s) => Value::from(s.as_str()),
+        AttributeValue::N(n) => n
+            .parse::<i64>()
+            .map(Value::from)
+            .or_else(|_| n.parse::<f64>().map(Value::from))
+            .unwrap_or_else(|_| Value::from(n.as_str())),
+        AttributeValue::Bool(b) => Value::from(*b),
+        AttributeValue::L(l) => Value::Array(l.iter().map(attribute).collect()),
+        AttributeValue::M(m) => Value::Object(
+            m.iter()
+                .map(|(k, v)| (k.clone(), attribute(v)))
+                .collect::<Map<String, Value>>(),
+        ),
+        AttributeValue::Ss(ss) => Value::from(ss.clone()),
+        AttributeValue::Ns(ns) => Value::from(ns.clone()),
+        _ => Value::Null,
+    }
+}

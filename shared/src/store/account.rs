@@ -1,0 +1,130 @@
+//! The whole account: every item of a user read for the export, and deleted for good.
+//!
+//! A user's items are the `USER#<user>` partition, plus one roster entry (`ROSTER#<week>`,
+//! sort key the user) for each week the user trained recently, found through the insight cards'
+//! keys. Deletion removes the roster entries first, then the partition, a page of keys at a
+//! time, so it can stop anywhere and be run again to finish: it is idempotent.
+
+use std::collections::{BTreeSet, HashMap};
+
+use aws_sdk_dynamodb::types::{AttributeValue, DeleteRequest, WriteRequest};
+use futures_util::future::join_all;
+
+use super::history::{BATCH_ITEMS, BATCHES_IN_FLIGHT};
+use super::timing::Timed;
+use super::{Store, StoreError, s, user_pk};
+
+/// Keys read (and deleted) per round of a deletion.
+const KEYS_PER_ROUND: i32 = BATCH_ITEMS as i32 * BATCHES_IN_FLIGHT as i32;
+
+/// How far a deletion got.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Deletion {
+    /// Items deleted by this call.
+    pub deleted: usize,
+    /// Nothing of the user is left.
+    pub finished: bool,
+}
+
+impl Store {
+    /// Every item of the user's partition, in key order.
+    pub async fn user_items(
+        &self,
+        user: &str,
+    ) -> Result<Vec<HashMap<String, AttributeValue>>, StoreError> {
+        self.items_under(user, "").await
+    }
+
+    /// Deletes the user's items, at most about `max_items` of them (rounds of 100), and says
+    /// whether any is left.
+    pub async fn delete_user(&self, user: &str, max_items: usize) -> Result<Deletion, StoreError> {
+        let mut deleted = self.delete_roster_entries(user).await?;
+        loop {
+            if deleted >= max_items {
+                let left = self.first_keys(user, 1).await?;
+                return Ok(Deletion {
+                    deleted,
+                    finished: left.is_empty(),
+                });
+            }
+            let keys = self.first_keys(user, KEYS_PER_ROUND).await?;
+            if keys.is_empty() {
+                return Ok(Deletion {
+                    deleted,
+                    finished: true,
+                });
+            }
+            let n = keys.len();
+            self.delete_keys(keys).await?;
+            deleted += n;
+        }
+    }
+
+    /// The roster entries of the weeks the user's insight cards were written for.
+    async fn delete_roster_entries(&self, user: &str) -> Result<usize, StoreError> {
+        let weeks: BTreeSet<String> = self
+            .sort_keys(user, "INSIGHT#", "INSIGHT#~")
+            .await?
+            .iter()
+            .filter_map(|sk| {
+                let at = sk.strip_prefix("INSIGHT#")?.get(..20)?;
+                let at = chrono::DateTime::parse_from_rfc3339(at).ok()?;
+                Some(super::jobs::roster_pk(at.with_timezone(&chrono::Utc)))
+            })
+            .collect();
+        let keys: Vec<HashMap<String, AttributeValue>> = weeks
+            .into_iter()
+            .map(|pk| HashMap::from([("pk".to_string(), s(pk)), ("sk".to_string(), s(user))]))
+            .collect();
+        let n = keys.len();
+        self.delete_keys(keys).await?;
+        Ok(n)
+    }
+
+    /// The first `limit` keys of the user's partition (strongly consistent: what a previous
+    /// round deleted is gone).
+    async fn first_keys(
+        &self,
+        user: &str,
+        limit: i32,
+    ) -> Result<Vec<HashMap<String, AttributeValue>>, StoreError> {
+        let out = self
+            .client
+            .query()
+            .table_name(&self.table)
+            .key_condition_expression("pk = :pk")
+            .expression_attribute_values(":pk", s(user_pk(user)))
+            .projection_expression("pk, sk")
+            .consistent_read(true)
+            .limit(limit)
+            .send()
+            .timed()
+            .await?;
+        Ok(out.items.unwrap_or_default())
+    }
+
+    /// Deletes `keys` in batches of 25, a few batches in flight.
+    async fn delete_keys(
+        &self,
+        keys: Vec<HashMap<String, AttributeValue>>,
+    ) -> Result<(), StoreError> {
+        let requests = keys
+            .into_iter()
+            .map(|k| {
+                DeleteRequest::builder()
+                    .set_key(Some(k))
+                    .build()
+                    .map(|d| WriteRequest::builder().delete_request(d).build())
+                    .map_err(|e| StoreError::Request(e.to_string()))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let batches: Vec<Vec<WriteRequest>> =
+            requests.chunks(BATCH_ITEMS).map(<[_]>::to_vec).collect();
+        for group in batches.chunks(BATCHES_IN_FLIGHT) {
+            for r in join_all(group.iter().cloned().map(|b| self.batch_write(b))).await {
+                r?;
+            }
+        }
+        Ok(())
+    }
+}
