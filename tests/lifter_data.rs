@@ -7,6 +7,8 @@ use blackbox::{
     test_runtime, unique_user,
 };
 use coach::domain::profile::Profile;
+use coach::domain::strength::BestE1rm;
+use coach::domain::workout::Workout;
 use libtest_mimic::Failed;
 use serde_json::{Value, json};
 
@@ -48,6 +50,14 @@ fn main() {
         (
             "progress_charts_an_exercise_and_the_muscles_by_week",
             progress_charts_an_exercise_and_the_muscles_by_week,
+        ),
+        (
+            "a_logged_workout_is_fixed_after_the_fact",
+            a_logged_workout_is_fixed_after_the_fact,
+        ),
+        (
+            "a_deleted_workout_takes_its_records_and_card_along",
+            a_deleted_workout_takes_its_records_and_card_along,
         ),
     ];
     let _ = call(&ctx, "GET", "/v1/me", "warmup", None);
@@ -744,4 +754,257 @@ fn progress_charts_an_exercise_and_the_muscles_by_week(ctx: &Ctx) -> Result<(), 
     let r = call(ctx, "GET", "/v1/progress/exercises/bad%23id", &user, None);
     expect_err(&r, 400, "VALIDATION_ERROR", Some("id"))?;
     Ok(())
+}
+
+fn bench_best(ctx: &Ctx, user: &str) -> Result<BestE1rm, Failed> {
+    Ok(ctx
+        .rt
+        .block_on(ctx.stack.store.bests(user, "barbell-bench-press"))?)
+}
+
+fn best_of(workouts: &[&Workout]) -> BestE1rm {
+    BestE1rm::of_exercise(workouts.iter().copied(), "barbell-bench-press")
+}
+
+/// Two weeks of bench history, the newer reviewed: a set mis-logged at 150 kg is fixed to 100,
+/// a forgotten set added, the start moved; each edit is version-checked, the best e1RM follows
+/// it down as well as up, the card and the review are written again, and a retried request
+/// (same corr) changes nothing more.
+fn a_logged_workout_is_fixed_after_the_fact(ctx: &Ctx) -> Result<(), Failed> {
+    let user = unique_user("edit");
+    let older = bench_session(21, &[(100.0, 5, 2), (100.0, 5, 2)]);
+    let mut newer = bench_session(14, &[(150.0, 5, 2), (100.0, 5, 2)]);
+    newer.id = "w-edit".into();
+    ctx.rt.block_on(
+        ctx.stack
+            .store
+            .put_history(&user, &[older.clone(), newer.clone()], &[]),
+    )?;
+    let utc = coach::skills::notify::timezone(&Profile::default());
+    let week = coach::analysis::facts::week_ending(newer.started_at, utc);
+    let review = json!({"type": "weekly_review", "user_id": user, "week_ending": week});
+    eq(
+        ctx.rt
+            .block_on(ctx.stack.run_worker_job(&ctx.http, &review))?,
+        200,
+        "the week is reviewed",
+    )?;
+    let reviewed = call(ctx, "GET", &format!("/v1/reviews/{week}"), &user, None);
+    let volume_before = reviewed.body["training_load"]["volume_kg"].as_f64();
+    eq(
+        bench_best(ctx, &user)?,
+        best_of(&[&older, &newer]),
+        "the typo's best",
+    )?;
+
+    let read = call(ctx, "GET", "/v1/workouts/w-edit", &user, None);
+    eq(read.body["version"].as_u64(), Some(0), "never edited")?;
+    let fix = json!({
+        "version": 0,
+        "sets": [{"id": "h0", "weight_kg": 100}],
+        "add_sets": [{"exercise_instance_id": "e1", "reps": 5, "weight_kg": 100, "rir": 1}],
+        "notes": "first set was 100, typo"
+    });
+    let fixed = call(
+        ctx,
+        "PATCH",
+        "/v1/workouts/w-edit",
+        &user,
+        Some(fix.clone()),
+    );
+    eq(fixed.status, 200, &format!("edit: {}", fixed.body))?;
+    eq(fixed.body["version"].as_u64(), Some(1), "version")?;
+    let sets = &fixed.body["workout"]["exercises"][0]["sets"];
+    eq(
+        sets[0]["actual"]["weight_kg"].as_f64(),
+        Some(100.0),
+        "fixed set",
+    )?;
+    eq(sets[2]["actual"]["reps"].as_u64(), Some(5), "added set")?;
+    eq(
+        fixed.body["reruns"].clone(),
+        json!({"insight_card": true, "review_weeks": [week]}),
+        "what runs again",
+    )?;
+    // The best came down with the typo (150 × 5 was the only set that high).
+    let edited: Workout = serde_json::from_value(fixed.body["workout"].clone())?;
+    eq(
+        bench_best(ctx, &user)?,
+        best_of(&[&older, &edited]),
+        "the best, lowered",
+    )?;
+    check(
+        best_of(&[&older, &edited]) != best_of(&[&older, &newer]),
+        "the edit changes the best",
+    )?;
+    let card = ctx.rt.block_on(ctx.stack.store.feed(
+        &user,
+        coach::store::activity::Feed::Insights,
+        10,
+        None,
+        chrono::Utc::now(),
+    ))?;
+    eq(card.items.len(), 1, "one card")?;
+    eq(
+        card.items[0]["workout_id"].as_str(),
+        Some("w-edit"),
+        "its card",
+    )?;
+    let rereviewed = call(ctx, "GET", &format!("/v1/reviews/{week}"), &user, None);
+    let volume_after = rereviewed.body["training_load"]["volume_kg"].as_f64();
+    eq(
+        volume_after,
+        volume_before.map(|v| v - 150.0 * 5.0 + 100.0 * 5.0 + 100.0 * 5.0),
+        "the review counts the fixed sets",
+    )?;
+
+    // The same edit on the version read before: someone changed it since.
+    let stale = call(ctx, "PATCH", "/v1/workouts/w-edit", &user, Some(fix));
+    eq(stale.status, 409, "stale version")?;
+    eq(
+        stale.body["error"]["field"].as_str(),
+        Some("version"),
+        "field",
+    )?;
+
+    // A retried request (same corr) gets the first answer and writes nothing more.
+    let moved_start = (newer.started_at - chrono::Duration::hours(2))
+        .to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+    let message = format!(
+        "(context: corr=c-edit-move) {}",
+        json!({"started_at": moved_start})
+    );
+    let first = call(
+        ctx,
+        "PATCH",
+        "/v1/workouts/w-edit",
+        &user,
+        Some(json!({ "message": message })),
+    );
+    eq(first.status, 200, &format!("move: {}", first.body))?;
+    let again = call(
+        ctx,
+        "PATCH",
+        "/v1/workouts/w-edit",
+        &user,
+        Some(json!({ "message": message })),
+    );
+    eq(again.body.clone(), first.body.clone(), "replayed")?;
+    let now = call(ctx, "GET", "/v1/workouts/w-edit", &user, None);
+    eq(
+        now.body["version"].as_u64(),
+        Some(2),
+        "one more version, not two",
+    )?;
+    eq(
+        now.body["workout"]["started_at"].as_str(),
+        Some(moved_start.as_str()),
+        "moved",
+    )?;
+    let keys = ctx
+        .rt
+        .block_on(ctx.stack.store.count_items(&user, "WORKOUT#2"))?;
+    eq(keys, 2, "moved, not copied")?;
+
+    // Bad input changes nothing; another lifter's id is not found.
+    let version_before = now.body["version"].as_u64();
+    for (body, status, field) in [
+        (json!({"sets": [{"id": "nope", "reps": 5}]}), 404, "sets.id"),
+        (json!({"sets": [{"id": "h1", "reps": 5000}]}), 400, "sets"),
+        (
+            json!({"remove_sets": ["h0", "h1", "added-1"]}),
+            400,
+            "remove_sets",
+        ),
+        (json!({"name": ""}), 400, "name"),
+        (json!({"colour": "red"}), 400, "colour"),
+    ] {
+        let r = call(
+            ctx,
+            "PATCH",
+            "/v1/workouts/w-edit",
+            &user,
+            Some(body.clone()),
+        );
+        eq(r.status, status, &format!("{body}: {}", r.body))?;
+        eq(
+            r.body["error"]["field"].as_str(),
+            Some(field),
+            &format!("{body}"),
+        )?;
+    }
+    let after = call(ctx, "GET", "/v1/workouts/w-edit", &user, None);
+    eq(
+        after.body["version"].as_u64(),
+        version_before,
+        "nothing written",
+    )?;
+    let theirs = call(
+        ctx,
+        "PATCH",
+        "/v1/workouts/w-edit",
+        &unique_user("edit-other"),
+        Some(json!({"name": "Mine now"})),
+    );
+    eq(theirs.status, 404, "another lifter's workout")?;
+    eq(
+        theirs.body["error"]["code"].as_str(),
+        Some("WORKOUT_NOT_FOUND"),
+        "code",
+    )
+}
+
+/// Deleting the session that holds the best and is the exercise's last: the best and the
+/// last-session pointer fall back to the session before, the card goes, and a second deletion
+/// finds nothing.
+fn a_deleted_workout_takes_its_records_and_card_along(ctx: &Ctx) -> Result<(), Failed> {
+    let user = unique_user("delete-w");
+    let older = bench_session(10, &[(100.0, 5, 2)]);
+    let mut newer = bench_session(3, &[(120.0, 5, 2)]);
+    newer.id = "w-gone".into();
+    ctx.rt.block_on(
+        ctx.stack
+            .store
+            .put_history(&user, &[older.clone(), newer.clone()], &[]),
+    )?;
+    let job = json!({"type": "workout_completed", "user_id": user, "workout_id": "w-gone"});
+    ctx.rt.block_on(ctx.stack.run_worker_job(&ctx.http, &job))?;
+    let cards = |ctx: &Ctx| {
+        ctx.rt
+            .block_on(ctx.stack.store.count_items(&user, "INSIGHT#"))
+    };
+    eq(cards(ctx)?, 1, "the card")?;
+    eq(
+        bench_best(ctx, &user)?,
+        best_of(&[&older, &newer]),
+        "the newer's best",
+    )?;
+
+    let gone = call(ctx, "DELETE", "/v1/workouts/w-gone", &user, None);
+    eq(gone.status, 200, &format!("delete: {}", gone.body))?;
+    eq(gone.body["deleted"].as_str(), Some("w-gone"), "answer")?;
+    eq(cards(ctx)?, 0, "the card is gone")?;
+    eq(
+        bench_best(ctx, &user)?,
+        best_of(&[&older]),
+        "the best falls back",
+    )?;
+    let last = ctx.rt.block_on(
+        ctx.stack
+            .store
+            .last_sessions(&user, &["barbell-bench-press"]),
+    )?;
+    eq(
+        last.iter().map(|w| w.id.clone()).collect::<Vec<_>>(),
+        vec![older.id.clone()],
+        "the last session is the one before",
+    )?;
+    let again = call(ctx, "DELETE", "/v1/workouts/w-gone", &user, None);
+    eq(again.status, 404, "already deleted")?;
+    let listed = call(ctx, "GET", "/v1/workouts", &user, None);
+    eq(
+        listed.body["items"].as_array().map(Vec::len),
+        Some(1),
+        "one workout left",
+    )
 }

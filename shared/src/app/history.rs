@@ -39,6 +39,8 @@ pub struct HistoryPage {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct WorkoutAnswer {
     pub workout: Workout,
+    /// What `PATCH /v1/workouts/{id}` may send as `version` (0 until its first edit).
+    pub version: u64,
     pub unit: Unit,
 }
 
@@ -77,20 +79,20 @@ impl App {
     /// The workout `id`: a completed one, or the active one. Another lifter's id is not found.
     pub async fn workout(&self, ctx: &SessionContext, id: &str) -> Result<WorkoutAnswer, ApiError> {
         let (completed, active, profile) = tokio::join!(
-            self.store.find_completed_workout(&ctx.user_id, id),
+            self.store.find_completed(&ctx.user_id, id),
             self.store.get_active_workout(&ctx.user_id),
             self.profile(ctx)
         );
         let active = active
             .map_err(|e| store_error(&e))?
-            .map(|v| v.value)
-            .filter(|w| w.id == id);
-        let workout = completed.map_err(|e| store_error(&e))?.or(active);
-        let workout = workout.ok_or_else(|| {
+            .filter(|v| v.value.id == id);
+        let found = completed.map_err(|e| store_error(&e))?.or(active);
+        let found = found.ok_or_else(|| {
             ApiError::new(ErrorCode::WorkoutNotFound, format!("no workout {id}")).field("id")
         })?;
         Ok(WorkoutAnswer {
-            workout,
+            workout: found.value,
+            version: found.version,
             unit: profile?.unit,
         })
     }

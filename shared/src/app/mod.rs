@@ -6,7 +6,7 @@
 //! - `account`: the whole account, exported or deleted;
 //! - `command`: the FAST commands ("done", "8 @ 100", "next", "undo");
 //! - `buttons`: the smart buttons (swap, autofill, suggest a weight) and the workout monitor;
-//! - `workout`: start, read and complete a workout;
+//! - `workout`: start, read and complete a workout; `workout_edit`: fix or delete a completed one;
 //! - `conversations`: the coach's chats, listed and read back;
 //! - `events`: app events with the notification gate, and the feeds the app pages through;
 //! - `exercises`: the exercise picker (catalog and own exercises, filtered and ranked);
@@ -37,6 +37,7 @@ pub mod profile;
 pub mod progress;
 pub mod proposals;
 pub mod workout;
+pub mod workout_edit;
 
 use std::borrow::Cow;
 

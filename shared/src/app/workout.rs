@@ -435,6 +435,7 @@ impl App {
         let job = crate::queue::Job::WorkoutCompleted {
             user_id: ctx.user_id.clone(),
             workout_id: workout.id.clone(),
+            revision: 0,
         };
         let delivery = self.queue.send(&job).await.map_err(|e| {
             tracing::error!(error = %e, "enqueue failed");

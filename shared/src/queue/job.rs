@@ -16,6 +16,10 @@ pub enum Job {
     WorkoutCompleted {
         user_id: String,
         workout_id: String,
+        /// The workout's version when the lifter edited it after completion (0: as completed):
+        /// each edit runs its card again, once.
+        #[serde(default, skip_serializing_if = "is_zero")]
+        revision: u64,
     },
     WeeklyReview {
         user_id: String,
@@ -29,9 +33,7 @@ pub enum Job {
         observed_at: DateTime<Utc>,
     },
     /// The rest of an account deletion that `DELETE /v1/me` did not finish.
-    DeleteAccount {
-        user_id: String,
-    },
+    DeleteAccount { user_id: String },
 }
 
 pub const JOB_TYPES: [&str; 5] = [
@@ -41,6 +43,10 @@ pub const JOB_TYPES: [&str; 5] = [
     "delete_account",
     FANOUT_TYPE,
 ];
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
 
 /// The weekly schedule's message: review a week for every active user.
 pub const FANOUT_TYPE: &str = "weekly_review_fanout";
@@ -144,7 +150,16 @@ impl Job {
     /// not run it twice: one workout, one ISO week, one metric observation.
     pub fn subject(&self) -> String {
         match self {
-            Job::WorkoutCompleted { workout_id, .. } => workout_id.clone(),
+            Job::WorkoutCompleted {
+                workout_id,
+                revision: 0,
+                ..
+            } => workout_id.clone(),
+            Job::WorkoutCompleted {
+                workout_id,
+                revision,
+                ..
+            } => format!("{workout_id}@v{revision}"),
             Job::WeeklyReview { week_ending, .. } => iso_week_id(*week_ending),
             Job::HealthMetricChanged {
                 metric,

@@ -64,6 +64,14 @@ pub fn claim_sk(kind: &str, subject: &str) -> String {
     format!("JOB#{kind}#{subject}")
 }
 
+/// `INSIGHT#<workout start>#<card id>`: a workout's insight card.
+pub fn insight_sk(started_at: DateTime<Utc>, card_id: &str) -> String {
+    format!(
+        "INSIGHT#{}#{card_id}",
+        started_at.format("%Y-%m-%dT%H:%M:%SZ")
+    )
+}
+
 pub fn health_sk(observed_at: DateTime<Utc>, metric: &str) -> String {
     format!(
         "HEALTH#{}#{metric}",
@@ -173,10 +181,7 @@ impl Store {
         for o in outputs {
             match o {
                 Output::Insight { id, card, at } => {
-                    let mut item = key(
-                        user,
-                        format!("INSIGHT#{}#{}", at.format("%Y-%m-%dT%H:%M:%SZ"), id),
-                    );
+                    let mut item = key(user, insight_sk(*at, id));
                     item.insert("doc".into(), s(to_doc("insight", card)?));
                     items.push(TransactWriteItem::builder().put(put(item)?).build());
                     // The user trained this week: the weekly fan-out reviews them.
@@ -235,6 +240,23 @@ impl Store {
             .map_err(build)?;
         items.push(TransactWriteItem::builder().update(done).build());
         Ok(self.transact(items).await?.is_none())
+    }
+
+    /// Deletes an insight card (of a workout deleted, or moved to another start).
+    pub async fn delete_insight(
+        &self,
+        user: &str,
+        started_at: DateTime<Utc>,
+        card_id: &str,
+    ) -> Result<(), StoreError> {
+        self.client
+            .delete_item()
+            .table_name(&self.table)
+            .set_key(Some(key(user, insight_sk(started_at, card_id))))
+            .send()
+            .timed()
+            .await?;
+        Ok(())
     }
 
     /// A stored health decision, if the job decided before.

@@ -3,12 +3,15 @@
 
 use aws_sdk_dynamodb::error::SdkError;
 use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
-use aws_sdk_dynamodb::types::{AttributeValue, Put, TransactWriteItem, Update};
+use std::collections::HashMap;
+
+use aws_sdk_dynamodb::types::{AttributeValue, Delete, Put, TransactWriteItem, Update};
 use chrono::{DateTime, Utc};
 
 use super::timing::Timed;
 use super::{
-    SK_ACTIVE, Store, StoreError, completed_sk, from_item, key, last_session, s, to_doc, user_pk,
+    CommitOutcome, IdempotencyRecord, SK_ACTIVE, Store, StoreError, Versioned, completed_sk,
+    from_item, key, last_session, s, to_doc, user_pk,
 };
 use crate::domain::plan::{Routine, Template};
 use crate::domain::workout::Workout;
@@ -173,6 +176,15 @@ impl Store {
         user: &str,
         id: &str,
     ) -> Result<Option<Workout>, StoreError> {
+        Ok(self.find_completed(user, id).await?.map(|v| v.value))
+    }
+
+    /// [`Self::find_completed_workout`] with its version (0 until it is first edited).
+    pub async fn find_completed(
+        &self,
+        user: &str,
+        id: &str,
+    ) -> Result<Option<Versioned<Workout>>, StoreError> {
         let suffix = format!("#{id}");
         let query = self
             .sk_range(user, WORKOUTS_LO, WORKOUTS_HI)
@@ -186,7 +198,96 @@ impl Store {
         else {
             return Ok(None);
         };
-        self.get_doc(user, &sk).await
+        let Some(item) = self.get_item(user, &sk).await? else {
+            return Ok(None);
+        };
+        Ok(Some(Versioned {
+            value: from_item(&item)?,
+            version: super::number(&item, "version").unwrap_or(0).max(0) as u64,
+        }))
+    }
+
+    /// Replaces the completed workout `before` (still at `version`) with `after` (`None`
+    /// deletes it), in one transaction with the request's idempotency record. A moved start
+    /// time moves the item (its key holds the start).
+    pub async fn replace_completed(
+        &self,
+        user: &str,
+        before: &Workout,
+        version: u64,
+        after: Option<&Workout>,
+        record: Option<&IdempotencyRecord>,
+        now: DateTime<Utc>,
+    ) -> Result<CommitOutcome, StoreError> {
+        let build = |e: aws_sdk_dynamodb::error::BuildError| StoreError::Request(e.to_string());
+        let before_sk = completed_sk(before);
+        // Workouts stored before edits existed have no version: they are at 0.
+        let condition = if version == 0 {
+            "attribute_exists(pk) AND attribute_not_exists(#v)"
+        } else {
+            "#v = :v"
+        };
+        let mut items = Vec::with_capacity(4);
+        if let Some(r) = record {
+            let put = self.idempotency_put(user, r, now)?;
+            items.push(TransactWriteItem::builder().put(put).build());
+        }
+        let moved = after.is_none_or(|a| completed_sk(a) != before_sk);
+        let conditioned_on_before = |builder_put: Option<HashMap<String, AttributeValue>>| {
+            let values = (version > 0).then(|| {
+                HashMap::from([(":v".to_string(), AttributeValue::N(version.to_string()))])
+            });
+            match builder_put {
+                Some(item) => Put::builder()
+                    .table_name(&self.table)
+                    .set_item(Some(item))
+                    .condition_expression(condition)
+                    .expression_attribute_names("#v", "version")
+                    .set_expression_attribute_values(values)
+                    .build()
+                    .map(|p| TransactWriteItem::builder().put(p).build()),
+                None => Delete::builder()
+                    .table_name(&self.table)
+                    .set_key(Some(key(user, before_sk.clone())))
+                    .condition_expression(condition)
+                    .expression_attribute_names("#v", "version")
+                    .set_expression_attribute_values(values)
+                    .build()
+                    .map(|d| TransactWriteItem::builder().delete(d).build()),
+            }
+        };
+        let new_item = |w: &Workout| -> Result<HashMap<String, AttributeValue>, StoreError> {
+            let mut item = key(user, completed_sk(w));
+            item.insert("doc".into(), s(to_doc("workout", w)?));
+            item.insert(
+                "version".into(),
+                AttributeValue::N((version + 1).to_string()),
+            );
+            Ok(item)
+        };
+        match after {
+            Some(a) if !moved => {
+                items.push(conditioned_on_before(Some(new_item(a)?)).map_err(build)?)
+            }
+            _ => {
+                items.push(conditioned_on_before(None).map_err(build)?);
+                if let Some(a) = after {
+                    let put = Put::builder()
+                        .table_name(&self.table)
+                        .set_item(Some(new_item(a)?))
+                        .condition_expression("attribute_not_exists(pk)")
+                        .build()
+                        .map_err(build)?;
+                    items.push(TransactWriteItem::builder().put(put).build());
+                }
+            }
+        }
+        let has_record = record.is_some();
+        Ok(match self.transact(items).await? {
+            None => CommitOutcome::Committed,
+            Some(failed) if has_record && failed[0] => CommitOutcome::DuplicateRequest,
+            Some(_) => CommitOutcome::VersionConflict,
+        })
     }
 
     /// One page of completed workouts, newest first, and the key to continue after (`after`

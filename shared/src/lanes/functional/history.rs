@@ -2,6 +2,7 @@
 //! (`app::history`); `GET /v1/reviews/{week_ending}`.
 
 use super::*;
+use crate::app::workout_edit::WorkoutEdit;
 use crate::store::workouts::is_completed_key;
 
 impl FunctionalLane {
@@ -24,6 +25,42 @@ impl FunctionalLane {
     ) -> Result<Response<Body>, ApiError> {
         let (ctx, _) = bind(req, self.auth, "")?;
         Ok(json_body(200, &self.app.workout(&ctx, id).await?))
+    }
+
+    /// `PATCH /v1/workouts/{id}`: the edit as a JSON object (or a message with a context
+    /// prefix, for its `corr`).
+    pub(super) async fn edit_workout(
+        &self,
+        req: &Request,
+        id: &str,
+    ) -> Result<Response<Body>, ApiError> {
+        let message = api::extract_payload(req)?;
+        let (ctx, text) = bind(req, self.auth, &message)?;
+        let edit = WorkoutEdit::from_body(&json_object(text, false)?)?;
+        let answer = self
+            .app
+            .change_completed(&ctx, id, Some(&edit), text)
+            .await?;
+        Ok(json_body(200, &answer))
+    }
+
+    /// `DELETE /v1/workouts/{id}` (no body, or a message holding only a context prefix).
+    pub(super) async fn delete_workout(
+        &self,
+        req: &Request,
+        id: &str,
+    ) -> Result<Response<Body>, ApiError> {
+        let message = match req.body() {
+            Body::Empty => String::new(),
+            _ => api::extract_payload(req)?,
+        };
+        let (ctx, text) = bind(req, self.auth, &message)?;
+        json_object(text, true)?
+            .as_object()
+            .filter(|o| o.is_empty())
+            .ok_or_else(|| invalid("a deletion takes no fields", "body"))?;
+        let answer = self.app.change_completed(&ctx, id, None, "").await?;
+        Ok(json_body(200, &answer))
     }
 
     pub(super) async fn review(

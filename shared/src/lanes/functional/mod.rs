@@ -7,6 +7,7 @@
 //! - `GET`/`PATCH /v1/me`: the profile and preferences (`app::profile`); `DELETE /v1/me` and
 //!   `GET /v1/me/export`: the whole account, deleted or exported (`app::account`);
 //! - `GET /v1/workouts` (the history, newest first) and `GET /v1/workouts/{id}` (`app::history`);
+//!   `PATCH`/`DELETE /v1/workouts/{id}`: fix or delete a completed workout (`app::workout_edit`);
 //! - `GET /v1/exercises`: the exercise picker (`app::exercises`);
 //! - `GET /v1/progress/exercises/{id}`, `GET /v1/progress/muscles` (`app::progress`);
 //! - `GET /v1/routines/active`, `GET /v1/templates`, `GET /v1/templates/{id}` (`app::plans`);
@@ -124,7 +125,13 @@ impl FunctionalLane {
             (["v1", "workouts", "active"], "GET") => self.active_workout(req).await,
             (["v1", "workouts", "active"], _) => Err(not_allowed("GET")),
             (["v1", "workouts", id], "GET") => self.workout(req, checked_id(id, "id")?).await,
-            (["v1", "workouts", _], _) => Err(not_allowed("GET")),
+            (["v1", "workouts", id], "PATCH") => {
+                self.edit_workout(req, checked_id(id, "id")?).await
+            }
+            (["v1", "workouts", id], "DELETE") => {
+                self.delete_workout(req, checked_id(id, "id")?).await
+            }
+            (["v1", "workouts", _], _) => Err(not_allowed("DELETE, GET, PATCH")),
             (["v1", "workouts", id, "complete"], "POST") => {
                 self.complete(req, checked_id(id, "id")?).await
             }
