@@ -12,6 +12,11 @@
 #                              then 100 of each functional request for a user with the demo history
 #   scripts/bench.sh import    a 5,000-row Strong export through POST /v1/import/strong on the local
 #                              stack (release build), with the weekly reviews run by the local worker
+#   scripts/bench.sh lifter    the lifter's own data on two years of history (a 5,000-row export
+#                              imported; release build, local stack): history page, workout read,
+#                              exercise search, progress series (p50/p99 of 200 each, against
+#                              GET /v1/me in the same run), the account's export (JSON, CSV) and
+#                              its deletion
 #   scripts/bench.sh load      20 fast processes x 500 commands against one dynoxide (release;
 #                              users shared by two processes; p50/p99, errors, consistency check),
 #                              then the 200 concurrent coach streams of `slow`
@@ -125,6 +130,78 @@ import() {
   peak_rss
 }
 
+lifter() {
+  release
+  export TABLE_NAME=CoachBench
+  start_local_stack --release target/bench-watch.log
+  trap stop_local_stack RETURN
+  ./target/release/devstack strong-sample --rows 5000 --last-day "$(date -u +%F)" > target/strong-5000.csv
+  local base="http://127.0.0.1:$STACK_PORT/lambda-url/functional/v1"
+  curl -s -o /dev/null "http://127.0.0.1:$STACK_PORT/2015-03-31/functions/worker/invocations" -d '{"Records":[]}'
+  python3 - "$base" target/strong-5000.csv <<'PY'
+import http.client, json, statistics, sys, time, urllib.parse
+base, csv_path = sys.argv[1], sys.argv[2]
+u = urllib.parse.urlparse(base)
+conn = http.client.HTTPConnection(u.hostname, u.port, timeout=120)
+def call(method, path, user, body=None, ctype="application/json"):
+    headers = {"x-user-id": user}
+    if body is not None: headers["content-type"] = ctype
+    t0 = time.perf_counter()
+    conn.request(method, u.path + path, body=body, headers=headers)
+    r = conn.getresponse(); data = r.read()
+    return (time.perf_counter() - t0) * 1000, r.status, data
+csv = open(csv_path, "rb").read()
+def lifter(user):
+    ms, status, data = call("POST", "/import/strong?tz=Europe/Berlin", user, csv, "text/csv")
+    assert status == 200, data[:300]
+    return json.loads(data)
+answer = lifter("bench-lifter")
+print(f"history: {answer['workouts']} workouts, {answer['sets']} sets imported")
+_, _, page = call("GET", "/workouts?limit=20", "bench-lifter")
+wid = json.loads(page)["items"][5]["id"]
+def series(name, path, n=200):
+    call("GET", path, "bench-lifter")  # warm
+    times = []
+    for _ in range(n):
+        ms, status, _ = call("GET", path, "bench-lifter")
+        assert status == 200, (path, status)
+        times.append(ms)
+    times.sort()
+    return name, statistics.median(times), times[min(len(times) - 1, len(times) * 99 // 100)]
+rows = [series(*a) for a in [
+    ("GET /v1/me (baseline: one item)", "/me"),
+    ("GET /v1/workouts?limit=20", "/workouts?limit=20"),
+    ("GET /v1/workouts/{id}", f"/workouts/{wid}"),
+    ("GET /v1/exercises?q=bench pres", "/exercises?q=bench%20pres"),
+    ("GET /v1/exercises?muscle=chest", "/exercises?muscle=chest"),
+    ("GET /v1/progress/exercises/barbell-bench-press?weeks=12", "/progress/exercises/barbell-bench-press?weeks=12"),
+    ("GET /v1/progress/exercises/barbell-bench-press?weeks=104", "/progress/exercises/barbell-bench-press?weeks=104"),
+    ("GET /v1/progress/muscles?weeks=12", "/progress/muscles?weeks=12"),
+]]
+base_p50 = rows[0][1]
+for name, p50, p99 in rows:
+    print(f"{name}: p50 {p50:.2f} ms, p99 {p99:.2f} ms ({p50 / base_p50:.1f}x baseline)")
+for fmt in ["json", "strong_csv"]:
+    times, size = [], 0
+    for _ in range(10):
+        ms, status, data = call("GET", f"/me/export?format={fmt}", "bench-lifter")
+        assert status == 200
+        times.append(ms); size = len(data)
+    print(f"GET /v1/me/export?format={fmt}: median {statistics.median(times):.0f} ms, max {max(times):.0f} ms, {size / 1e6:.2f} MB")
+times = []
+for run in range(5):
+    user = f"bench-delete-{run}"
+    lifter(user)
+    ms, status, data = call("DELETE", "/me", user)
+    left = call("GET", "/workouts?limit=1", user)[2]
+    assert json.loads(left)["items"] == [], left
+    times.append(ms)
+    print(f"DELETE /v1/me (run {run + 1}): {ms:.0f} ms, HTTP {status}, {json.loads(data)}")
+print(f"DELETE /v1/me: median {statistics.median(times):.0f} ms over 5 accounts")
+PY
+  peak_rss
+}
+
 load() {
   release
   local db_port
@@ -153,7 +230,7 @@ replay() {
 
 case "${1:-all}" in
   micro) micro ;; size) size ;; cold) cold ;; e2e) e2e ;; slow) slow ;; import) import ;;
-  load) load ;; profile) profile ;; replay) replay ;;
-  all) micro; size; cold; profile; e2e; slow; import; load; replay ;;
-  *) echo "usage: scripts/bench.sh [micro|size|cold|profile|e2e|slow|import|load|replay]"; exit 2 ;;
+  load) load ;; profile) profile ;; replay) replay ;; lifter) lifter ;;
+  all) micro; size; cold; profile; e2e; slow; import; lifter; load; replay ;;
+  *) echo "usage: scripts/bench.sh [micro|size|cold|profile|e2e|slow|import|lifter|load|replay]"; exit 2 ;;
 esac
