@@ -50,6 +50,10 @@ fn main() {
             "a_deleted_account_leaves_nothing_behind",
             a_deleted_account_leaves_nothing_behind,
         ),
+        (
+            "an_unresolved_exercise_merges_into_the_catalog",
+            an_unresolved_exercise_merges_into_the_catalog,
+        ),
     ];
     run_cases(rt, ctx, cases)
 }
@@ -777,6 +781,7 @@ fn a_deleted_account_leaves_nothing_behind(ctx: &Ctx) -> Result<(), Failed> {
             id: format!("own-drill-{i}"),
             name: format!("Drill {i}"),
             similar_to: None,
+            merged_into: None,
         })
         .collect();
     ctx.rt
@@ -850,4 +855,157 @@ fn a_deleted_account_leaves_nothing_behind(ctx: &Ctx) -> Result<(), Failed> {
         Vec::<String>::new(),
         "still nothing",
     )
+}
+
+fn post(ctx: &Ctx, path: &str, user: &str, body: Value) -> Reply {
+    functional(ctx, path, user, body)
+}
+
+fn naming(workouts: &[Workout], id: &str) -> usize {
+    workouts
+        .iter()
+        .filter(|w| w.exercises.iter().any(|e| e.exercise_id == id))
+        .count()
+}
+
+/// The real export's "Clean (Barbell)" is no catalog name, so the import kept it as the lifter's
+/// own; merged into the power clean, its history, records and picker follow, a second merge
+/// changes nothing, and importing the file again files its sets under the power clean.
+fn an_unresolved_exercise_merges_into_the_catalog(ctx: &Ctx) -> Result<(), Failed> {
+    let user = unique_user("merge");
+    import_real_export(ctx, &user)?;
+    let own = "own-clean-barbell";
+    let before = history(ctx, &user)?;
+    let cleans = naming(&before, own);
+    check(cleans > 10, format!("{cleans} workouts with cleans"))?;
+    let picker = get(ctx, "/v1/exercises?q=clean", &user);
+    check(
+        ok(&picker)?["items"]
+            .as_array()
+            .is_some_and(|a| a.iter().any(|e| e["exercise_id"] == own)),
+        "the picker lists the own exercise",
+    )?;
+
+    let path = format!("/v1/exercises/{own}/merge");
+    let merged = post(
+        ctx,
+        &path,
+        &user,
+        serde_json::json!({"into": "power-clean"}),
+    );
+    let b = ok(&merged)?;
+    eq(
+        b["workouts_changed"].as_u64(),
+        Some(cleans as u64),
+        "workouts changed",
+    )?;
+    let after = history(ctx, &user)?;
+    eq(naming(&after, own), 0, "no workout names it")?;
+    eq(
+        naming(&after, "power-clean"),
+        cleans + naming(&before, "power-clean") - {
+            // Workouts that had both count once.
+            before
+                .iter()
+                .filter(|w| {
+                    w.exercises.iter().any(|e| e.exercise_id == own)
+                        && w.exercises.iter().any(|e| e.exercise_id == "power-clean")
+                })
+                .count()
+        },
+        "they name the power clean",
+    )?;
+    let bests = ctx
+        .rt
+        .block_on(ctx.stack.store.bests(&user, "power-clean"))?;
+    eq(
+        bests,
+        coach::domain::strength::BestE1rm::of_exercise(&after, "power-clean"),
+        "the power clean's best, from the merged history",
+    )?;
+    let last = ctx
+        .rt
+        .block_on(ctx.stack.store.last_sessions(&user, &[own]))?;
+    eq(last.len(), 0, "no last session under the old id")?;
+    let picker = get(ctx, "/v1/exercises?q=clean", &user);
+    check(
+        ok(&picker)?["items"]
+            .as_array()
+            .is_some_and(|a| !a.iter().any(|e| e["exercise_id"] == own)),
+        "the picker no longer lists it",
+    )?;
+    let progress = get(ctx, "/v1/progress/exercises/power-clean?weeks=104", &user);
+    let chart = ok(&progress)?;
+    check(
+        chart["points"].as_array().is_some_and(|p| !p.is_empty())
+            && chart["best_ever_e1rm_kg"].as_f64()
+                == bests
+                    .rated
+                    .into_iter()
+                    .chain(bests.unrated)
+                    .reduce(f64::max),
+        format!("the power clean charts: {}", progress.body),
+    )?;
+
+    // Again: nothing left to change. Into another exercise: refused.
+    let again = post(
+        ctx,
+        &path,
+        &user,
+        serde_json::json!({"into": "power-clean"}),
+    );
+    eq(
+        ok(&again)?["workouts_changed"].as_u64(),
+        Some(0),
+        "idempotent",
+    )?;
+    let other = post(ctx, &path, &user, serde_json::json!({"into": "hang-clean"}));
+    eq(other.status, 409, "already merged elsewhere")?;
+    // The same file again: the cleans go to the power clean, not back to the own exercise.
+    import_real_export(ctx, &user)?;
+    eq(
+        naming(&history(ctx, &user)?, own),
+        0,
+        "a re-import keeps the merge",
+    )?;
+
+    for (who, path, body, status, field) in [
+        (
+            user.as_str(),
+            path.as_str(),
+            serde_json::json!({"into": "no-such-lift"}),
+            400,
+            "into",
+        ),
+        (
+            user.as_str(),
+            "/v1/exercises/own-nothing/merge",
+            serde_json::json!({"into": "power-clean"}),
+            404,
+            "id",
+        ),
+        (
+            "merge-stranger",
+            path.as_str(),
+            serde_json::json!({"into": "power-clean"}),
+            404,
+            "id",
+        ),
+        (
+            user.as_str(),
+            path.as_str(),
+            serde_json::json!({"into": "power-clean", "x": 1}),
+            400,
+            "x",
+        ),
+    ] {
+        let r = post(ctx, path, who, body.clone());
+        eq(r.status, status, &format!("{body}: {}", r.body))?;
+        eq(
+            r.body["error"]["field"].as_str(),
+            Some(field),
+            &format!("{body}"),
+        )?;
+    }
+    Ok(())
 }

@@ -113,6 +113,7 @@ pub enum ErrorCode {
     ConversationNotFound,
     EmptyMessage,
     ExerciseMismatch,
+    ExerciseNotFound,
     ExerciseNotInWorkout,
     IdempotencyKeyReused,
     ImportMalformed,
@@ -153,7 +154,7 @@ pub enum ErrorCode {
 }
 
 impl ErrorCode {
-    pub const ALL: [ErrorCode; 46] = [
+    pub const ALL: [ErrorCode; 47] = [
         ErrorCode::ArtifactAlreadyApplied,
         ErrorCode::ArtifactDismissed,
         ErrorCode::ArtifactExpired,
@@ -163,6 +164,7 @@ impl ErrorCode {
         ErrorCode::ConversationNotFound,
         ErrorCode::EmptyMessage,
         ErrorCode::ExerciseMismatch,
+        ErrorCode::ExerciseNotFound,
         ErrorCode::ExerciseNotInWorkout,
         ErrorCode::IdempotencyKeyReused,
         ErrorCode::ImportMalformed,
@@ -234,6 +236,7 @@ impl ErrorCode {
             ErrorCode::RoutineNotFound => 404,
             ErrorCode::ReviewNotFound => 404,
             ErrorCode::ConversationNotFound => 404,
+            ErrorCode::ExerciseNotFound => 404,
             ErrorCode::SetNotFound => 404,
             ErrorCode::StaleContentHash => 409,
             ErrorCode::StoreUnavailable => 503,
@@ -300,6 +303,7 @@ impl ErrorCode {
             ErrorCode::WorkoutNotFound => "WORKOUT_NOT_FOUND",
             ErrorCode::ReviewNotFound => "REVIEW_NOT_FOUND",
             ErrorCode::ConversationNotFound => "CONVERSATION_NOT_FOUND",
+            ErrorCode::ExerciseNotFound => "EXERCISE_NOT_FOUND",
             ErrorCode::WorkoutTooLarge => "WORKOUT_TOO_LARGE",
         }
     }

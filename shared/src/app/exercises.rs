@@ -1,11 +1,12 @@
 //! The exercise picker (`GET /v1/exercises`): the catalog and the lifter's own exercises,
 //! filtered by equipment, muscle and movement pattern, ranked by how well they match the search
-//! box's text (typos, plurals, word order, word starts, "Name (Equipment)").
+//! box's text (typos, plurals, word order, word starts, "Name (Equipment)"); and an own
+//! exercise merged into the catalog one it is (`POST /v1/exercises/{id}/merge`).
 
 use serde::Serialize;
 
 use super::{App, invalid, store_error};
-use crate::api::ApiError;
+use crate::api::{ApiError, ErrorCode};
 use crate::context::SessionContext;
 use crate::domain::catalog::{
     Equipment, Exercise, MovementPattern, Muscle, catalog, search_score_of,
@@ -155,7 +156,7 @@ impl App {
                 .map(|e| (0.0, ExerciseItem::from(e)))
                 .collect(),
         };
-        for o in own {
+        for o in own.into_iter().filter(|o| o.merged_into.is_none()) {
             let score = query
                 .text
                 .as_deref()
@@ -182,6 +183,162 @@ impl App {
                 .then_with(|| a.1.exercise_id.cmp(&b.1.exercise_id))
         });
         Ok(scored.into_iter().map(|(_, item)| item).collect())
+    }
+}
+
+/// What a merge did.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Merged {
+    pub exercise_id: String,
+    pub into: String,
+    /// Completed workouts whose sets now name `into`.
+    pub workouts_changed: usize,
+    pub templates_changed: usize,
+    /// The Sundays ending the weeks whose stored reviews are written again.
+    pub review_weeks: Vec<chrono::NaiveDate>,
+}
+
+impl App {
+    /// Merges the lifter's own exercise `own_id` into the catalog exercise `into`: every
+    /// completed workout and template that names it names `into` instead (each workout at its
+    /// next version), the own exercise is kept as merged (so a later import files its sets
+    /// under `into` too), the records of both are set from the whole history, and the stored
+    /// reviews of the weeks it touched are written again. Running it again changes nothing.
+    pub async fn merge_exercise(
+        &self,
+        ctx: &SessionContext,
+        own_id: &str,
+        into: &str,
+    ) -> Result<Merged, ApiError> {
+        let target = catalog().get(into).ok_or_else(|| {
+            ApiError::new(
+                ErrorCode::UnknownExercise,
+                format!("into names no catalog exercise: '{into}' (GET /v1/exercises lists them)"),
+            )
+            .field("into")
+        })?;
+        let (own, active, history, templates, profile) = tokio::join!(
+            self.store.own_exercises(&ctx.user_id),
+            self.store.get_active_workout(&ctx.user_id),
+            self.store.versioned_workouts(&ctx.user_id),
+            self.store.templates(&ctx.user_id),
+            self.profile(ctx)
+        );
+        let own = own.map_err(|e| store_error(&e))?;
+        let mut exercise = own.into_iter().find(|o| o.id == own_id).ok_or_else(|| {
+            ApiError::new(
+                ErrorCode::ExerciseNotFound,
+                format!("you have no exercise of your own '{own_id}' (GET /v1/exercises lists them, with own: true)"),
+            )
+            .field("id")
+        })?;
+        if let Some(other) = exercise.merged_into.as_deref().filter(|m| *m != into) {
+            return Err(ApiError::new(
+                ErrorCode::Conflict,
+                format!("'{}' is already merged into {other}", exercise.name),
+            )
+            .field("into"));
+        }
+        if let Some(a) = active.map_err(|e| store_error(&e))?
+            && a.value.exercises.iter().any(|e| e.exercise_id == own_id)
+        {
+            return Err(ApiError::new(
+                ErrorCode::WorkoutActive,
+                format!(
+                    "'{}' is in your active workout: complete it first",
+                    exercise.name
+                ),
+            ));
+        }
+        let mut history = history.map_err(|e| store_error(&e))?;
+        let mut changed = Vec::new();
+        for w in &mut history {
+            let mut touched = false;
+            for e in w
+                .value
+                .exercises
+                .iter_mut()
+                .filter(|e| e.exercise_id == own_id)
+            {
+                e.exercise_id = target.id.clone();
+                e.name = target.name.clone();
+                touched = true;
+            }
+            if touched {
+                changed.push(w.clone());
+            }
+        }
+        let mut templates = templates.map_err(|e| store_error(&e))?;
+        templates.retain_mut(|t| {
+            let mut touched = false;
+            for e in t.exercises.iter_mut().filter(|e| e.exercise_id == own_id) {
+                e.exercise_id = target.id.clone();
+                e.name = target.name.clone();
+                touched = true;
+            }
+            touched
+        });
+        let profile = profile?;
+        let tz = crate::skills::notify::timezone(&profile);
+        let weeks: std::collections::BTreeSet<chrono::NaiveDate> = changed
+            .iter()
+            .map(|w| crate::analysis::facts::week_ending(w.value.started_at, tz))
+            .collect();
+        let reviewed = match weeks.first() {
+            Some(first) => self
+                .store
+                .review_weeks_from(&ctx.user_id, &crate::domain::calendar::iso_week_id(*first))
+                .await
+                .map_err(|e| store_error(&e))?,
+            None => Default::default(),
+        };
+        let review_weeks: Vec<chrono::NaiveDate> = weeks
+            .into_iter()
+            .filter(|d| reviewed.contains(&crate::domain::calendar::iso_week_id(*d)))
+            .collect();
+        // History first, the mark last: an interrupted merge is finished by running it again.
+        self.store
+            .put_revised(&ctx.user_id, &changed)
+            .await
+            .map_err(|e| store_error(&e))?;
+        for t in &templates {
+            self.store
+                .put_template(&ctx.user_id, t)
+                .await
+                .map_err(|e| store_error(&e))?;
+        }
+        exercise.merged_into = Some(target.id.clone());
+        self.store
+            .put_own_exercise(&ctx.user_id, &exercise)
+            .await
+            .map_err(|e| store_error(&e))?;
+        let after: Vec<crate::domain::workout::Workout> =
+            history.into_iter().map(|w| w.value).collect();
+        self.store
+            .rebuild_exercise_records(&ctx.user_id, &[own_id, target.id.as_str()], &after)
+            .await
+            .map_err(|e| store_error(&e))?;
+        let jobs: Vec<crate::queue::Job> = review_weeks
+            .iter()
+            .map(|d| crate::queue::Job::WeeklyReview {
+                user_id: ctx.user_id.clone(),
+                week_ending: *d,
+            })
+            .collect();
+        self.queue.send_all(&jobs).await.map_err(|e| {
+            tracing::error!(error = %e, "merged, but the reviews could not be queued");
+            ApiError::new(
+                ErrorCode::QueueUnavailable,
+                "the exercise is merged, but its weeks' reviews could not be queued; merging again queues them",
+            )
+        })?;
+        Ok(Merged {
+            exercise_id: own_id.to_string(),
+            into: target.id.clone(),
+            workouts_changed: changed.len(),
+            templates_changed: templates.len(),
+            review_weeks,
+        })
     }
 }
 

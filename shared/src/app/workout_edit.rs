@@ -463,7 +463,8 @@ impl App {
                     "'{}' is still active: change it with the workout commands, or complete it first",
                     a.value.name
                 ),
-            ),
+            )
+            .with("workout", serde_json::to_value(&a.value).unwrap_or(Value::Null)),
             Ok(_) => {
                 ApiError::new(ErrorCode::WorkoutNotFound, format!("no workout {id}")).field("id")
             }

@@ -16,7 +16,7 @@ pub mod csv;
 pub mod strong;
 pub mod units;
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use chrono::{DateTime, NaiveDate, Utc};
 use chrono_tz::Tz;
@@ -24,6 +24,7 @@ use serde::Serialize;
 
 use crate::analysis::facts::week_ending;
 use crate::analysis::review::iso_week_id;
+use crate::domain::catalog::{OwnExercise, catalog};
 use crate::domain::units::Unit;
 use crate::queue::Job;
 use crate::queue::JobQueue;
@@ -118,6 +119,34 @@ pub fn read_export(
     Ok((parsed, unit, source, Some(why)))
 }
 
+/// Files the sets of own exercises the lifter merged into a catalog one under that one (and
+/// leaves their merged marks as they are).
+fn merged_into_catalog(parsed: &mut strong::Parsed, own: &[OwnExercise]) {
+    let merged: HashMap<&str, &str> = own
+        .iter()
+        .filter_map(|o| Some((o.id.as_str(), o.merged_into.as_deref()?)))
+        .collect();
+    if merged.is_empty() {
+        return;
+    }
+    for e in parsed
+        .workouts
+        .iter_mut()
+        .flat_map(|w| w.exercises.iter_mut())
+    {
+        if let Some(target) = merged
+            .get(e.exercise_id.as_str())
+            .and_then(|id| catalog().get(id))
+        {
+            e.exercise_id = target.id.clone();
+            e.name = target.name.clone();
+        }
+    }
+    parsed
+        .own_exercises
+        .retain(|o| !merged.contains_key(o.id.as_str()));
+}
+
 /// Imports a Strong export for `user`. `tz` defaults to the profile's timezone; `unit` is the
 /// unit of weights in a file that does not say, else the profile's, else what the weights
 /// look like ([`units`]).
@@ -134,12 +163,13 @@ pub async fn strong_export(
         profile: true,
         ..Parts::default()
     };
-    let (state, own, existing) = tokio::join!(
+    let (state, own_exercises, existing) = tokio::join!(
         store.user_state(user, parts, None, now),
-        store.own_exercise_ids(user),
+        store.own_exercises(user),
         store.completed_workout_ids(user)
     );
-    let (state, own, existing) = (state?, own?, existing?);
+    let (state, own_exercises, existing) = (state?, own_exercises?, existing?);
+    let own: HashSet<String> = own_exercises.iter().map(|o| o.id.clone()).collect();
     let profile_unit = state.profile.as_ref().map(|p| p.unit);
     let profile = state.profile.unwrap_or_default();
     let tz = tz.unwrap_or_else(|| notify::timezone(&profile));
@@ -148,6 +178,7 @@ pub async fn strong_export(
     for w in &mut parsed.workouts {
         w.bodyweight_kg = profile.bodyweight_kg;
     }
+    merged_into_catalog(&mut parsed, &own_exercises);
     let already = parsed
         .workouts
         .iter()

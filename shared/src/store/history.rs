@@ -9,7 +9,7 @@ use futures_util::future::join_all;
 
 use super::timing::Timed;
 use super::workouts::{WORKOUTS_HI, WORKOUTS_LO};
-use super::{Store, StoreError, UNPROCESSED_ROUNDS, completed_sk, key, s, to_doc};
+use super::{Store, StoreError, UNPROCESSED_ROUNDS, Versioned, completed_sk, key, s, to_doc};
 use crate::domain::catalog::OwnExercise;
 use crate::domain::workout::Workout;
 
@@ -39,6 +39,62 @@ impl Store {
             .iter()
             .map(super::from_item)
             .collect()
+    }
+
+    /// The completed workouts with their versions, oldest first.
+    pub async fn versioned_workouts(
+        &self,
+        user: &str,
+    ) -> Result<Vec<Versioned<Workout>>, StoreError> {
+        let query = self.sk_range(user, WORKOUTS_LO, WORKOUTS_HI);
+        self.query_all(query)
+            .await?
+            .iter()
+            .map(|item| {
+                Ok(Versioned {
+                    value: super::from_item(item)?,
+                    version: super::number(item, "version").unwrap_or(0).max(0) as u64,
+                })
+            })
+            .collect()
+    }
+
+    /// Writes revised completed workouts (same keys), each at its next version.
+    pub async fn put_revised(
+        &self,
+        user: &str,
+        workouts: &[Versioned<Workout>],
+    ) -> Result<(), StoreError> {
+        let mut items = Vec::with_capacity(workouts.len());
+        for w in workouts {
+            let mut item = key(user, completed_sk(&w.value));
+            item.insert("doc".into(), s(to_doc("workout", &w.value)?));
+            item.insert(
+                "version".into(),
+                AttributeValue::N((w.version + 1).to_string()),
+            );
+            items.push(item);
+        }
+        for group in items
+            .chunks(BATCH_ITEMS)
+            .collect::<Vec<_>>()
+            .chunks(BATCHES_IN_FLIGHT)
+        {
+            for r in join_all(group.iter().map(|b| self.write_batch(b))).await {
+                r?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Stores one own exercise (created, or marked merged).
+    pub async fn put_own_exercise(&self, user: &str, e: &OwnExercise) -> Result<(), StoreError> {
+        self.put_doc(
+            user,
+            format!("{OWN_EXERCISE_PREFIX}{}", e.id),
+            &to_doc("exercise", e)?,
+        )
+        .await
     }
 
     /// Ids of the user's completed workouts, reading only the keys.

@@ -53,6 +53,10 @@ pub struct OwnExercise {
     /// The catalog exercise it is probably the same as, for the app to offer a merge.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub similar_to: Option<String>,
+    /// The catalog exercise the lifter merged it into: its history now names that one, and an
+    /// import that meets its name again files the sets there.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub merged_into: Option<String>,
 }
 
 /// How a free-text name resolved.

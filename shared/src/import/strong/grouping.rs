@@ -28,6 +28,7 @@ pub(super) fn resolve(name: &str) -> Resolved {
                 id: own_id(name),
                 name: name.to_string(),
                 similar_to: other.exercise().map(|e| e.id.clone()),
+                merged_into: None,
             }),
         },
     }

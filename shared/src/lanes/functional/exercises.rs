@@ -31,3 +31,28 @@ impl FunctionalLane {
 fn offset_of(cursor: &str) -> Option<usize> {
     cursor.strip_prefix(OFFSET)?.parse().ok()
 }
+
+/// The body of a merge: the catalog exercise the own one is.
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct MergeBody {
+    into: String,
+}
+
+impl FunctionalLane {
+    /// `POST /v1/exercises/{id}/merge {"into": catalog_id}`.
+    pub(super) async fn merge_exercise(
+        &self,
+        req: &Request,
+        id: &str,
+    ) -> Result<Response<Body>, ApiError> {
+        let message = api::extract_payload(req)?;
+        let (ctx, text) = bind(req, self.auth, &message)?;
+        let MergeBody { into } = read(&json_object(text, false)?)?;
+        let into = checked_id(into.trim(), "into")?;
+        Ok(json_body(
+            200,
+            &self.app.merge_exercise(&ctx, id, into).await?,
+        ))
+    }
+}
