@@ -66,6 +66,10 @@ fn main() {
             memories_and_notifications_through_the_gate,
         ),
         (
+            "the_intake_answers_write_the_profile",
+            the_intake_answers_write_the_profile,
+        ),
+        (
             "terminal_chat_client_confirms_a_proposal",
             terminal_chat_client_confirms_a_proposal,
         ),
@@ -1163,4 +1167,67 @@ fn analytics_tools_and_flags_share_the_analysis(ctx: &Ctx) -> Result<(), Failed>
         Some("UNKNOWN_MUSCLE_GROUP"),
         "a clear error for an unknown group",
     )
+}
+
+/// The intake's answers in chat ("call me Sam, 34, lifting for 3 years") go through
+/// update_user_context into the same profile the app's settings show (GET /v1/me); an answer
+/// outside the limits is refused whole, naming the field, and writes nothing.
+fn the_intake_answers_write_the_profile(ctx: &Ctx) -> Result<(), Failed> {
+    let user = unique_user("c-intake");
+    ctx.fake.reply(ModelReply::calls(&[(
+        "update_user_context",
+        json!({"name": "Sam", "age": 34, "experience": "intermediate", "unit": "lb",
+               "equipment": ["barbell", "dumbbell"], "notification_preference": "minimal",
+               "objectives": ["bench 100 kg"], "timeline": null}),
+    )]));
+    ctx.fake
+        .reply(ModelReply::text(&["Nice to meet you, Sam."]));
+    let s = ctx.stream(
+        &user,
+        json!({"message": "Call me Sam. I'm 34, lifting 3 years, barbell and dumbbells at home, pounds please, only important notifications. I want to bench 100 kg."}),
+    );
+    well_formed(&s)?;
+    eq(s.tool_oks(), vec![true], "the tool ran")?;
+    let url = format!("{}/functional/v1/me", ctx.stack.base);
+    let me = ctx.rt.block_on(blackbox::call_json(
+        &ctx.http,
+        "GET",
+        url.clone(),
+        &user,
+        None,
+    ));
+    eq(me.body["name"].as_str(), Some("Sam"), "name")?;
+    eq(me.body["age"].as_u64(), Some(34), "age")?;
+    eq(
+        me.body["experience"].as_str(),
+        Some("intermediate"),
+        "experience",
+    )?;
+    eq(me.body["unit"].as_str(), Some("lb"), "unit")?;
+    eq(
+        me.body["equipment"].clone(),
+        json!(["barbell", "dumbbell"]),
+        "equipment",
+    )?;
+    eq(
+        me.body["notification_preference"].as_str(),
+        Some("minimal"),
+        "notifications",
+    )?;
+
+    ctx.fake.reset();
+    ctx.fake.reply(ModelReply::calls(&[(
+        "update_user_context",
+        json!({"age": 7, "name": "Samuel"}),
+    )]));
+    ctx.fake.reply(ModelReply::text(&["Hmm."]));
+    let s = ctx.stream(&user, json!({"message": "I'm 7 and call me Samuel"}));
+    well_formed(&s)?;
+    eq(s.tool_oks(), vec![false], "refused")?;
+    let back = ctx.fake.requests()[1].body.to_string();
+    check(back.contains("age"), "the error names the field")?;
+    let me = ctx
+        .rt
+        .block_on(blackbox::call_json(&ctx.http, "GET", url, &user, None));
+    eq(me.body["name"].as_str(), Some("Sam"), "nothing written")
 }

@@ -6,12 +6,24 @@ use chrono::Utc;
 use serde_json::{Value, json};
 
 use super::{Env, Output, ToolError, spec, store_failed, str_arg};
+use crate::app::profile::ProfilePatch;
 use crate::domain::artifact::time_id;
 use crate::domain::coaching::{MAX_MEMORIES, MAX_MEMORY_CHARS, Memory};
 use crate::domain::limits;
 use crate::llm::ToolSpec;
 use crate::skills::notify::{self, Notification, Priority};
 use crate::store::Parts;
+
+/// The profile's fields `update_user_context` writes (the intake's questions).
+const PROFILE_FIELDS: [&str; 7] = [
+    "name",
+    "age",
+    "experience",
+    "bodyweight_kg",
+    "unit",
+    "equipment",
+    "notification_preference",
+];
 
 /// Longest notification text (it goes to a phone's lock screen).
 const MAX_NOTIFICATION_CHARS: usize = 240;
@@ -40,8 +52,15 @@ pub(super) fn specs() -> Vec<ToolSpec> {
         ),
         spec(
             "update_user_context",
-            "Update the lifter's goals: objectives, timeline, current cycle (e.g. 'cutting until May') and active focus (e.g. 'bench 100 kg by summer'). Only what the lifter said.",
+            "Update what the lifter told you about themselves: their profile (the intake's answers: name, age, experience, bodyweight, unit, equipment, notification preference; the same fields the app's settings change) and their goals (objectives, timeline, current cycle such as 'cutting until May', active focus such as 'bench 100 kg by summer'). Only what the lifter said; leave out the rest.",
             Some(json!({"type": "object", "properties": {
+                "name": {"type": "string", "description": "what the lifter wants to be called"},
+                "age": {"type": "integer", "minimum": 13, "maximum": 120},
+                "experience": {"type": "string", "enum": ["beginner", "intermediate", "advanced"]},
+                "bodyweight_kg": {"type": "number", "minimum": 20, "maximum": 400},
+                "unit": {"type": "string", "enum": ["kg", "lb"]},
+                "equipment": {"type": "array", "items": {"type": "string"}, "description": "what they can train with: barbell, dumbbell, machine, cable, kettlebell, band, bodyweight, ..."},
+                "notification_preference": {"type": "string", "enum": ["off", "minimal", "balanced", "proactive"]},
                 "objectives": {"type": "array", "items": {"type": "string"}},
                 "timeline": {"type": "string"},
                 "current_cycle": {"type": "string"},
@@ -192,11 +211,42 @@ async fn update_context(env: &Env<'_>, args: &Value) -> Result<Value, ToolError>
     let timeline = opt_text(args, "timeline")?;
     let cycle = opt_text(args, "current_cycle")?;
     let focus = opt_text(args, "active_focus")?;
-    if objectives.is_none() && timeline.is_none() && cycle.is_none() && focus.is_none() {
+    // The profile's fields, checked as `PATCH /v1/me` checks them (null from a model: not said).
+    let said: serde_json::Map<String, Value> = PROFILE_FIELDS
+        .iter()
+        .filter_map(|f| {
+            Some((
+                f.to_string(),
+                args.get(*f).filter(|v| !v.is_null())?.clone(),
+            ))
+        })
+        .collect();
+    let patch = if said.is_empty() {
+        None
+    } else {
+        Some(ProfilePatch::from_body(&Value::Object(said)).map_err(|e| {
+            let field = e.field.as_deref().unwrap_or("profile").to_string();
+            ToolError::new("INVALID_ARGUMENT", format!("{field}: {}", e.message))
+        })?)
+    };
+    let goals = objectives.is_some() || timeline.is_some() || cycle.is_some() || focus.is_some();
+    if !goals && patch.is_none() {
         return Err(ToolError::new(
             "INVALID_ARGUMENT",
-            "give at least one of objectives, timeline, current_cycle, active_focus",
+            "give at least one of the profile's fields or objectives, timeline, current_cycle, active_focus",
         ));
+    }
+    let profile = match &patch {
+        Some(p) => Some(
+            env.app
+                .update_me(env.ctx, p)
+                .await
+                .map_err(|e| ToolError::new(e.code, e.message))?,
+        ),
+        None => None,
+    };
+    if !goals {
+        return Ok(json!({ "profile": profile }));
     }
     let parts = Parts {
         coaching: true,
@@ -218,7 +268,7 @@ async fn update_context(env: &Env<'_>, args: &Value) -> Result<Value, ToolError>
         .put_coaching(&env.ctx.user_id, &c)
         .await
         .map_err(|e| store_failed(&e))?;
-    Ok(json!({ "goals": c.goals }))
+    Ok(json!({ "goals": c.goals, "profile": profile }))
 }
 
 async fn send(env: &Env<'_>, args: &Value) -> Result<Output, ToolError> {
