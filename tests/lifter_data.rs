@@ -59,6 +59,10 @@ fn main() {
             "a_deleted_workout_takes_its_records_and_card_along",
             a_deleted_workout_takes_its_records_and_card_along,
         ),
+        (
+            "the_lifter_edits_a_template_and_the_routine_days",
+            the_lifter_edits_a_template_and_the_routine_days,
+        ),
     ];
     let _ = call(&ctx, "GET", "/v1/me", "warmup", None);
     run_cases(rt, ctx, cases)
@@ -1007,5 +1011,147 @@ fn a_deleted_workout_takes_its_records_and_card_along(ctx: &Ctx) -> Result<(), F
         listed.body["items"].as_array().map(Vec::len),
         Some(1),
         "one workout left",
+    )
+}
+
+/// A template created and rewritten in the app, a routine whose days name it or list their own
+/// exercises, then started with "next": checked as the coach's proposals are, bad bodies naming
+/// their field and writing nothing, another lifter's template not usable.
+fn the_lifter_edits_a_template_and_the_routine_days(ctx: &Ctx) -> Result<(), Failed> {
+    let user = unique_user("plan-edit");
+    let push = json!({"name": "Push A", "exercises": [
+        {"exercise": "bench press", "sets": 4, "reps": 6, "rir": 2, "rep_range": [5, 8]},
+        {"exercise_id": "overhead-press", "sets": 3, "reps": 10}
+    ]});
+    let created = call(ctx, "PUT", "/v1/templates/t-push-a", &user, Some(push));
+    eq(created.status, 201, &format!("created: {}", created.body))?;
+    let t = &created.body["template"];
+    eq(
+        t["exercises"][0]["exercise_id"].as_str(),
+        Some("barbell-bench-press"),
+        "resolved",
+    )?;
+    eq(
+        t["exercises"][0]["sets"].as_array().map(Vec::len),
+        Some(4),
+        "sets",
+    )?;
+    let renamed = call(
+        ctx,
+        "PUT",
+        "/v1/templates/t-push-a",
+        &user,
+        Some(json!({"exercises": [{"exercise": "incline bench", "sets": 3, "reps": 8}]})),
+    );
+    eq(renamed.status, 200, &format!("replaced: {}", renamed.body))?;
+    eq(
+        renamed.body["template"]["name"].as_str(),
+        Some("Push A"),
+        "name kept",
+    )?;
+    let read = call(ctx, "GET", "/v1/templates/t-push-a", &user, None);
+    eq(
+        read.body["exercises"].as_array().map(Vec::len),
+        Some(1),
+        "stored",
+    )?;
+
+    let routine = json!({"name": "Two days", "days": [
+        {"label": "Push", "template_id": "t-push-a"},
+        {"label": "Legs", "exercises": [{"exercise": "squat", "sets": 5, "reps": 5}]}
+    ]});
+    let r = call(ctx, "PUT", "/v1/routines/r-two", &user, Some(routine));
+    eq(r.status, 201, &format!("routine: {}", r.body))?;
+    eq(
+        r.body["routine"]["days"][0]["template_id"].as_str(),
+        Some("t-push-a"),
+        "kept",
+    )?;
+    eq(
+        r.body["templates"].as_array().map(Vec::len),
+        Some(1),
+        "one new template",
+    )?;
+    let active = call(ctx, "GET", "/v1/routines/active", &user, None);
+    eq(
+        active.body["routine"]["id"].as_str(),
+        Some("r-two"),
+        "the only routine is followed",
+    )?;
+    let started = call(
+        ctx,
+        "POST",
+        "/v1/workouts",
+        &user,
+        Some(json!({"next": true})),
+    );
+    eq(started.status, 201, &format!("next day: {}", started.body))?;
+    eq(
+        started.body["workout"]["template_id"].as_str(),
+        Some("t-push-a"),
+        "the edited template",
+    )?;
+
+    for (path, body, field) in [
+        (
+            "/v1/templates/t-push-a",
+            json!({"exercises": [{"exercise": "flying carpet", "sets": 3}]}),
+            "exercises[0]",
+        ),
+        (
+            "/v1/templates/t-push-a",
+            json!({"exercises": [{"exercise": "squat", "sets": 99}]}),
+            "exercises[0].sets",
+        ),
+        (
+            "/v1/templates/t-push-a",
+            json!({"exercises": []}),
+            "exercises",
+        ),
+        (
+            "/v1/templates/t-push-a",
+            json!({"exercises": [{"exercise": "squat", "weight": 5}]}),
+            "exercises[0].weight",
+        ),
+        (
+            "/v1/templates/t-new",
+            json!({"exercises": [{"exercise": "squat"}]}),
+            "name",
+        ),
+        (
+            "/v1/routines/r-two",
+            json!({"days": [{"label": "X", "template_id": "t-nope"}]}),
+            "days[0].template_id",
+        ),
+        ("/v1/routines/r-two", json!({"days": []}), "days"),
+        ("/v1/routines/r-two", json!({"dayz": []}), "dayz"),
+    ] {
+        let r = call(ctx, "PUT", path, &user, Some(body.clone()));
+        eq(r.status, 400, &format!("{body}: {}", r.body))?;
+        eq(
+            r.body["error"]["field"].as_str(),
+            Some(field),
+            &format!("{body}"),
+        )?;
+    }
+    let after = call(ctx, "GET", "/v1/templates/t-push-a", &user, None);
+    eq(
+        after.body.clone(),
+        read.body.clone(),
+        "nothing written by bad bodies",
+    )?;
+    // Another lifter cannot build a routine on this lifter's template.
+    let theirs = call(
+        ctx,
+        "PUT",
+        "/v1/routines/r-mine",
+        &unique_user("plan-other"),
+        Some(json!({"name": "Mine", "days": [{"label": "P", "template_id": "t-push-a"}]})),
+    );
+    eq(theirs.status, 400, "another lifter's template")?;
+    eq(
+        theirs.body["error"]["field"].as_str(),
+        Some("days[0].template_id"),
+        "field",
     )
 }

@@ -1,14 +1,83 @@
 //! The lifter's plans as the app shows them: the routine "start my next workout" follows, with
 //! its days' templates (`GET /v1/routines/active`), and the templates (`GET /v1/templates`,
-//! `GET /v1/templates/{id}`).
+//! `GET /v1/templates/{id}`); and the lifter's own edits of them (`PUT /v1/templates/{id}`,
+//! `PUT /v1/routines/{id}`), checked by the same rules as the coach's proposals
+//! (`skills::proposals`): exercises resolved against the catalog, counts within the limits.
 
+use chrono::Utc;
 use serde::Serialize;
+use serde_json::Value;
 
 use super::workout::Followed;
-use super::{App, store_error};
+use super::{App, invalid, store_error};
 use crate::api::{ApiError, ErrorCode};
 use crate::context::SessionContext;
+use crate::domain::artifact::Proposal;
 use crate::domain::plan::{Routine, Template};
+use crate::skills::proposals::{self, ProposalError};
+
+/// A routine written by `PUT /v1/routines/{id}`, and the templates it created for its days.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RoutineWritten {
+    pub routine: Routine,
+    /// New templates for the days given as exercises (days naming a template keep it).
+    pub templates: Vec<Template>,
+    pub created: bool,
+}
+
+/// A template written by `PUT /v1/templates/{id}`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TemplateWritten {
+    pub template: Template,
+    pub created: bool,
+}
+
+fn refused(e: ProposalError) -> ApiError {
+    ApiError::new(ErrorCode::ValidationError, e.message).field(e.field)
+}
+
+/// Refuses fields a plan body does not take, naming the first (as every JSON route does).
+fn only(body: &Value, allowed: &[&str], at: &str) -> Result<(), ApiError> {
+    let Some(o) = body.as_object() else {
+        return Err(ApiError::new(
+            ErrorCode::InvalidBody,
+            format!("{at} must be a JSON object"),
+        ));
+    };
+    match o.keys().find(|k| !allowed.contains(&k.as_str())) {
+        Some(k) => Err(ApiError::new(
+            ErrorCode::UnknownField,
+            format!("unknown field '{k}' (known: {})", allowed.join(", ")),
+        )
+        .field(if at == "body" {
+            k.clone()
+        } else {
+            format!("{at}.{k}")
+        })),
+        None => Ok(()),
+    }
+}
+
+const EXERCISE_FIELDS: [&str; 6] = [
+    "exercise_id",
+    "exercise",
+    "sets",
+    "reps",
+    "rir",
+    "rep_range",
+];
+
+fn known_exercise_fields(list: Option<&Value>, at: &str) -> Result<(), ApiError> {
+    for (i, e) in list
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .enumerate()
+    {
+        only(e, &EXERCISE_FIELDS, &format!("{at}[{i}]"))?;
+    }
+    Ok(())
+}
 
 /// The active routine, the day that comes next, and the templates its days use (`routine`
 /// and `next_day` are null when there is no routine to follow).
@@ -70,6 +139,96 @@ impl App {
                 format!("you have no template '{id}'"),
             )
             .field("id")
+        })
+    }
+
+    /// `PUT /v1/templates/{id}`: `{name?, exercises: [{exercise_id | exercise, sets?, reps?,
+    /// rir?, rep_range?}]}` replaces the template (or creates it, name required).
+    pub async fn put_template(
+        &self,
+        ctx: &SessionContext,
+        id: &str,
+        body: &Value,
+    ) -> Result<TemplateWritten, ApiError> {
+        only(body, &["name", "exercises"], "body")?;
+        known_exercise_fields(body.get("exercises"), "exercises")?;
+        let existing = self.store.get_template(&ctx.user_id, id).await;
+        let existing = existing.map_err(|e| store_error(&e))?;
+        let created = existing.is_none();
+        if created && body.get("name").and_then(Value::as_str).is_none() {
+            return Err(invalid("a new template needs a name", "name"));
+        }
+        let base = existing.unwrap_or_else(|| Template {
+            id: id.to_string(),
+            name: String::new(),
+            exercises: Vec::new(),
+        });
+        let Proposal::TemplateUpdate { template } =
+            proposals::template_update(body, &base).map_err(refused)?
+        else {
+            return Err(ApiError::internal());
+        };
+        let put = self.store.put_template(&ctx.user_id, &template).await;
+        put.map_err(|e| store_error(&e))?;
+        Ok(TemplateWritten { template, created })
+    }
+
+    /// `PUT /v1/routines/{id}`: `{name?, days: [{label, exercises: [...]} | {label,
+    /// template_id}]}` replaces the routine's days (or creates it, name required); the day it
+    /// is on stays, within the new days.
+    pub async fn put_routine(
+        &self,
+        ctx: &SessionContext,
+        id: &str,
+        body: &Value,
+    ) -> Result<RoutineWritten, ApiError> {
+        only(body, &["name", "days"], "body")?;
+        for (i, d) in body
+            .get("days")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .enumerate()
+        {
+            only(
+                d,
+                &["label", "exercises", "template_id"],
+                &format!("days[{i}]"),
+            )?;
+            known_exercise_fields(d.get("exercises"), &format!("days[{i}].exercises"))?;
+        }
+        let (existing, known) = tokio::join!(
+            self.store.get_routine(&ctx.user_id, id),
+            self.store.templates(&ctx.user_id)
+        );
+        let existing = existing.map_err(|e| store_error(&e))?;
+        let known = known.map_err(|e| store_error(&e))?;
+        let created = existing.is_none();
+        if created && body.get("name").and_then(Value::as_str).is_none() {
+            return Err(invalid("a new routine needs a name", "name"));
+        }
+        let base = existing.unwrap_or_else(|| Routine {
+            id: id.to_string(),
+            name: String::new(),
+            days: Vec::new(),
+            next_day: 0,
+        });
+        let Proposal::RoutineUpdate { routine, templates } =
+            proposals::routine_update(body, &base, Some(&known), Utc::now()).map_err(refused)?
+        else {
+            return Err(ApiError::internal());
+        };
+        // The days' new templates first: the routine never names one that is not stored.
+        for t in &templates {
+            let put = self.store.put_template(&ctx.user_id, t).await;
+            put.map_err(|e| store_error(&e))?;
+        }
+        let put = self.store.put_routine(&ctx.user_id, &routine).await;
+        put.map_err(|e| store_error(&e))?;
+        Ok(RoutineWritten {
+            routine,
+            templates,
+            created,
         })
     }
 }

@@ -159,10 +159,13 @@ pub fn exercises(v: Option<&Value>, field: &str) -> Result<Vec<TemplateExercise>
         .collect()
 }
 
-/// The days of a routine: `[{"label": "Push", "exercises": [...]}, ...]`, as templates.
+/// The days of a routine: `[{"label": "Push", "exercises": [...]}, ...]`, as new templates;
+/// with `known` (the lifter's templates), a day may instead name one (`{"label",
+/// "template_id"}`), which it keeps.
 fn days(
     v: &Map<String, Value>,
     now: DateTime<Utc>,
+    known: Option<&[Template]>,
 ) -> Result<(Vec<RoutineDay>, Vec<Template>), ProposalError> {
     let items = v
         .get("days")
@@ -179,6 +182,22 @@ fn days(
         let f = format!("days[{i}]");
         let o = object(d, &f)?;
         let label = required_text(o, "label", &format!("{f}.label"))?;
+        if let (Some(id), Some(known)) = (text(o, "template_id"), known) {
+            if o.contains_key("exercises") {
+                return Err(err(&f, "a day has exercises or a template_id, not both"));
+            }
+            let t = known.iter().find(|t| t.id == id).ok_or_else(|| {
+                err(
+                    format!("{f}.template_id"),
+                    format!("you have no template '{id}'"),
+                )
+            })?;
+            out_days.push(RoutineDay {
+                label: label.to_string(),
+                template_id: t.id.clone(),
+            });
+            continue;
+        }
         let exercises = exercises(o.get("exercises"), &format!("{f}.exercises"))?;
         let t = Template {
             id: format!("{}-{}", time_id("t", now), i + 1),
@@ -210,7 +229,7 @@ fn bounded(p: Proposal) -> Result<Proposal, ProposalError> {
 pub fn routine(args: &Value, now: DateTime<Utc>) -> Result<Proposal, ProposalError> {
     let o = object(args, "arguments")?;
     let name = required_text(o, "name", "name")?;
-    let (days, templates) = days(o, now)?;
+    let (days, templates) = days(o, now, None)?;
     let routine = Routine {
         id: time_id("r", now),
         name: name.to_string(),
@@ -221,10 +240,12 @@ pub fn routine(args: &Value, now: DateTime<Utc>) -> Result<Proposal, ProposalErr
     bounded(Proposal::Routine { routine, templates })
 }
 
-/// `{"routine_id": .., "name"?: .., "days": [...]}` → the existing routine rewritten.
+/// `{"routine_id": .., "name"?: .., "days": [...]}` → the existing routine rewritten. Days may
+/// name one of `known` templates instead of listing exercises.
 pub fn routine_update(
     args: &Value,
     existing: &Routine,
+    known: Option<&[Template]>,
     now: DateTime<Utc>,
 ) -> Result<Proposal, ProposalError> {
     let o = object(args, "arguments")?;
@@ -232,7 +253,7 @@ pub fn routine_update(
         Some(_) => required_text(o, "name", "name")?.to_string(),
         None => existing.name.clone(),
     };
-    let (days, templates) = days(o, now)?;
+    let (days, templates) = days(o, now, known)?;
     let routine = Routine {
         id: existing.id.clone(),
         name,

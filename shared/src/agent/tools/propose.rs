@@ -94,7 +94,7 @@ async fn propose(env: &Env<'_>, name: &str, args: &Value) -> Result<Output, Tool
                         format!("the lifter has no routine '{id}'; use the routine tool"),
                     )
                 })?;
-            proposals::routine_update(args, &existing, now).map_err(invalid)?
+            proposals::routine_update(args, &existing, None, now).map_err(invalid)?
         }
         "propose_template_update" => {
             let id = str_arg(args, "template_id")?;

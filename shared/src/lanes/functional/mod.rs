@@ -11,7 +11,8 @@
 //! - `GET /v1/exercises`: the exercise picker, and `POST /v1/exercises/{id}/merge`: an own
 //!   exercise merged into the catalog one it is (`app::exercises`);
 //! - `GET /v1/progress/exercises/{id}`, `GET /v1/progress/muscles` (`app::progress`);
-//! - `GET /v1/routines/active`, `GET /v1/templates`, `GET /v1/templates/{id}` (`app::plans`);
+//! - `GET /v1/routines/active`, `GET /v1/templates`, `GET /v1/templates/{id}`, and the
+//!   lifter's edits `PUT /v1/templates/{id}`, `PUT /v1/routines/{id}` (`app::plans`);
 //! - `POST /v1/workouts`, `GET /v1/workouts/active`, `POST /v1/workouts/{id}/complete`
 //!   (`app::workout`);
 //! - `POST /v1/artifacts/{id}/confirm|dismiss` (`app::proposals`, shared with the coach's chat);
@@ -177,7 +178,24 @@ impl FunctionalLane {
                 let id = checked_id(id, "id")?;
                 Ok(json_body(200, &self.app.template(&ctx, id).await?))
             }
-            (["v1", "templates", _], _) => Err(not_allowed("GET")),
+            (["v1", "templates", id], "PUT") => {
+                let message = api::extract_payload(req)?;
+                let (ctx, text) = bind(req, self.auth, &message)?;
+                let body = json_object(text, false)?;
+                let id = checked_id(id, "id")?;
+                let written = self.app.put_template(&ctx, id, &body).await?;
+                Ok(json_body(if written.created { 201 } else { 200 }, &written))
+            }
+            (["v1", "templates", _], _) => Err(not_allowed("GET, PUT")),
+            (["v1", "routines", id], "PUT") if *id != "active" => {
+                let message = api::extract_payload(req)?;
+                let (ctx, text) = bind(req, self.auth, &message)?;
+                let body = json_object(text, false)?;
+                let id = checked_id(id, "id")?;
+                let written = self.app.put_routine(&ctx, id, &body).await?;
+                Ok(json_body(if written.created { 201 } else { 200 }, &written))
+            }
+            (["v1", "routines", _], _) => Err(not_allowed("PUT")),
             (["v1", "notifications"], "GET") => self.feed(req, Feed::Notifications).await,
             (["v1", "notifications"], _) => Err(not_allowed("GET")),
             (["v1", "insights"], "GET") => self.feed(req, Feed::Insights).await,
