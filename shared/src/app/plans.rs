@@ -67,6 +67,15 @@ const EXERCISE_FIELDS: [&str; 6] = [
     "rep_range",
 ];
 
+/// A `name`, when given, is a non-blank string (absent keeps the current one).
+fn named(body: &Value) -> Result<(), ApiError> {
+    match body.get("name") {
+        None => Ok(()),
+        Some(Value::String(s)) if !s.trim().is_empty() => Ok(()),
+        Some(_) => Err(invalid("name is a non-blank string", "name")),
+    }
+}
+
 fn known_exercise_fields(list: Option<&Value>, at: &str) -> Result<(), ApiError> {
     for (i, e) in list
         .and_then(Value::as_array)
@@ -151,6 +160,7 @@ impl App {
         body: &Value,
     ) -> Result<TemplateWritten, ApiError> {
         only(body, &["name", "exercises"], "body")?;
+        named(body)?;
         known_exercise_fields(body.get("exercises"), "exercises")?;
         let existing = self.store.get_template(&ctx.user_id, id).await;
         let existing = existing.map_err(|e| store_error(&e))?;
@@ -183,6 +193,7 @@ impl App {
         body: &Value,
     ) -> Result<RoutineWritten, ApiError> {
         only(body, &["name", "days"], "body")?;
+        named(body)?;
         for (i, d) in body
             .get("days")
             .and_then(Value::as_array)
