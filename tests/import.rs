@@ -54,6 +54,10 @@ fn main() {
             "an_unresolved_exercise_merges_into_the_catalog",
             an_unresolved_exercise_merges_into_the_catalog,
         ),
+        (
+            "an_own_exercise_defined_counts_for_its_muscles",
+            an_own_exercise_defined_counts_for_its_muscles,
+        ),
     ];
     run_cases(rt, ctx, cases)
 }
@@ -781,7 +785,7 @@ fn a_deleted_account_leaves_nothing_behind(ctx: &Ctx) -> Result<(), Failed> {
             id: format!("own-drill-{i}"),
             name: format!("Drill {i}"),
             similar_to: None,
-            merged_into: None,
+            ..Default::default()
         })
         .collect();
     ctx.rt
@@ -1008,4 +1012,139 @@ fn an_unresolved_exercise_merges_into_the_catalog(ctx: &Ctx) -> Result<(), Faile
         )?;
     }
     Ok(())
+}
+
+/// Hard sets over every week and group of the 104-week muscle chart.
+fn charted_hard_sets(ctx: &Ctx, user: &str) -> Result<f64, Failed> {
+    let chart = get(ctx, "/v1/progress/muscles?weeks=104", user);
+    Ok(ok(&chart)?["points"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .flat_map(|p| p["groups"].as_array().into_iter().flatten())
+        .filter_map(|g| g["hard_sets"].as_f64())
+        .sum())
+}
+
+/// The real export's snatch pulls are no catalog exercise, so they counted for no muscle; once
+/// the lifter says what they train, every stored set of them counts (the chart grows), the
+/// picker's muscle filter finds them, and importing the file again keeps it so. A name the
+/// catalog has, unknown equipment or muscles, and no primary muscle are refused.
+fn an_own_exercise_defined_counts_for_its_muscles(ctx: &Ctx) -> Result<(), Failed> {
+    let user = unique_user("own-define");
+    import_real_export(ctx, &user)?;
+    let own = "own-snatch-pull-barbell";
+    let pulls = naming(&history(ctx, &user)?, own);
+    check(pulls > 5, format!("{pulls} workouts with snatch pulls"))?;
+    let before = charted_hard_sets(ctx, &user)?;
+
+    let define = serde_json::json!({"name": "Snatch Pull (Barbell)", "equipment": "barbell",
+        "primary_muscles": ["hamstrings", "glutes", "traps"], "movement_pattern": "hinge"});
+    let defined = post(ctx, "/v1/exercises", &user, define.clone());
+    eq(defined.status, 200, &format!("defined: {}", defined.body))?;
+    eq(
+        defined.body["created"].as_bool(),
+        Some(false),
+        "the import's, defined",
+    )?;
+    eq(
+        defined.body["workouts_changed"].as_u64(),
+        Some(pulls as u64),
+        "every workout with it",
+    )?;
+    let after = charted_hard_sets(ctx, &user)?;
+    check(
+        after > before,
+        format!("hard sets charted: {before} before, {after} after"),
+    )?;
+    let stored = history(ctx, &user)?;
+    check(
+        stored
+            .iter()
+            .flat_map(|w| w.exercises.iter())
+            .filter(|e| e.exercise_id == own)
+            .all(|e| e.primary_muscles.len() == 3),
+        "every stored set of it names its muscles",
+    )?;
+    let found = get(
+        ctx,
+        "/v1/exercises?muscle=hamstrings&q=snatch%20pull",
+        &user,
+    );
+    check(
+        ok(&found)?["items"].as_array().is_some_and(|a| {
+            a.iter()
+                .any(|e| e["exercise_id"] == own && e["equipment"] == "barbell")
+        }),
+        format!("the filter finds it: {}", found.body),
+    )?;
+    import_real_export(ctx, &user)?;
+    eq(
+        charted_hard_sets(ctx, &user)?,
+        after,
+        "a re-import keeps the definition",
+    )?;
+    let again = post(ctx, "/v1/exercises", &user, define);
+    eq(
+        ok(&again)?["workouts_changed"].as_u64(),
+        Some(0),
+        "defining again changes nothing",
+    )?;
+
+    let new = post(
+        ctx,
+        "/v1/exercises",
+        &user,
+        serde_json::json!({"name": "Zercher Hack Thing", "equipment": "machine", "primary_muscles": ["quads"]}),
+    );
+    eq(new.status, 201, &format!("new: {}", new.body))?;
+    eq(new.body["exercise"]["own"].as_bool(), Some(true), "own")?;
+    for (body, status, field) in [
+        (
+            serde_json::json!({"name": "Bench Press (Barbell)", "equipment": "barbell", "primary_muscles": ["chest"]}),
+            409,
+            "name",
+        ),
+        (
+            serde_json::json!({"name": "Sled Thing", "equipment": "jetpack", "primary_muscles": ["quads"]}),
+            400,
+            "equipment",
+        ),
+        (
+            serde_json::json!({"name": "Sled Thing", "equipment": "sled", "primary_muscles": []}),
+            400,
+            "primary_muscles",
+        ),
+        (
+            serde_json::json!({"name": "Sled Thing", "equipment": "sled", "primary_muscles": ["wings"]}),
+            400,
+            "primary_muscles",
+        ),
+        (
+            serde_json::json!({"name": "Sled Thing", "equipment": "sled", "primary_muscles": ["quads"], "colour": "red"}),
+            400,
+            "colour",
+        ),
+        (
+            serde_json::json!({"name": "", "equipment": "sled", "primary_muscles": ["quads"]}),
+            400,
+            "name",
+        ),
+    ] {
+        let r = post(ctx, "/v1/exercises", &user, body.clone());
+        eq(r.status, status, &format!("{body}: {}", r.body))?;
+        eq(
+            r.body["error"]["field"].as_str(),
+            Some(field),
+            &format!("{body}"),
+        )?;
+    }
+    let picker = get(ctx, "/v1/exercises?q=sled%20thing", &user);
+    check(
+        ok(&picker)?["items"].as_array().is_some_and(|a| {
+            !a.iter()
+                .any(|e| e["own"] == true && e["name"] == "Sled Thing")
+        }),
+        "nothing written by the refused ones",
+    )
 }

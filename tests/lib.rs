@@ -398,6 +398,7 @@ pub fn bench_session(days_ago: i64, sets: &[(f64, u32, u32)]) -> Workout {
                 .collect(),
             notes: None,
             rep_range: None,
+            primary_muscles: Vec::new(),
         }],
         changes: vec![],
         notes: None,
@@ -466,6 +467,7 @@ pub fn sample_workout(id: &str, bench_sets: usize) -> Workout {
                 sets: bench,
                 notes: None,
                 rep_range: None,
+                primary_muscles: Vec::new(),
             },
             ExerciseInstance {
                 instance_id: "ex-pullup".into(),
@@ -476,6 +478,7 @@ pub fn sample_workout(id: &str, bench_sets: usize) -> Workout {
                     .collect(),
                 notes: None,
                 rep_range: None,
+                primary_muscles: Vec::new(),
             },
         ],
         changes: Vec::new(),

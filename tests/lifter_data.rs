@@ -577,7 +577,7 @@ fn exercise_picker_searches_filters_and_pages(ctx: &Ctx) -> Result<(), Failed> {
         id: "own-zercher-pause".into(),
         name: "Zercher Squat Pause".into(),
         similar_to: Some("back-squat".into()),
-        merged_into: None,
+        ..Default::default()
     };
     let own = [own];
     let put = ctx.stack.store.put_history(&user, &[], &own);

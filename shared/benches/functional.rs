@@ -83,6 +83,7 @@ fn history() -> Vec<Workout> {
                             .collect(),
                         notes: None,
                         rep_range: None,
+                        primary_muscles: Vec::new(),
                     })
                     .collect(),
                 changes: vec![],

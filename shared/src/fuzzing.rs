@@ -302,6 +302,7 @@ pub fn history_from(data: &[u8]) -> Vec<crate::domain::workout::Workout> {
                 sets: vec![set],
                 notes: None,
                 rep_range: None,
+                primary_muscles: Vec::new(),
             }),
         }
     }

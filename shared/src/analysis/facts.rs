@@ -192,12 +192,13 @@ pub fn landmarks(g: VolumeGroup) -> Landmarks {
 /// and upper chest are one group). See [`LANDMARK_SET_MAX_RIR`] for why secondary movers do
 /// not count.
 pub fn group_shares(exercise: &Exercise) -> Vec<(VolumeGroup, f64)> {
+    groups_of(&exercise.primary_muscles)
+}
+
+/// The groups of primary movers, once each.
+fn groups_of(primary: &[Muscle]) -> Vec<(VolumeGroup, f64)> {
     let mut out: Vec<(VolumeGroup, f64)> = Vec::new();
-    for g in exercise
-        .primary_muscles
-        .iter()
-        .filter_map(|m| VolumeGroup::of(*m))
-    {
+    for g in primary.iter().filter_map(|m| VolumeGroup::of(*m)) {
         if !out.iter().any(|(og, _)| *og == g) {
             out.push((g, 1.0));
         }
@@ -222,13 +223,22 @@ pub fn shares_for(exercise_id: &str) -> Vec<(VolumeGroup, f64)> {
         .unwrap_or_default()
 }
 
+/// Group shares of an exercise as a workout holds it: the catalog's, or for the lifter's own
+/// exercise the primary muscles its definition gave it (none if it has no definition).
+pub fn shares_of(e: &ExerciseInstance) -> Vec<(VolumeGroup, f64)> {
+    match catalog().get(&e.exercise_id) {
+        Some(known) => group_shares(known),
+        None => groups_of(&e.primary_muscles),
+    }
+}
+
 /// Direct sets an exercise instance gave each group, counted as the landmarks count them.
 pub fn group_credits(e: &ExerciseInstance) -> Vec<(VolumeGroup, f64)> {
     let credit = e.sets.iter().filter(|s| landmark_set(s)).count() as f64;
     if credit == 0.0 {
         return Vec::new();
     }
-    shares_for(&e.exercise_id)
+    shares_of(e)
         .into_iter()
         .map(|(g, share)| (g, credit * share))
         .collect()
@@ -372,8 +382,29 @@ pub(crate) mod tests {
             ],
             notes: None,
             rep_range: None,
+            primary_muscles: Vec::new(),
         };
         assert_eq!(group_credits(&e), vec![(VolumeGroup::Chest, 2.0)]);
+        // An own exercise counts only with the muscles its definition gave it; a catalog one
+        // keeps the catalog's whatever the instance says.
+        let own = ExerciseInstance {
+            exercise_id: "own-zercher-hack".into(),
+            ..e.clone()
+        };
+        assert!(group_credits(&own).is_empty());
+        let defined = ExerciseInstance {
+            primary_muscles: vec![Muscle::Quads, Muscle::Glutes, Muscle::Quads],
+            ..own
+        };
+        assert_eq!(
+            group_credits(&defined),
+            vec![(VolumeGroup::Quads, 2.0), (VolumeGroup::Glutes, 2.0)]
+        );
+        let claimed = ExerciseInstance {
+            primary_muscles: vec![Muscle::Quads],
+            ..e.clone()
+        };
+        assert_eq!(group_credits(&claimed), vec![(VolumeGroup::Chest, 2.0)]);
         // Each group says which of the source's muscles its pair is read from.
         assert!(
             landmarks(VolumeGroup::Shoulders)

@@ -244,6 +244,7 @@ pub(crate) mod tests {
                 sets: sets.to_vec(),
                 notes: None,
                 rep_range: None,
+                primary_muscles: Vec::new(),
             }],
             changes: Vec::new(),
             notes: None,

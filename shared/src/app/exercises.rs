@@ -9,7 +9,7 @@ use super::{App, invalid, store_error};
 use crate::api::{ApiError, ErrorCode};
 use crate::context::SessionContext;
 use crate::domain::catalog::{
-    Equipment, Exercise, MovementPattern, Muscle, catalog, search_score_of,
+    Equipment, Exercise, MovementPattern, Muscle, OwnExercise, catalog, search_score_of,
 };
 use crate::skills::swap::MuscleFilter;
 
@@ -87,14 +87,19 @@ impl ExerciseQuery {
         })
     }
 
-    fn filtered(&self) -> bool {
-        self.equipment.is_some() || self.muscle.is_some() || self.pattern.is_some()
-    }
-
     fn admits(&self, e: &Exercise) -> bool {
         self.equipment.is_none_or(|q| e.equipment == q)
             && self.muscle.is_none_or(|m| m.matches(e))
             && self.pattern.is_none_or(|p| e.movement_pattern == p)
+    }
+
+    /// An own exercise passes a filter only with what its definition says.
+    fn admits_own(&self, o: &OwnExercise) -> bool {
+        self.equipment.is_none_or(|q| o.equipment == Some(q))
+            && self
+                .muscle
+                .is_none_or(|m| m.matches_muscles(&o.primary_muscles))
+            && self.pattern.is_none_or(|p| o.movement_pattern == Some(p))
     }
 }
 
@@ -128,6 +133,21 @@ impl From<&Exercise> for ExerciseItem {
     }
 }
 
+impl From<OwnExercise> for ExerciseItem {
+    fn from(o: OwnExercise) -> ExerciseItem {
+        ExerciseItem {
+            exercise_id: o.id,
+            name: o.name,
+            own: true,
+            equipment: o.equipment,
+            primary_muscles: o.primary_muscles,
+            secondary_muscles: o.secondary_muscles,
+            movement_pattern: o.movement_pattern,
+            similar_to: o.similar_to,
+        }
+    }
+}
+
 impl App {
     /// Every exercise `query` admits, best match first (by name without a search text).
     pub async fn exercises(
@@ -135,13 +155,8 @@ impl App {
         ctx: &SessionContext,
         query: &ExerciseQuery,
     ) -> Result<Vec<ExerciseItem>, ApiError> {
-        // Own exercises have no equipment or muscles to filter on: a filtered list leaves them out.
-        let own = if query.filtered() {
-            Vec::new()
-        } else {
-            let own = self.store.own_exercises(&ctx.user_id).await;
-            own.map_err(|e| store_error(&e))?
-        };
+        let own = self.store.own_exercises(&ctx.user_id).await;
+        let own = own.map_err(|e| store_error(&e))?;
         let mut scored: Vec<(f64, ExerciseItem)> = match &query.text {
             Some(text) => catalog()
                 .search(text)
@@ -156,25 +171,17 @@ impl App {
                 .map(|e| (0.0, ExerciseItem::from(e)))
                 .collect(),
         };
-        for o in own.into_iter().filter(|o| o.merged_into.is_none()) {
+        // Merged ones are gone; a filter admits only those whose definition says what it asks.
+        for o in own
+            .into_iter()
+            .filter(|o| o.merged_into.is_none() && query.admits_own(o))
+        {
             let score = query
                 .text
                 .as_deref()
                 .map_or(0.0, |t| search_score_of(t, &o.name));
             if query.text.is_none() || score >= OWN_MATCH_SCORE {
-                scored.push((
-                    score,
-                    ExerciseItem {
-                        exercise_id: o.id,
-                        name: o.name,
-                        own: true,
-                        equipment: None,
-                        primary_muscles: Vec::new(),
-                        secondary_muscles: Vec::new(),
-                        movement_pattern: None,
-                        similar_to: o.similar_to,
-                    },
-                ));
+                scored.push((score, ExerciseItem::from(o)));
             }
         }
         scored.sort_by(|a, b| {
@@ -183,6 +190,224 @@ impl App {
                 .then_with(|| a.1.exercise_id.cmp(&b.1.exercise_id))
         });
         Ok(scored.into_iter().map(|(_, item)| item).collect())
+    }
+}
+
+/// Muscles an own exercise may name, primary and secondary each.
+const MAX_OWN_MUSCLES: usize = 8;
+
+/// `POST /v1/exercises`: an exercise of the lifter's own, with what it trains.
+#[derive(Debug, Clone, PartialEq, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NewExercise {
+    pub name: String,
+    pub equipment: String,
+    pub primary_muscles: Vec<String>,
+    #[serde(default)]
+    pub secondary_muscles: Vec<String>,
+    #[serde(default)]
+    pub movement_pattern: Option<String>,
+}
+
+/// What `POST /v1/exercises` did.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Defined {
+    pub exercise: ExerciseItem,
+    /// False when it defined an own exercise already stored (an import's, say).
+    pub created: bool,
+    /// Completed workouts whose sets of it now count for its muscles.
+    pub workouts_changed: usize,
+    pub review_weeks: Vec<chrono::NaiveDate>,
+}
+
+fn muscles(names: &[String], field: &'static str) -> Result<Vec<Muscle>, ApiError> {
+    if names.len() > MAX_OWN_MUSCLES {
+        return Err(invalid(
+            &format!("at most {MAX_OWN_MUSCLES} muscles"),
+            field,
+        ));
+    }
+    let mut out = Vec::new();
+    for n in names {
+        let m = Muscle::parse(n).ok_or_else(|| {
+            invalid(
+                &format!("'{n}' is not a muscle (upper_chest, lats, quads, glutes, ...)"),
+                field,
+            )
+        })?;
+        if !out.contains(&m) {
+            out.push(m);
+        }
+    }
+    Ok(out)
+}
+
+impl NewExercise {
+    /// The own exercise this asks for, checked whole: a name the catalog does not already have,
+    /// known equipment, one primary muscle at least.
+    pub fn checked(&self) -> Result<OwnExercise, ApiError> {
+        crate::domain::limits::check_name("name", &self.name)?;
+        let name = self.name.trim();
+        if let crate::domain::catalog::Resolution::Exact(e) = catalog().resolve(name) {
+            return Err(ApiError::new(
+                ErrorCode::Conflict,
+                format!("the catalog has it: {} ({}); use that one", e.name, e.id),
+            )
+            .field("name")
+            .with("exercise_id", serde_json::Value::from(e.id.clone())));
+        }
+        let equipment = Equipment::parse(&self.equipment).ok_or_else(|| {
+            invalid(
+                &format!(
+                    "equipment is one of {}",
+                    Equipment::ALL.map(Equipment::id).join(", ")
+                ),
+                "equipment",
+            )
+        })?;
+        let primary = muscles(&self.primary_muscles, "primary_muscles")?;
+        if primary.is_empty() {
+            return Err(invalid(
+                "name at least one primary muscle: the sets count for its group",
+                "primary_muscles",
+            ));
+        }
+        let pattern = match self.movement_pattern.as_deref() {
+            Some(p) => Some(MovementPattern::parse(p).ok_or_else(|| {
+                invalid(
+                    "movement_pattern is a movement pattern (horizontal_push, squat, hinge, ...)",
+                    "movement_pattern",
+                )
+            })?),
+            None => None,
+        };
+        Ok(OwnExercise {
+            id: crate::import::strong::own_id(name),
+            name: name.to_string(),
+            similar_to: catalog().resolve(name).exercise().map(|e| e.id.clone()),
+            merged_into: None,
+            equipment: Some(equipment),
+            primary_muscles: primary,
+            secondary_muscles: muscles(&self.secondary_muscles, "secondary_muscles")?,
+            movement_pattern: pattern,
+        })
+    }
+}
+
+/// The Sundays ending the weeks of `workouts` that have a stored review.
+async fn reviewed_weeks(
+    app: &App,
+    ctx: &SessionContext,
+    workouts: &[crate::domain::workout::Workout],
+) -> Result<Vec<chrono::NaiveDate>, ApiError> {
+    let profile = app.profile(ctx).await?;
+    let tz = crate::skills::notify::timezone(&profile);
+    let weeks: std::collections::BTreeSet<chrono::NaiveDate> = workouts
+        .iter()
+        .map(|w| crate::analysis::facts::week_ending(w.started_at, tz))
+        .collect();
+    let Some(first) = weeks.first() else {
+        return Ok(Vec::new());
+    };
+    let reviewed = app
+        .store
+        .review_weeks_from(&ctx.user_id, &crate::domain::calendar::iso_week_id(*first))
+        .await
+        .map_err(|e| store_error(&e))?;
+    Ok(weeks
+        .into_iter()
+        .filter(|d| reviewed.contains(&crate::domain::calendar::iso_week_id(*d)))
+        .collect())
+}
+
+/// The stored reviews of `weeks`, written again through the queue.
+async fn review_again(
+    app: &App,
+    ctx: &SessionContext,
+    weeks: &[chrono::NaiveDate],
+    done: &str,
+) -> Result<(), ApiError> {
+    let jobs: Vec<crate::queue::Job> = weeks
+        .iter()
+        .map(|d| crate::queue::Job::WeeklyReview {
+            user_id: ctx.user_id.clone(),
+            week_ending: *d,
+        })
+        .collect();
+    app.queue.send_all(&jobs).await.map(|_| ()).map_err(|e| {
+        tracing::error!(error = %e, "{done}, but the reviews could not be queued");
+        ApiError::new(
+            ErrorCode::QueueUnavailable,
+            format!("{done}, but its weeks' reviews could not be queued; asking again queues them"),
+        )
+    })
+}
+
+impl App {
+    /// `POST /v1/exercises`: defines an own exercise (or one an import kept as it found it):
+    /// its completed sets count for its primary muscles' groups from now on, in every chart,
+    /// card and review, and the stored reviews of the weeks it was trained are written again.
+    pub async fn define_exercise(
+        &self,
+        ctx: &SessionContext,
+        new: &NewExercise,
+    ) -> Result<Defined, ApiError> {
+        let mut exercise = new.checked()?;
+        let (own, history) = tokio::join!(
+            self.store.own_exercises(&ctx.user_id),
+            self.store.versioned_workouts(&ctx.user_id)
+        );
+        let stored = own
+            .map_err(|e| store_error(&e))?
+            .into_iter()
+            .find(|o| o.id == exercise.id);
+        if let Some(s) = &stored {
+            if let Some(into) = &s.merged_into {
+                return Err(ApiError::new(
+                    ErrorCode::Conflict,
+                    format!("'{}' was merged into {into}; use that one", s.name),
+                )
+                .field("name"));
+            }
+            exercise.similar_to = s.similar_to.clone().or(exercise.similar_to);
+        }
+        let mut changed = Vec::new();
+        for mut w in history.map_err(|e| store_error(&e))? {
+            let mut touched = false;
+            for e in w
+                .value
+                .exercises
+                .iter_mut()
+                .filter(|e| e.exercise_id == exercise.id)
+            {
+                if e.primary_muscles != exercise.primary_muscles {
+                    e.primary_muscles = exercise.primary_muscles.clone();
+                    touched = true;
+                }
+            }
+            if touched {
+                changed.push(w);
+            }
+        }
+        let plain: Vec<crate::domain::workout::Workout> =
+            changed.iter().map(|w| w.value.clone()).collect();
+        let review_weeks = reviewed_weeks(self, ctx, &plain).await?;
+        // The definition first: a workout never counts muscles its exercise does not name.
+        self.store
+            .put_own_exercise(&ctx.user_id, &exercise)
+            .await
+            .map_err(|e| store_error(&e))?;
+        self.store
+            .put_revised(&ctx.user_id, &changed)
+            .await
+            .map_err(|e| store_error(&e))?;
+        review_again(self, ctx, &review_weeks, "the exercise is saved").await?;
+        Ok(Defined {
+            exercise: ExerciseItem::from(exercise),
+            created: stored.is_none(),
+            workouts_changed: changed.len(),
+            review_weeks,
+        })
     }
 }
 
@@ -217,12 +442,11 @@ impl App {
             )
             .field("into")
         })?;
-        let (own, active, history, templates, profile) = tokio::join!(
+        let (own, active, history, templates) = tokio::join!(
             self.store.own_exercises(&ctx.user_id),
             self.store.get_active_workout(&ctx.user_id),
             self.store.versioned_workouts(&ctx.user_id),
-            self.store.templates(&ctx.user_id),
-            self.profile(ctx)
+            self.store.templates(&ctx.user_id)
         );
         let own = own.map_err(|e| store_error(&e))?;
         let mut exercise = own.into_iter().find(|o| o.id == own_id).ok_or_else(|| {
@@ -278,24 +502,9 @@ impl App {
             }
             touched
         });
-        let profile = profile?;
-        let tz = crate::skills::notify::timezone(&profile);
-        let weeks: std::collections::BTreeSet<chrono::NaiveDate> = changed
-            .iter()
-            .map(|w| crate::analysis::facts::week_ending(w.value.started_at, tz))
-            .collect();
-        let reviewed = match weeks.first() {
-            Some(first) => self
-                .store
-                .review_weeks_from(&ctx.user_id, &crate::domain::calendar::iso_week_id(*first))
-                .await
-                .map_err(|e| store_error(&e))?,
-            None => Default::default(),
-        };
-        let review_weeks: Vec<chrono::NaiveDate> = weeks
-            .into_iter()
-            .filter(|d| reviewed.contains(&crate::domain::calendar::iso_week_id(*d)))
-            .collect();
+        let plain: Vec<crate::domain::workout::Workout> =
+            changed.iter().map(|w| w.value.clone()).collect();
+        let review_weeks = reviewed_weeks(self, ctx, &plain).await?;
         // History first, the mark last: an interrupted merge is finished by running it again.
         self.store
             .put_revised(&ctx.user_id, &changed)
@@ -318,20 +527,7 @@ impl App {
             .rebuild_exercise_records(&ctx.user_id, &[own_id, target.id.as_str()], &after)
             .await
             .map_err(|e| store_error(&e))?;
-        let jobs: Vec<crate::queue::Job> = review_weeks
-            .iter()
-            .map(|d| crate::queue::Job::WeeklyReview {
-                user_id: ctx.user_id.clone(),
-                week_ending: *d,
-            })
-            .collect();
-        self.queue.send_all(&jobs).await.map_err(|e| {
-            tracing::error!(error = %e, "merged, but the reviews could not be queued");
-            ApiError::new(
-                ErrorCode::QueueUnavailable,
-                "the exercise is merged, but its weeks' reviews could not be queued; merging again queues them",
-            )
-        })?;
+        review_again(self, ctx, &review_weeks, "the exercise is merged").await?;
         Ok(Merged {
             exercise_id: own_id.to_string(),
             into: target.id.clone(),

@@ -571,6 +571,7 @@ mod tests {
                 sets: vec![done("s1", 8, 100.0), done("s2", 8, 100.0)],
                 notes: None,
                 rep_range: None,
+                primary_muscles: Vec::new(),
             }],
             changes: Vec::new(),
             notes: None,

@@ -120,6 +120,10 @@ pub struct ExerciseInstance {
     /// progresses through.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rep_range: Option<(u32, u32)>,
+    /// For one of the lifter's own exercises (the catalog knows the rest): the muscles its
+    /// definition names, so its sets count for their groups.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub primary_muscles: Vec<super::catalog::Muscle>,
 }
 
 /// One change the copilot made to a set, newest last; UNDO walks this back.
@@ -318,6 +322,7 @@ mod tests {
                     ],
                     notes: None,
                     rep_range: None,
+                    primary_muscles: Vec::new(),
                 },
                 ExerciseInstance {
                     instance_id: "e2".into(),
@@ -326,6 +331,7 @@ mod tests {
                     sets: vec![set("s3", SetType::Dropset, SetStatus::Planned)],
                     notes: None,
                     rep_range: None,
+                    primary_muscles: Vec::new(),
                 },
             ],
             changes: vec![],
@@ -411,6 +417,7 @@ mod tests {
                     })
                     .collect(),
                 rep_range: None,
+                primary_muscles: Vec::new(),
             })
             .collect();
         let w = Workout {

@@ -119,32 +119,30 @@ pub fn read_export(
     Ok((parsed, unit, source, Some(why)))
 }
 
-/// Files the sets of own exercises the lifter merged into a catalog one under that one (and
-/// leaves their merged marks as they are).
-fn merged_into_catalog(parsed: &mut strong::Parsed, own: &[OwnExercise]) {
-    let merged: HashMap<&str, &str> = own
-        .iter()
-        .filter_map(|o| Some((o.id.as_str(), o.merged_into.as_deref()?)))
-        .collect();
-    if merged.is_empty() {
-        return;
-    }
+/// What the lifter said of their own exercises, applied to the parsed workouts: one merged
+/// into a catalog exercise files its sets there, one with a definition gives its sets its
+/// muscles. Stored own exercises are not written again (that would drop what they say).
+fn apply_own_exercises(parsed: &mut strong::Parsed, own: &[OwnExercise]) {
+    let stored: HashMap<&str, &OwnExercise> = own.iter().map(|o| (o.id.as_str(), o)).collect();
     for e in parsed
         .workouts
         .iter_mut()
         .flat_map(|w| w.exercises.iter_mut())
     {
-        if let Some(target) = merged
-            .get(e.exercise_id.as_str())
-            .and_then(|id| catalog().get(id))
-        {
-            e.exercise_id = target.id.clone();
-            e.name = target.name.clone();
+        let Some(o) = stored.get(e.exercise_id.as_str()) else {
+            continue;
+        };
+        match o.merged_into.as_deref().and_then(|id| catalog().get(id)) {
+            Some(target) => {
+                e.exercise_id = target.id.clone();
+                e.name = target.name.clone();
+            }
+            None => e.primary_muscles = o.primary_muscles.clone(),
         }
     }
     parsed
         .own_exercises
-        .retain(|o| !merged.contains_key(o.id.as_str()));
+        .retain(|o| !stored.contains_key(o.id.as_str()));
 }
 
 /// Imports a Strong export for `user`. `tz` defaults to the profile's timezone; `unit` is the
@@ -178,7 +176,7 @@ pub async fn strong_export(
     for w in &mut parsed.workouts {
         w.bodyweight_kg = profile.bodyweight_kg;
     }
-    merged_into_catalog(&mut parsed, &own_exercises);
+    apply_own_exercises(&mut parsed, &own_exercises);
     let already = parsed
         .workouts
         .iter()

@@ -193,6 +193,7 @@ mod tests {
             sets,
             notes: None,
             rep_range: None,
+            primary_muscles: Vec::new(),
         }
     }
 

@@ -447,6 +447,7 @@ mod tests {
                     ],
                     notes: None,
                     rep_range: None,
+                    primary_muscles: Vec::new(),
                 },
                 ExerciseInstance {
                     instance_id: "ex2".into(),
@@ -463,6 +464,7 @@ mod tests {
                     )],
                     notes: None,
                     rep_range: None,
+                    primary_muscles: Vec::new(),
                 },
             ],
             changes: vec![],

@@ -460,6 +460,7 @@ mod tests {
                 sets,
                 notes: None,
                 rep_range: None,
+                primary_muscles: Vec::new(),
             }],
             changes: vec![],
             notes: None,

@@ -117,9 +117,14 @@ impl MuscleFilter {
     }
 
     pub fn matches(self, ex: &Exercise) -> bool {
+        self.matches_muscles(&ex.primary_muscles)
+    }
+
+    /// Whether an exercise with these primary movers is one the filter asks for.
+    pub fn matches_muscles(self, primary: &[Muscle]) -> bool {
         match self {
-            MuscleFilter::Muscle(m) => ex.primary_muscles.contains(&m),
-            MuscleFilter::Group(g) => ex.primary_muscles.iter().any(|m| m.group() == g),
+            MuscleFilter::Muscle(m) => primary.contains(&m),
+            MuscleFilter::Group(g) => primary.iter().any(|m| m.group() == g),
         }
     }
 }
@@ -399,6 +404,7 @@ pub fn apply(
         notes: old.notes.clone(),
         // The replacement is planned through the same rep range.
         rep_range: old.rep_range,
+        primary_muscles: Vec::new(),
     };
     let instance_id = if logged == 0 {
         w.exercises[idx] = new_instance(old.instance_id.clone(), sets);
@@ -485,6 +491,7 @@ mod tests {
                 .collect(),
             notes: None,
             rep_range: None,
+            primary_muscles: Vec::new(),
         }];
         w
     }

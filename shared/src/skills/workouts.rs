@@ -168,6 +168,7 @@ fn plan_exercise(
         sets,
         notes: None,
         rep_range: te.rep_range,
+        primary_muscles: Vec::new(),
     }
 }
 
@@ -372,6 +373,7 @@ mod tests {
                 sets: vec![s],
                 notes: None,
                 rep_range: None,
+                primary_muscles: Vec::new(),
             }],
             changes: vec![],
             notes: None,

@@ -193,6 +193,7 @@ pub fn history(now: DateTime<Utc>) -> Vec<Workout> {
                         .collect(),
                     notes: None,
                     rep_range: None,
+                    primary_muscles: Vec::new(),
                 })
                 .collect();
             out.push(Workout {
@@ -253,6 +254,7 @@ pub fn active_workout(now: DateTime<Utc>) -> Workout {
                 sets,
                 notes: None,
                 rep_range: None,
+                primary_muscles: Vec::new(),
             }
         })
         .collect();

@@ -33,6 +33,7 @@ pub(crate) fn workout(sets: usize) -> Workout {
                 .collect(),
             notes: None,
             rep_range: None,
+            primary_muscles: Vec::new(),
         })
         .collect();
     Workout {

@@ -160,7 +160,7 @@ async fn muscle_group_progress(env: &Env<'_>, args: &Value) -> Result<Value, Too
     let mut by_exercise: Vec<(String, f64)> = Vec::new();
     for w in &history {
         for e in &w.exercises {
-            let share: f64 = analysis::facts::shares_for(&e.exercise_id)
+            let share: f64 = analysis::facts::shares_of(e)
                 .iter()
                 .filter(|(g, _)| groups.contains(g))
                 .map(|(_, s)| *s)

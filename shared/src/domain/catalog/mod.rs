@@ -46,7 +46,7 @@ pub struct Exercise {
 }
 
 /// An exercise the catalog does not know, stored as the user's own (`EXERCISE#<id>`).
-#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, serde::Deserialize)]
 pub struct OwnExercise {
     pub id: String,
     pub name: String,
@@ -57,6 +57,16 @@ pub struct OwnExercise {
     /// import that meets its name again files the sets there.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub merged_into: Option<String>,
+    /// What the lifter said it is (`POST /v1/exercises`): its sets count for the groups of its
+    /// primary muscles, as a catalog exercise's do. Empty for one an import kept as it found it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub equipment: Option<Equipment>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub primary_muscles: Vec<Muscle>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub secondary_muscles: Vec<Muscle>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub movement_pattern: Option<MovementPattern>,
 }
 
 /// How a free-text name resolved.

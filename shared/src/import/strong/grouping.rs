@@ -28,7 +28,7 @@ pub(super) fn resolve(name: &str) -> Resolved {
                 id: own_id(name),
                 name: name.to_string(),
                 similar_to: other.exercise().map(|e| e.id.clone()),
-                merged_into: None,
+                ..Default::default()
             }),
         },
     }
@@ -134,6 +134,7 @@ pub(super) fn assemble(
                     sets: Vec::new(),
                     notes: None,
                     rep_range: None,
+                    primary_muscles: Vec::new(),
                 });
                 w.exercises.len() - 1
             }

@@ -56,3 +56,14 @@ impl FunctionalLane {
         ))
     }
 }
+
+impl FunctionalLane {
+    /// `POST /v1/exercises`: 201 with a new own exercise, 200 when it defined a stored one.
+    pub(super) async fn define_exercise(&self, req: &Request) -> Result<Response<Body>, ApiError> {
+        let message = api::extract_payload(req)?;
+        let (ctx, text) = bind(req, self.auth, &message)?;
+        let new: crate::app::exercises::NewExercise = read(&json_object(text, false)?)?;
+        let defined = self.app.define_exercise(&ctx, &new).await?;
+        Ok(json_body(if defined.created { 201 } else { 200 }, &defined))
+    }
+}

@@ -8,8 +8,9 @@
 //!   `GET /v1/me/export`: the whole account, deleted or exported (`app::account`);
 //! - `GET /v1/workouts` (the history, newest first) and `GET /v1/workouts/{id}` (`app::history`);
 //!   `PATCH`/`DELETE /v1/workouts/{id}`: fix or delete a completed workout (`app::workout_edit`);
-//! - `GET /v1/exercises`: the exercise picker, and `POST /v1/exercises/{id}/merge`: an own
-//!   exercise merged into the catalog one it is (`app::exercises`);
+//! - `GET /v1/exercises`: the exercise picker; `POST /v1/exercises`: an own exercise with what
+//!   it trains; `POST /v1/exercises/{id}/merge`: an own exercise merged into the catalog one it
+//!   is (`app::exercises`);
 //! - `GET /v1/progress/exercises/{id}`, `GET /v1/progress/muscles` (`app::progress`);
 //! - `GET /v1/routines/active`, `GET /v1/templates`, `GET /v1/templates/{id}`, and the
 //!   lifter's edits `PUT /v1/templates/{id}`, `PUT /v1/routines/{id}` (`app::plans`);
@@ -158,7 +159,8 @@ impl FunctionalLane {
             }
             (["v1", "progress", "muscles"], _) => Err(not_allowed("GET")),
             (["v1", "exercises"], "GET") => self.exercises(req).await,
-            (["v1", "exercises"], _) => Err(not_allowed("GET")),
+            (["v1", "exercises"], "POST") => self.define_exercise(req).await,
+            (["v1", "exercises"], _) => Err(not_allowed("GET, POST")),
             (["v1", "exercises", id, "merge"], "POST") => {
                 self.merge_exercise(req, checked_id(id, "id")?).await
             }
