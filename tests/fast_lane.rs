@@ -181,13 +181,13 @@ fn full_workout_logged_by_commands(ctx: &Ctx) -> Result<(), Failed> {
     eq(r.body["intent"].clone(), json!("LOG_SET"), "intent")?;
     eq(
         text(&r).as_str(),
-        "Logged Bench Press set 1 of 2: 8 × 100 kg, RIR 2.\nNext: Bench Press set 2 of 2: 8 × 100 kg.",
+        "Logged Bench Press set 1 of 2: 8 × 100 kg, RIR 2.\nRest 2:00. Next: Bench Press set 2 of 2: 8 × 100 kg.",
         "reply",
     )?;
     let r = say(ctx, &user, "7 @ 102.5kg @9");
     eq(
         text(&r).as_str(),
-        "Logged Bench Press set 2 of 2: 7 × 102.5 kg, RPE 9.\nNext: Pull-Up set 1 of 2: 8 reps.",
+        "Logged Bench Press set 2 of 2: 7 × 102.5 kg, RPE 9.\nRest 2:00. Next: Pull-Up set 1 of 2: 8 reps.",
         "reply",
     )?;
     let r = say(ctx, &user, "ready");
@@ -199,7 +199,7 @@ fn full_workout_logged_by_commands(ctx: &Ctx) -> Result<(), Failed> {
     let r = say(ctx, &user, "10 reps");
     eq(
         text(&r).as_str(),
-        "Logged Pull-Up set 1 of 2: 10 reps.\nNext: Pull-Up set 2 of 2: 8 reps.",
+        "Logged Pull-Up set 1 of 2: 10 reps.\nRest 2:00. Next: Pull-Up set 2 of 2: 8 reps.",
         "reps",
     )?;
     let r = say(ctx, &user, "0");
@@ -247,7 +247,7 @@ fn shorthand_in_pounds_is_stored_in_kg(ctx: &Ctx) -> Result<(), Failed> {
     let r = say(ctx, &user, "5@225");
     eq(
         text(&r).as_str(),
-        "Logged Bench Press set 1 of 2: 5 × 225 lb.\nNext: Bench Press set 2 of 2: 8 × 220.5 lb.",
+        "Logged Bench Press set 1 of 2: 5 × 225 lb.\nRest 3:00. Next: Bench Press set 2 of 2: 8 × 220.5 lb.",
         "reply in lb",
     )?;
     let kg = stored(ctx, &user).0.exercises[0].sets[1]

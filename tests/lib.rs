@@ -372,6 +372,7 @@ pub fn done_set(
 pub fn bench_session(days_ago: i64, sets: &[(f64, u32, u32)]) -> Workout {
     let start = Utc::now() - chrono::Duration::days(days_ago);
     Workout {
+        current_exercise: None,
         bodyweight_kg: None,
         id: format!("hist-{days_ago}"),
         name: "Push".into(),
@@ -381,6 +382,8 @@ pub fn bench_session(days_ago: i64, sets: &[(f64, u32, u32)]) -> Workout {
         template_id: Some("t-push".into()),
         routine_id: None,
         exercises: vec![ExerciseInstance {
+            group: None,
+            rest: None,
             instance_id: "e1".into(),
             exercise_id: "barbell-bench-press".into(),
             name: "Bench Press".into(),
@@ -415,6 +418,8 @@ pub fn sample_template(
         id: id.into(),
         name: name.into(),
         exercises: vec![coach::domain::plan::TemplateExercise {
+            group: None,
+            rest_seconds: None,
             exercise_id: exercise.0.into(),
             name: exercise.1.into(),
             sets: (0..3)
@@ -451,6 +456,7 @@ pub fn sample_workout(id: &str, bench_sets: usize) -> Workout {
         )
     }));
     Workout {
+        current_exercise: None,
         bodyweight_kg: None,
         id: id.into(),
         name: "Push".into(),
@@ -461,6 +467,8 @@ pub fn sample_workout(id: &str, bench_sets: usize) -> Workout {
         routine_id: None,
         exercises: vec![
             ExerciseInstance {
+                group: None,
+                rest: None,
                 instance_id: "ex-bench".into(),
                 exercise_id: "barbell-bench-press".into(),
                 name: "Bench Press".into(),
@@ -470,6 +478,8 @@ pub fn sample_workout(id: &str, bench_sets: usize) -> Workout {
                 primary_muscles: Vec::new(),
             },
             ExerciseInstance {
+                group: None,
+                rest: None,
                 instance_id: "ex-pullup".into(),
                 exercise_id: "pull-up".into(),
                 name: "Pull-Up".into(),
@@ -506,6 +516,22 @@ pub fn eq<T: PartialEq + std::fmt::Debug>(
 pub struct JsonReply {
     pub status: u16,
     pub body: serde_json::Value,
+}
+
+/// Checks an error answer: its status, code and the field it names.
+pub fn expect_err(
+    r: &JsonReply,
+    status: u16,
+    code: &str,
+    field: Option<&str>,
+) -> Result<(), libtest_mimic::Failed> {
+    eq(r.status, status, &format!("status of {}", r.body))?;
+    eq(r.body["error"]["code"].as_str(), Some(code), "code")?;
+    eq(
+        r.body["error"]["field"].as_str(),
+        field,
+        &format!("field of {}", r.body),
+    )
 }
 
 /// One request as the app sends it: dev-mode identity header, a JSON body if any.

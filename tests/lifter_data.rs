@@ -3,8 +3,8 @@
 //! against what is stored, bad input and other users' ids included.
 
 use blackbox::{
-    HttpCtx, JsonReply, bench_session, check, eq, run_cases, sample_template, sample_workout,
-    test_runtime, unique_user,
+    HttpCtx, JsonReply, bench_session, check, eq, expect_err, run_cases, sample_template,
+    sample_workout, test_runtime, unique_user,
 };
 use coach::domain::profile::Profile;
 use coach::domain::strength::BestE1rm;
@@ -70,16 +70,6 @@ fn main() {
 
 fn call(ctx: &Ctx, method: &str, path: &str, user: &str, body: Option<Value>) -> JsonReply {
     ctx.call("functional", method, path, user, body)
-}
-
-fn expect_err(r: &JsonReply, status: u16, code: &str, field: Option<&str>) -> Result<(), Failed> {
-    eq(r.status, status, &format!("status of {}", r.body))?;
-    eq(r.body["error"]["code"].as_str(), Some(code), "code")?;
-    eq(
-        r.body["error"]["field"].as_str(),
-        field,
-        &format!("field of {}", r.body),
-    )
 }
 
 fn stored_profile(ctx: &Ctx, user: &str) -> Option<Profile> {

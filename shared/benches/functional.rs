@@ -56,6 +56,7 @@ fn history() -> Vec<Workout> {
         .map(|i| {
             let start = now - Duration::days(56 - i * 2);
             Workout {
+                current_exercise: None,
                 bodyweight_kg: None,
                 id: format!("h{i}"),
                 name: "Push".into(),
@@ -68,6 +69,8 @@ fn history() -> Vec<Workout> {
                     .iter()
                     .enumerate()
                     .map(|(e, id)| ExerciseInstance {
+                        group: None,
+                        rest: None,
                         instance_id: format!("e{e}"),
                         exercise_id: id.to_string(),
                         name: id.to_string(),

@@ -76,7 +76,7 @@ pub fn route(data: &[u8]) {
             }
         }
         Ok(None) => {}
-        Err(e) => assert!(!e.0.is_empty(), "a near-miss says how to fix it"),
+        Err(e) => assert!(!e.message.is_empty(), "a near-miss says how to fix it"),
     }
     if let Ok(r) = router::route(text) {
         assert!(!r.matched_rule.is_empty());
@@ -94,29 +94,29 @@ pub fn route(data: &[u8]) {
 }
 
 fn check_command(c: &command::Command, default_unit: Unit) {
-    use command::{Command, Effort};
-    let effort = match c {
-        Command::LogShorthand {
-            reps,
-            weight,
-            unit,
-            effort,
-        } => {
-            let kg = unit.unwrap_or(default_unit).to_kg(*weight);
-            assert!(*reps <= limits::MAX_REPS, "reps {reps} over the limit");
-            assert!(weight.is_finite() && *weight >= 0.0 && kg <= limits::MAX_WEIGHT_KG);
-            effort
-        }
-        Command::LogReps { reps, effort } => {
-            assert!(*reps <= limits::MAX_REPS, "reps {reps} over the limit");
-            effort
-        }
-        _ => &None,
+    use command::{Command, Effort, Load};
+    let Command::Log(entry) = c else {
+        return;
     };
-    match effort {
-        Some(Effort::Rir(r)) => assert!(*r <= limits::MAX_RIR),
-        Some(Effort::Rpe(r)) => assert!((limits::MIN_RPE..=limits::MAX_RPE).contains(r)),
-        None => {}
+    // A valid command has at least one reading inside the limits; those are what is applied.
+    let valid = entry
+        .readings
+        .iter()
+        .filter(|r| copilot::validate_reading(r, default_unit).is_ok());
+    for r in valid {
+        assert!(r.sets >= 1 && r.sets <= command::MAX_SETS_AT_ONCE);
+        if let Some(reps) = r.reps {
+            assert!(reps <= limits::MAX_REPS, "reps {reps} over the limit");
+        }
+        if let Load::Weight { value, unit } | Load::Added { value, unit } = r.load {
+            let kg = unit.unwrap_or(default_unit).to_kg(value);
+            assert!(value.is_finite() && value >= 0.0 && kg <= limits::MAX_WEIGHT_KG);
+        }
+        match r.effort {
+            Some(Effort::Rir(x)) => assert!(x <= limits::MAX_RIR),
+            Some(Effort::Rpe(x)) => assert!((limits::MIN_RPE..=limits::MAX_RPE).contains(&x)),
+            None => {}
+        }
     }
 }
 
@@ -271,6 +271,7 @@ pub fn history_from(data: &[u8]) -> Vec<crate::domain::workout::Workout> {
             Some(w) => w,
             None => {
                 out.push(Workout {
+                    current_exercise: None,
                     id: format!("w{day}"),
                     name: "Fuzz".into(),
                     status: WorkoutStatus::Completed,
@@ -296,6 +297,8 @@ pub fn history_from(data: &[u8]) -> Vec<crate::domain::workout::Workout> {
         match w.exercises.iter_mut().find(|e| e.exercise_id == exercise) {
             Some(e) => e.sets.push(set),
             None => w.exercises.push(ExerciseInstance {
+                group: None,
+                rest: None,
                 instance_id: format!("i{}", w.exercises.len()),
                 exercise_id: exercise.into(),
                 name: exercise.into(),

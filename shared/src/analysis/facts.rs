@@ -372,6 +372,8 @@ pub(crate) mod tests {
         warm.set_type = SetType::Warmup;
         assert!(!landmark_set(&warm));
         let e = ExerciseInstance {
+            group: None,
+            rest: None,
             instance_id: "i".into(),
             exercise_id: "barbell-bench-press".into(),
             name: "Bench Press".into(),
@@ -388,11 +390,15 @@ pub(crate) mod tests {
         // An own exercise counts only with the muscles its definition gave it; a catalog one
         // keeps the catalog's whatever the instance says.
         let own = ExerciseInstance {
+            group: None,
+            rest: None,
             exercise_id: "own-zercher-hack".into(),
             ..e.clone()
         };
         assert!(group_credits(&own).is_empty());
         let defined = ExerciseInstance {
+            group: None,
+            rest: None,
             primary_muscles: vec![Muscle::Quads, Muscle::Glutes, Muscle::Quads],
             ..own
         };
@@ -401,6 +407,8 @@ pub(crate) mod tests {
             vec![(VolumeGroup::Quads, 2.0), (VolumeGroup::Glutes, 2.0)]
         );
         let claimed = ExerciseInstance {
+            group: None,
+            rest: None,
             primary_muscles: vec![Muscle::Quads],
             ..e.clone()
         };

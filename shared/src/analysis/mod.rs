@@ -229,6 +229,7 @@ pub(crate) mod tests {
     /// A completed workout at 18:00 UTC on day `d` with one exercise.
     pub(crate) fn session(d: i64, exercise_id: &str, sets: &[WorkoutSet]) -> Workout {
         Workout {
+            current_exercise: None,
             bodyweight_kg: None,
             id: format!("w{d}-{exercise_id}"),
             name: "Session".into(),
@@ -238,6 +239,8 @@ pub(crate) mod tests {
             template_id: None,
             routine_id: None,
             exercises: vec![ExerciseInstance {
+                group: None,
+                rest: None,
                 instance_id: "i1".into(),
                 exercise_id: exercise_id.into(),
                 name: exercise_id.into(),

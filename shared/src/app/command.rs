@@ -3,15 +3,18 @@
 //! conditioned on the workout's version and the request's `corr`. The FAST lane's HTTP route and
 //! the stream both call [`run`].
 
-use chrono::Utc;
+use chrono::{DateTime, Duration, Utc};
 use serde::Serialize;
 
 use super::{MAX_ATTEMPTS, store_error};
+use crate::analysis::history::LOOKBACK_WEEKS;
 use crate::api::{ApiError, ErrorCode};
 use crate::context::SessionContext;
+use crate::domain::profile::Profile;
 use crate::domain::units::Unit;
+use crate::domain::workout::Workout;
 use crate::retry::Attempts;
-use crate::router::{self, Intent, Lane, Route};
+use crate::router::{Command, Intent, Lane, Route};
 use crate::skills::copilot::{self, CommandData, CopilotError};
 use crate::store::{CommitOutcome, IDEMPOTENCY_TTL_SECS, IdempotencyRecord, Store};
 
@@ -69,31 +72,11 @@ pub async fn run(
             data: CommandData::Nothing {},
         });
     }
-    let Some(cmd) = route.command.filter(|_| route.lane == Lane::Fast) else {
-        if let Some(e) = route.near_miss {
-            return Err(ApiError::new(ErrorCode::InvalidCommand, e.0));
-        }
-        let mut e = ApiError::new(
-            ErrorCode::NotACommand,
-            format!(
-                "this is not a workout command; send it to the {} lane",
-                route.lane.as_str()
-            ),
-        );
-        e.lane = Some(if route.lane == Lane::Functional {
-            "functional"
-        } else {
-            "slow"
-        });
-        return Err(e);
-    };
+    let cmd = command_of(route)?;
     let intent = Intent::of_command(&cmd);
     // Validate what needs no stored data before touching the store.
-    copilot::validate(&cmd, Unit::Kg).or_else(|e| match (&cmd, e.field) {
-        // A weight typed without a unit is checked again below in the lifter's own unit.
-        (router::Command::LogShorthand { unit: None, .. }, "weight") => Ok(()),
-        _ => Err(e),
-    })?;
+    pre_validate(&cmd)?;
+    copilot::set_time(ctx.client_time, Utc::now(), None)?;
     let fingerprint = fingerprint(intent, text, ctx.workout_id.as_deref());
     // Each loser of a race re-reads and applies its command to the new state (two "done" log
     // two sets).
@@ -116,23 +99,23 @@ pub async fn run(
                 body: rec.body,
             });
         }
-        let unit = state.profile.as_ref().map(|p| p.unit).unwrap_or_default();
-        copilot::validate(&cmd, unit)?;
+        let profile = state.profile.unwrap_or_default();
         let (workout, version) = match &state.workout {
             Some(v) => (Some(&v.value), v.version),
             None => (None, 0),
         };
+        let history = history_for(store, ctx, &cmd, workout).await?;
         let now = Utc::now();
-        let outcome = copilot::apply(&cmd, workout, unit, ctx.workout_id.as_deref(), now).map_err(
-            |e| match e {
-                CopilotError::Invalid(l) => ApiError::from(l),
-                CopilotError::WorkoutMismatch { .. } => {
-                    ApiError::new(ErrorCode::WorkoutMismatch, e.to_string())
-                }
-            },
-        )?;
-        let (text, data) = (outcome.text, outcome.data);
-        let Some(changed) = outcome.changed else {
+        let step = Step {
+            ctx,
+            cmd: &cmd,
+            profile: &profile,
+            history: &history,
+            client_time: ctx.client_time,
+            now,
+        };
+        let (text, data, changed) = apply_one(&step, workout)?;
+        let Some(changed) = changed else {
             crate::telemetry::record(|log| log.outcome = "no_change");
             return Ok(Outcome::Answer { intent, text, data });
         };
@@ -159,8 +142,111 @@ pub async fn run(
     ))
 }
 
+/// The FAST command of a route, or the error that says where the message belongs.
+pub(crate) fn command_of(route: Route) -> Result<Command, ApiError> {
+    if let Some(cmd) = route.command.filter(|_| route.lane == Lane::Fast) {
+        return Ok(cmd);
+    }
+    if let Some(e) = route.near_miss {
+        let mut err = ApiError::new(ErrorCode::InvalidCommand, e.message);
+        if let Some(f) = e.field {
+            err = err.field(f);
+        }
+        return Err(err);
+    }
+    let mut e = ApiError::new(
+        ErrorCode::NotACommand,
+        format!(
+            "this is not a workout command; send it to the {} lane",
+            route.lane.as_str()
+        ),
+    );
+    e.lane = Some(if route.lane == Lane::Functional {
+        "functional"
+    } else {
+        "slow"
+    });
+    Err(e)
+}
+
+/// The limits a command's values must meet whatever the lifter's unit (a weight typed without
+/// a unit is checked again in the lifter's own unit).
+pub(crate) fn pre_validate(cmd: &Command) -> Result<(), ApiError> {
+    match copilot::validate(cmd, Unit::Kg) {
+        Err(e) if e.field == "weight" && copilot::validate(cmd, Unit::Lb).is_ok() => Ok(()),
+        other => other.map_err(ApiError::from),
+    }
+}
+
+/// The history to plan an exercise the command adds from (none for every other command).
+pub(crate) async fn history_for(
+    store: &Store,
+    ctx: &SessionContext,
+    cmd: &Command,
+    workout: Option<&Workout>,
+) -> Result<Vec<Workout>, ApiError> {
+    let Some(ex) = workout.and_then(|w| copilot::exercise_to_add(cmd, w)) else {
+        return Ok(Vec::new());
+    };
+    let since = Utc::now() - Duration::weeks(LOOKBACK_WEEKS);
+    let recent = store
+        .completed_workouts_since(&ctx.user_id, since)
+        .await
+        .map_err(|e| store_error(&e))?;
+    store
+        .with_last_sessions(&ctx.user_id, recent, &[ex.id.as_str()])
+        .await
+        .map_err(|e| store_error(&e))
+}
+
+/// One command applied to the workout as it stands.
+pub(crate) struct Step<'a> {
+    pub ctx: &'a SessionContext,
+    pub cmd: &'a Command,
+    pub profile: &'a Profile,
+    pub history: &'a [Workout],
+    pub client_time: Option<DateTime<Utc>>,
+    pub now: DateTime<Utc>,
+}
+
+/// Applies a step: its answer text and data, and the workout to commit if it changed.
+pub(crate) fn apply_one(
+    step: &Step<'_>,
+    workout: Option<&Workout>,
+) -> Result<(String, CommandData, Option<Workout>), ApiError> {
+    let unit = step.profile.unit;
+    copilot::validate(step.cmd, unit)?;
+    let clock = copilot::set_time(step.client_time, step.now, workout.map(|w| w.started_at))?;
+    let inputs = copilot::Inputs {
+        unit,
+        requested_workout: step.ctx.workout_id.as_deref(),
+        now: clock.at,
+        profile: step.profile,
+        history: step.history,
+        adding: None,
+    };
+    let outcome = copilot::apply(step.cmd, workout, &inputs).map_err(|e| match e {
+        CopilotError::Invalid(l) => ApiError::from(l),
+        CopilotError::WorkoutMismatch { .. } => {
+            ApiError::new(ErrorCode::WorkoutMismatch, e.to_string())
+        }
+        CopilotError::UnknownExercise { .. } => {
+            ApiError::new(ErrorCode::UnknownExercise, e.to_string()).field("message")
+        }
+    })?;
+    let (mut text, mut data) = (outcome.text, outcome.data);
+    if let Some(source) = clock.source {
+        data.set_time_source(source);
+    }
+    if let Some(note) = clock.note {
+        text.push('\n');
+        text.push_str(note);
+    }
+    Ok((text, data, outcome.changed))
+}
+
 /// The same `corr` must carry the same command (case and surrounding spaces aside).
-fn fingerprint(intent: Intent, text: &str, workout_id: Option<&str>) -> String {
+pub(crate) fn fingerprint(intent: Intent, text: &str, workout_id: Option<&str>) -> String {
     super::fingerprint(&[
         intent.as_str(),
         &text.trim().to_lowercase(),

@@ -36,6 +36,7 @@ pub mod plans;
 pub mod profile;
 pub mod progress;
 pub mod proposals;
+pub mod sync;
 pub mod workout;
 pub mod workout_edit;
 

@@ -58,13 +58,15 @@ fn only(body: &Value, allowed: &[&str], at: &str) -> Result<(), ApiError> {
     }
 }
 
-const EXERCISE_FIELDS: [&str; 6] = [
+const EXERCISE_FIELDS: [&str; 8] = [
     "exercise_id",
     "exercise",
     "sets",
     "reps",
     "rir",
     "rep_range",
+    "group",
+    "rest_seconds",
 ];
 
 /// A `name`, when given, is a non-blank string (absent keeps the current one).

@@ -557,6 +557,7 @@ mod tests {
             completed_at: None,
         };
         Workout {
+            current_exercise: None,
             id: "w1".into(),
             name: "Push".into(),
             status: WorkoutStatus::Completed,
@@ -565,6 +566,8 @@ mod tests {
             template_id: None,
             routine_id: None,
             exercises: vec![ExerciseInstance {
+                group: None,
+                rest: None,
                 instance_id: "e1".into(),
                 exercise_id: "barbell-bench-press".into(),
                 name: "Bench Press".into(),

@@ -22,6 +22,8 @@ pub struct SessionContext {
     pub workout_mode: bool,
     pub today: NaiveDate,
     pub tz: Tz,
+    /// The client's time for the command (`at=`), for commands sent from an offline queue.
+    pub client_time: Option<chrono::DateTime<chrono::Utc>>,
 }
 
 impl SessionContext {
@@ -40,6 +42,7 @@ impl SessionContext {
             workout_mode: prefix.workout_id.is_some(),
             today,
             tz,
+            client_time: prefix.at.map(|t| t.with_timezone(&chrono::Utc)),
         }
     }
 }

@@ -4,11 +4,11 @@
 
 use std::fmt;
 
-use chrono::NaiveDate;
+use chrono::{DateTime, FixedOffset, NaiveDate};
 use chrono_tz::Tz;
 
 const OPEN: &str = "(context:";
-const KEYS: &str = "conversation_id (or canvas_id), user_id, corr, workout_id, today, tz";
+const KEYS: &str = "conversation_id (or canvas_id), user_id, corr, workout_id, today, tz, at";
 /// Longest id value accepted in the prefix.
 pub const MAX_ID_CHARS: usize = 128;
 
@@ -20,6 +20,8 @@ pub struct Prefix<'a> {
     pub workout_id: Option<&'a str>,
     pub today: Option<NaiveDate>,
     pub tz: Option<Tz>,
+    /// When the lifter sent the command (ISO 8601 with an offset), for commands queued offline.
+    pub at: Option<DateTime<FixedOffset>>,
     /// Whether the message carried a prefix at all.
     pub present: bool,
 }
@@ -53,7 +55,7 @@ pub fn split_prefix(message: &str) -> Result<(Prefix<'_>, &str), ContextError> {
         present: true,
         ..Prefix::default()
     };
-    let mut seen: [bool; 6] = [false; 6];
+    let mut seen: [bool; 7] = [false; 7];
     for pair in body[..close].split_whitespace() {
         let Some((key, value)) = pair.split_once('=') else {
             return fail(format!(
@@ -68,6 +70,7 @@ pub fn split_prefix(message: &str) -> Result<(Prefix<'_>, &str), ContextError> {
             "workout_id" => 3,
             "today" => 4,
             "tz" => 5,
+            "at" => 6,
             _ => {
                 return fail(format!(
                     "unknown context key '{}'; known keys: {KEYS}",
@@ -104,6 +107,15 @@ pub fn split_prefix(message: &str) -> Result<(Prefix<'_>, &str), ContextError> {
                 };
                 prefix.today = Some(date);
             }
+            6 => match DateTime::parse_from_rfc3339(value) {
+                Ok(at) => prefix.at = Some(at),
+                Err(_) => {
+                    return fail(format!(
+                        "context key 'at' must be a time with its offset like 2026-03-01T10:15:00+01:00, got '{}'",
+                        clip(value)
+                    ));
+                }
+            },
             _ => match value.parse::<Tz>() {
                 Ok(tz) => prefix.tz = Some(tz),
                 Err(_) => {
@@ -173,6 +185,20 @@ mod tests {
         assert_eq!(p.today, NaiveDate::from_ymd_opt(2026, 3, 1));
         assert_eq!(p.tz, Some(chrono_tz::Europe::Stockholm));
         assert!(p.present);
+    }
+
+    #[test]
+    fn at_is_a_time_with_its_offset() {
+        let (p, rest) = split_prefix("(context: at=2026-03-01T10:15:30+01:00) done").unwrap();
+        assert_eq!(rest, "done");
+        assert_eq!(
+            p.at.map(|t| t.to_rfc3339()),
+            Some("2026-03-01T10:15:30+01:00".to_string())
+        );
+        for bad in ["2026-03-01T10:15:30", "yesterday", "2026-03-01"] {
+            let e = split_prefix(&format!("(context: at={bad}) done")).unwrap_err();
+            assert!(e.0.contains("'at'"), "{bad}: {e}");
+        }
     }
 
     #[test]

@@ -12,6 +12,8 @@ pub const MAX_EXERCISES_PER_WORKOUT: usize = 50;
 pub const MAX_SETS_PER_EXERCISE: usize = 100;
 /// Sets in one workout, all exercises together (50 × 100 would not fit one stored item).
 pub const MAX_SETS_PER_WORKOUT: usize = 500;
+/// Longest timed set (a plank, a carry, a row).
+pub const MAX_SET_SECONDS: u32 = 3 * 60 * 60;
 /// Characters of all the notes of one workout together (its own, its exercises', its sets').
 pub const MAX_WORKOUT_NOTES_CHARS: usize = 15_000;
 /// The largest stored workout document. A DynamoDB item holds 400 KB; the rest is the item's
@@ -53,6 +55,13 @@ impl fmt::Display for LimitError {
 }
 
 impl std::error::Error for LimitError {}
+
+impl LimitError {
+    /// An invalid value of `field` (400), for rules beyond the numeric limits here.
+    pub fn invalid(field: &'static str, message: impl Into<String>) -> LimitError {
+        err(field, message.into())
+    }
+}
 
 fn err(field: &'static str, message: String) -> LimitError {
     LimitError {

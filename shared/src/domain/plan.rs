@@ -21,6 +21,12 @@ pub struct TemplateExercise {
     /// The rep range the lifter progresses through, e.g. 6..=10.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rep_range: Option<(u32, u32)>,
+    /// A superset or circuit: exercises sharing a group ("A") are done in rounds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub group: Option<String>,
+    /// The rest after each set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rest_seconds: Option<u32>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

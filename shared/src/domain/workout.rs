@@ -124,6 +124,33 @@ pub struct ExerciseInstance {
     /// definition names, so its sets count for their groups.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub primary_muscles: Vec<super::catalog::Muscle>,
+    /// A superset or circuit: the exercises sharing a group ("A") are done in rounds, one set
+    /// of each in turn.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub group: Option<String>,
+    /// The rest after a set, decided when the exercise was planned.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rest: Option<RestPlan>,
+}
+
+/// A planned rest and where it came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RestPlan {
+    pub seconds: u32,
+    pub source: RestSource,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RestSource {
+    /// The template says so.
+    Template,
+    /// The lifter's own median rest on the exercise.
+    YourMedian,
+    /// Neither is known: a default by the kind of set.
+    Default,
+    /// Between the exercises of a superset's round: none.
+    Superset,
 }
 
 /// One change the copilot made to a set, newest last; UNDO walks this back.
@@ -132,6 +159,30 @@ pub struct SetChange {
     pub set_id: String,
     pub action: SetAction,
     pub at: DateTime<Utc>,
+    /// Part of the same command as the change before it ("3x8 @ 100"): undone together.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub joined: bool,
+    /// What the command created, which undo removes rather than plans again.
+    #[serde(default, skip_serializing_if = "Created::is_nothing")]
+    pub created: Created,
+}
+
+/// What a logging command added to the workout.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum Created {
+    #[default]
+    Nothing,
+    /// An extra set beyond the plan.
+    Set,
+    /// The exercise itself (named, and not in the workout); its set is the change's.
+    Exercise,
+}
+
+impl Created {
+    fn is_nothing(&self) -> bool {
+        *self == Created::Nothing
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -162,6 +213,29 @@ pub struct Workout {
     /// that pull-ups, dips and push-ups are read at the load they moved then.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bodyweight_kg: Option<f64>,
+    /// The exercise the lifter is on (its instance id), when they chose one out of plan order;
+    /// "next" continues from it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub current_exercise: Option<String>,
+}
+
+/// Longest superset group label ("A", "B2", "core").
+pub const MAX_GROUP_CHARS: usize = 8;
+/// Longest planned rest.
+pub const MAX_REST_SECONDS: u32 = 3600;
+
+/// A superset group label: 1 to [`MAX_GROUP_CHARS`] letters or digits.
+pub fn check_group(field: &'static str, group: &str) -> Result<(), LimitError> {
+    if group.is_empty()
+        || group.chars().count() > MAX_GROUP_CHARS
+        || !group.chars().all(|c| c.is_ascii_alphanumeric())
+    {
+        return Err(LimitError::invalid(
+            field,
+            format!("a group is 1 to {MAX_GROUP_CHARS} letters or digits, like 'A'"),
+        ));
+    }
+    Ok(())
 }
 
 /// Where a set sits: indexes into the workout plus its "n of N" among counted sets.
@@ -177,14 +251,68 @@ pub struct SetPosition {
 pub const MAX_CHANGE_HISTORY: usize = 50;
 
 impl Workout {
-    /// The set the lifter is on: the first planned working or drop set in exercise order.
+    /// The set the lifter is on: the next planned working or drop set, from the current
+    /// exercise (the first, unless the lifter chose one) on in plan order, wrapping round to
+    /// any left behind. In a superset the group's exercises take turns, round by round.
     pub fn current_set(&self) -> Option<SetPosition> {
-        self.exercises.iter().enumerate().find_map(|(ei, ex)| {
-            ex.sets
+        let n = self.exercises.len();
+        let start = self.current_index().unwrap_or(0);
+        (0..n).find_map(|k| self.next_in_group((start + k) % n))
+    }
+
+    /// The index of [`Workout::current_exercise`], if it names one of the exercises.
+    pub fn current_index(&self) -> Option<usize> {
+        let id = self.current_exercise.as_deref()?;
+        self.exercises.iter().position(|e| e.instance_id == id)
+    }
+
+    /// The indexes of the exercises in `ei`'s group, in plan order (just `ei` outside one).
+    pub fn group_of(&self, ei: usize) -> Vec<usize> {
+        match &self.exercises[ei].group {
+            Some(g) => (0..self.exercises.len())
+                .filter(|&i| self.exercises[i].group.as_ref() == Some(g))
+                .collect(),
+            None => vec![ei],
+        }
+    }
+
+    fn next_planned(&self, ei: usize) -> Option<usize> {
+        self.exercises[ei]
+            .sets
+            .iter()
+            .position(|s| s.status == SetStatus::Planned && s.is_counted())
+    }
+
+    /// The next set of `ei`'s group: the exercise with the fewest sets behind it in this round,
+    /// turns taken in group order after the one logged last.
+    fn next_in_group(&self, ei: usize) -> Option<SetPosition> {
+        let members = self.group_of(ei);
+        if members.len() == 1 {
+            return self.next_planned(ei).map(|si| self.position(ei, si));
+        }
+        let finished = |i: usize| {
+            self.exercises[i]
+                .sets
                 .iter()
-                .position(|s| s.status == SetStatus::Planned && s.is_counted())
-                .map(|si| self.position(ei, si))
-        })
+                .filter(|s| s.is_counted() && s.status != SetStatus::Planned)
+                .count()
+        };
+        let last = self
+            .changes
+            .iter()
+            .rev()
+            .find_map(|c| self.find_set(&c.set_id))
+            .and_then(|p| members.iter().position(|&m| m == p.exercise));
+        let turn = |k: usize| match last {
+            Some(l) => (k + members.len() - l - 1) % members.len(),
+            None => k,
+        };
+        members
+            .iter()
+            .enumerate()
+            .filter(|&(_, &m)| self.next_planned(m).is_some())
+            .min_by_key(|&(k, &m)| (finished(m), turn(k)))
+            .and_then(|(_, &m)| self.next_planned(m).map(|si| self.position(m, si)))
     }
 
     pub fn position(&self, exercise: usize, set: usize) -> SetPosition {
@@ -217,7 +345,19 @@ impl Workout {
     }
 
     pub fn record_change(&mut self, set_id: String, action: SetAction, at: DateTime<Utc>) {
-        self.changes.push(SetChange { set_id, action, at });
+        self.push_change(SetChange {
+            set_id,
+            action,
+            at,
+            joined: false,
+            created: Created::Nothing,
+        });
+    }
+
+    /// Records a change with its undo details; the history keeps the last
+    /// [`MAX_CHANGE_HISTORY`].
+    pub fn push_change(&mut self, change: SetChange) {
+        self.changes.push(change);
         if self.changes.len() > MAX_CHANGE_HISTORY {
             let excess = self.changes.len() - MAX_CHANGE_HISTORY;
             self.changes.drain(..excess);
@@ -260,6 +400,19 @@ impl Workout {
         for e in &self.exercises {
             limits::check_id("exercises.instance_id", &e.instance_id)?;
             limits::check_id("exercises.exercise_id", &e.exercise_id)?;
+            if let Some(g) = &e.group {
+                check_group("exercises.group", g)?;
+            }
+            if let Some(r) = e.rest {
+                limits::check_count(
+                    "exercises.rest_seconds",
+                    r.seconds as usize,
+                    MAX_REST_SECONDS as usize,
+                )?;
+            }
+        }
+        if let Some(id) = &self.current_exercise {
+            limits::check_id("current_exercise", id)?;
         }
         for s in sets.clone() {
             limits::check_id("sets.id", &s.id)?;
@@ -302,6 +455,7 @@ mod tests {
 
     fn workout() -> Workout {
         Workout {
+            current_exercise: None,
             bodyweight_kg: None,
             id: "w1".into(),
             name: "Push".into(),
@@ -312,6 +466,8 @@ mod tests {
             routine_id: None,
             exercises: vec![
                 ExerciseInstance {
+                    group: None,
+                    rest: None,
                     instance_id: "e1".into(),
                     exercise_id: "barbell-bench-press".into(),
                     name: "Bench Press".into(),
@@ -325,6 +481,8 @@ mod tests {
                     primary_muscles: Vec::new(),
                 },
                 ExerciseInstance {
+                    group: None,
+                    rest: None,
                     instance_id: "e2".into(),
                     exercise_id: "dips".into(),
                     name: "Dip".into(),
@@ -354,6 +512,45 @@ mod tests {
         assert_eq!((p.exercise, p.number, p.total), (1, 1, 1));
         w.exercises[1].sets[0].status = SetStatus::Done;
         assert!(w.current_set().is_none());
+    }
+
+    #[test]
+    fn a_chosen_exercise_is_current_and_next_wraps_round() {
+        let mut w = workout();
+        w.current_exercise = Some("e2".into());
+        assert_eq!(w.current_set().unwrap().exercise, 1);
+        w.exercises[1].sets[0].status = SetStatus::Done;
+        let p = w.current_set().unwrap();
+        assert_eq!((p.exercise, p.set), (0, 2), "back to the bench left behind");
+    }
+
+    #[test]
+    fn a_superset_goes_in_rounds() {
+        let mut w = workout();
+        for e in &mut w.exercises {
+            e.group = Some("A".into());
+            e.sets.retain(|s| s.set_type != SetType::Warmup);
+            for s in &mut e.sets {
+                s.status = SetStatus::Planned;
+            }
+        }
+        w.exercises[1]
+            .sets
+            .push(set("s4", SetType::Working, SetStatus::Planned));
+        let fresh = w.clone();
+        let mut order = Vec::new();
+        while let Some(p) = w.current_set() {
+            let id = w.set_at(p).id.clone();
+            w.set_at_mut(p).status = SetStatus::Done;
+            w.record_change(id.clone(), SetAction::Logged, Utc::now());
+            order.push(id);
+        }
+        assert_eq!(order, ["s1", "s3", "s2", "s4"]);
+        // Starting on the second exercise: the first follows in the round.
+        let mut w = fresh;
+        w.exercises[1].sets[0].status = SetStatus::Done;
+        w.record_change("s3".into(), SetAction::Logged, Utc::now());
+        assert_eq!(w.set_at(w.current_set().unwrap()).id, "s1");
     }
 
     #[test]
@@ -418,9 +615,15 @@ mod tests {
                     .collect(),
                 rep_range: None,
                 primary_muscles: Vec::new(),
+                group: Some("W".repeat(MAX_GROUP_CHARS)),
+                rest: Some(RestPlan {
+                    seconds: MAX_REST_SECONDS,
+                    source: RestSource::YourMedian,
+                }),
             })
             .collect();
         let w = Workout {
+            current_exercise: Some(id("e", 0)),
             bodyweight_kg: None,
             id: id("w", 0),
             name: wide(MAX_NAME_CHARS),
@@ -435,6 +638,8 @@ mod tests {
                     set_id: id("s", i),
                     action: SetAction::Skipped,
                     at: t,
+                    joined: true,
+                    created: Created::Exercise,
                 })
                 .collect(),
             notes: workout_notes,

@@ -9,7 +9,7 @@ use std::sync::LazyLock;
 use regex_lite::Regex;
 use serde::Serialize;
 
-pub use command::{Command, CommandError, Effort};
+pub use command::{Command, CommandError, Effort, Load, Reading, SetEntry};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -35,6 +35,8 @@ pub enum Intent {
     LogSet,
     LogSetShorthand,
     LogSetReps,
+    LogSetTimed,
+    SwitchExercise,
     NextSet,
     RestAck,
     Undo,
@@ -59,6 +61,8 @@ impl Intent {
             Intent::LogSet => "LOG_SET",
             Intent::LogSetShorthand => "LOG_SET_SHORTHAND",
             Intent::LogSetReps => "LOG_SET_REPS",
+            Intent::LogSetTimed => "LOG_SET_TIMED",
+            Intent::SwitchExercise => "SWITCH_EXERCISE",
             Intent::NextSet => "NEXT_SET",
             Intent::RestAck => "REST_ACK",
             Intent::Undo => "UNDO",
@@ -81,8 +85,12 @@ impl Intent {
     pub fn of_command(c: &Command) -> Intent {
         match c {
             Command::LogSet => Intent::LogSet,
-            Command::LogShorthand { .. } => Intent::LogSetShorthand,
-            Command::LogReps { .. } => Intent::LogSetReps,
+            Command::Log(e) => match e.readings.as_slice() {
+                [r] if r.seconds.is_some() => Intent::LogSetTimed,
+                [r] if r.sets == 1 && r.load == Load::Planned => Intent::LogSetReps,
+                _ => Intent::LogSetShorthand,
+            },
+            Command::Switch { .. } => Intent::SwitchExercise,
             Command::NextSet => Intent::NextSet,
             Command::RestAck => Intent::RestAck,
             Command::Undo => Intent::Undo,
@@ -394,6 +402,9 @@ mod tests {
             ("done", Intent::LogSet),
             ("8 @ 100kg", Intent::LogSetShorthand),
             ("12 reps", Intent::LogSetReps),
+            ("100x8", Intent::LogSetShorthand),
+            ("plank 60s", Intent::LogSetTimed),
+            ("now squats", Intent::SwitchExercise),
             ("what's next?", Intent::NextSet),
             ("ready", Intent::RestAck),
             ("undo", Intent::Undo),

@@ -187,6 +187,8 @@ mod tests {
 
     fn instance(sets: Vec<WorkoutSet>) -> ExerciseInstance {
         ExerciseInstance {
+            group: None,
+            rest: None,
             instance_id: "i".into(),
             exercise_id: "barbell-bench-press".into(),
             name: "Bench Press".into(),
@@ -199,6 +201,7 @@ mod tests {
 
     fn last_session() -> Vec<Workout> {
         vec![Workout {
+            current_exercise: None,
             bodyweight_kg: None,
             id: "w".into(),
             name: "Push".into(),

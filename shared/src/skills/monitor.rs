@@ -445,6 +445,7 @@ mod tests {
 
     fn workout(sets: Vec<WorkoutSet>) -> Workout {
         Workout {
+            current_exercise: None,
             bodyweight_kg: None,
             id: "w".into(),
             name: "Push".into(),
@@ -454,6 +455,8 @@ mod tests {
             template_id: None,
             routine_id: None,
             exercises: vec![ExerciseInstance {
+                group: None,
+                rest: None,
                 instance_id: "i".into(),
                 exercise_id: "barbell-bench-press".into(),
                 name: "Bench Press".into(),

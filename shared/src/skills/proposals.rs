@@ -12,7 +12,7 @@ use crate::domain::catalog::catalog;
 use crate::domain::limits::{self, LimitError, MAX_REPS, MAX_RIR};
 use crate::domain::plan::{Routine, RoutineDay, Template, TemplateExercise, TemplateSet};
 use crate::domain::profile::Profile;
-use crate::domain::workout::{SetTarget, SetType, Workout};
+use crate::domain::workout::{MAX_REST_SECONDS, SetTarget, SetType, Workout, check_group};
 
 /// Working sets per exercise a proposal may plan (a day, not a marathon).
 pub const MAX_PROPOSED_SETS: u64 = 10;
@@ -76,7 +76,8 @@ fn uint(
     }
 }
 
-/// `[{"exercise": "bench press", "sets": 3, "reps": 8, "rir": 2, "rep_range": [6, 10]}, ...]`
+/// `[{"exercise": "bench press", "sets": 3, "reps": 8, "rir": 2, "rep_range": [6, 10],
+/// "group": "A", "rest_seconds": 90}, ...]`; exercises sharing a `group` are a superset.
 pub fn exercises(v: Option<&Value>, field: &str) -> Result<Vec<TemplateExercise>, ProposalError> {
     let items = v
         .and_then(Value::as_array)
@@ -140,7 +141,24 @@ pub fn exercises(v: Option<&Value>, field: &str) -> Result<Vec<TemplateExercise>
                     return Err(err(format!("{f}.rep_range"), "rep_range is [low, high]"));
                 }
             };
+            let group = match o.get("group") {
+                None | Some(Value::Null) => None,
+                Some(Value::String(g)) => {
+                    check_group("group", g).map_err(|e| err(format!("{f}.group"), e.message))?;
+                    Some(g.clone())
+                }
+                Some(_) => return Err(err(format!("{f}.group"), "a group is a label like 'A'")),
+            };
+            let rest_seconds = uint(
+                o,
+                "rest_seconds",
+                &format!("{f}.rest_seconds"),
+                u64::from(MAX_REST_SECONDS),
+            )?
+            .map(|r| r as u32);
             Ok(TemplateExercise {
+                group,
+                rest_seconds,
                 exercise_id: ex.id.clone(),
                 name: ex.name.clone(),
                 sets: (0..sets)

@@ -370,6 +370,7 @@ mod tests {
 
     fn session(days_ago: i64, exercise: &str, sets: Vec<WorkoutSet>) -> Workout {
         Workout {
+            current_exercise: None,
             bodyweight_kg: None,
             id: format!("w{days_ago}"),
             name: "Push".into(),
@@ -379,6 +380,8 @@ mod tests {
             template_id: None,
             routine_id: None,
             exercises: vec![ExerciseInstance {
+                group: None,
+                rest: None,
                 instance_id: "i".into(),
                 exercise_id: exercise.into(),
                 name: exercise.into(),

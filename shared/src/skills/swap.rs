@@ -405,6 +405,8 @@ pub fn apply(
         // The replacement is planned through the same rep range.
         rep_range: old.rep_range,
         primary_muscles: Vec::new(),
+        group: old.group.clone(),
+        rest: old.rest,
     };
     let instance_id = if logged == 0 {
         w.exercises[idx] = new_instance(old.instance_id.clone(), sets);
@@ -473,6 +475,8 @@ mod tests {
         use crate::domain::workout::{ExerciseInstance, SetTarget, SetType, WorkoutSet};
         let mut w = crate::analysis::tests::session(0, id, &[]);
         w.exercises = vec![ExerciseInstance {
+            group: None,
+            rest: None,
             instance_id: "e1".into(),
             exercise_id: id.into(),
             name: id.into(),

@@ -12,8 +12,10 @@ use crate::domain::plan::{Routine, Template, TemplateExercise, TemplateSet};
 use crate::domain::profile::Profile;
 use crate::domain::warmup;
 use crate::domain::workout::{
-    ExerciseInstance, SetTarget, SetType, Workout, WorkoutSet, WorkoutStatus,
+    ExerciseInstance, MAX_REST_SECONDS, RestPlan, RestSource, SetTarget, SetType, Workout,
+    WorkoutSet, WorkoutStatus,
 };
+use crate::skills::monitor::median_rest;
 
 /// Sets and reps of an ad hoc exercise given without them.
 pub const DEFAULT_SETS: u32 = 3;
@@ -52,6 +54,7 @@ pub fn from_template(
         .map(|(i, te)| plan_exercise(i, te, history, profile, now))
         .collect();
     Workout {
+        current_exercise: None,
         id: new_workout_id(now),
         name: template.name.clone(),
         status: WorkoutStatus::Active,
@@ -80,6 +83,8 @@ pub fn adhoc(
         exercises: exercises
             .iter()
             .map(|a| TemplateExercise {
+                group: None,
+                rest_seconds: None,
                 exercise_id: a.exercise.id.clone(),
                 name: a.exercise.name.clone(),
                 sets: (0..a.sets)
@@ -161,7 +166,22 @@ fn plan_exercise(
     for (n, s) in sets.iter_mut().enumerate() {
         s.id = format!("{instance_id}-s{}", n + 1);
     }
+    // The rest the template gives, else the lifter's own median on the exercise.
+    let rest = te
+        .rest_seconds
+        .map(|seconds| RestPlan {
+            seconds,
+            source: RestSource::Template,
+        })
+        .or_else(|| {
+            median_rest(history, &te.exercise_id).map(|d| RestPlan {
+                seconds: d.num_seconds().clamp(0, i64::from(MAX_REST_SECONDS)) as u32,
+                source: RestSource::YourMedian,
+            })
+        });
     ExerciseInstance {
+        group: te.group.clone(),
+        rest,
         instance_id,
         exercise_id: te.exercise_id.clone(),
         name: te.name.clone(),
@@ -195,6 +215,8 @@ pub fn add_exercise(
     now: DateTime<Utc>,
 ) -> (Workout, usize) {
     let te = TemplateExercise {
+        group: None,
+        rest_seconds: None,
         exercise_id: add.exercise.id.clone(),
         name: add.exercise.name.clone(),
         sets: (0..add.sets)
@@ -331,12 +353,16 @@ mod tests {
             name: "Push".into(),
             exercises: vec![
                 TemplateExercise {
+                    group: None,
+                    rest_seconds: None,
                     exercise_id: "barbell-bench-press".into(),
                     name: "Bench Press".into(),
                     sets: vec![set(8), set(8)],
                     rep_range: Some((6, 8)),
                 },
                 TemplateExercise {
+                    group: None,
+                    rest_seconds: None,
                     exercise_id: "lateral-raise".into(),
                     name: "Lateral Raise".into(),
                     sets: vec![set(12)],
@@ -358,6 +384,7 @@ mod tests {
             ..Default::default()
         });
         Workout {
+            current_exercise: None,
             bodyweight_kg: None,
             id: "old".into(),
             name: "Push".into(),
@@ -367,6 +394,8 @@ mod tests {
             template_id: Some("t-push".into()),
             routine_id: None,
             exercises: vec![ExerciseInstance {
+                group: None,
+                rest: None,
                 instance_id: "i".into(),
                 exercise_id: "barbell-bench-press".into(),
                 name: "Bench Press".into(),

@@ -59,17 +59,7 @@ impl Store {
         let mut state = UserState::default();
         for item in self.batch_read(user, &sks).await? {
             match string(&item, "sk").as_deref() {
-                Some(SK_ACTIVE) => {
-                    let version = number(&item, "version").unwrap_or(0).max(0) as u64;
-                    state.active_version = version;
-                    // A completed workout leaves the item without a doc: nothing is active.
-                    if item.contains_key("doc") {
-                        state.workout = Some(Versioned {
-                            value: from_item(&item)?,
-                            version,
-                        });
-                    }
-                }
+                Some(SK_ACTIVE) => (state.active_version, state.workout) = active_of(&item)?,
                 Some(SK_PROFILE) => state.profile = Some(from_item(&item)?),
                 Some(SK_CONTEXT) => state.coaching = Some(from_item(&item)?),
                 Some(SK_NOTIFY_STATE) => {
@@ -79,23 +69,39 @@ impl Store {
                 Some(sk) if sk == usage_key => {
                     state.tokens_today = number(&item, "tokens").unwrap_or(0).max(0) as u64;
                 }
-                Some(_) => {
-                    let expires_at = number(&item, "expires_at").unwrap_or(0);
-                    // TTL deletion is lazy (up to days on AWS): expired records are ignored.
-                    if expires_at > now.timestamp() {
-                        state.replay = Some(IdempotencyRecord {
-                            corr: corr.unwrap_or_default().to_string(),
-                            fingerprint: string(&item, "fingerprint").unwrap_or_default(),
-                            status: number(&item, "status").unwrap_or(200) as u16,
-                            body: string(&item, "body").unwrap_or_default(),
-                            expires_at,
-                        });
+                Some(_) => state.replay = live_record(&item, corr.unwrap_or_default(), now),
+                None => {}
+            }
+        }
+        Ok(state)
+    }
+
+    /// An offline batch's read: the active workout, the profile, and the idempotency record of
+    /// each `corr` already applied (by corr), in one consistent batch.
+    pub async fn sync_state(
+        &self,
+        user: &str,
+        corrs: &[&str],
+        now: DateTime<Utc>,
+    ) -> Result<(UserState, HashMap<String, IdempotencyRecord>), StoreError> {
+        let mut sks = vec![SK_ACTIVE.to_string(), SK_PROFILE.to_string()];
+        sks.extend(corrs.iter().map(|c| format!("IDEM#{c}")));
+        let mut state = UserState::default();
+        let mut records = HashMap::new();
+        for item in self.batch_read(user, &sks).await? {
+            match string(&item, "sk").as_deref() {
+                Some(SK_ACTIVE) => (state.active_version, state.workout) = active_of(&item)?,
+                Some(SK_PROFILE) => state.profile = Some(from_item(&item)?),
+                Some(sk) => {
+                    let corr = sk.strip_prefix("IDEM#").unwrap_or_default();
+                    if let Some(r) = live_record(&item, corr, now) {
+                        records.insert(corr.to_string(), r);
                     }
                 }
                 None => {}
             }
         }
-        Ok(state)
+        Ok((state, records))
     }
 
     /// BatchGetItem of the user's items by sort key, consistent, retrying unprocessed keys.
@@ -145,6 +151,21 @@ impl Store {
         record: Option<&IdempotencyRecord>,
         now: DateTime<Utc>,
     ) -> Result<CommitOutcome, StoreError> {
+        let records = record.map(std::slice::from_ref).unwrap_or_default();
+        self.commit_workout_records(user, workout, expected_version, records, now)
+            .await
+    }
+
+    /// [`Store::commit_workout`] with the records of several commands (an offline batch); a
+    /// record another request wrote first is a `DuplicateRequest`.
+    pub async fn commit_workout_records(
+        &self,
+        user: &str,
+        workout: &Workout,
+        expected_version: u64,
+        records: &[IdempotencyRecord],
+        now: DateTime<Utc>,
+    ) -> Result<CommitOutcome, StoreError> {
         let mut item = key(user, SK_ACTIVE);
         item.insert("doc".into(), s(to_doc("workout", workout)?));
         item.insert(
@@ -160,8 +181,8 @@ impl Store {
             .expression_attribute_values(":v", AttributeValue::N(expected_version.to_string()))
             .build()
             .map_err(|e| StoreError::Request(e.to_string()))?;
-        let mut items = Vec::with_capacity(2);
-        if let Some(r) = record {
+        let mut items = Vec::with_capacity(records.len() + 1);
+        for r in records {
             items.push(
                 TransactWriteItem::builder()
                     .put(self.idempotency_put(user, r, now)?)
@@ -169,10 +190,10 @@ impl Store {
             );
         }
         items.push(TransactWriteItem::builder().put(put_workout).build());
-        let has_record = record.is_some();
+        let n = records.len();
         Ok(match self.transact(items).await? {
             None => CommitOutcome::Committed,
-            Some(failed) if has_record && failed[0] => CommitOutcome::DuplicateRequest,
+            Some(failed) if failed[..n].iter().any(|f| *f) => CommitOutcome::DuplicateRequest,
             Some(_) => CommitOutcome::VersionConflict,
         })
     }
@@ -301,4 +322,37 @@ impl Store {
             .await?;
         Ok(())
     }
+}
+
+/// The idempotency record in `item`, unless it has expired (TTL deletion is lazy: up to days on
+/// AWS).
+fn live_record(
+    item: &HashMap<String, AttributeValue>,
+    corr: &str,
+    now: DateTime<Utc>,
+) -> Option<IdempotencyRecord> {
+    let expires_at = number(item, "expires_at").unwrap_or(0);
+    (expires_at > now.timestamp()).then(|| IdempotencyRecord {
+        corr: corr.to_string(),
+        fingerprint: string(item, "fingerprint").unwrap_or_default(),
+        status: number(item, "status").unwrap_or(200) as u16,
+        body: string(item, "body").unwrap_or_default(),
+        expires_at,
+    })
+}
+
+/// The active item's version and workout (a completed workout leaves the item without a doc:
+/// nothing is active).
+fn active_of(
+    item: &HashMap<String, AttributeValue>,
+) -> Result<(u64, Option<Versioned<Workout>>), StoreError> {
+    let version = number(item, "version").unwrap_or(0).max(0) as u64;
+    let workout = match item.contains_key("doc") {
+        true => Some(Versioned {
+            value: from_item(item)?,
+            version,
+        }),
+        false => None,
+    };
+    Ok((version, workout))
 }

@@ -106,6 +106,8 @@ pub fn templates() -> Vec<Template> {
             exercises: slots
                 .iter()
                 .map(|s| TemplateExercise {
+                    group: None,
+                    rest_seconds: None,
                     exercise_id: s.0.into(),
                     name: s.1.into(),
                     sets: (0..s.2)
@@ -158,6 +160,8 @@ pub fn history(now: DateTime<Utc>) -> Vec<Workout> {
                 .iter()
                 .enumerate()
                 .map(|(e, s)| ExerciseInstance {
+                    group: None,
+                    rest: None,
                     instance_id: format!("h{week}-{day_id}-{e}"),
                     exercise_id: s.0.into(),
                     name: s.1.into(),
@@ -197,6 +201,7 @@ pub fn history(now: DateTime<Utc>) -> Vec<Workout> {
                 })
                 .collect();
             out.push(Workout {
+                current_exercise: None,
                 bodyweight_kg: profile().bodyweight_kg,
                 id: format!("demo-h{week}-{day_id}"),
                 name: (*day_name).into(),
@@ -248,6 +253,8 @@ pub fn active_workout(now: DateTime<Utc>) -> Workout {
                 ));
             }
             ExerciseInstance {
+                group: None,
+                rest: None,
                 instance_id: format!("demo-a{e}"),
                 exercise_id: ex.exercise_id.clone(),
                 name: ex.name.clone(),
@@ -259,6 +266,7 @@ pub fn active_workout(now: DateTime<Utc>) -> Workout {
         })
         .collect();
     Workout {
+        current_exercise: None,
         bodyweight_kg: None,
         id: "demo-active".into(),
         name: "Push".into(),

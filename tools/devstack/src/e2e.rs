@@ -15,6 +15,8 @@ pub(crate) fn workout(sets: usize) -> Workout {
     let per_exercise = 50;
     let exercises = (0..sets.div_ceil(per_exercise))
         .map(|e| ExerciseInstance {
+            group: None,
+            rest: None,
             instance_id: format!("e2e-{e}"),
             exercise_id: "barbell-bench-press".into(),
             name: "Bench Press".into(),
@@ -37,6 +39,7 @@ pub(crate) fn workout(sets: usize) -> Workout {
         })
         .collect();
     Workout {
+        current_exercise: None,
         bodyweight_kg: None,
         id: "e2e".into(),
         name: "Latency run".into(),

@@ -94,6 +94,7 @@ pub(super) fn assemble(
         let wi = *index.entry(key).or_insert_with(|| {
             workouts.push((
                 Workout {
+                    current_exercise: None,
                     id: workout_id(row.started_at, &row.workout_name),
                     name: row.workout_name.clone(),
                     status: WorkoutStatus::Completed,
@@ -128,6 +129,8 @@ pub(super) fn assemble(
             }
             None => {
                 w.exercises.push(ExerciseInstance {
+                    group: None,
+                    rest: None,
                     instance_id: format!("e{}", w.exercises.len() + 1),
                     exercise_id: r.id.clone(),
                     name: r.name.clone(),

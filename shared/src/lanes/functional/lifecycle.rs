@@ -22,6 +22,17 @@ impl FunctionalLane {
         Ok(json_body(200, &self.app.active_workout(&ctx).await?))
     }
 
+    /// `POST /v1/workouts/{id}/sync`: an offline queue's commands, in order.
+    pub(super) async fn sync(&self, req: &Request, id: &str) -> Result<Response<Body>, ApiError> {
+        let message = api::extract_payload(req)?;
+        let (ctx, text) = bind(req, self.auth, &message)?;
+        let commands = crate::app::sync::read_batch(&json_object(text, true)?, id)?;
+        Ok(json_body(
+            200,
+            &self.app.sync_workout(&ctx, id, &commands).await?,
+        ))
+    }
+
     pub(super) async fn complete(
         &self,
         req: &Request,

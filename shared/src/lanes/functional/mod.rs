@@ -139,6 +139,8 @@ impl FunctionalLane {
                 self.complete(req, checked_id(id, "id")?).await
             }
             (["v1", "workouts", _, "complete"], _) => Err(not_allowed("POST")),
+            (["v1", "workouts", id, "sync"], "POST") => self.sync(req, checked_id(id, "id")?).await,
+            (["v1", "workouts", _, "sync"], _) => Err(not_allowed("POST")),
             (["v1", "progress", "exercises", id], "GET") => {
                 let (ctx, _) = bind(req, self.auth, "")?;
                 let id = checked_id(id, "id")?;

@@ -175,6 +175,18 @@ impl SlowLane {
                     "message",
                     json!({ "text": body["text"], "data": body["data"] }),
                 ));
+                // A set the plan could not settle: the options, as the app shows any question.
+                let asked = &body["data"]["clarification"];
+                if asked.is_object() {
+                    frames.push(sse::frame(
+                        "clarification",
+                        json!({
+                            "id": "set_reading",
+                            "question": asked["question"],
+                            "options": asked["options"],
+                        }),
+                    ));
+                }
             } else {
                 frames.push(sse::frame("result", body));
             }

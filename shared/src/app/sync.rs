@@ -1,0 +1,364 @@
+//! `POST /v1/workouts/{id}/sync`: the commands an offline queue held, applied in order to the
+//! active workout, each with its own `corr` and time. Every command is read and checked before
+//! anything is written, and the whole batch is one transaction (the workout and one idempotency
+//! record per command that changed it); a command whose `corr` was applied before (in an earlier
+//! batch, an overlapping one, or on `/v1/copilot`) answers as it did then and changes nothing.
+
+use std::collections::HashSet;
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::command::{self, Outcome, Step};
+use super::params::read;
+use super::{App, MAX_ATTEMPTS, checked_id, conflict, invalid, store_error};
+use crate::api::{ApiError, ErrorCode};
+use crate::context::{SessionContext, is_valid_id};
+use crate::domain::limits::MAX_MESSAGE_CHARS;
+use crate::domain::workout::Workout;
+use crate::retry::Attempts;
+use crate::router::{self, Command, Intent};
+use crate::skills::copilot;
+use crate::store::{CommitOutcome, IDEMPOTENCY_TTL_SECS, IdempotencyRecord};
+
+/// Most commands in one batch (a transaction holds the workout and one record per command).
+pub const MAX_SYNC_COMMANDS: usize = 50;
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SyncBody {
+    commands: Vec<ItemBody>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ItemBody {
+    corr: String,
+    message: String,
+    at: Option<String>,
+    workout_id: Option<String>,
+}
+
+/// One queued command, read and checked.
+#[derive(Debug, Clone)]
+pub struct SyncCommand {
+    pub corr: String,
+    pub at: Option<DateTime<Utc>>,
+    pub text: String,
+    pub command: Command,
+}
+
+/// Reads a batch for workout `workout_id`: each item's field named in its error.
+pub fn read_batch(body: &Value, workout_id: &str) -> Result<Vec<SyncCommand>, ApiError> {
+    let b: SyncBody = read(body)?;
+    if b.commands.is_empty() {
+        return Err(invalid("the batch has no commands", "commands"));
+    }
+    if b.commands.len() > MAX_SYNC_COMMANDS {
+        return Err(ApiError::new(
+            ErrorCode::PayloadTooLarge,
+            format!(
+                "a batch holds at most {MAX_SYNC_COMMANDS} commands, got {}; send the rest in another batch",
+                b.commands.len()
+            ),
+        )
+        .field("commands"));
+    }
+    let mut seen = HashSet::new();
+    b.commands
+        .into_iter()
+        .enumerate()
+        .map(|(i, item)| {
+            let at_field = |f: &str| format!("commands[{i}].{f}");
+            if !is_valid_id(&item.corr) {
+                return Err(invalid(
+                    "corr is 1 to 128 letters, digits and - _ . : @ |",
+                    at_field("corr"),
+                ));
+            }
+            if !seen.insert(item.corr.clone()) {
+                return Err(invalid(
+                    &format!("corr '{}' appears twice in the batch", item.corr),
+                    at_field("corr"),
+                ));
+            }
+            if let Some(w) = &item.workout_id
+                && w != workout_id
+            {
+                return Err(invalid(
+                    &format!(
+                        "a batch applies to one workout ({workout_id}); this command is for {w}"
+                    ),
+                    at_field("workout_id"),
+                ));
+            }
+            let at = match &item.at {
+                None => None,
+                Some(t) => Some(
+                    DateTime::parse_from_rfc3339(t)
+                        .map_err(|_| {
+                            invalid(
+                                "at is a time with its offset, like 2026-03-01T10:15:00+01:00",
+                                at_field("at"),
+                            )
+                        })?
+                        .with_timezone(&Utc),
+                ),
+            };
+            if let Err(e) = copilot::set_time(at, Utc::now(), None) {
+                return Err(invalid(&e.message, at_field("at")));
+            }
+            let text = item.message.trim();
+            if text.is_empty() || text.chars().count() > MAX_MESSAGE_CHARS {
+                return Err(invalid(
+                    "message is a workout command like 'done' or '8 @ 100'",
+                    at_field("message"),
+                ));
+            }
+            if text.starts_with("(context:") {
+                return Err(invalid(
+                    "give corr and at as the item's fields, not as a context prefix",
+                    at_field("message"),
+                ));
+            }
+            let route = router::route(text).map_err(|e| {
+                invalid(&format!("not a workout command: {e}"), at_field("message"))
+            })?;
+            let cmd = command::command_of(route)
+                .and_then(|c| command::pre_validate(&c).map(|()| c))
+                .map_err(|e| {
+                    let msg = format!("command {i} ('{text}'): {}", e.message);
+                    ApiError { message: msg, ..e }.field(at_field("message"))
+                })?;
+            Ok(SyncCommand {
+                corr: item.corr,
+                at,
+                text: text.to_string(),
+                command: cmd,
+            })
+        })
+        .collect()
+}
+
+/// What became of one command.
+#[derive(Debug, Clone, Serialize)]
+pub struct SyncResult {
+    pub corr: String,
+    /// `applied` (it changed the workout), `unchanged` (it only showed something, or asked),
+    /// or `replayed` (its corr was applied before: the answer is the first one).
+    pub status: &'static str,
+    /// The command's answer, as `/v1/copilot` gives it.
+    pub answer: Value,
+}
+
+/// The batch's answer: each command's result in order, and the workout's version after it.
+#[derive(Debug, Clone, Serialize)]
+pub struct Synced {
+    pub workout_id: String,
+    pub version: u64,
+    pub results: Vec<SyncResult>,
+}
+
+impl App {
+    /// Applies `commands` to the lifter's active workout `workout_id`, in order.
+    pub async fn sync_workout(
+        &self,
+        ctx: &SessionContext,
+        workout_id: &str,
+        commands: &[SyncCommand],
+    ) -> Result<Synced, ApiError> {
+        checked_id(workout_id, "id")?;
+        let corrs: Vec<&str> = commands.iter().map(|c| c.corr.as_str()).collect();
+        let mut attempts = Attempts::new(MAX_ATTEMPTS);
+        while attempts.next().await {
+            let now = Utc::now();
+            let (state, replays) = self
+                .store
+                .sync_state(&ctx.user_id, &corrs, now)
+                .await
+                .map_err(|e| store_error(&e))?;
+            let Some(active) = state.workout.filter(|w| w.value.id == workout_id) else {
+                return Err(self.not_active(ctx, workout_id).await);
+            };
+            let profile = state.profile.unwrap_or_default();
+            let mut workout: Workout = active.value;
+            let mut history: Option<Vec<Workout>> = None;
+            let mut records = Vec::new();
+            let mut results = Vec::with_capacity(commands.len());
+            for (i, c) in commands.iter().enumerate() {
+                let intent = Intent::of_command(&c.command);
+                let fingerprint = command::fingerprint(intent, &c.text, Some(workout_id));
+                if let Some(rec) = replays.get(&c.corr) {
+                    let bare = command::fingerprint(intent, &c.text, None);
+                    if rec.fingerprint != fingerprint && rec.fingerprint != bare {
+                        return Err(ApiError::new(
+                            ErrorCode::IdempotencyKeyReused,
+                            format!("corr '{}' was already used for a different command", c.corr),
+                        )
+                        .field(format!("commands[{i}].corr")));
+                    }
+                    results.push(SyncResult {
+                        corr: c.corr.clone(),
+                        status: "replayed",
+                        answer: serde_json::from_str(&rec.body).unwrap_or(Value::Null),
+                    });
+                    continue;
+                }
+                let cmd_ctx = SessionContext {
+                    corr: Some(c.corr.clone()),
+                    workout_id: Some(workout_id.to_string()),
+                    workout_mode: true,
+                    client_time: c.at,
+                    ..ctx.clone()
+                };
+                if history.is_none() {
+                    let h = command::history_for(&self.store, &cmd_ctx, &c.command, Some(&workout))
+                        .await?;
+                    if !h.is_empty() {
+                        history = Some(h);
+                    }
+                }
+                let step = Step {
+                    ctx: &cmd_ctx,
+                    cmd: &c.command,
+                    profile: &profile,
+                    history: history.as_deref().unwrap_or_default(),
+                    client_time: c.at,
+                    now,
+                };
+                let (text, data, changed) =
+                    command::apply_one(&step, Some(&workout)).map_err(|e| {
+                        let msg = format!(
+                            "command {i} ('{}'): {}; nothing in the batch was applied",
+                            c.text, e.message
+                        );
+                        ApiError { message: msg, ..e }.field(format!("commands[{i}].message"))
+                    })?;
+                let body = Outcome::render_answer(intent, &text, &data);
+                let status = match changed {
+                    Some(w) => {
+                        workout = w;
+                        records.push(IdempotencyRecord {
+                            corr: c.corr.clone(),
+                            fingerprint,
+                            status: 200,
+                            body: body.clone(),
+                            expires_at: now.timestamp() + IDEMPOTENCY_TTL_SECS,
+                        });
+                        "applied"
+                    }
+                    None => "unchanged",
+                };
+                results.push(SyncResult {
+                    corr: c.corr.clone(),
+                    status,
+                    answer: serde_json::from_str(&body).unwrap_or(Value::Null),
+                });
+            }
+            if records.is_empty() {
+                return Ok(Synced {
+                    workout_id: workout_id.to_string(),
+                    version: active.version,
+                    results,
+                });
+            }
+            let committed = self
+                .store
+                .commit_workout_records(&ctx.user_id, &workout, active.version, &records, now)
+                .await
+                .map_err(|e| store_error(&e))?;
+            if committed == CommitOutcome::Committed {
+                return Ok(Synced {
+                    workout_id: workout_id.to_string(),
+                    version: active.version + 1,
+                    results,
+                });
+            }
+            // Raced (another command, or this batch sent twice at once): re-read and replay.
+        }
+        Err(conflict())
+    }
+
+    /// Why `workout_id` takes no commands: completed (409), or not the lifter's (404).
+    async fn not_active(&self, ctx: &SessionContext, workout_id: &str) -> ApiError {
+        match self
+            .store
+            .find_completed_workout(&ctx.user_id, workout_id)
+            .await
+        {
+            Ok(Some(_)) => ApiError::new(
+                ErrorCode::WorkoutMismatch,
+                format!(
+                    "workout '{workout_id}' is completed; edit its sets with PATCH /v1/workouts/{workout_id}"
+                ),
+            ),
+            Ok(None) => ApiError::new(
+                ErrorCode::WorkoutNotFound,
+                format!("you have no active workout '{workout_id}'"),
+            ),
+            Err(e) => store_error(&e),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn field(body: Value) -> String {
+        read_batch(&body, "w1")
+            .unwrap_err()
+            .field
+            .unwrap_or_default()
+            .to_string()
+    }
+
+    #[test]
+    fn a_batch_is_checked_whole_before_anything_is_applied() {
+        let when = (Utc::now() - chrono::Duration::minutes(10))
+            .with_timezone(&chrono::FixedOffset::east_opt(3600).expect("an offset"));
+        let ok = read_batch(
+            &json!({"commands": [
+                {"corr": "c1", "message": "bench 100x5", "at": when.to_rfc3339()},
+                {"corr": "c2", "message": "done", "workout_id": "w1"}
+            ]}),
+            "w1",
+        )
+        .unwrap();
+        assert_eq!(ok.len(), 2);
+        assert_eq!(ok[0].at, Some(when.with_timezone(&Utc)));
+        assert_eq!(field(json!({"commands": []})), "commands");
+        let many: Vec<Value> = (0..51)
+            .map(|i| json!({"corr": format!("c{i}"), "message": "done"}))
+            .collect();
+        assert_eq!(field(json!({ "commands": many })), "commands");
+        assert_eq!(
+            field(
+                json!({"commands": [{"corr": "c1", "message": "done"}, {"corr": "c1", "message": "next"}]})
+            ),
+            "commands[1].corr"
+        );
+        assert_eq!(
+            field(json!({"commands": [{"corr": "c1", "message": "done", "workout_id": "w2"}]})),
+            "commands[0].workout_id"
+        );
+        assert_eq!(
+            field(json!({"commands": [{"corr": "c1", "message": "done", "at": "soon"}]})),
+            "commands[0].at"
+        );
+        assert_eq!(
+            field(json!({"commands": [{"corr": "c1", "message": "how's my bench?"}]})),
+            "commands[0].message"
+        );
+        assert_eq!(
+            field(json!({"commands": [{"corr": "c1", "message": "3x"}]})),
+            "commands[0].message"
+        );
+        assert_eq!(
+            field(json!({"commands": [{"corr": "c1", "message": "done", "extra": 1}]})),
+            "commands[0].extra"
+        );
+    }
+}
