@@ -17,6 +17,10 @@
 #                              exercise search, progress series (p50/p99 of 200 each, against
 #                              GET /v1/me in the same run), the account's export (JSON, CSV) and
 #                              its deletion
+#   scripts/bench.sh sync      a 20-command offline batch (POST /v1/workouts/{id}/sync: out of
+#                              order, extra sets, a superset, notation) on the local stack, release:
+#                              median and p99 of 60, its replay, and the same commands one request
+#                              each on /v1/copilot as the baseline
 #   scripts/bench.sh load      20 fast processes x 500 commands against one dynoxide (release;
 #                              users shared by two processes; p50/p99, errors, consistency check),
 #                              then the 200 concurrent coach streams of `slow`
@@ -202,6 +206,75 @@ PY
   peak_rss
 }
 
+sync() {
+  release
+  export TABLE_NAME=CoachBench
+  start_local_stack --release target/bench-watch.log
+  trap stop_local_stack RETURN
+  local base="http://127.0.0.1:$STACK_PORT/lambda-url"
+  python3 - "$base" <<'PY'
+import datetime, http.client, json, statistics, sys, time, urllib.parse
+base = sys.argv[1]
+u = urllib.parse.urlparse(base)
+conn = http.client.HTTPConnection(u.hostname, u.port, timeout=120)
+def call(method, path, user, body=None):
+    headers = {"x-user-id": user, "content-type": "application/json"}
+    t0 = time.perf_counter()
+    conn.request(method, u.path + path, body=None if body is None else json.dumps(body), headers=headers)
+    r = conn.getresponse(); data = r.read()
+    return (time.perf_counter() - t0) * 1000, r.status, data
+template = {"name": "Sync day", "exercises": [
+    {"exercise": "squat", "sets": 4, "reps": 5},
+    {"exercise": "overhead press", "sets": 3, "reps": 8, "group": "A"},
+    {"exercise": "chin-up", "sets": 3, "reps": 8, "group": "A"},
+    {"exercise": "romanian deadlift", "sets": 3, "reps": 10}]}
+# 20 commands as an offline queue holds them: out of order, extra sets, a superset, notation.
+COMMANDS = ["now rdl", "10 @ 80", "80kg x 10", "done", "squat 100x5", "5 @ 100", "done", "done",
+            "100kg x 4", "ohp 40kg x 8", "8", "done", "done", "40 x 7", "bw x 6", "rdl 90 x 8",
+            "plank 60s", "undo", "next", "ohp 3 sets of 6 @ 35"]
+def session(user, at0):
+    ms, st, data = call("PUT", "/functional/v1/templates/t-sync", user, template)
+    assert st in (200, 201), data
+    ms, st, data = call("POST", "/functional/v1/workouts", user, {"template_id": "t-sync"})
+    assert st == 201, data
+    return json.loads(data)["workout"]["id"]
+def batch(user, run):
+    now = datetime.datetime.now(datetime.timezone.utc)
+    return [{"corr": f"{user}-{i}", "at": (now - datetime.timedelta(seconds=20 - i)).isoformat(),
+             "message": m} for i, m in enumerate(COMMANDS)]
+runs = 60
+batch_ms, one_by_one_ms, replay_ms = [], [], []
+for run in range(runs):
+    user = f"bench-sync-{run}"
+    wid = session(user, run)
+    cmds = batch(user, run)
+    ms, st, data = call("POST", f"/functional/v1/workouts/{wid}/sync", user, {"commands": cmds})
+    assert st == 200, data[:300]
+    batch_ms.append(ms)
+    ms, st, data = call("POST", f"/functional/v1/workouts/{wid}/sync", user, {"commands": cmds})
+    assert st == 200 and all(r["status"] == "replayed" for r in json.loads(data)["results"]), data[:300]
+    replay_ms.append(ms)
+    # Baseline in the same run: the same 20 commands one request each on /v1/copilot.
+    user2 = f"bench-online-{run}"
+    session(user2, run)
+    t = 0.0
+    for c in batch(user2, run):
+        ms, st, data = call("POST", "/fast/v1/copilot", user2,
+                            {"message": f"(context: corr={c['corr']} at={c['at']}) {c['message']}"})
+        assert st == 200, data[:300]
+        t += ms
+    one_by_one_ms.append(t)
+def p(xs, q):
+    xs = sorted(xs); return xs[min(len(xs) - 1, len(xs) * q // 100)]
+for name, xs in [("sync, 20 commands in one batch", batch_ms),
+                 ("the same batch again (all replayed)", replay_ms),
+                 ("baseline: the 20 commands one request each on /v1/copilot", one_by_one_ms)]:
+    print(f"{name}: median {statistics.median(xs):.1f} ms, p99 {p(xs, 99):.1f} ms over {runs} runs")
+print(f"ratio one-by-one / batch (medians): {statistics.median(one_by_one_ms) / statistics.median(batch_ms):.1f}")
+PY
+  peak_rss
+}
+
 load() {
   release
   local db_port
@@ -230,7 +303,7 @@ replay() {
 
 case "${1:-all}" in
   micro) micro ;; size) size ;; cold) cold ;; e2e) e2e ;; slow) slow ;; import) import ;;
-  load) load ;; profile) profile ;; replay) replay ;; lifter) lifter ;;
-  all) micro; size; cold; profile; e2e; slow; import; lifter; load; replay ;;
-  *) echo "usage: scripts/bench.sh [micro|size|cold|profile|e2e|slow|import|lifter|load|replay]"; exit 2 ;;
+  load) load ;; profile) profile ;; replay) replay ;; lifter) lifter ;; sync) sync ;;
+  all) micro; size; cold; profile; e2e; slow; import; lifter; sync; load; replay ;;
+  *) echo "usage: scripts/bench.sh [micro|size|cold|profile|e2e|slow|import|lifter|sync|load|replay]"; exit 2 ;;
 esac

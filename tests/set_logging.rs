@@ -388,6 +388,9 @@ fn bad_sets_are_a_clear_4xx_and_write_nothing(ctx: &Ctx) -> Result<(), Failed> {
     )?;
     let r = say(ctx, &user, &format!("(context: at={far}) done"));
     expect_err(&r, 400, "VALIDATION_ERROR", Some("at"))?;
+    let bad_group = json!({"exercises": [{"exercise": "bench press", "group": "A 1"}]});
+    let r = ctx.call("functional", "POST", "/v1/workouts", &user, Some(bad_group));
+    expect_err(&r, 400, "VALIDATION_ERROR", Some("exercises[0].group"))?;
     eq(active(ctx, &user), Some(before), "nothing written")?;
     Ok(())
 }

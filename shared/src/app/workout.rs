@@ -17,7 +17,7 @@ use crate::domain::limits::{self, MAX_REPS, MAX_RIR, MAX_SETS_PER_EXERCISE};
 use crate::domain::plan::Routine;
 use crate::domain::profile::Profile;
 use crate::domain::units::Unit;
-use crate::domain::workout::Workout;
+use crate::domain::workout::{Workout, check_group};
 use crate::queue::Delivery;
 use crate::retry::Attempts;
 use crate::skills::{suggest, workouts};
@@ -55,6 +55,8 @@ struct AdhocBody {
     sets: Option<u32>,
     reps: Option<u32>,
     rir: Option<u32>,
+    /// Exercises sharing a group are a superset.
+    group: Option<String>,
 }
 
 impl StartWorkout {
@@ -118,11 +120,16 @@ fn adhoc(items: Vec<AdhocBody>) -> Result<Vec<workouts::AdhocExercise>, ApiError
                     at(if sets == 0 { "sets" } else { "reps" }),
                 ));
             }
+            let group = item.group;
+            if let Some(g) = &group {
+                check_group("group", g).map_err(|e| invalid(&e.message, at("group")))?;
+            }
             Ok(workouts::AdhocExercise {
                 exercise,
                 sets,
                 reps,
                 rir,
+                group,
             })
         })
         .collect()

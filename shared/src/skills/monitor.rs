@@ -10,7 +10,8 @@
 //! 4. `go_heavier` (NUDGE, info): RIR ≥ [`RIR_ABOVE_PLAN`] above the plan on
 //!    [`RIR_ABOVE_PLAN_SETS`] consecutive working sets of the exercise.
 //! 5. `long_rest` (NUDGE, info): rest ≥ [`LONG_REST_FACTOR`] × the lifter's median rest for the
-//!    exercise (needs [`MIN_REST_SAMPLES`] rests in their history).
+//!    exercise (needs [`MIN_REST_SAMPLES`] rests in their history). In a superset the rest is the
+//!    round's, from the exercise's own previous set: the other exercises' sets are not rests.
 //! 6. `pr` (NUDGE, info): the set's e1RM beats every set of the exercise in the history given.
 //!
 //! The caller claims each verdict's key (workout, rule, exercise) and sends the first it wins,
@@ -291,7 +292,12 @@ fn long_rest(s: &Subject, history: &[Workout]) -> Option<Verdict> {
     if first_of_exercise {
         return None;
     }
-    let rest = rest_before(s.workout, s.set)?;
+    // In a superset the rest is the round's: from this exercise's own previous set, the other
+    // exercises' sets in between being part of it (the history's median counts the same way).
+    let rest = match s.inst.group {
+        Some(_) => rest_since_own(s.inst, s.set),
+        None => rest_before(s.workout, s.set),
+    }?;
     let median = median_rest(history, &s.inst.exercise_id)?;
     if (rest.num_seconds() as f64) < LONG_REST_FACTOR * median.num_seconds() as f64 {
         return None;
@@ -366,6 +372,18 @@ fn rest_before(w: &Workout, set: &WorkoutSet) -> Option<Duration> {
         .exercises
         .iter()
         .flat_map(|e| e.sets.iter())
+        .filter_map(|s| s.completed_at)
+        .filter(|t| *t < at)
+        .max()?;
+    Some(at - prev).filter(|d| *d <= MAX_REST * 4)
+}
+
+/// Time between this set and the exercise's own set completed just before it.
+fn rest_since_own(inst: &ExerciseInstance, set: &WorkoutSet) -> Option<Duration> {
+    let at = set.completed_at?;
+    let prev = inst
+        .sets
+        .iter()
         .filter_map(|s| s.completed_at)
         .filter(|t| *t < at)
         .max()?;
@@ -664,6 +682,37 @@ mod tests {
         before.sets = vec![set("o", (50.0, 8, 2), Some((50.0, 8, 2)), 0)];
         w.exercises.insert(0, before);
         assert!(rules(&w, std::slice::from_ref(&past)).is_empty());
+    }
+
+    #[test]
+    fn in_a_superset_the_rest_is_the_rounds() {
+        let past = {
+            let mut w = workout(
+                (0..4)
+                    .map(|i| set("h", (90.0, 8, 2), Some((90.0, 8, 2)), i * 2))
+                    .collect(),
+            );
+            w.started_at = t0() - Duration::days(7);
+            w
+        };
+        // Bench at 0 and 5 minutes, a press at 2 in between: a 5-minute round.
+        let mut w = workout(vec![
+            set("a", (90.0, 8, 2), Some((90.0, 8, 2)), 0),
+            set("b", (90.0, 8, 2), Some((90.0, 8, 2)), 5),
+        ]);
+        let mut press = w.exercises[0].clone();
+        press.instance_id = "i2".into();
+        press.exercise_id = "overhead-press".into();
+        press.sets = vec![set("o", (50.0, 8, 2), Some((50.0, 8, 2)), 2)];
+        w.exercises.push(press);
+        assert!(
+            rules(&w, std::slice::from_ref(&past)).is_empty(),
+            "apart, the bench set came 3 minutes after the press"
+        );
+        for e in &mut w.exercises {
+            e.group = Some("A".into());
+        }
+        assert_eq!(rules(&w, std::slice::from_ref(&past)), vec!["long_rest"]);
     }
 
     #[test]

@@ -28,6 +28,8 @@ pub struct AdhocExercise {
     pub sets: u32,
     pub reps: u32,
     pub rir: u32,
+    /// Exercises sharing a group are a superset.
+    pub group: Option<String>,
 }
 
 /// A workout id that sorts by time and does not collide between two starts in one second.
@@ -83,7 +85,7 @@ pub fn adhoc(
         exercises: exercises
             .iter()
             .map(|a| TemplateExercise {
-                group: None,
+                group: a.group.clone(),
                 rest_seconds: None,
                 exercise_id: a.exercise.id.clone(),
                 name: a.exercise.name.clone(),
