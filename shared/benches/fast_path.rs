@@ -71,6 +71,12 @@ fn bench(c: &mut Criterion) {
                 black_box((prefix, r))
             })
         });
+        if msg.starts_with("(context:") {
+            // The prefix alone: how much of the whole is reading the context.
+            c.bench_function(&format!("prefix_only/{name}"), |b| {
+                b.iter(|| black_box(split_prefix(black_box(msg)).expect("valid prefix")))
+            });
+        }
         let text = split_prefix(msg).expect("valid prefix").1;
         c.bench_function(&format!("baseline_original_regex_table/{name}"), |b| {
             b.iter(|| black_box(table.iter().position(|re| re.is_match(black_box(text)))))

@@ -109,8 +109,41 @@ fn tens(w: &str) -> Option<u32> {
         .map(|n| 20 + 10 * n as u32)
 }
 
+/// Whether `w` is a number word; a `match` (length, then bytes) because every word of every
+/// command is checked.
 fn is_number_word(w: &str) -> bool {
-    w == "hundred" || small(w).is_some() || tens(w).is_some()
+    matches!(
+        w,
+        "zero"
+            | "one"
+            | "two"
+            | "three"
+            | "four"
+            | "five"
+            | "six"
+            | "seven"
+            | "eight"
+            | "nine"
+            | "ten"
+            | "eleven"
+            | "twelve"
+            | "thirteen"
+            | "fourteen"
+            | "fifteen"
+            | "sixteen"
+            | "seventeen"
+            | "eighteen"
+            | "nineteen"
+            | "twenty"
+            | "thirty"
+            | "forty"
+            | "fifty"
+            | "sixty"
+            | "seventy"
+            | "eighty"
+            | "ninety"
+            | "hundred"
+    )
 }
 
 /// A number said in words at the start of `words`: its value in digits and how many words it
@@ -226,6 +259,14 @@ mod tests {
         );
         assert_eq!(tokenize("3*8").unwrap()[1], Tok::Times);
         assert_eq!(tokenize("xylophone").unwrap(), [Tok::Word("xylophone")]);
+    }
+
+    #[test]
+    fn number_words_are_recognised() {
+        for w in SMALL.iter().chain(TENS.iter()).chain(["hundred"].iter()) {
+            assert!(is_number_word(w), "{w}");
+        }
+        assert!(!is_number_word("a") && !is_number_word("bench"));
     }
 
     #[test]

@@ -162,7 +162,12 @@ pub fn parse(text: &str) -> Result<Option<(Command, &'static str)>, CommandError
     if !text.is_ascii() {
         return parse_non_ascii(text);
     }
-    let lower = text.to_ascii_lowercase();
+    // Most commands arrive in lower case already: no copy for them.
+    let lower: std::borrow::Cow<'_, str> = if text.bytes().any(|b| b.is_ascii_uppercase()) {
+        text.to_ascii_lowercase().into()
+    } else {
+        text.into()
+    };
     let Some(toks) = lexer::tokenize(&lower) else {
         return Ok(None);
     };

@@ -516,3 +516,21 @@ pub(super) fn decimal(text: &str, what: &str) -> Result<f64, CommandError> {
     text.parse()
         .map_err(|_| CommandError::new(format!("{what} '{text}' is not a number")))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn vocabulary_words_and_symbols() {
+        for w in SET_VOCABULARY
+            .iter()
+            .chain(TIME_WORDS.iter())
+            .chain(["kg", "lbs", "pounds"].iter())
+        {
+            assert!(in_vocabulary(&Tok::Word(w)), "{w}");
+        }
+        assert!(!in_vocabulary(&Tok::Word("bench")));
+        assert!(in_vocabulary(&Tok::Num("8")) && !in_vocabulary(&Tok::Question));
+    }
+}
