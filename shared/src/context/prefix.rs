@@ -56,7 +56,7 @@ pub fn split_prefix(message: &str) -> Result<(Prefix<'_>, &str), ContextError> {
         ..Prefix::default()
     };
     let mut seen: [bool; 7] = [false; 7];
-    for pair in body[..close].split_whitespace() {
+    for pair in body[..close].split_ascii_whitespace() {
         let Some((key, value)) = pair.split_once('=') else {
             return fail(format!(
                 "malformed context entry '{}': expected key=value",
@@ -133,8 +133,8 @@ pub fn split_prefix(message: &str) -> Result<(Prefix<'_>, &str), ContextError> {
 /// The characters an id (user, conversation, workout, artifact, request) may have.
 fn id_chars_ok(value: &str) -> bool {
     value
-        .chars()
-        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | ':' | '@' | '|'))
+        .bytes()
+        .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b':' | b'@' | b'|'))
 }
 
 /// An id the store can key: 1 to [`MAX_ID_CHARS`] characters of [`id_chars_ok`].

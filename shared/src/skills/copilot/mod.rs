@@ -203,9 +203,10 @@ fn check_effort(effort: Option<Effort>) -> Result<(), LimitError> {
 pub const CLOCK_SKEW: Duration = Duration::minutes(2);
 /// A command's time this far ahead of the server's is refused (a broken clock).
 pub const MAX_CLIENT_AHEAD: Duration = Duration::hours(24);
-/// A command's time this far behind the server's is refused (an offline queue that old has
-/// nothing to apply to).
-pub const MAX_CLIENT_BEHIND: Duration = Duration::days(7);
+/// A command's time this far behind the server's is refused: an offline queue that old has no
+/// workout left to apply to, and the idempotency records that keep a resent command from being
+/// applied twice last a day (`store::IDEMPOTENCY_TTL_SECS`).
+pub const MAX_CLIENT_BEHIND: Duration = Duration::hours(24);
 
 /// The time a command's set gets, and whose clock it is.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -245,7 +246,7 @@ pub fn set_time(
         return Err(LimitError::invalid(
             "at",
             format!(
-                "the command's time {} is more than a day ahead of or a week behind the server's ({}); check the device's clock",
+                "the command's time {} is more than a day ahead of or behind the server's ({}); check the device's clock",
                 at.to_rfc3339(),
                 server.to_rfc3339()
             ),
