@@ -3,8 +3,10 @@
 //! - medication or medical-treatment advice (a drug name or a dose, in a sentence that does not
 //!   refer the lifter to a doctor or pharmacist);
 //! - telling the lifter to push, train or work through pain (unless the sentence says not to);
-//! - a load (kg or lb, 20 kg and up: smaller numbers are plate steps and general advice) that
-//!   appears neither in this turn's tool results nor in the lifter's own message;
+//! - a weight (kg or lb, 20 kg and up: smaller numbers are plate steps and general advice) that
+//!   is not backed as what it claims to be: a load by a load, an e1RM by an e1RM, a volume by a
+//!   volume, from this turn's tool results or the briefing, or any number the lifter wrote (a
+//!   count, a date or an id backs nothing);
 //! - a claim that something was saved, logged or changed when no write tool succeeded.
 //!
 //! How it is enforced on a stream (see README): a turn the lifter's message makes high-risk
@@ -55,37 +57,141 @@ static HIGH_RISK: LazyLock<Regex> = LazyLock::new(|| {
         .unwrap_or_else(|e| panic!("risk pattern: {e}"))
 });
 
-/// The numbers the answer may state: everything in this turn's tool results and the lifter's
-/// message.
+/// What a stated weight claims to be, from the words just before it ("your e1RM is 140 kg",
+/// "you moved 12,400 kg of volume") or, in tool data, from its key (`e1rm_kg`, `volume_kg`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// A weight lifted, planned or suggested (and bodyweight).
+    Load,
+    /// An estimated one-rep max.
+    E1rm,
+    /// A volume (weight × reps summed).
+    Volume,
+}
+
+static E1RM_WORDS: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)(e1rm|1rm|1-rm|one[- ]rep max|estimated max|max(imum)? (of|at|is|was)|max)")
+        .unwrap_or_else(|e| panic!("e1rm pattern: {e}"))
+});
+static VOLUME_WORDS: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)(volume|tonnage|in total|total of|moved)")
+        .unwrap_or_else(|e| panic!("volume pattern: {e}"))
+});
+
+/// The kind of a weight from the words before it (back to the previous number).
+fn kind_of(before: &str) -> Kind {
+    if E1RM_WORDS.is_match(before) {
+        Kind::E1rm
+    } else if VOLUME_WORDS.is_match(before) {
+        Kind::Volume
+    } else {
+        Kind::Load
+    }
+}
+
+/// The kind of a number in tool data from its key; `None`: not a weight (a count, a date, an
+/// id, reps).
+fn kind_of_key(key: &str) -> Option<Kind> {
+    let k = key.to_ascii_lowercase();
+    if k.contains("e1rm") || k.contains("1rm") || k.contains("max") {
+        Some(Kind::E1rm)
+    } else if k.contains("volume") || k.contains("tonnage") {
+        Some(Kind::Volume)
+    } else if k.contains("weight") || k.contains("kg") || k.contains("_lb") || k == "lb" {
+        Some(Kind::Load)
+    } else {
+        None
+    }
+}
+
+/// Each weight with a unit in `text`: its kind (from the words before it), in kg, and as written.
+fn weights_in(text: &str) -> Vec<(Kind, f64, f64, std::ops::Range<usize>)> {
+    let mut out = Vec::new();
+    let mut from = 0;
+    for c in LOAD.captures_iter(text) {
+        let Some(m) = c.get(0) else { continue };
+        let raw: f64 = c[1].replace(',', ".").parse().unwrap_or(0.0);
+        let unit = c[2].to_ascii_lowercase();
+        let kg = if unit.starts_with('l') || unit.starts_with('p') {
+            raw / LB_PER_KG
+        } else {
+            raw
+        };
+        let before = text.get(from..m.start()).unwrap_or_default();
+        out.push((kind_of(before), kg, raw, m.range()));
+        from = m.end();
+    }
+    out
+}
+
+/// The weights the answer may state, by kind: those in this turn's tool results and the
+/// briefing (as what they are: a load backs a load, an e1RM an e1RM), and any number the lifter
+/// wrote. Counts, dates and ids back nothing.
 #[derive(Debug, Default, Clone)]
 pub struct Facts {
-    numbers: Vec<f64>,
+    /// (kind, kg, as written).
+    weights: Vec<(Kind, f64, f64)>,
+    /// Numbers in the lifter's own message: they back a claim of any kind.
+    said: Vec<f64>,
 }
 
 impl Facts {
-    pub fn add_text(&mut self, text: &str) {
-        self.numbers.extend(
+    /// The lifter's message: their numbers back any claim ("I did 100 for 5").
+    pub fn add_said(&mut self, text: &str) {
+        self.said.extend(
             NUMBER
                 .find_iter(text)
                 .filter_map(|m| m.as_str().parse::<f64>().ok()),
         );
+        self.add_text(text);
     }
 
+    /// Prose (the briefing, a string in tool data): its weights with units, by kind.
+    pub fn add_text(&mut self, text: &str) {
+        for (kind, kg, raw, _) in weights_in(text) {
+            self.weights.push((kind, kg, raw));
+        }
+    }
+
+    /// A tool result: numbers under weight keys, by key; strings as prose.
     pub fn add_json(&mut self, v: &Value) {
+        self.add_json_under(None, v);
+    }
+
+    fn add_json_under(&mut self, key: Option<&str>, v: &Value) {
         match v {
-            Value::Number(n) => self.numbers.extend(n.as_f64()),
-            Value::String(s) => self.add_text(s),
-            Value::Array(a) => a.iter().for_each(|x| self.add_json(x)),
-            Value::Object(m) => m.values().for_each(|x| self.add_json(x)),
+            Value::Number(n) => {
+                if let (Some(k), Some(x)) = (key.and_then(kind_of_key), n.as_f64()) {
+                    let in_lb = key.is_some_and(|k| k.ends_with("_lb") || k == "lb");
+                    let kg = if in_lb { x / LB_PER_KG } else { x };
+                    self.weights.push((k, kg, x));
+                }
+            }
+            Value::String(s) => match key.and_then(kind_of_key) {
+                // "display": "100 kg" under a weight key is that kind whatever the words.
+                Some(k) => {
+                    for (_, kg, raw, _) in weights_in(s) {
+                        self.weights.push((k, kg, raw));
+                    }
+                }
+                None => self.add_text(s),
+            },
+            Value::Array(a) => a.iter().for_each(|x| self.add_json_under(key, x)),
+            Value::Object(m) => m.iter().for_each(|(k, x)| self.add_json_under(Some(k), x)),
             _ => {}
         }
     }
 
-    /// Whether `kg` (stated as `raw` in its own unit) is backed by a number in the data.
-    fn backs(&self, kg: f64, raw: f64) -> bool {
-        self.numbers
-            .iter()
-            .any(|n| (n - kg).abs() <= TOLERANCE_KG || (n - raw).abs() < 0.01)
+    /// Whether a `kind` of `kg` (stated as `raw` in its own unit) is backed.
+    fn backs(&self, kind: Kind, kg: f64, raw: f64) -> bool {
+        let close = |fact_kg: f64, fact_raw: f64| {
+            (fact_kg - kg).abs() <= TOLERANCE_KG || (fact_raw - raw).abs() < 0.01
+        };
+        self.said.iter().any(|n| close(*n, *n))
+            || self
+                .weights
+                .iter()
+                .any(|(k, fact_kg, fact_raw)| *k == kind && close(*fact_kg, *fact_raw))
     }
 }
 
@@ -159,16 +265,9 @@ fn sentence_violations(s: &str, facts: &Facts, wrote: bool) -> Vec<Violation> {
     {
         v.push(Violation::ThroughPain(short.clone()));
     }
-    for c in LOAD.captures_iter(s) {
-        let raw: f64 = c[1].replace(',', ".").parse().unwrap_or(0.0);
-        let unit = c[2].to_ascii_lowercase();
-        let kg = if unit.starts_with('l') || unit.starts_with('p') {
-            raw / LB_PER_KG
-        } else {
-            raw
-        };
-        if kg >= MIN_CHECKED_KG && !facts.backs(kg, raw) {
-            v.push(Violation::UnsupportedNumber(c[0].to_string()));
+    for (kind, kg, raw, at) in weights_in(s) {
+        if kg >= MIN_CHECKED_KG && !facts.backs(kind, kg, raw) {
+            v.push(Violation::UnsupportedNumber(s[at].to_string()));
         }
     }
     let about_proposal = ["propos", "draft", "confirm", "suggest"]
@@ -269,6 +368,32 @@ mod tests {
         );
         let v = check("Your best is 140 kg.", &f, false);
         assert_eq!(v, vec![Violation::UnsupportedNumber("140 kg".into())]);
+    }
+
+    #[test]
+    fn a_weight_is_backed_only_by_a_weight_of_its_kind() {
+        let mut f = Facts::default();
+        // What the lifter saw in a small model's answer: 20.5 kg "backed" by a date and a count.
+        f.add_text("Bench 2026-09-20: 20 workouts, best set 60 kg x 5, e1RM 70 kg.");
+        f.add_json(&json!({"workouts": 21, "id": "w-20", "volume_kg": 2400.0, "e1rm_lb": 154.3}));
+        let v = check("Start the bar at 20.5 kg.", &f, false);
+        assert_eq!(v, vec![Violation::UnsupportedNumber("20.5 kg".into())]);
+        assert!(check("Your best set was 60 kg.", &f, false).is_empty());
+        assert!(check("Your e1RM is 70 kg.", &f, false).is_empty());
+        let v = check("Your e1RM is 60 kg.", &f, false);
+        assert_eq!(v.len(), 1, "a load does not back an e1RM: {v:?}");
+        let v = check("Try 70 kg for 5.", &f, false);
+        assert_eq!(v.len(), 1, "an e1RM does not back a load: {v:?}");
+        assert!(check("Your estimated max is 70 kg.", &f, false).is_empty());
+        assert!(check("You moved 2400 kg of volume.", &f, false).is_empty());
+        assert!(
+            check("Your e1RM is 154.3 lb.", &f, false).is_empty(),
+            "an e1rm_lb key"
+        );
+        // The lifter's own numbers back whatever they said.
+        let mut f = Facts::default();
+        f.add_said("I did 105 for 3 yesterday");
+        assert!(check("105 kg for 3 is a solid set.", &f, false).is_empty());
     }
 
     #[test]

@@ -73,7 +73,7 @@ pub async fn run(
         json_output: false,
     };
     let mut facts = Facts::default();
-    facts.add_text(text);
+    facts.add_said(text);
     facts.add_text(&briefing.context);
     let buffered = critic::is_high_risk(text);
     let mut said = String::new();
