@@ -50,6 +50,10 @@ fn main() {
             high_risk_answer_is_revised_before_it_is_shown,
         ),
         (
+            "a_looping_answer_is_cut_and_checked",
+            a_looping_answer_is_cut_and_checked,
+        ),
+        (
             "workout_mode_adds_curls_with_warmups",
             workout_mode_adds_curls_with_warmups,
         ),
@@ -636,6 +640,33 @@ fn a_spent_daily_allowance_stops_the_coach_not_the_commands(ctx: &Ctx) -> Result
         s.first("error").is_none(),
         format!("a command: {:?}", s.kinds()),
     )
+}
+
+/// What a real small model did: one paragraph over and over, with an invented load in it.
+fn a_looping_answer_is_cut_and_checked(ctx: &Ctx) -> Result<(), Failed> {
+    let user = unique_user("c-loop");
+    let line = "Brace hard and keep the bar over mid-foot at 20.5 kg. ";
+    let chunks: Vec<&str> = std::iter::repeat_n(line, 12).collect();
+    ctx.fake.reply(ModelReply::text(&chunks));
+    let s = ctx.stream(&user, json!({"message": "any squat tips?"}));
+    well_formed(&s)?;
+    let text = s.text();
+    eq(
+        text.matches("Brace hard and keep the bar over mid-foot at")
+            .count(),
+        3,
+        &format!("cut at the third time: {text}"),
+    )?;
+    check(
+        text.contains("repeating itself"),
+        format!("the lifter is told: {text}"),
+    )?;
+    // No tool ran, so its numbers were held until checked: the invented load never showed.
+    check(
+        !text.contains("20.5 kg") && text.contains("[a figure I can't back with your data]"),
+        format!("the invented load is left out: {text}"),
+    )?;
+    eq(s.kinds().last().copied(), Some("done"), "done")
 }
 
 fn invented_number_is_corrected_after_the_stream(ctx: &Ctx) -> Result<(), Failed> {

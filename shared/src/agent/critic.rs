@@ -67,23 +67,45 @@ pub enum Kind {
     E1rm,
     /// A volume (weight × reps summed).
     Volume,
+    /// A best, a record or a stall ("stalled at 104 kg"): a load or an e1RM.
+    Best,
+}
+
+impl Kind {
+    /// Whether a fact of kind `self` backs a claim of kind `claim`.
+    fn backs(self, claim: Kind) -> bool {
+        self == claim
+            || matches!(
+                (self, claim),
+                (Kind::Best, Kind::Load | Kind::E1rm) | (Kind::Load | Kind::E1rm, Kind::Best)
+            )
+    }
 }
 
 static E1RM_WORDS: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)(e1rm|1rm|1-rm|one[- ]rep max|estimated max|max(imum)? (of|at|is|was)|max)")
         .unwrap_or_else(|e| panic!("e1rm pattern: {e}"))
 });
+static BEST_WORDS: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)\b(best|record|prs?|personal best|stall(ed|s|ing)?|plateau(ed|s)?|stuck|peak(ed)?)\b",
+    )
+    .unwrap_or_else(|e| panic!("best pattern: {e}"))
+});
 static VOLUME_WORDS: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)(volume|tonnage|in total|total of|moved)")
         .unwrap_or_else(|e| panic!("volume pattern: {e}"))
 });
 
-/// The kind of a weight from the words before it (back to the previous number).
-fn kind_of(before: &str) -> Kind {
+/// The kind of a weight from the words before it (back to the previous number). Only a claim
+/// can be a `Best` ("stalled at 104 kg"): in the data, a best set is a load.
+fn kind_of(before: &str, claim: bool) -> Kind {
     if E1RM_WORDS.is_match(before) {
         Kind::E1rm
     } else if VOLUME_WORDS.is_match(before) {
         Kind::Volume
+    } else if claim && BEST_WORDS.is_match(before) {
+        Kind::Best
     } else {
         Kind::Load
     }
@@ -105,7 +127,7 @@ fn kind_of_key(key: &str) -> Option<Kind> {
 }
 
 /// Each weight with a unit in `text`: its kind (from the words before it), in kg, and as written.
-fn weights_in(text: &str) -> Vec<(Kind, f64, f64, std::ops::Range<usize>)> {
+pub(super) fn weights_in(text: &str, claim: bool) -> Vec<(Kind, f64, f64, std::ops::Range<usize>)> {
     let mut out = Vec::new();
     let mut from = 0;
     for c in LOAD.captures_iter(text) {
@@ -118,7 +140,7 @@ fn weights_in(text: &str) -> Vec<(Kind, f64, f64, std::ops::Range<usize>)> {
             raw
         };
         let before = text.get(from..m.start()).unwrap_or_default();
-        out.push((kind_of(before), kg, raw, m.range()));
+        out.push((kind_of(before, claim), kg, raw, m.range()));
         from = m.end();
     }
     out
@@ -148,7 +170,7 @@ impl Facts {
 
     /// Prose (the briefing, a string in tool data): its weights with units, by kind.
     pub fn add_text(&mut self, text: &str) {
-        for (kind, kg, raw, _) in weights_in(text) {
+        for (kind, kg, raw, _) in weights_in(text, false) {
             self.weights.push((kind, kg, raw));
         }
     }
@@ -170,7 +192,7 @@ impl Facts {
             Value::String(s) => match key.and_then(kind_of_key) {
                 // "display": "100 kg" under a weight key is that kind whatever the words.
                 Some(k) => {
-                    for (_, kg, raw, _) in weights_in(s) {
+                    for (_, kg, raw, _) in weights_in(s, false) {
                         self.weights.push((k, kg, raw));
                     }
                 }
@@ -183,7 +205,7 @@ impl Facts {
     }
 
     /// Whether a `kind` of `kg` (stated as `raw` in its own unit) is backed.
-    fn backs(&self, kind: Kind, kg: f64, raw: f64) -> bool {
+    pub(super) fn backs(&self, kind: Kind, kg: f64, raw: f64) -> bool {
         let close = |fact_kg: f64, fact_raw: f64| {
             (fact_kg - kg).abs() <= TOLERANCE_KG || (fact_raw - raw).abs() < 0.01
         };
@@ -191,7 +213,7 @@ impl Facts {
             || self
                 .weights
                 .iter()
-                .any(|(k, fact_kg, fact_raw)| *k == kind && close(*fact_kg, *fact_raw))
+                .any(|(k, fact_kg, fact_raw)| k.backs(kind) && close(*fact_kg, *fact_raw))
     }
 }
 
@@ -265,7 +287,7 @@ fn sentence_violations(s: &str, facts: &Facts, wrote: bool) -> Vec<Violation> {
     {
         v.push(Violation::ThroughPain(short.clone()));
     }
-    for (kind, kg, raw, at) in weights_in(s) {
+    for (kind, kg, raw, at) in weights_in(s, true) {
         if kg >= MIN_CHECKED_KG && !facts.backs(kind, kg, raw) {
             v.push(Violation::UnsupportedNumber(s[at].to_string()));
         }
@@ -330,6 +352,32 @@ fn notes(violations: &[Violation]) -> Vec<String> {
     notes
 }
 
+/// Sentences this long or longer count towards [`repeats_itself`] (short ones, "Good.", repeat
+/// naturally).
+const MIN_REPEATED_CHARS: usize = 20;
+/// A sentence said this many times means the model is looping.
+const REPEAT_LIMIT: usize = 3;
+
+/// Whether a streamed answer has started to loop: its last complete sentence has now been said
+/// [`REPEAT_LIMIT`] times (small models repeat a paragraph until the token limit).
+pub fn repeats_itself(text: &str) -> bool {
+    let ended = text
+        .trim_end_matches([' ', '\t'])
+        .ends_with(['.', '!', '?', '\n']);
+    if !ended {
+        return false;
+    }
+    let all = sentences(text);
+    let Some(last) = all.last().map(|s| s.trim()) else {
+        return false;
+    };
+    last.chars().count() >= MIN_REPEATED_CHARS
+        && all.iter().filter(|s| s.trim() == last).count() >= REPEAT_LIMIT
+}
+
+/// What the lifter reads when a looping answer was cut.
+pub const CUT_NOTE: &str = "\n\n(I cut this answer: it had started repeating itself.)";
+
 /// A message that makes the answer high-risk (buffered and checked before the lifter sees it).
 pub fn is_high_risk(message: &str) -> bool {
     HIGH_RISK.is_match(message)
@@ -390,10 +438,29 @@ mod tests {
             check("Your e1RM is 154.3 lb.", &f, false).is_empty(),
             "an e1rm_lb key"
         );
+        // A stall or a best may be either: "stalled at 70 kg" with an e1RM of 70.
+        assert!(check("Your bench has stalled at 70 kg.", &f, false).is_empty());
+        assert!(check("Your best set is 60 kg.", &f, false).is_empty());
+        assert_eq!(check("Your best is 90 kg.", &f, false).len(), 1);
         // The lifter's own numbers back whatever they said.
         let mut f = Facts::default();
         f.add_said("I did 105 for 3 yesterday");
         assert!(check("105 kg for 3 is a solid set.", &f, false).is_empty());
+    }
+
+    #[test]
+    fn a_looping_answer_is_noticed() {
+        let line = "Keep your back straight and brace before every rep. ";
+        assert!(!repeats_itself(&line.repeat(2)));
+        assert!(repeats_itself(&line.repeat(3)));
+        assert!(
+            !repeats_itself(&format!("{}Keep your", line.repeat(3))),
+            "mid-sentence"
+        );
+        assert!(
+            !repeats_itself("Good. Good. Good. Good."),
+            "short sentences repeat"
+        );
     }
 
     #[test]

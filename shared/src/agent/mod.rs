@@ -16,6 +16,7 @@ pub mod budget;
 pub mod critic;
 pub mod emit;
 pub mod gate;
+pub mod holdback;
 pub mod instruction;
 pub mod model_loop;
 pub mod tools;

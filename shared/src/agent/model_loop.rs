@@ -14,6 +14,7 @@ use serde_json::{Value, json};
 
 use super::Emitter;
 use super::critic::{self, Facts};
+use super::holdback::HoldBack;
 use super::{instruction, tools};
 use crate::llm::{Event, Model, ModelError, Part, Request, Role, ToolResult, Turn, Usage};
 use crate::router::Intent;
@@ -94,8 +95,17 @@ pub async fn run(
             req.turns.push(Turn::user(CLOSING_NOTE));
         }
         out.model_turns += 1;
-        let turn = match model_turn(model, &req, emit, deadline, &mut out.usage, !buffered).await {
-            Ok(Some(t)) => t,
+        // Before any tool has run the model has no data: its numbers are held until checked.
+        let hold = (out.tool_calls == 0).then_some(&facts);
+        let live = Live {
+            on: !buffered,
+            hold,
+        };
+        let turn = match model_turn(model, &req, emit, deadline, &mut out.usage, live).await {
+            Ok(Some((t, shown))) => {
+                said.push_str(&shown);
+                t
+            }
             // The client went away: stop here, the model call is already closed.
             Ok(None) => return out,
             Err(e) => {
@@ -109,7 +119,6 @@ pub async fn run(
                 return out;
             }
         };
-        said.push_str(&turn.text());
         let calls: Vec<_> = turn.calls().cloned().collect();
         if calls.is_empty() || closing {
             req.turns.push(turn);
@@ -216,8 +225,12 @@ async fn review(
         "Your answer broke these rules:\n{}\nWrite the whole answer again without breaking them.",
         rules.join("\n")
     )));
-    let revised = match model_turn(model, req, emit, deadline, &mut out.usage, false).await {
-        Ok(Some(t)) => t.text(),
+    let quiet = Live {
+        on: false,
+        hold: None,
+    };
+    let revised = match model_turn(model, req, emit, deadline, &mut out.usage, quiet).await {
+        Ok(Some((t, _))) => t.text(),
         _ => String::new(),
     };
     let text = if !revised.trim().is_empty() && critic::check(&revised, facts, wrote).is_empty() {
@@ -234,17 +247,26 @@ async fn review(
     text
 }
 
-/// Streams one model turn's text to the lifter (when `live`) and returns the whole turn; `None`
-/// when the client disconnected (dropping the stream closes the model call). What the call cost
-/// is added to `usage` however it ended.
+/// How a turn's text reaches the lifter: streamed (`on`) or not, and, before any tool has
+/// run, with its numbers held until checked against `hold`.
+#[derive(Clone, Copy)]
+struct Live<'f> {
+    on: bool,
+    hold: Option<&'f Facts>,
+}
+
+/// Streams one model turn's text to the lifter (when live) and returns the whole turn with the
+/// text the lifter was shown (numbers held back replaced); `None` when the client disconnected
+/// (dropping the stream closes the model call). What the call cost is added to `usage` however
+/// it ended.
 async fn model_turn(
     model: &Model,
     req: &Request,
     emit: &Emitter,
     deadline: tokio::time::Instant,
     usage: &mut Usage,
-    live: bool,
-) -> Result<Option<Turn>, ModelError> {
+    live: Live<'_>,
+) -> Result<Option<(Turn, String)>, ModelError> {
     let mut stream = model.stream(req, deadline).await?;
     let turn = stream_turn(&mut stream, emit, live).await;
     *usage += stream.usage();
@@ -254,8 +276,14 @@ async fn model_turn(
 async fn stream_turn(
     stream: &mut crate::llm::ModelStream,
     emit: &Emitter,
-    live: bool,
-) -> Result<Option<Turn>, ModelError> {
+    live: Live<'_>,
+) -> Result<Option<(Turn, String)>, ModelError> {
+    let mut text = String::new();
+    let mut hold = live.hold.filter(|_| live.on).map(HoldBack::new);
+    // Sends `t` (through the hold when there is one); false when the client is gone.
+    async fn send(emit: &Emitter, t: &str) -> bool {
+        t.is_empty() || emit.send("message", json!({ "text": t })).await
+    }
     loop {
         if emit.client_gone() {
             return Ok(None);
@@ -266,11 +294,36 @@ async fn stream_turn(
             () = emit.gone() => return Ok(None),
         };
         match next {
-            None => return Ok(Some(stream.turn())),
+            None => {
+                let rest = hold.as_mut().map(HoldBack::finish).unwrap_or_default();
+                if !send(emit, &rest).await {
+                    return Ok(None);
+                }
+                let shown = hold.map_or(text, |h| h.shown);
+                return Ok(Some((stream.turn(), shown)));
+            }
             Some(Err(e)) => return Err(e),
             Some(Ok(Event::TextDelta(t))) => {
-                if live && !emit.send("message", json!({ "text": t })).await {
-                    return Ok(None);
+                text.push_str(&t);
+                if live.on {
+                    let out = match hold.as_mut() {
+                        Some(h) => h.push(&t),
+                        None => t.clone(),
+                    };
+                    if !send(emit, &out).await {
+                        return Ok(None);
+                    }
+                }
+                // A model looping on a paragraph is stopped (dropping the stream closes the
+                // call) rather than read to its token limit.
+                if t.contains(['.', '!', '?', '\n']) && critic::repeats_itself(&text) {
+                    tracing::warn!("the model's answer repeats itself; cut");
+                    let rest = hold.as_mut().map(HoldBack::finish).unwrap_or_default();
+                    if live.on {
+                        send(emit, &format!("{rest}{}", critic::CUT_NOTE)).await;
+                    }
+                    let shown = hold.map_or(text, |h| h.shown);
+                    return Ok(Some((stream.turn(), shown)));
                 }
             }
             Some(Ok(Event::Usage(_) | Event::ToolCall(_) | Event::Done(_))) => {}

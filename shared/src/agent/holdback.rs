@@ -1,0 +1,133 @@
+//! Holding back numbers the coach has not earned yet. Before any tool has run, the model knows
+//! only the briefing and the lifter's message, and a small model fills the gap with invented
+//! loads. So on such a turn the text still streams live, but each sentence is held from its first
+//! digit until it ends, and then shown with every weight the facts do not back (see
+//! `critic::Facts`) replaced by a note: the lifter never reads an invented load, and no
+//! after-the-fact correction is needed for it.
+
+use super::critic::{Facts, MIN_CHECKED_KG, weights_in};
+
+/// What replaces a weight the data does not back.
+pub const LEFT_OUT: &str = "[a figure I can't back with your data]";
+
+pub struct HoldBack<'f> {
+    facts: &'f Facts,
+    /// The sentence held since its first digit.
+    held: String,
+    /// A '.' was the last character held: a sentence end if whitespace follows, else a decimal.
+    dot: bool,
+    /// Everything released to the lifter.
+    pub shown: String,
+    /// The weights left out, as the model wrote them.
+    pub left_out: Vec<String>,
+}
+
+impl<'f> HoldBack<'f> {
+    pub fn new(facts: &'f Facts) -> Self {
+        HoldBack {
+            facts,
+            held: String::new(),
+            dot: false,
+            shown: String::new(),
+            left_out: Vec::new(),
+        }
+    }
+
+    /// The text to send now after the model's `delta`.
+    pub fn push(&mut self, delta: &str) -> String {
+        let mut out = String::new();
+        for ch in delta.chars() {
+            if self.held.is_empty() && !ch.is_ascii_digit() {
+                out.push(ch);
+                continue;
+            }
+            if self.dot && ch.is_whitespace() {
+                self.held.push(ch);
+                out.push_str(&self.release());
+                continue;
+            }
+            self.held.push(ch);
+            self.dot = ch == '.';
+            if matches!(ch, '!' | '?' | '\n') {
+                out.push_str(&self.release());
+            }
+        }
+        self.shown.push_str(&out);
+        out
+    }
+
+    /// What is still held when the model's turn ends.
+    pub fn finish(&mut self) -> String {
+        let out = self.release();
+        self.shown.push_str(&out);
+        out
+    }
+
+    /// The held sentence with its unbacked weights replaced.
+    fn release(&mut self) -> String {
+        self.dot = false;
+        let held = std::mem::take(&mut self.held);
+        let mut out = String::with_capacity(held.len());
+        let mut from = 0;
+        for (kind, kg, raw, at) in weights_in(&held, true) {
+            if kg >= MIN_CHECKED_KG && !self.facts.backs(kind, kg, raw) {
+                out.push_str(&held[from..at.start]);
+                out.push_str(LEFT_OUT);
+                self.left_out.push(held[at.clone()].to_string());
+                from = at.end;
+            }
+        }
+        out.push_str(&held[from..]);
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Feeds `text` in small chunks, as a stream does; returns what the lifter saw.
+    fn streamed(facts: &Facts, text: &str, chunk: usize) -> (String, Vec<String>) {
+        let mut h = HoldBack::new(facts);
+        let chars: Vec<char> = text.chars().collect();
+        let mut seen = String::new();
+        for c in chars.chunks(chunk) {
+            seen.push_str(&h.push(&c.iter().collect::<String>()));
+        }
+        seen.push_str(&h.finish());
+        assert_eq!(seen, h.shown);
+        (seen, h.left_out)
+    }
+
+    #[test]
+    fn invented_loads_never_reach_the_lifter() {
+        let mut facts = Facts::default();
+        facts.add_said("my squat is 100 kg for 5, what next?");
+        for chunk in [1, 3, 7, 100] {
+            let (seen, left) = streamed(
+                &facts,
+                "Great work. Your e1RM is 79.2 kg. Try 102.5 kg for 5 next, then 100 kg.\nRest well!",
+                chunk,
+            );
+            assert_eq!(
+                seen,
+                format!(
+                    "Great work. Your e1RM is {LEFT_OUT}. Try {LEFT_OUT} for 5 next, then 100 kg.\nRest well!"
+                ),
+                "chunks of {chunk}"
+            );
+            assert_eq!(left, ["79.2 kg", "102.5 kg"]);
+        }
+    }
+
+    #[test]
+    fn text_without_digits_flows_as_it_comes() {
+        let facts = Facts::default();
+        let mut h = HoldBack::new(&facts);
+        assert_eq!(h.push("Keep your back "), "Keep your back ");
+        assert_eq!(h.push("flat and do 3"), "flat and do ");
+        assert_eq!(h.push(" sets."), "");
+        assert_eq!(h.push(" Then"), "3 sets. Then");
+        assert_eq!(h.finish(), "");
+    }
+}
