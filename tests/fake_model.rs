@@ -39,6 +39,12 @@ pub enum Reply {
         body: Value,
         headers: Vec<(String, String)>,
     },
+    /// What llama-cpp-python's function-calling formats send for a streamed request with
+    /// automatic tool choice: 200 and event-stream headers, then the connection closed without
+    /// a byte.
+    EmptyStream,
+    /// A non-streamed answer (`stream: false`): 200 with this JSON body.
+    Json(Value),
 }
 
 impl Reply {
@@ -213,6 +219,14 @@ async fn serve(mut sock: TcpStream, state: Arc<Mutex<State>>) {
             headers,
         } => {
             let _ = write_status(&mut sock, status, &body, &headers).await;
+        }
+        Reply::EmptyStream => {
+            let _ = sock
+                .write_all(b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\nconnection: close\r\n\r\n0\r\n\r\n")
+                .await;
+        }
+        Reply::Json(body) => {
+            let _ = write_status(&mut sock, 200, &body, &[]).await;
         }
         Reply::Stream(steps) => {
             if let Some(r) = state

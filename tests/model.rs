@@ -83,6 +83,76 @@ fn text_of(events: &[Event]) -> String {
         .collect()
 }
 
+/// What llama-cpp-python's server did (seen with `--chat_format chatml-function-calling` and
+/// SmolLM2): an empty 200 for a streamed request with tools, a whole completion without
+/// streaming; and llama.cpp's own server, a 500 "Cannot use tools with stream". Either way the
+/// turn is asked once more without streaming, at once, and read as a stream would be.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_that_cannot_stream_tools_is_asked_once_without_streaming() {
+    let fake = FakeModel::start();
+    let completion = json!({
+        "id": "chatcmpl-1", "object": "chat.completion", "model": "m",
+        "choices": [{"index": 0, "finish_reason": "tool_calls", "message": {
+            "role": "assistant", "content": null,
+            "tool_calls": [{"id": "call__0_exercise_progress", "type": "function",
+                "function": {"name": "exercise_progress", "arguments": "{\"exercise_id\": \"bench\"}"}}]}}],
+        "usage": {"prompt_tokens": 200, "completion_tokens": 17, "total_tokens": 217}
+    });
+    let refusals = [
+        Reply::EmptyStream,
+        Reply::status(
+            500,
+            json!({"error": {"code": 500, "message": "Cannot use tools with stream", "type": "server_error"}}),
+        ),
+    ];
+    for refusal in refusals {
+        fake.reset();
+        fake.reply(refusal);
+        fake.reply(Reply::Json(completion.clone()));
+        let m = model(&fake, Wire::OpenAi);
+        let (events, err) = collect(&m, &request("How is my bench?"), soon()).await;
+        assert_eq!(err, None, "{events:?}");
+        let call = events.iter().find_map(|e| match e {
+            Event::ToolCall(c) => Some(c.clone()),
+            _ => None,
+        });
+        let call = call.expect("the call");
+        assert_eq!(
+            (call.name.as_str(), &call.args),
+            ("exercise_progress", &json!({"exercise_id": "bench"}))
+        );
+        assert!(
+            events
+                .iter()
+                .any(|e| matches!(e, Event::Usage(u) if u.input_tokens == 200))
+        );
+        assert!(
+            events
+                .iter()
+                .any(|e| matches!(e, Event::Done(Finish::ToolCalls)))
+        );
+        let reqs = fake.requests();
+        assert_eq!(reqs.len(), 2, "one refusal, one plain request, no retries");
+        assert_eq!(reqs[0].body["stream"], json!(true));
+        assert_eq!(
+            (
+                reqs[1].body["stream"].clone(),
+                reqs[1].body.get("stream_options")
+            ),
+            (json!(false), None)
+        );
+    }
+    // Without tools an empty stream stays what it is: a truncated answer.
+    fake.reset();
+    fake.reply(Reply::EmptyStream);
+    let m = model(&fake, Wire::OpenAi);
+    let mut plain = request("Hi");
+    plain.tools.clear();
+    let (_, err) = collect(&m, &plain, soon()).await;
+    assert_eq!(err, Some(ErrorKind::Truncated));
+    assert_eq!(fake.requests().len(), 1);
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn text_streams_as_deltas_then_usage_and_done_in_both_formats() {
     let fake = FakeModel::start();

@@ -19,6 +19,8 @@ mod wire;
 
 use std::collections::VecDeque;
 
+use serde_json::Value;
+
 use tokio::time::Instant;
 
 pub use crate::domain::usage::Usage;
@@ -54,21 +56,38 @@ impl Model {
             Provider::Gemini => gemini::request(&self.config, req),
             Provider::OpenAi => openai::request(&self.config, req),
         };
+        let with_tools = self.config.provider == Provider::OpenAi && !req.tools.is_empty();
         let body = body.to_string();
         let mut attempt = 0;
         loop {
             attempt += 1;
             let err = match self.send(&url, &body, deadline).await {
                 Ok(response) => {
-                    return Ok(ModelStream {
-                        response,
+                    let mut stream = ModelStream {
+                        response: Some(response),
                         decoder: StreamDecoder::new(self.config.provider),
                         pending: VecDeque::new(),
                         ended: false,
                         deadline,
                         request_bytes: body.len() as u64,
                         reported: None,
-                    });
+                    };
+                    if !with_tools || stream.starts().await? {
+                        return Ok(stream);
+                    }
+                    // An empty 200 (llama-cpp-python's function-calling formats): the server
+                    // cannot stream with tools, and asking again will not change that.
+                    tracing::warn!(
+                        "the model server sent an empty stream for a request with tools; asking once without streaming"
+                    );
+                    return self.unstreamed(&url, &body, deadline).await;
+                }
+                Err(e) if with_tools && retry::refuses_streamed_tools(&e) => {
+                    tracing::warn!(
+                        "the model server cannot stream with tools ({}); asking once without streaming",
+                        e.message
+                    );
+                    return self.unstreamed(&url, &body, deadline).await;
                 }
                 Err(e) => e,
             };
@@ -81,6 +100,49 @@ impl Model {
                 None => return Err(err),
             }
         }
+    }
+
+    /// The answer to an OpenAI-compatible request sent once with `stream: false`, as a finished
+    /// stream (for servers that cannot stream tool calls): the completion's message is decoded
+    /// as one streamed chunk would be.
+    async fn unstreamed(
+        &self,
+        url: &str,
+        streamed_body: &str,
+        deadline: Instant,
+    ) -> Result<ModelStream, ModelError> {
+        let mut body: Value = serde_json::from_str(streamed_body)
+            .map_err(|e| ModelError::new(ErrorKind::Malformed, format!("request body: {e}")))?;
+        body["stream"] = Value::Bool(false);
+        if let Some(o) = body.as_object_mut() {
+            o.remove("stream_options");
+        }
+        let body = body.to_string();
+        // The refusing server may have closed the connection the pool would reuse (uvicorn does
+        // after an unfinished stream): a connect error is retried once, at once.
+        let response = match self.send(url, &body, deadline).await {
+            Err(e) if e.kind == ErrorKind::Connect => self.send(url, &body, deadline).await?,
+            other => other?,
+        };
+        let remaining = deadline.saturating_duration_since(Instant::now());
+        let text = tokio::time::timeout(remaining, response.text())
+            .await
+            .map_err(|_| ModelError::new(ErrorKind::Timeout, "the model did not answer in time"))?
+            .map_err(|e| ModelError::transport(&e))?;
+        let chunk = openai::completion_as_chunk(&text)?;
+        let mut stream = ModelStream {
+            response: None,
+            decoder: StreamDecoder::new(Provider::OpenAi),
+            pending: VecDeque::new(),
+            ended: true,
+            deadline,
+            request_bytes: body.len() as u64,
+            reported: None,
+        };
+        let sse = format!("data: {chunk}\n\ndata: [DONE]\n\n");
+        stream.decoder.push(sse.as_bytes(), &mut stream.pending)?;
+        stream.decoder.finish(&mut stream.pending)?;
+        Ok(stream)
     }
 
     /// The whole answer at once: text and calls, for callers that do not stream to the lifter.
@@ -212,7 +274,8 @@ impl StreamDecoder {
 
 /// An answer being streamed. Dropping it closes the connection, which stops the model.
 pub struct ModelStream {
-    response: reqwest::Response,
+    /// `None` for an answer that came whole (see `Model::unstreamed`).
+    response: Option<reqwest::Response>,
     decoder: StreamDecoder,
     pending: VecDeque<Event>,
     ended: bool,
@@ -224,6 +287,30 @@ pub struct ModelStream {
 }
 
 impl ModelStream {
+    /// Reads the first bytes: `false` when the body is empty (the server closed the stream
+    /// without a byte). What was read is decoded, for `next` to hand out.
+    async fn starts(&mut self) -> Result<bool, ModelError> {
+        let Some(response) = self.response.as_mut() else {
+            return Ok(true);
+        };
+        let remaining = self.deadline.saturating_duration_since(Instant::now());
+        match tokio::time::timeout(remaining, response.chunk()).await {
+            Err(_) => Err(ModelError::new(
+                ErrorKind::Timeout,
+                "the model stream did not start in time",
+            )),
+            Ok(Err(e)) => Err(ModelError::new(
+                ErrorKind::Truncated,
+                format!("the model stream broke off: {e}"),
+            )),
+            Ok(Ok(None)) => Ok(false),
+            Ok(Ok(Some(bytes))) => {
+                self.decoder.push(&bytes, &mut self.pending)?;
+                Ok(true)
+            }
+        }
+    }
+
     /// The next event; `None` after `Done` or after an error.
     pub async fn next(&mut self) -> Option<Result<Event, ModelError>> {
         loop {
@@ -236,8 +323,12 @@ impl ModelStream {
             if self.ended {
                 return None;
             }
+            let Some(response) = self.response.as_mut() else {
+                self.ended = true;
+                return None;
+            };
             let remaining = self.deadline.saturating_duration_since(Instant::now());
-            let chunk = match tokio::time::timeout(remaining, self.response.chunk()).await {
+            let chunk = match tokio::time::timeout(remaining, response.chunk()).await {
                 Err(_) => {
                     self.ended = true;
                     return Some(Err(ModelError::new(

@@ -94,6 +94,47 @@ pub(super) fn request(cfg: &ModelConfig, req: &Request) -> (String, Value) {
     (url, body)
 }
 
+/// A non-streamed `chat.completion` as the one streamed chunk that says the same (its message as
+/// the delta, with each tool call's index), for the stream decoder.
+pub(super) fn completion_as_chunk(body: &str) -> Result<Value, ModelError> {
+    let v: Value = serde_json::from_str(body).map_err(|e| {
+        ModelError::new(
+            ErrorKind::Malformed,
+            format!("a completion that is not JSON: {e}"),
+        )
+    })?;
+    let choice = &v["choices"][0];
+    if !choice.is_object() {
+        return Err(ModelError::new(
+            ErrorKind::Malformed,
+            "a completion without choices",
+        ));
+    }
+    let mut delta = json!({ "role": "assistant" });
+    if let Some(text) = choice["message"]["content"].as_str() {
+        delta["content"] = json!(text);
+    }
+    if let Some(calls) = choice["message"]["tool_calls"].as_array() {
+        let indexed: Vec<Value> = calls
+            .iter()
+            .enumerate()
+            .map(|(i, c)| {
+                let mut c = c.clone();
+                c["index"] = json!(i);
+                c
+            })
+            .collect();
+        delta["tool_calls"] = Value::Array(indexed);
+    }
+    let mut chunk = json!({
+        "choices": [{ "index": 0, "delta": delta, "finish_reason": choice["finish_reason"] }],
+    });
+    if v["usage"].is_object() {
+        chunk["usage"] = v["usage"].clone();
+    }
+    Ok(chunk)
+}
+
 #[derive(Debug, Default)]
 struct PendingCall {
     id: String,

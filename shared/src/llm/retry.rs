@@ -160,6 +160,9 @@ pub(crate) fn from_status(status: u16, headers: &HeaderMap, body: &str) -> Model
     err.retry_after = header_hint(headers)
         .or_else(|| gemini_retry_delay(e))
         .or_else(|| retry_in_message(&message));
+    if refuses_streamed_tools(&err) {
+        err.kind = ErrorKind::Rejected;
+    }
     if headers
         .get("x-should-retry")
         .and_then(|v| v.to_str().ok())
@@ -168,6 +171,15 @@ pub(crate) fn from_status(status: u16, headers: &HeaderMap, body: &str) -> Model
         err.kind = ErrorKind::Rejected;
     }
     err
+}
+
+/// A server that says it cannot stream with tools: llama.cpp's server ("Cannot use tools with
+/// stream", a 500) and llama-cpp-python ("Automatic streaming tool choice is not supported").
+/// Deterministic: asked again it answers the same.
+pub(crate) fn refuses_streamed_tools(e: &ModelError) -> bool {
+    let m = e.message.to_ascii_lowercase();
+    m.contains("cannot use tools with stream")
+        || m.contains("streaming tool choice is not supported")
 }
 
 /// Gemini per-day quotas (`quotaId` containing `PerDay`) and OpenAI `insufficient_quota`.
