@@ -1,17 +1,18 @@
 # Sourced by the dev and test scripts: installs what is missing and puts it on PATH.
-# cargo-lambda (PyPI, brings zig), dynoxide (crates.io), cfn-lint 1.53.3 (PyPI; later releases
-# stop checking SAM resources).
+# cargo-lambda 1.9.2 (PyPI, brings zig), dynoxide (crates.io), cfn-lint 1.53.3 (PyPI; later
+# releases stop checking SAM resources). Every version is pinned.
 set -euo pipefail
 
 PY_SCRIPTS="$(python3 -c 'import sysconfig; print(sysconfig.get_path("scripts"))')"
 export PATH="$HOME/.cargo/bin:$PY_SCRIPTS:$PATH"
 
+CARGO_LAMBDA_VERSION=1.9.2
 DYNOXIDE_VERSION=3.2.0
 CFN_LINT_VERSION=1.53.3
 
-if ! command -v cargo-lambda >/dev/null 2>&1; then
-  echo "installing cargo-lambda (pip)"
-  python3 -m pip install --quiet --disable-pip-version-check cargo-lambda
+if [ "$(cargo-lambda lambda --version 2>/dev/null | awk '{print $2}')" != "$CARGO_LAMBDA_VERSION" ]; then
+  echo "installing cargo-lambda $CARGO_LAMBDA_VERSION (pip)"
+  python3 -m pip install --quiet --disable-pip-version-check "cargo-lambda==$CARGO_LAMBDA_VERSION"
 fi
 if ! command -v dynoxide >/dev/null 2>&1; then
   echo "installing dynoxide-rs $DYNOXIDE_VERSION (cargo install, about 2-3 minutes)"
