@@ -833,3 +833,23 @@ pub fn well_formed(s: &Streamed) -> Result<(), libtest_mimic::Failed> {
     }
     Ok(())
 }
+
+/// Every event of one model call until it ends, and the error that ended it, if any.
+pub async fn collect_events(
+    m: &coach::llm::Model,
+    req: &coach::llm::Request,
+    deadline: tokio::time::Instant,
+) -> (Vec<coach::llm::Event>, Option<coach::llm::ErrorKind>) {
+    let mut stream = match m.stream(req, deadline).await {
+        Ok(s) => s,
+        Err(e) => return (Vec::new(), Some(e.kind)),
+    };
+    let mut events = Vec::new();
+    while let Some(ev) = stream.next().await {
+        match ev {
+            Ok(e) => events.push(e),
+            Err(e) => return (events, Some(e.kind)),
+        }
+    }
+    (events, None)
+}

@@ -59,18 +59,7 @@ fn soon() -> Instant {
 }
 
 async fn collect(m: &Model, req: &Request, deadline: Instant) -> (Vec<Event>, Option<ErrorKind>) {
-    let mut stream = match m.stream(req, deadline).await {
-        Ok(s) => s,
-        Err(e) => return (Vec::new(), Some(e.kind)),
-    };
-    let mut events = Vec::new();
-    while let Some(ev) = stream.next().await {
-        match ev {
-            Ok(e) => events.push(e),
-            Err(e) => return (events, Some(e.kind)),
-        }
-    }
-    (events, None)
+    blackbox::collect_events(m, req, deadline).await
 }
 
 fn text_of(events: &[Event]) -> String {

@@ -63,6 +63,13 @@ fn say_at(ctx: &Ctx, user: &str, at: DateTime<Utc>, message: &str) -> Result<Jso
     Ok(r)
 }
 
+/// Stores `w` as the lifter's active workout.
+fn seed(ctx: &Ctx, user: &str, w: &Workout) -> Result<(), Failed> {
+    ctx.rt
+        .block_on(ctx.stack.store.replace_active_workout(user, w))
+        .map_err(|e| e.to_string().into())
+}
+
 fn sync(ctx: &Ctx, user: &str, workout: &str, commands: Value) -> JsonReply {
     let path = format!("/v1/workouts/{workout}/sync");
     ctx.call(
@@ -123,9 +130,7 @@ fn a_real_session_logged_out_of_order_and_partly_offline(ctx: &Ctx) -> Result<()
     let (mut w, _) = active(ctx, &user).ok_or("a started workout")?;
     let t0 = Utc::now() - Duration::minutes(60);
     w.started_at = t0;
-    ctx.rt
-        .block_on(ctx.stack.store.replace_active_workout(&user, &w))
-        .map_err(|e| e.to_string())?;
+    seed(ctx, &user, &w)?;
     let at = |minutes: i64| t0 + Duration::minutes(minutes);
     let id = w.id.clone();
 
@@ -356,13 +361,7 @@ fn a_real_session_logged_out_of_order_and_partly_offline(ctx: &Ctx) -> Result<()
 
 fn bad_sets_are_a_clear_4xx_and_write_nothing(ctx: &Ctx) -> Result<(), Failed> {
     let user = unique_user("badsets");
-    ctx.rt
-        .block_on(
-            ctx.stack
-                .store
-                .replace_active_workout(&user, &sample_workout("w-bad", 2)),
-        )
-        .map_err(|e| e.to_string())?;
+    seed(ctx, &user, &sample_workout("w-bad", 2))?;
     let before = active(ctx, &user).ok_or("seeded")?;
     let far = (Utc::now() + Duration::days(3)).to_rfc3339();
     let cases: [(&str, u16, &str, Option<&str>); 8] = [
@@ -399,9 +398,7 @@ fn a_set_the_plan_cannot_settle_is_asked_about(ctx: &Ctx) -> Result<(), Failed> 
     let user = unique_user("ask");
     let mut w = sample_workout("w-ask", 2);
     w.exercises[0].sets[1].target = SetTarget::default();
-    ctx.rt
-        .block_on(ctx.stack.store.replace_active_workout(&user, &w))
-        .map_err(|e| e.to_string())?;
+    seed(ctx, &user, &w)?;
     let before = active(ctx, &user);
     let r = say(ctx, &user, "20x10");
     eq(r.status, 200, "a question is an answer")?;
@@ -447,13 +444,7 @@ fn a_set_the_plan_cannot_settle_is_asked_about(ctx: &Ctx) -> Result<(), Failed> 
 
 fn bad_sync_batches_are_refused_whole(ctx: &Ctx) -> Result<(), Failed> {
     let user = unique_user("badsync");
-    ctx.rt
-        .block_on(
-            ctx.stack
-                .store
-                .replace_active_workout(&user, &sample_workout("w-sync", 2)),
-        )
-        .map_err(|e| e.to_string())?;
+    seed(ctx, &user, &sample_workout("w-sync", 2))?;
     let before = active(ctx, &user);
     let many: Vec<Value> = (0..51)
         .map(|i| json!({"corr": format!("m{i}"), "message": "done"}))

@@ -276,11 +276,22 @@ impl Workout {
         }
     }
 
-    fn next_planned(&self, ei: usize) -> Option<usize> {
+    /// The index of exercise `ei`'s next planned working or drop set.
+    pub fn next_planned(&self, ei: usize) -> Option<usize> {
         self.exercises[ei]
             .sets
             .iter()
             .position(|s| s.status == SetStatus::Planned && s.is_counted())
+    }
+
+    /// How many of exercise `ei`'s working and drop sets are behind the lifter (done or skipped):
+    /// its place in a superset's rounds.
+    pub fn sets_behind(&self, ei: usize) -> usize {
+        self.exercises[ei]
+            .sets
+            .iter()
+            .filter(|s| s.is_counted() && s.status != SetStatus::Planned)
+            .count()
     }
 
     /// The next set of `ei`'s group: the exercise with the fewest sets behind it in this round,
@@ -290,13 +301,6 @@ impl Workout {
         if members.len() == 1 {
             return self.next_planned(ei).map(|si| self.position(ei, si));
         }
-        let finished = |i: usize| {
-            self.exercises[i]
-                .sets
-                .iter()
-                .filter(|s| s.is_counted() && s.status != SetStatus::Planned)
-                .count()
-        };
         let last = self
             .changes
             .iter()
@@ -311,7 +315,7 @@ impl Workout {
             .iter()
             .enumerate()
             .filter(|&(_, &m)| self.next_planned(m).is_some())
-            .min_by_key(|&(k, &m)| (finished(m), turn(k)))
+            .min_by_key(|&(k, &m)| (self.sets_behind(m), turn(k)))
             .and_then(|(_, &m)| self.next_planned(m).map(|si| self.position(m, si)))
     }
 

@@ -646,18 +646,20 @@ mod tests {
         assert!(rules(&w, &[]).is_empty());
     }
 
+    /// A bench session a week ago with 2-minute rests.
+    fn two_minute_rests() -> Workout {
+        let mut w = workout(
+            (0..4)
+                .map(|i| set("h", (90.0, 8, 2), Some((90.0, 8, 2)), i * 2))
+                .collect(),
+        );
+        w.started_at = t0() - Duration::days(7);
+        w
+    }
+
     #[test]
     fn rest_twice_the_median_nudges() {
-        // History: rests of 2 minutes.
-        let past = {
-            let mut w = workout(
-                (0..4)
-                    .map(|i| set("h", (90.0, 8, 2), Some((90.0, 8, 2)), i * 2))
-                    .collect(),
-            );
-            w.started_at = t0() - Duration::days(7);
-            w
-        };
+        let past = two_minute_rests();
         assert_eq!(
             median_rest(std::slice::from_ref(&past), "barbell-bench-press"),
             Some(Duration::minutes(2))
@@ -686,15 +688,7 @@ mod tests {
 
     #[test]
     fn in_a_superset_the_rest_is_the_rounds() {
-        let past = {
-            let mut w = workout(
-                (0..4)
-                    .map(|i| set("h", (90.0, 8, 2), Some((90.0, 8, 2)), i * 2))
-                    .collect(),
-            );
-            w.started_at = t0() - Duration::days(7);
-            w
-        };
+        let past = two_minute_rests();
         // Bench at 0 and 5 minutes, a press at 2 in between: a 5-minute round.
         let mut w = workout(vec![
             set("a", (90.0, 8, 2), Some((90.0, 8, 2)), 0),

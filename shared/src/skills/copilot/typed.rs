@@ -49,12 +49,7 @@ fn resolve(w: &Workout, name: &str) -> Result<Named<'static>, CopilotError> {
             .filter(|&i| w.exercises[i].exercise_id == ex.id)
             .collect();
         // Of two instances of one exercise, the one with sets still planned.
-        let open = mine.iter().copied().find(|&i| {
-            w.exercises[i]
-                .sets
-                .iter()
-                .any(|s| s.status == SetStatus::Planned && s.is_counted())
-        });
+        let open = mine.iter().copied().find(|&i| w.next_planned(i).is_some());
         if let Some(i) = open.or(mine.first().copied()) {
             return Ok(Named::InWorkout(i));
         }
@@ -211,7 +206,7 @@ pub(super) fn log(
             },
         },
     };
-    let first = start.or_else(|| next_planned(&changed, ei));
+    let first = start.or_else(|| changed.next_planned(ei));
     let reference = reference(&changed, ei, first);
     let bodyweight = uses_bodyweight(&changed, ei);
     let valid: Vec<&Reading> = entry
@@ -237,7 +232,7 @@ pub(super) fn log(
     for n in 0..reading.sets {
         let (pos, created) = match (n, first) {
             (0, Some(si)) => (changed.position(ei, si), Created::Nothing),
-            _ => match next_planned(&changed, ei) {
+            _ => match changed.next_planned(ei) {
                 Some(si) => (changed.position(ei, si), Created::Nothing),
                 None => (append_set(&mut changed, ei), Created::Set),
             },
@@ -305,13 +300,6 @@ fn last_exercise(w: &Workout) -> Option<usize> {
                 .map(|p| p.exercise)
         })
         .or_else(|| w.exercises.len().checked_sub(1))
-}
-
-fn next_planned(w: &Workout, ei: usize) -> Option<usize> {
-    w.exercises[ei]
-        .sets
-        .iter()
-        .position(|s| s.status == SetStatus::Planned && s.is_counted())
 }
 
 /// A done working set appended to the exercise, with an id no other set has.
@@ -664,22 +652,10 @@ pub(super) fn logged_answer(
 pub fn rest_after(w: &Workout, pos: SetPosition) -> (u32, RestSource) {
     let members = w.group_of(pos.exercise);
     if members.len() > 1 {
-        let done = |i: usize| {
-            w.exercises[i]
-                .sets
-                .iter()
-                .filter(|s| s.is_counted() && s.status != SetStatus::Planned)
-                .count()
-        };
-        let this = done(pos.exercise);
-        let round_open = members.iter().any(|&m| {
-            m != pos.exercise
-                && done(m) < this
-                && w.exercises[m]
-                    .sets
-                    .iter()
-                    .any(|s| s.status == SetStatus::Planned && s.is_counted())
-        });
+        let this = w.sets_behind(pos.exercise);
+        let round_open = members
+            .iter()
+            .any(|&m| m != pos.exercise && w.sets_behind(m) < this && w.next_planned(m).is_some());
         if round_open {
             return (0, RestSource::Superset);
         }
