@@ -28,8 +28,10 @@ for _ in $(seq 50); do (echo > "/dev/tcp/127.0.0.1/$DB_PORT") 2>/dev/null && bre
 
 # Model settings pass through when set in your shell (e.g. SLOW_MODEL + GEMINI_API_KEY).
 model_env=""
+# Bedrock signs with the shell's AWS credentials (dynoxide accepts any), session token included.
 for v in MODEL_PROVIDER SLOW_MODEL FUNCTIONAL_MODEL WORKER_MODEL GEMINI_API_KEY GEMINI_BASE_URL \
-         OPENAI_API_KEY OPENAI_BASE_URL OPENAI_MAX_TOKENS_FIELD; do
+         OPENAI_API_KEY OPENAI_BASE_URL OPENAI_MAX_TOKENS_FIELD AWS_SESSION_TOKEN \
+         AWS_ENDPOINT_URL_BEDROCK_RUNTIME; do
   if [ -n "${!v:-}" ]; then model_env+=",$v=${!v}"; fi
 done
 

@@ -10,7 +10,8 @@ CloudFormation it produces must hold what the README's Robustness section promis
 - the Cognito user pool (and the table) survive stack deletion and replacement;
 - every function has a log group with the retention parameter (30 days by default);
 - no function has a model API key in its environment: the model lanes get the secret's ARN and
-  may read only that secret;
+  may read only that secret; with MODEL_PROVIDER=bedrock they may invoke only their models'
+  foundation-model ARNs;
 - the worker's concurrency is capped (reserved, and the queue's maximum).
 
 Run by scripts/test.sh after cfn-lint; alone: python3 scripts/template_check.py.
@@ -121,6 +122,28 @@ for fn, f in functions.items():
         grants = re.findall(r'"secretsmanager:GetSecretValue"\], "Resource": (\{[^}]*\})', text)
         need(grants == ['{"Ref": "ModelApiKeySecretArn"}'], f"{fn} may read secrets beyond the key's: {grants}")
 
+# Bedrock: only under the provider's condition, only ConverseStream's action, and only on the
+# foundation-model ARN of a model the lane runs (never a wildcard).
+lane_models = {"SlowFunction": {"SlowModel", "FunctionalModel"}, "FunctionalFunction": {"FunctionalModel"}}
+bedrock_fns = set()
+for fn, f in functions.items():
+    role = res[f["Properties"]["Role"]["Fn::GetAtt"][0]]
+    for policy in role["Properties"].get("Policies", []):
+        text = json.dumps(policy)
+        if "bedrock:" not in text:
+            continue
+        bedrock_fns.add(fn)
+        need(text.startswith('{"Fn::If": ["Bedrock'), f"{fn}: a Bedrock grant outside the bedrock provider's condition")
+        actions = set(re.findall(r'"(bedrock:[A-Za-z*]+)"', text))
+        need(actions == {"bedrock:InvokeModelWithResponseStream"}, f"{fn}: Bedrock actions {sorted(actions)}")
+        arns = re.findall(r'"Fn::Sub": "([^"]*)"', text)
+        for arn in arns:
+            m = re.fullmatch(r"arn:\$\{AWS::Partition\}:bedrock:\$\{AWS::Region\}::foundation-model/\$\{(\w+)\}", arn)
+            need(m is not None and m.group(1) in lane_models.get(fn, set()), f"{fn}: Bedrock resource {arn}")
+        need(arns and "*" not in "".join(arns), f"{fn}: Bedrock resources {arns}")
+need(bedrock_fns == set(lane_models), f"Bedrock grants on {sorted(bedrock_fns)}, the model lanes are {sorted(lane_models)}")
+need("bedrock" in params["ModelProvider"]["AllowedValues"], "the provider parameter does not accept bedrock")
+
 # The worker cannot take the API lanes' concurrency.
 worker = functions["WorkerFunction"]["Properties"]
 need("ReservedConcurrentExecutions" in worker, "the worker has no reserved concurrency")
@@ -137,5 +160,5 @@ if problems:
     sys.exit(1)
 print(
     f"template check: stream timeout {slow_timeout} s, {len(responses)} gateway responses in the envelope, "
-    f"{len(functions)} log groups with retention, no key in any environment, worker capped"
+    f"{len(functions)} log groups with retention, no key in any environment, Bedrock on the lanes' models only, worker capped"
 )

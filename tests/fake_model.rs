@@ -1,6 +1,9 @@
-//! A scripted fake model server on 127.0.0.1 that speaks both real wire formats: Gemini
-//! `:streamGenerateContent?alt=sse` (CRLF-framed chunks, no end marker, thought signatures) and
-//! OpenAI-compatible `/chat/completions` (fragmented tool-call arguments, usage chunk, `[DONE]`).
+//! A scripted fake model server on 127.0.0.1 that speaks the three real wire formats: Gemini
+//! `:streamGenerateContent?alt=sse` (CRLF-framed chunks, no end marker, thought signatures),
+//! OpenAI-compatible `/chat/completions` (fragmented tool-call arguments, usage chunk, `[DONE]`),
+//! and Bedrock's `/model/{id}/converse-stream` (AWS event-stream frames written by the SDK's own
+//! encoder, `aws-smithy-eventstream`: message start, content blocks, stop, metadata; exceptions as
+//! exception frames; errors before the stream with `x-amzn-errortype`).
 //!
 //! Tests queue replies (text chunks, tool calls, delays, error statuses, in-stream error tails,
 //! streams cut mid-way), optionally only for requests whose body contains a marker, and read back
@@ -24,7 +27,8 @@ pub enum Step {
     Delay(Duration),
     /// Close the connection here, without the end of the stream.
     Cut,
-    /// Gemini: a raw multi-line JSON error after the last event; OpenAI: `data: {"error": …}`.
+    /// Gemini: a raw multi-line JSON error after the last event; OpenAI: `data: {"error": …}`;
+    /// Bedrock: an exception frame whose type is the value's `type` (its `message` the payload).
     ErrorTail(Value),
 }
 
@@ -128,6 +132,11 @@ impl FakeModel {
         format!("{}/v1", self.base)
     }
 
+    /// `AWS_ENDPOINT_URL_BEDROCK_RUNTIME` for this server.
+    pub fn bedrock_endpoint(&self) -> String {
+        self.base.clone()
+    }
+
     fn lock(&self) -> MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
@@ -170,6 +179,7 @@ impl FakeModel {
 enum Format {
     Gemini,
     OpenAi,
+    Bedrock,
 }
 
 async fn serve(mut sock: TcpStream, state: Arc<Mutex<State>>) {
@@ -198,6 +208,8 @@ async fn serve(mut sock: TcpStream, state: Arc<Mutex<State>>) {
         Format::Gemini
     } else if path.ends_with("/chat/completions") {
         Format::OpenAi
+    } else if path.starts_with("/model/") && path.ends_with("/converse-stream") {
+        Format::Bedrock
     } else {
         let _ = write_status(
             &mut sock,
@@ -275,9 +287,52 @@ async fn write_status(
 }
 
 async fn chunk(sock: &mut TcpStream, data: &str) -> std::io::Result<()> {
-    sock.write_all(format!("{:x}\r\n{data}\r\n", data.len()).as_bytes())
+    chunk_bytes(sock, data.as_bytes()).await
+}
+
+async fn chunk_bytes(sock: &mut TcpStream, data: &[u8]) -> std::io::Result<()> {
+    sock.write_all(format!("{:x}\r\n", data.len()).as_bytes())
         .await?;
+    sock.write_all(data).await?;
+    sock.write_all(b"\r\n").await?;
     sock.flush().await
+}
+
+/// One AWS event-stream frame, written by the SDK's own encoder: an `event` of `event_type`, or
+/// with `exception` an `exception` frame of that type.
+fn bedrock_frame(kind: &str, event_type: &str, payload: &Value) -> Vec<u8> {
+    use aws_smithy_types::event_stream::{Header, HeaderValue, Message};
+    let type_header = if kind == "exception" {
+        ":exception-type"
+    } else {
+        ":event-type"
+    };
+    let message = Message::new(payload.to_string().into_bytes())
+        .add_header(Header::new(
+            ":message-type",
+            HeaderValue::String(kind.to_string().into()),
+        ))
+        .add_header(Header::new(
+            type_header,
+            HeaderValue::String(event_type.to_string().into()),
+        ))
+        .add_header(Header::new(
+            ":content-type",
+            HeaderValue::String("application/json".into()),
+        ));
+    let mut out = Vec::new();
+    if let Err(e) = aws_smithy_eventstream::frame::write_message_to(&message, &mut out) {
+        panic!("fake model: cannot encode an event-stream frame: {e}");
+    }
+    out
+}
+
+async fn bedrock_event(
+    sock: &mut TcpStream,
+    event_type: &str,
+    payload: Value,
+) -> std::io::Result<()> {
+    chunk_bytes(sock, &bedrock_frame("event", event_type, &payload)).await
 }
 
 fn gemini_chunk(parts: Value, finish: bool) -> String {
@@ -304,24 +359,39 @@ fn openai_chunk(delta: Value, finish: Option<&str>) -> String {
 
 /// Streams `steps` in the format; an `Err` means the client went away.
 async fn stream(sock: &mut TcpStream, format: Format, steps: &[Step]) -> std::io::Result<()> {
+    let content_type = match format {
+        Format::Bedrock => "application/vnd.amazon.eventstream",
+        _ => "text/event-stream",
+    };
     sock.write_all(
-        b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\nconnection: close\r\n\r\n",
+        format!("HTTP/1.1 200 OK\r\ncontent-type: {content_type}\r\ntransfer-encoding: chunked\r\nconnection: close\r\n\r\n").as_bytes(),
     )
     .await?;
     let mut calls = 0usize;
-    if format == Format::OpenAi {
-        chunk(
-            sock,
-            &openai_chunk(json!({"role": "assistant", "content": ""}), None),
-        )
-        .await?;
+    match format {
+        Format::OpenAi => {
+            chunk(
+                sock,
+                &openai_chunk(json!({"role": "assistant", "content": ""}), None),
+            )
+            .await?
+        }
+        Format::Bedrock => {
+            bedrock_event(sock, "messageStart", json!({"role": "assistant"})).await?
+        }
+        Format::Gemini => {}
     }
     for step in steps {
         match step {
+            // Bedrock: text is content block 0, tool uses the blocks after it.
+            Step::Text(t) if format == Format::Bedrock => {
+                let delta = json!({"contentBlockIndex": 0, "delta": {"text": t}});
+                bedrock_event(sock, "contentBlockDelta", delta).await?;
+            }
             Step::Text(t) => {
                 let data = match format {
                     Format::Gemini => gemini_chunk(json!([{ "text": t }]), false),
-                    Format::OpenAi => openai_chunk(json!({ "content": t }), None),
+                    _ => openai_chunk(json!({ "content": t }), None),
                 };
                 chunk(sock, &data).await?;
             }
@@ -336,16 +406,25 @@ async fn stream(sock: &mut TcpStream, format: Format, steps: &[Step]) -> std::io
                         }
                         chunk(sock, &gemini_chunk(json!([part]), false)).await?;
                     }
+                    Format::Bedrock => {
+                        let start = json!({"contentBlockIndex": calls, "start": {"toolUse": {"toolUseId": format!("tooluse_fake{calls}"), "name": name}}});
+                        bedrock_event(sock, "contentBlockStart", start).await?;
+                        for piece in halves(&args.to_string()) {
+                            let d = json!({"contentBlockIndex": calls, "delta": {"toolUse": {"input": piece}}});
+                            bedrock_event(sock, "contentBlockDelta", d).await?;
+                        }
+                        bedrock_event(
+                            sock,
+                            "contentBlockStop",
+                            json!({"contentBlockIndex": calls}),
+                        )
+                        .await?;
+                    }
                     Format::OpenAi => {
                         let index = calls - 1;
                         let first = json!({"tool_calls": [{"index": index, "id": format!("call_fake{calls}"), "type": "function", "function": {"name": name, "arguments": ""}}]});
                         chunk(sock, &openai_chunk(first, None)).await?;
-                        let a = args.to_string();
-                        let mid = a
-                            .char_indices()
-                            .nth(a.chars().count() / 2)
-                            .map_or(0, |(i, _)| i);
-                        for piece in [&a[..mid], &a[mid..]] {
+                        for piece in halves(&args.to_string()) {
                             let d = json!({"tool_calls": [{"index": index, "function": {"arguments": piece}}]});
                             chunk(sock, &openai_chunk(d, None)).await?;
                         }
@@ -359,11 +438,24 @@ async fn stream(sock: &mut TcpStream, format: Format, steps: &[Step]) -> std::io
                 return Ok(());
             }
             Step::ErrorTail(e) => {
-                let data = match format {
-                    Format::Gemini => serde_json::to_string_pretty(e).unwrap_or_default() + "\n",
-                    Format::OpenAi => format!("data: {e}\n\ndata: [DONE]\n\n"),
-                };
-                chunk(sock, &data).await?;
+                match format {
+                    Format::Gemini => {
+                        chunk(
+                            sock,
+                            &(serde_json::to_string_pretty(e).unwrap_or_default() + "\n"),
+                        )
+                        .await?
+                    }
+                    Format::OpenAi => {
+                        chunk(sock, &format!("data: {e}\n\ndata: [DONE]\n\n")).await?
+                    }
+                    Format::Bedrock => {
+                        let kind = e["type"].as_str().unwrap_or("modelStreamErrorException");
+                        let frame =
+                            bedrock_frame("exception", kind, &json!({"message": e["message"]}));
+                        chunk_bytes(sock, &frame).await?;
+                    }
+                }
                 sock.write_all(b"0\r\n\r\n").await?;
                 return sock.shutdown().await;
             }
@@ -371,6 +463,12 @@ async fn stream(sock: &mut TcpStream, format: Format, steps: &[Step]) -> std::io
     }
     match format {
         Format::Gemini => chunk(sock, &gemini_chunk(json!([{ "text": "" }]), true)).await?,
+        Format::Bedrock => {
+            let reason = if calls > 0 { "tool_use" } else { "end_turn" };
+            bedrock_event(sock, "messageStop", json!({"stopReason": reason})).await?;
+            let usage = json!({"usage": {"inputTokens": 120, "outputTokens": 12, "totalTokens": 132}, "metrics": {"latencyMs": 5}});
+            bedrock_event(sock, "metadata", usage).await?;
+        }
         Format::OpenAi => {
             let reason = if calls > 0 { "tool_calls" } else { "stop" };
             chunk(sock, &openai_chunk(json!({}), Some(reason))).await?;
@@ -381,4 +479,13 @@ async fn stream(sock: &mut TcpStream, format: Format, steps: &[Step]) -> std::io
     }
     sock.write_all(b"0\r\n\r\n").await?;
     sock.shutdown().await
+}
+
+/// A string in two pieces, split at a character boundary (streamed arguments arrive in pieces).
+fn halves(s: &str) -> [&str; 2] {
+    let mid = s
+        .char_indices()
+        .nth(s.chars().count() / 2)
+        .map_or(0, |(i, _)| i);
+    [&s[..mid], &s[mid..]]
 }

@@ -599,7 +599,16 @@ pub type ModelCase = fn(&ModelStack) -> Result<(), libtest_mimic::Failed>;
 impl ModelStack {
     /// `model_var` names the lane's model variable (`SLOW_MODEL`, `FUNCTIONAL_MODEL`); `extra`
     /// adds more environment.
-    pub fn start(model_var: &str, extra: &[(&str, String)]) -> ModelStack {
+    pub fn start(model_var: &str, extra: &[(&'static str, String)]) -> ModelStack {
+        Self::start_with_fake(model_var, |_| extra.to_vec())
+    }
+
+    /// As [`ModelStack::start`], with environment that needs the fake's address (an endpoint);
+    /// a variable given replaces the default of that name, and an empty value removes it.
+    pub fn start_with_fake(
+        model_var: &str,
+        extra: impl FnOnce(&fake_model::FakeModel) -> Vec<(&'static str, String)>,
+    ) -> ModelStack {
         let rt = tokio::runtime::Builder::new_multi_thread()
             .enable_all()
             .build()
@@ -620,7 +629,13 @@ impl ModelStack {
             ),
             ("AWS_ENDPOINT_URL_SECRETS_MANAGER", secrets.endpoint.clone()),
         ];
-        env.extend(extra.iter().cloned());
+        // An extra variable replaces the default of the same name; an empty one removes it.
+        for (k, v) in extra(&fake) {
+            env.retain(|(name, _)| *name != k);
+            if !v.is_empty() {
+                env.push((k, v));
+            }
+        }
         let stack = rt.block_on(Stack::start_with(&env));
         ModelStack {
             stack,
@@ -629,6 +644,44 @@ impl ModelStack {
             http: reqwest::Client::new(),
             rt,
         }
+    }
+
+    /// A lifter with two bench sessions (90 then 100 kg) asks how the bench is progressing; the
+    /// model, scripted, reads `exercise_progress` then answers "Your bench is moving up.". The
+    /// stream is checked for its shape and its events' order; the rest is the caller's.
+    pub fn ask_bench_progress(&self, user: &str) -> Result<Streamed, libtest_mimic::Failed> {
+        for w in [
+            bench_session(21, &[(90.0, 5, 2)]),
+            bench_session(7, &[(100.0, 5, 2)]),
+        ] {
+            self.rt
+                .block_on(self.stack.store.put_completed_workout(user, &w))?;
+        }
+        self.fake.reply(fake_model::Reply::calls(&[(
+            "exercise_progress",
+            serde_json::json!({"exercise_id": "bench press", "weeks": 8}),
+        )]));
+        self.fake
+            .reply(fake_model::Reply::text(&["Your bench is ", "moving up."]));
+        let s = self.stream(
+            user,
+            serde_json::json!({"message": "How is my bench press progressing?"}),
+        );
+        well_formed(&s)?;
+        eq(
+            s.kinds(),
+            vec![
+                "route",
+                "status",
+                "tool_start",
+                "tool_end",
+                "message",
+                "message",
+                "done",
+            ],
+            "events",
+        )?;
+        Ok(s)
     }
 
     /// One `POST /v1/stream` as the app sends it, read to the end.

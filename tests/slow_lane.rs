@@ -8,8 +8,7 @@ use std::time::Duration;
 
 use blackbox::fake_model::{Reply as ModelReply, Step};
 use blackbox::{
-    ModelCase, ModelStack, Streamed, bench_session, check, eq, sample_workout, unique_user,
-    well_formed,
+    ModelCase, ModelStack, Streamed, check, eq, sample_workout, unique_user, well_formed,
 };
 use coach::domain::workout::SetStatus;
 use libtest_mimic::Failed;
@@ -129,39 +128,7 @@ fn functional_json_in_process(ctx: &Ctx) -> Result<(), Failed> {
 }
 
 fn progress_answered_from_tool_data(ctx: &Ctx) -> Result<(), Failed> {
-    let user = unique_user("s-progress");
-    for w in [
-        bench_session(21, &[(90.0, 5, 2)]),
-        bench_session(7, &[(100.0, 5, 2)]),
-    ] {
-        ctx.rt
-            .block_on(ctx.stack.store.put_completed_workout(&user, &w))?;
-    }
-    ctx.fake.reply(ModelReply::calls(&[(
-        "exercise_progress",
-        json!({"exercise_id": "bench press", "weeks": 8}),
-    )]));
-    ctx.fake
-        .reply(ModelReply::text(&["Your bench is ", "moving up."]));
-    let s = stream(
-        ctx,
-        &user,
-        json!({"message": "How is my bench press progressing?"}),
-    );
-    well_formed(&s)?;
-    eq(
-        s.kinds(),
-        vec![
-            "route",
-            "status",
-            "tool_start",
-            "tool_end",
-            "message",
-            "message",
-            "done",
-        ],
-        "events",
-    )?;
+    let s = ctx.ask_bench_progress(&unique_user("s-progress"))?;
     eq(s.events[0].1["lane"].as_str(), Some("slow"), "route lane")?;
     eq(
         s.events[0].1["intent"].as_str(),

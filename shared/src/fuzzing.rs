@@ -12,7 +12,7 @@ use crate::context::{MAX_ID_CHARS, split_prefix};
 use crate::domain::limits;
 use crate::domain::units::Unit;
 use crate::import::{csv, strong};
-use crate::llm::{Event, Provider, StreamDecoder, retry};
+use crate::llm::{Event, SseFormat, StreamDecoder, retry};
 use crate::router::{self, Lane, command};
 use crate::skills::copilot;
 
@@ -366,23 +366,23 @@ pub fn analysis(data: &[u8]) {
 }
 
 pub fn gemini_stream(data: &[u8]) {
-    model_stream(Provider::Gemini, data);
+    model_stream(SseFormat::Gemini, data);
 }
 
 pub fn openai_stream(data: &[u8]) {
-    model_stream(Provider::OpenAi, data);
+    model_stream(SseFormat::OpenAi, data);
 }
 
 /// A model's response body: never panics; tool-call arguments are objects; and the events do
 /// not depend on how the network split the body. The first byte picks the split points.
-fn model_stream(provider: Provider, data: &[u8]) {
+fn model_stream(format: SseFormat, data: &[u8]) {
     let Some((&seed, body)) = data.split_first() else {
         return;
     };
-    let whole = decode(provider, &[body]);
+    let whole = decode(format, &[body]);
     let step = usize::from(seed % 7) + 1;
     let chunks: Vec<&[u8]> = body.chunks(step).collect();
-    let split = decode(provider, &chunks);
+    let split = decode(format, &chunks);
     assert_eq!(
         whole, split,
         "events depend on the split (chunks of {step})"
@@ -396,8 +396,8 @@ fn model_stream(provider: Provider, data: &[u8]) {
 }
 
 /// The events (as text, to compare) and the error of decoding a body fed in these chunks.
-fn decode(provider: Provider, chunks: &[&[u8]]) -> (Vec<Event>, Option<String>, String) {
-    let mut d = StreamDecoder::new(provider);
+fn decode(format: SseFormat, chunks: &[&[u8]]) -> (Vec<Event>, Option<String>, String) {
+    let mut d = StreamDecoder::new(format);
     let mut out = VecDeque::new();
     let mut result = Ok(());
     for c in chunks {

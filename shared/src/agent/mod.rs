@@ -159,7 +159,7 @@ impl Coach {
         let Some(model) = &self.model else {
             emit.send("error", json!({
                 "code": "MODEL_NOT_CONFIGURED",
-                "message": "No coach model is configured on this server. Set SLOW_MODEL (and MODEL_PROVIDER with GEMINI_API_KEY, or OPENAI_BASE_URL) to enable the coach; workout commands and buttons work without it.",
+                "message": "No coach model is configured on this server. Set SLOW_MODEL (and MODEL_PROVIDER with GEMINI_API_KEY, OPENAI_BASE_URL, or bedrock and AWS credentials) to enable the coach; workout commands and buttons work without it.",
             }))
             .await;
             return model_loop::Outcome {

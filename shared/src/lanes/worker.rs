@@ -43,13 +43,14 @@ impl WorkerLane {
     /// The worker `config` describes (read once in `main`).
     pub async fn from_config(config: &Config) -> Result<Self, String> {
         let aws = crate::store::aws_config_from_env("worker").await;
-        // The model's HTTP client (and its TLS roots) only when a model is configured.
+        // The model's client (an HTTP one with its TLS roots, or Bedrock's) only when a model
+        // is configured.
         let lane = crate::llm::ModelLane::Worker;
         let key = crate::secrets::model_api_key(&aws, config, &[lane]).await?;
-        let model = match config.model(lane, key.as_deref())? {
-            Some(settings) => Some(crate::llm::Model::new(settings, crate::llm::http_client()?)),
-            None => None,
-        };
+        let model = config
+            .model(lane, key.as_deref())?
+            .map(|c| crate::llm::Model::connect(c, crate::llm::http_client, &aws))
+            .transpose()?;
         Ok(Self::new(
             Worker::new(
                 Store::from_config(&aws, config.table.clone()),

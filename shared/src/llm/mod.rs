@@ -3,13 +3,16 @@
 //!
 //! - `gemini`: `streamGenerateContent?alt=sse` with function declarations and thought signatures;
 //! - `openai`: OpenAI-compatible chat completions (OpenAI, vLLM, llama.cpp, Ollama, OpenRouter);
-//! - `sse`: the one event-stream parser both use; `retry`: errors, retry hints and backoff;
+//! - `bedrock`: Amazon Bedrock's ConverseStream through the AWS SDK (the function's role signs);
+//! - `sse`: the one event-stream parser the HTTP adapters use; `retry`: errors, retry hints and
+//!   backoff, the same for every provider;
 //! - `settings`: the model's settings and the HTTP client; `wire`: the conversation's types.
 //!
 //! The conversation is provider-neutral (`Turn`s of `Part`s); each adapter writes it in its own
 //! wire format and rebuilds the model's turn exactly as it must be sent back (`ModelStream::turn`).
 //! Wire-format facts: `../shared/reference/llm-wire-formats.md`.
 
+mod bedrock;
 mod gemini;
 mod openai;
 pub(crate) mod retry;
@@ -32,16 +35,42 @@ pub use wire::*;
 /// usage in its stream, a stream that broke off): about four for English.
 const BYTES_PER_TOKEN: u64 = 4;
 
-/// A model with its settings and the process's HTTP client.
+/// A model with its settings and the client that reaches it.
 #[derive(Debug, Clone)]
 pub struct Model {
     pub config: ModelConfig,
-    http: reqwest::Client,
+    client: Client,
+}
+
+#[derive(Debug, Clone)]
+enum Client {
+    /// The process's HTTP client (Gemini, OpenAI-compatible).
+    Http(reqwest::Client),
+    Bedrock(aws_sdk_bedrockruntime::Client),
 }
 
 impl Model {
+    /// A model over HTTP (Gemini or OpenAI-compatible) with the process's client.
     pub fn new(config: ModelConfig, http: reqwest::Client) -> Model {
-        Model { config, http }
+        Model {
+            config,
+            client: Client::Http(http),
+        }
+    }
+
+    /// The model `config` names: over HTTP with the process's client, or, for Bedrock, through
+    /// an SDK client built here from the process's AWS configuration (so the HTTP-only lanes
+    /// never build one).
+    pub fn connect(
+        config: ModelConfig,
+        http: impl FnOnce() -> Result<reqwest::Client, String>,
+        aws: &aws_config::SdkConfig,
+    ) -> Result<Model, String> {
+        let client = match config.provider {
+            Provider::Bedrock => Client::Bedrock(bedrock::client(aws)),
+            Provider::Gemini | Provider::OpenAi => Client::Http(http()?),
+        };
+        Ok(Model { config, client })
     }
 
     /// Opens the stream, retrying 429 (with the server's hint), 5xx and connection errors with
@@ -52,26 +81,29 @@ impl Model {
         req: &Request,
         deadline: Instant,
     ) -> Result<ModelStream, ModelError> {
-        let (url, body) = match self.config.provider {
-            Provider::Gemini => gemini::request(&self.config, req),
-            Provider::OpenAi => openai::request(&self.config, req),
+        let (http, format, (url, body)) = match (&self.client, self.config.provider) {
+            (Client::Bedrock(client), _) => {
+                return self.bedrock_stream(client, req, deadline).await;
+            }
+            (Client::Http(http), Provider::Gemini) => {
+                (http, SseFormat::Gemini, gemini::request(&self.config, req))
+            }
+            (Client::Http(http), _) => {
+                (http, SseFormat::OpenAi, openai::request(&self.config, req))
+            }
         };
-        let with_tools = self.config.provider == Provider::OpenAi && !req.tools.is_empty();
+        let with_tools = format == SseFormat::OpenAi && !req.tools.is_empty();
         let body = body.to_string();
         let mut attempt = 0;
         loop {
             attempt += 1;
-            let err = match self.send(&url, &body, deadline).await {
+            let err = match self.send(http, &url, &body, deadline).await {
                 Ok(response) => {
-                    let mut stream = ModelStream {
-                        response: Some(response),
-                        decoder: StreamDecoder::new(self.config.provider),
-                        pending: VecDeque::new(),
-                        ended: false,
+                    let mut stream = ModelStream::new(
+                        Source::Http(Some(response), StreamDecoder::new(format)),
                         deadline,
-                        request_bytes: body.len() as u64,
-                        reported: None,
-                    };
+                        body.len() as u64,
+                    );
                     if !with_tools || stream.starts().await? {
                         return Ok(stream);
                     }
@@ -80,25 +112,52 @@ impl Model {
                     tracing::warn!(
                         "the model server sent an empty stream for a request with tools; asking once without streaming"
                     );
-                    return self.unstreamed(&url, &body, deadline).await;
+                    return self.unstreamed(http, &url, &body, deadline).await;
                 }
                 Err(e) if with_tools && retry::refuses_streamed_tools(&e) => {
                     tracing::warn!(
                         "the model server cannot stream with tools ({}); asking once without streaming",
                         e.message
                     );
-                    return self.unstreamed(&url, &body, deadline).await;
+                    return self.unstreamed(http, &url, &body, deadline).await;
                 }
                 Err(e) => e,
             };
+            wait_before_retry(&err, attempt, deadline).await?;
+        }
+    }
+
+    /// Bedrock's ConverseStream, with the same retries as the HTTP providers (the SDK's own are
+    /// off): throttling like a 429, unavailable like a 5xx.
+    async fn bedrock_stream(
+        &self,
+        client: &aws_sdk_bedrockruntime::Client,
+        req: &Request,
+        deadline: Instant,
+    ) -> Result<ModelStream, ModelError> {
+        let (call, request_bytes) = bedrock::request(client, &self.config, req)?;
+        let mut attempt = 0;
+        loop {
+            attempt += 1;
             let remaining = deadline.saturating_duration_since(Instant::now());
-            match retry::delay_before_retry(&err, attempt, remaining) {
-                Some(delay) => {
-                    tracing::warn!(attempt, status = ?err.status, delay_ms = delay.as_millis() as u64, "model call failed, retrying: {}", err.message);
-                    tokio::time::sleep(delay).await;
-                }
-                None => return Err(err),
+            if remaining.is_zero() {
+                return Err(ModelError::new(
+                    ErrorKind::Timeout,
+                    "no time left for the model call",
+                ));
             }
+            let err = match tokio::time::timeout(remaining, call.clone().send()).await {
+                Err(_) => ModelError::new(ErrorKind::Timeout, "the model did not answer in time"),
+                Ok(Ok(output)) => {
+                    return Ok(ModelStream::new(
+                        Source::Bedrock(output, bedrock::Decoder::default()),
+                        deadline,
+                        request_bytes,
+                    ));
+                }
+                Ok(Err(e)) => bedrock::call_error(e),
+            };
+            wait_before_retry(&err, attempt, deadline).await?;
         }
     }
 
@@ -107,6 +166,7 @@ impl Model {
     /// as one streamed chunk would be.
     async fn unstreamed(
         &self,
+        http: &reqwest::Client,
         url: &str,
         streamed_body: &str,
         deadline: Instant,
@@ -120,8 +180,8 @@ impl Model {
         let body = body.to_string();
         // The refusing server may have closed the connection the pool would reuse (uvicorn does
         // after an unfinished stream): a connect error is retried once, at once.
-        let response = match self.send(url, &body, deadline).await {
-            Err(e) if e.kind == ErrorKind::Connect => self.send(url, &body, deadline).await?,
+        let response = match self.send(http, url, &body, deadline).await {
+            Err(e) if e.kind == ErrorKind::Connect => self.send(http, url, &body, deadline).await?,
             other => other?,
         };
         let remaining = deadline.saturating_duration_since(Instant::now());
@@ -130,18 +190,14 @@ impl Model {
             .map_err(|_| ModelError::new(ErrorKind::Timeout, "the model did not answer in time"))?
             .map_err(|e| ModelError::transport(&e))?;
         let chunk = openai::completion_as_chunk(&text)?;
-        let mut stream = ModelStream {
-            response: None,
-            decoder: StreamDecoder::new(Provider::OpenAi),
-            pending: VecDeque::new(),
-            ended: true,
-            deadline,
-            request_bytes: body.len() as u64,
-            reported: None,
-        };
+        let mut decoder = StreamDecoder::new(SseFormat::OpenAi);
+        let mut pending = VecDeque::new();
         let sse = format!("data: {chunk}\n\ndata: [DONE]\n\n");
-        stream.decoder.push(sse.as_bytes(), &mut stream.pending)?;
-        stream.decoder.finish(&mut stream.pending)?;
+        decoder.push(sse.as_bytes(), &mut pending)?;
+        decoder.finish(&mut pending)?;
+        let mut stream = ModelStream::new(Source::Http(None, decoder), deadline, body.len() as u64);
+        stream.pending = pending;
+        stream.ended = true;
         Ok(stream)
     }
 
@@ -163,6 +219,7 @@ impl Model {
 
     async fn send(
         &self,
+        http: &reqwest::Client,
         url: &str,
         body: &str,
         deadline: Instant,
@@ -174,8 +231,7 @@ impl Model {
                 "no time left for the model call",
             ));
         }
-        let mut rb = self
-            .http
+        let mut rb = http
             .post(url)
             .header("content-type", "application/json")
             .body(body.to_string());
@@ -185,7 +241,7 @@ impl Model {
                 self.config.api_key.as_deref().unwrap_or(""),
             ),
             // Local servers ignore the key but some reject an empty bearer.
-            Provider::OpenAi => rb.header(
+            Provider::OpenAi | Provider::Bedrock => rb.header(
                 "authorization",
                 format!(
                     "Bearer {}",
@@ -212,6 +268,30 @@ impl Model {
     }
 }
 
+/// Waits before attempt `attempt + 1` as the retry policy says, or hands the error back.
+async fn wait_before_retry(
+    err: &ModelError,
+    attempt: u32,
+    deadline: Instant,
+) -> Result<(), ModelError> {
+    let remaining = deadline.saturating_duration_since(Instant::now());
+    match retry::delay_before_retry(err, attempt, remaining) {
+        Some(delay) => {
+            tracing::warn!(attempt, status = ?err.status, delay_ms = delay.as_millis() as u64, "model call failed, retrying: {}", err.message);
+            tokio::time::sleep(delay).await;
+            Ok(())
+        }
+        None => Err(err.clone()),
+    }
+}
+
+/// The server-sent-event formats of the HTTP providers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SseFormat {
+    Gemini,
+    OpenAi,
+}
+
 enum Decoder {
     Gemini(gemini::Decoder),
     OpenAi(openai::Decoder),
@@ -226,12 +306,12 @@ pub struct StreamDecoder {
 }
 
 impl StreamDecoder {
-    pub fn new(provider: Provider) -> StreamDecoder {
+    pub fn new(format: SseFormat) -> StreamDecoder {
         StreamDecoder {
             sse: sse::SseParser::default(),
-            decoder: match provider {
-                Provider::Gemini => Decoder::Gemini(gemini::Decoder::default()),
-                Provider::OpenAi => Decoder::OpenAi(openai::Decoder::default()),
+            decoder: match format {
+                SseFormat::Gemini => Decoder::Gemini(gemini::Decoder::default()),
+                SseFormat::OpenAi => Decoder::OpenAi(openai::Decoder::default()),
             },
         }
     }
@@ -272,11 +352,22 @@ impl StreamDecoder {
     }
 }
 
+/// Where an answer's events come from. One per answer, never in a collection: the size of the
+/// larger variant does not matter.
+#[allow(clippy::large_enum_variant)]
+enum Source {
+    /// An HTTP body and its decoder; no body for an answer that came whole (`Model::unstreamed`).
+    Http(Option<reqwest::Response>, StreamDecoder),
+    /// Bedrock's event stream, decoded by the SDK into typed events.
+    Bedrock(
+        aws_sdk_bedrockruntime::operation::converse_stream::ConverseStreamOutput,
+        bedrock::Decoder,
+    ),
+}
+
 /// An answer being streamed. Dropping it closes the connection, which stops the model.
 pub struct ModelStream {
-    /// `None` for an answer that came whole (see `Model::unstreamed`).
-    response: Option<reqwest::Response>,
-    decoder: StreamDecoder,
+    source: Source,
     pending: VecDeque<Event>,
     ended: bool,
     deadline: Instant,
@@ -287,10 +378,21 @@ pub struct ModelStream {
 }
 
 impl ModelStream {
+    fn new(source: Source, deadline: Instant, request_bytes: u64) -> ModelStream {
+        ModelStream {
+            source,
+            pending: VecDeque::new(),
+            ended: false,
+            deadline,
+            request_bytes,
+            reported: None,
+        }
+    }
+
     /// Reads the first bytes: `false` when the body is empty (the server closed the stream
     /// without a byte). What was read is decoded, for `next` to hand out.
     async fn starts(&mut self) -> Result<bool, ModelError> {
-        let Some(response) = self.response.as_mut() else {
+        let Source::Http(Some(response), decoder) = &mut self.source else {
             return Ok(true);
         };
         let remaining = self.deadline.saturating_duration_since(Instant::now());
@@ -305,7 +407,7 @@ impl ModelStream {
             )),
             Ok(Ok(None)) => Ok(false),
             Ok(Ok(Some(bytes))) => {
-                self.decoder.push(&bytes, &mut self.pending)?;
+                decoder.push(&bytes, &mut self.pending)?;
                 Ok(true)
             }
         }
@@ -323,33 +425,42 @@ impl ModelStream {
             if self.ended {
                 return None;
             }
-            let Some(response) = self.response.as_mut() else {
-                self.ended = true;
-                return None;
-            };
             let remaining = self.deadline.saturating_duration_since(Instant::now());
-            let chunk = match tokio::time::timeout(remaining, response.chunk()).await {
-                Err(_) => {
-                    self.ended = true;
-                    return Some(Err(ModelError::new(
-                        ErrorKind::Timeout,
-                        "the model stream did not finish in time",
-                    )));
-                }
-                Ok(Err(e)) => {
-                    self.ended = true;
-                    return Some(Err(ModelError::new(
-                        ErrorKind::Truncated,
-                        format!("the model stream broke off: {e}"),
-                    )));
-                }
-                Ok(Ok(c)) => c,
+            let late = || {
+                ModelError::new(
+                    ErrorKind::Timeout,
+                    "the model stream did not finish in time",
+                )
             };
-            let result = match chunk {
-                Some(bytes) => self.decoder.push(&bytes, &mut self.pending),
-                None => {
+            let result = match &mut self.source {
+                Source::Http(None, _) => {
                     self.ended = true;
-                    self.decoder.finish(&mut self.pending)
+                    return None;
+                }
+                Source::Http(Some(response), decoder) => {
+                    match tokio::time::timeout(remaining, response.chunk()).await {
+                        Err(_) => Err(late()),
+                        Ok(Err(e)) => Err(ModelError::new(
+                            ErrorKind::Truncated,
+                            format!("the model stream broke off: {e}"),
+                        )),
+                        Ok(Ok(Some(bytes))) => decoder.push(&bytes, &mut self.pending),
+                        Ok(Ok(None)) => {
+                            self.ended = true;
+                            decoder.finish(&mut self.pending)
+                        }
+                    }
+                }
+                Source::Bedrock(output, decoder) => {
+                    match tokio::time::timeout(remaining, output.stream.recv()).await {
+                        Err(_) => Err(late()),
+                        Ok(Err(e)) => Err(bedrock::stream_error(e)),
+                        Ok(Ok(Some(event))) => decoder.event(event, &mut self.pending),
+                        Ok(Ok(None)) => {
+                            self.ended = true;
+                            decoder.eof(&mut self.pending)
+                        }
+                    }
                 }
             };
             if let Err(e) = result {
@@ -365,7 +476,10 @@ impl ModelStream {
 
     /// The model's turn so far, as it must be sent back in the next request.
     pub fn turn(&self) -> Turn {
-        self.decoder.turn()
+        match &self.source {
+            Source::Http(_, decoder) => decoder.turn(),
+            Source::Bedrock(_, decoder) => decoder.turn(),
+        }
     }
 
     /// What the call cost: the provider's figures, or, when it reported none (yet), an estimate
@@ -397,6 +511,34 @@ impl ModelStream {
 /// A call id of our own, for providers that send none.
 fn made_up_call_id(n: usize) -> String {
     format!("call_{n}")
+}
+
+/// A tool call's arguments streamed as JSON fragments, once whole: a JSON object (nothing at all
+/// is `{}`), else the model's error, naming the tool.
+fn streamed_arguments(tool: &str, fragments: &str) -> Result<Value, ModelError> {
+    if fragments.trim().is_empty() {
+        return Ok(Value::Object(serde_json::Map::new()));
+    }
+    match serde_json::from_str::<Value>(fragments) {
+        Ok(v @ Value::Object(_)) => Ok(v),
+        _ => Err(ModelError::new(
+            ErrorKind::Malformed,
+            format!("arguments of {tool} are not a JSON object"),
+        )),
+    }
+}
+
+/// The model's turn from its streamed text and its finished calls.
+fn streamed_turn(text: &str, calls: &[ToolCall]) -> Turn {
+    let mut parts = Vec::new();
+    if !text.is_empty() {
+        parts.push(Part::text(text));
+    }
+    parts.extend(calls.iter().cloned().map(Part::Call));
+    Turn {
+        role: Role::Model,
+        parts,
+    }
 }
 
 #[cfg(test)]
@@ -449,6 +591,24 @@ mod tests {
         assert_eq!(c.base_url, "http://127.0.0.1:8080/v1");
         assert_eq!(c.temperature, 0.7);
         assert_eq!(c.api_key, None);
+    }
+
+    #[test]
+    fn bedrock_needs_no_key() {
+        let c = ModelConfig::from_vars(
+            ModelLane::Slow,
+            vars(&[
+                ("SLOW_MODEL", "amazon.nova-lite-v1:0"),
+                ("MODEL_PROVIDER", "bedrock"),
+            ]),
+        )
+        .expect("valid")
+        .expect("configured");
+        assert_eq!(c.provider, Provider::Bedrock);
+        assert_eq!(
+            (c.api_key, c.model.as_str()),
+            (None, "amazon.nova-lite-v1:0")
+        );
     }
 
     #[test]

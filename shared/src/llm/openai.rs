@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 
 use super::{
     ErrorKind, Event, Finish, ModelConfig, ModelError, Part, Request, Role, ToolCall, Turn, Usage,
-    made_up_call_id,
+    made_up_call_id, streamed_arguments, streamed_turn,
 };
 
 pub(super) fn request(cfg: &ModelConfig, req: &Request) -> (String, Value) {
@@ -237,19 +237,7 @@ impl Decoder {
                     "a tool call without a name",
                 ));
             }
-            let args = if c.arguments.trim().is_empty() {
-                json!({})
-            } else {
-                match serde_json::from_str::<Value>(&c.arguments) {
-                    Ok(v @ Value::Object(_)) => v,
-                    _ => {
-                        return Err(ModelError::new(
-                            ErrorKind::Malformed,
-                            format!("arguments of {} are not a JSON object", c.name),
-                        ));
-                    }
-                }
-            };
+            let args = streamed_arguments(&c.name, &c.arguments)?;
             let (id, provider_id) = if c.id.is_empty() {
                 (made_up_call_id(n), false)
             } else {
@@ -305,15 +293,7 @@ impl Decoder {
     }
 
     pub(super) fn turn(&self) -> Turn {
-        let mut parts = Vec::new();
-        if !self.text.is_empty() {
-            parts.push(Part::text(self.text.clone()));
-        }
-        parts.extend(self.finished_calls.iter().cloned().map(Part::Call));
-        Turn {
-            role: Role::Model,
-            parts,
-        }
+        streamed_turn(&self.text, &self.finished_calls)
     }
 }
 

@@ -9,6 +9,8 @@ use std::time::Duration;
 pub enum Provider {
     Gemini,
     OpenAi,
+    /// Amazon Bedrock's Converse API: no key, the function's role signs.
+    Bedrock,
 }
 
 impl Provider {
@@ -16,6 +18,7 @@ impl Provider {
         match s.trim().to_ascii_lowercase().as_str() {
             "gemini" | "google" => Some(Provider::Gemini),
             "openai" | "openai-compatible" => Some(Provider::OpenAi),
+            "bedrock" | "aws-bedrock" => Some(Provider::Bedrock),
             _ => None,
         }
     }
@@ -102,7 +105,7 @@ impl ModelConfig {
         let provider = match get(&provider_var).or_else(|| get("MODEL_PROVIDER")) {
             None => Provider::Gemini,
             Some(s) => Provider::parse(&s).ok_or_else(|| {
-                format!("{provider_var} / MODEL_PROVIDER is '{s}'; use gemini or openai")
+                format!("{provider_var} / MODEL_PROVIDER is '{s}'; use gemini, openai or bedrock")
             })?,
         };
         let number =
@@ -150,6 +153,8 @@ impl ModelConfig {
                 get("OPENAI_BASE_URL").unwrap_or_else(|| OPENAI_DEFAULT_BASE.into()),
                 get("OPENAI_API_KEY"),
             ),
+            // The SDK finds the endpoint (region, AWS_ENDPOINT_URL_BEDROCK_RUNTIME) and signs.
+            Provider::Bedrock => (String::new(), None),
         };
         let max_tokens_field =
             get("OPENAI_MAX_TOKENS_FIELD").unwrap_or_else(|| "max_tokens".to_string());

@@ -78,7 +78,8 @@ impl FunctionalLane {
         let key = crate::secrets::model_api_key(&aws, config, &[lane]).await?;
         let model = config
             .model(lane, key.as_deref())?
-            .map(|c| crate::llm::Model::new(c, http.clone()));
+            .map(|c| crate::llm::Model::connect(c, || Ok(http.clone()), &aws))
+            .transpose()?;
         let app = App::new(
             Store::from_config(&aws, config.table.clone()),
             JobQueue::new(&aws, &config.queue),

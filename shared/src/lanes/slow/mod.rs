@@ -52,9 +52,10 @@ impl SlowLane {
         let lanes = [ModelLane::Slow, ModelLane::Functional];
         let key = crate::secrets::model_api_key(&aws, config, &lanes).await?;
         let model = |lane| -> Result<Option<Model>, String> {
-            Ok(config
+            config
                 .model(lane, key.as_deref())?
-                .map(|c| Model::new(c, http.clone())))
+                .map(|c| Model::connect(c, || Ok(http.clone()), &aws))
+                .transpose()
         };
         let app = App::new(
             Store::from_config(&aws, config.table.clone()),

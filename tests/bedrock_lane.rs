@@ -1,0 +1,142 @@
+//! The slow binary with `MODEL_PROVIDER=bedrock`, through `cargo lambda watch`: the coach's
+//! turns go to the fake Bedrock endpoint (`AWS_ENDPOINT_URL_BEDROCK_RUNTIME`) as signed
+//! ConverseStream calls and come back as AWS event-stream frames. No API key and no secret:
+//! the function's credentials sign (here the test's static ones).
+
+use blackbox::fake_model::{Reply as ModelReply, Step};
+use blackbox::{ModelCase, ModelStack, Streamed, check, eq, unique_user, well_formed};
+use libtest_mimic::Failed;
+use serde_json::{Value, json};
+
+type Ctx = ModelStack;
+
+fn main() {
+    let ctx = ModelStack::start_with_fake("SLOW_MODEL", |fake| {
+        vec![
+            ("MODEL_PROVIDER", "bedrock".to_string()),
+            ("AWS_ENDPOINT_URL_BEDROCK_RUNTIME", fake.bedrock_endpoint()),
+            // Bedrock needs no key: no secret is configured, none is read.
+            ("MODEL_API_KEY_SECRET_ARN", String::new()),
+        ]
+    });
+    let cases: Vec<(&'static str, ModelCase)> = vec![
+        (
+            "coach_answers_through_bedrock",
+            coach_answers_through_bedrock,
+        ),
+        (
+            "throttling_is_retried_then_answered",
+            throttling_is_retried_then_answered,
+        ),
+        (
+            "an_exception_in_the_stream_ends_the_answer",
+            an_exception_in_the_stream_ends_the_answer,
+        ),
+    ];
+    ctx.fake.reply(ModelReply::text(&["warm"]));
+    let _ = stream(&ctx, "warmup", json!({"message": "hello"}));
+    ctx.run(cases)
+}
+
+fn stream(ctx: &Ctx, user: &str, body: Value) -> Streamed {
+    ctx.stream(user, body)
+}
+
+fn coach_answers_through_bedrock(ctx: &Ctx) -> Result<(), Failed> {
+    let s = ctx.ask_bench_progress(&unique_user("b-progress"))?;
+    eq(s.text(), "Your bench is moving up.".to_string(), "text")?;
+    let done = s.first("done").cloned().unwrap_or_default();
+    // The fake's metadata frame says 132 tokens a turn; two turns.
+    eq(
+        done["usage"]["total_tokens"].as_u64(),
+        Some(264),
+        "usage from Bedrock's metadata",
+    )?;
+    let reqs = ctx.fake.requests();
+    eq(reqs.len(), 2, "two model turns")?;
+    for r in &reqs {
+        eq(r.path.as_str(), "/model/fake-model/converse-stream", "path")?;
+        let auth = r.header("authorization").unwrap_or_default();
+        check(auth.starts_with("AWS4-HMAC-SHA256 "), "signed, no key")?;
+    }
+    let system = reqs[0].body["system"][0]["text"]
+        .as_str()
+        .unwrap_or_default();
+    check(
+        system.contains("exercise_progress"),
+        "the planner hint names the tool",
+    )?;
+    // The tool's result is this user's stored data, sent back as the tool use's result.
+    let msgs = reqs[1].body["messages"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    eq(msgs.len(), 3, "question, tool use, result")?;
+    let call_id = msgs[1]["content"][0]["toolUse"]["toolUseId"].clone();
+    eq(call_id.as_str(), Some("tooluse_fake1"), "the model's id")?;
+    let result = &msgs[2]["content"][0]["toolResult"];
+    eq(
+        &result["toolUseId"],
+        &call_id,
+        "the result answers the call",
+    )?;
+    let data: Value = serde_json::from_str(result["content"][0]["text"].as_str().unwrap_or("{}"))
+        .unwrap_or_default();
+    eq(
+        data["exercise_id"].as_str(),
+        Some("barbell-bench-press"),
+        "resolved id",
+    )?;
+    eq(
+        data["sessions"].as_array().map(Vec::len),
+        Some(2),
+        "both sessions",
+    )?;
+    eq(ctx.secrets.calls().len(), 0, "no secret read")
+}
+
+fn throttling_is_retried_then_answered(ctx: &Ctx) -> Result<(), Failed> {
+    ctx.fake.reply(ModelReply::Status {
+        status: 429,
+        body: json!({"message": "Too many requests, please wait before trying again."}),
+        headers: vec![("x-amzn-errortype".into(), "ThrottlingException".into())],
+    });
+    ctx.fake.reply(ModelReply::text(&["Hello!"]));
+    let s = stream(
+        ctx,
+        &unique_user("b-429"),
+        json!({"message": "hello coach"}),
+    );
+    well_formed(&s)?;
+    eq(s.kinds(), vec!["route", "message", "done"], "events")?;
+    eq(ctx.fake.requests().len(), 2, "retried once")
+}
+
+fn an_exception_in_the_stream_ends_the_answer(ctx: &Ctx) -> Result<(), Failed> {
+    ctx.fake.reply(ModelReply::Stream(vec![
+        Step::Text("Your squat".into()),
+        Step::ErrorTail(json!({"type": "modelStreamErrorException", "message": "The model stream failed at token 42"})),
+    ]));
+    let s = stream(
+        ctx,
+        &unique_user("b-exception"),
+        json!({"message": "hello coach"}),
+    );
+    well_formed(&s)?;
+    eq(
+        s.kinds(),
+        vec!["route", "message", "error", "done"],
+        "events",
+    )?;
+    let e = s.first("error").cloned().unwrap_or_default();
+    eq(e["code"].as_str(), Some("MODEL_UNAVAILABLE"), "code")?;
+    check(
+        !s.raw.contains("token 42"),
+        "Bedrock's words stay in the log",
+    )?;
+    eq(
+        ctx.fake.requests().len(),
+        1,
+        "text already sent: no silent retry",
+    )
+}
