@@ -76,6 +76,11 @@ cold() {
   ./target/release/devstack coldstart --runs "${RUNS:-20}" \
     --env SLOW_MODEL=gemini-2.5-flash --env FUNCTIONAL_MODEL=gemini-2.5-flash --env GEMINI_API_KEY=coldstart \
     target/release/hello-bare "${LANES[@]/#/target/release/}"
+  # The model lanes with MODEL_PROVIDER=bedrock: the SDK's client is built instead of the HTTP
+  # one (no network at start-up); the same baseline, in its own run.
+  ./target/release/devstack coldstart --runs "${RUNS:-20}" \
+    --env MODEL_PROVIDER=bedrock --env SLOW_MODEL=amazon.nova-lite-v1:0 --env FUNCTIONAL_MODEL=amazon.nova-lite-v1:0 \
+    target/release/hello-bare target/release/slow target/release/functional
 }
 
 slow() {

@@ -94,8 +94,29 @@ impl Recorded {
     }
 }
 
+/// The usage a stream reports: fixed (120 in, 12 out), or estimated from the sizes.
+#[derive(Clone, Copy)]
+struct Usage {
+    input: u64,
+    output: u64,
+}
+
+impl Usage {
+    const FIXED: Usage = Usage {
+        input: 120,
+        output: 12,
+    };
+
+    fn total(self) -> u64 {
+        self.input + self.output
+    }
+}
+
 #[derive(Default)]
 struct State {
+    /// Report usage estimated from the request's and the reply's sizes (four bytes a token)
+    /// instead of the fixed figures.
+    usage_by_size: bool,
     replies: Vec<(Option<String>, Reply)>,
     requests: Vec<Recorded>,
     /// Streams the client closed before the server finished writing them.
@@ -166,6 +187,13 @@ impl FakeModel {
         self.lock().client_disconnects
     }
 
+    /// From now on each stream reports usage estimated at four bytes a token of the request
+    /// body and of the reply's text and calls (the coach evaluation's token figures), instead
+    /// of the fixed 120 in and 12 out.
+    pub fn usage_by_size(&self) {
+        self.lock().usage_by_size = true;
+    }
+
     /// Forgets queued replies and recorded requests.
     pub fn reset(&self) {
         let mut s = self.lock();
@@ -186,6 +214,7 @@ async fn serve(mut sock: TcpStream, state: Arc<Mutex<State>>) {
     let Some((path, headers, body)) = read_request(&mut sock).await else {
         return;
     };
+    let body_bytes = body.len() as u64;
     let body: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
     let text = body.to_string();
     let (reply, index) = {
@@ -241,6 +270,26 @@ async fn serve(mut sock: TcpStream, state: Arc<Mutex<State>>) {
             let _ = write_status(&mut sock, 200, &body, &[]).await;
         }
         Reply::Stream(steps) => {
+            let by_size = state
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .usage_by_size;
+            let usage = if by_size {
+                let reply_bytes: usize = steps
+                    .iter()
+                    .map(|s| match s {
+                        Step::Text(t) => t.len(),
+                        Step::Call(n, a) => n.len() + a.to_string().len(),
+                        _ => 0,
+                    })
+                    .sum();
+                Usage {
+                    input: body_bytes.div_ceil(4),
+                    output: (reply_bytes as u64).div_ceil(4),
+                }
+            } else {
+                Usage::FIXED
+            };
             if let Some(r) = state
                 .lock()
                 .unwrap_or_else(|p| p.into_inner())
@@ -249,7 +298,7 @@ async fn serve(mut sock: TcpStream, state: Arc<Mutex<State>>) {
             {
                 r.replied_at = Some(std::time::Instant::now());
             }
-            if stream(&mut sock, format, &steps).await.is_err() {
+            if stream(&mut sock, format, &steps, usage).await.is_err() {
                 state
                     .lock()
                     .unwrap_or_else(|p| p.into_inner())
@@ -335,14 +384,14 @@ async fn bedrock_event(
     chunk_bytes(sock, &bedrock_frame("event", event_type, &payload)).await
 }
 
-fn gemini_chunk(parts: Value, finish: bool) -> String {
+fn gemini_chunk(parts: Value, finish: bool, usage: Usage) -> String {
     let mut candidate = json!({"content": {"parts": parts, "role": "model"}, "index": 0});
     if finish {
         candidate["finishReason"] = json!("STOP");
     }
     let v = json!({
         "candidates": [candidate],
-        "usageMetadata": {"promptTokenCount": 120, "candidatesTokenCount": 12, "totalTokenCount": 132},
+        "usageMetadata": {"promptTokenCount": usage.input, "candidatesTokenCount": usage.output, "totalTokenCount": usage.total()},
         "modelVersion": "fake-gemini",
         "responseId": "fake-response",
     });
@@ -358,7 +407,12 @@ fn openai_chunk(delta: Value, finish: Option<&str>) -> String {
 }
 
 /// Streams `steps` in the format; an `Err` means the client went away.
-async fn stream(sock: &mut TcpStream, format: Format, steps: &[Step]) -> std::io::Result<()> {
+async fn stream(
+    sock: &mut TcpStream,
+    format: Format,
+    steps: &[Step],
+    usage: Usage,
+) -> std::io::Result<()> {
     let content_type = match format {
         Format::Bedrock => "application/vnd.amazon.eventstream",
         _ => "text/event-stream",
@@ -390,7 +444,7 @@ async fn stream(sock: &mut TcpStream, format: Format, steps: &[Step]) -> std::io
             }
             Step::Text(t) => {
                 let data = match format {
-                    Format::Gemini => gemini_chunk(json!([{ "text": t }]), false),
+                    Format::Gemini => gemini_chunk(json!([{ "text": t }]), false, usage),
                     _ => openai_chunk(json!({ "content": t }), None),
                 };
                 chunk(sock, &data).await?;
@@ -404,7 +458,7 @@ async fn stream(sock: &mut TcpStream, format: Format, steps: &[Step]) -> std::io
                         if calls == 1 {
                             part["thoughtSignature"] = json!("ZmFrZS1zaWduYXR1cmU=");
                         }
-                        chunk(sock, &gemini_chunk(json!([part]), false)).await?;
+                        chunk(sock, &gemini_chunk(json!([part]), false, usage)).await?;
                     }
                     Format::Bedrock => {
                         let start = json!({"contentBlockIndex": calls, "start": {"toolUse": {"toolUseId": format!("tooluse_fake{calls}"), "name": name}}});
@@ -462,17 +516,17 @@ async fn stream(sock: &mut TcpStream, format: Format, steps: &[Step]) -> std::io
         }
     }
     match format {
-        Format::Gemini => chunk(sock, &gemini_chunk(json!([{ "text": "" }]), true)).await?,
+        Format::Gemini => chunk(sock, &gemini_chunk(json!([{ "text": "" }]), true, usage)).await?,
         Format::Bedrock => {
             let reason = if calls > 0 { "tool_use" } else { "end_turn" };
             bedrock_event(sock, "messageStop", json!({"stopReason": reason})).await?;
-            let usage = json!({"usage": {"inputTokens": 120, "outputTokens": 12, "totalTokens": 132}, "metrics": {"latencyMs": 5}});
+            let usage = json!({"usage": {"inputTokens": usage.input, "outputTokens": usage.output, "totalTokens": usage.total()}, "metrics": {"latencyMs": 5}});
             bedrock_event(sock, "metadata", usage).await?;
         }
         Format::OpenAi => {
             let reason = if calls > 0 { "tool_calls" } else { "stop" };
             chunk(sock, &openai_chunk(json!({}), Some(reason))).await?;
-            let usage = json!({"id": "chatcmpl-fake", "object": "chat.completion.chunk", "choices": [], "usage": {"prompt_tokens": 120, "completion_tokens": 12, "total_tokens": 132}});
+            let usage = json!({"id": "chatcmpl-fake", "object": "chat.completion.chunk", "choices": [], "usage": {"prompt_tokens": usage.input, "completion_tokens": usage.output, "total_tokens": usage.total()}});
             chunk(sock, &format!("data: {usage}\n\n")).await?;
             chunk(sock, "data: [DONE]\n\n").await?;
         }

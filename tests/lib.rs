@@ -681,6 +681,12 @@ impl ModelStack {
             ],
             "events",
         )?;
+        check(
+            s.first("tool_end")
+                .is_some_and(|e| e.get("result").is_none())
+                && s.first("done").is_some_and(|d| d.get("trace").is_none()),
+            "no tool results and no trace without x-coach-trace",
+        )?;
         Ok(s)
     }
 

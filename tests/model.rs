@@ -49,7 +49,9 @@ fn model(fake: &FakeModel, wire: Wire) -> Model {
         )
         .endpoint_url(fake.bedrock_endpoint())
         .build();
-    Model::connect(cfg, coach::llm::http_client, &aws).expect("a model")
+    coach::llm::ModelClients::new(&aws, None)
+        .model(cfg)
+        .expect("a model")
 }
 
 fn request(text: &str) -> Request {

@@ -32,6 +32,13 @@ pub const HISTORY_BUDGET_CHARS: usize = 8_000;
 pub const SUMMARY_MAX_CHARS: usize = 2_000;
 /// The window of "recent" activity in the context.
 pub const RECENT_DAYS: i64 = 7;
+/// The per-request context at most (about 1,500 tokens), so that memories, a long workout and
+/// the folded conversation cannot crowd out the answer's budget: the fixed lines (profile,
+/// goals, routine, the week, strengths, flags) first, then the workout brief (in a workout; at
+/// most half of what is left when there are memories), then the memories (injuries first, then
+/// the newest), then the folded conversation. What does not fit is cut with a note that says
+/// where the model can read it.
+pub const CONTEXT_BUDGET_CHARS: usize = 6_000;
 
 /// The conversation id used when the prefix names none.
 pub const DEFAULT_CONVERSATION: &str = "default";
@@ -55,6 +62,21 @@ pub struct Loaded {
 
 /// Exercises named in the strength summary, most trained first.
 pub const STRENGTH_SUMMARY_EXERCISES: usize = 5;
+
+/// `line` whole when it fits in `left`, else cut at a character boundary with `note` at its end;
+/// `left` shrinks by what is used.
+fn within(line: String, left: &mut usize, note: &str) -> String {
+    if line.len() < *left {
+        *left -= line.len() + 1;
+        return line;
+    }
+    let mut end = left.saturating_sub(note.len() + 1);
+    while !line.is_char_boundary(end) {
+        end -= 1;
+    }
+    *left = 0;
+    format!("{}{note}", &line[..end])
+}
 
 pub fn conversation_id(ctx: &SessionContext) -> &str {
     ctx.conversation_id
@@ -170,16 +192,6 @@ impl Loaded {
                 lines.push(format!("Goals: {}.", parts.join(", ")));
             }
         }
-        if !self.memories.is_empty() {
-            lines.push(format!(
-                "Memories: {}.",
-                self.memories
-                    .iter()
-                    .map(|m| format!("[{}] {}", m.id, m.text))
-                    .collect::<Vec<_>>()
-                    .join("; ")
-            ));
-        }
         if let Some(r) = &self.routine {
             lines.push(format!(
                 "Active routine: {} ({}), next day: {}.",
@@ -230,18 +242,75 @@ impl Loaded {
         if !flags.is_empty() {
             lines.push(format!("Training flags: {}.", flags.join("; ")));
         }
+        // The rest shares what the fixed lines leave of the budget, in order of need.
+        let mut left = CONTEXT_BUDGET_CHARS.saturating_sub(lines.iter().map(|l| l.len() + 1).sum());
+        // However long the workout, half the room stays for the memories (injuries first).
+        let memory_room = if self.memories.is_empty() {
+            0
+        } else {
+            left / 2
+        };
         if ctx.workout_mode
             && let Some(w) = &self.workout
         {
-            lines.push(format!(
+            let brief = format!(
                 "Workout brief (ids for the workout tools): {}",
                 super::tools::in_unit(super::tools::workout_brief(w), self.profile.unit)
-            ));
+            );
+            let mut room = left.saturating_sub(memory_room);
+            let note = " … (cut; workout_state has the whole workout)";
+            lines.push(within(brief, &mut room, note));
+            left = room + left.min(memory_room);
+        }
+        if let Some(line) = self.memories_line(&mut left) {
+            lines.push(line);
         }
         if let Some(s) = summary.filter(|s| !s.text.is_empty()) {
-            lines.push(format!("Earlier in this conversation:\n{}", s.text));
+            let earlier = format!("Earlier in this conversation:\n{}", s.text);
+            // A few lines of it at least, or none.
+            if left >= 200 {
+                lines.push(within(earlier, &mut left, " … (cut)"));
+            }
         }
         lines.join("\n")
+    }
+
+    /// The memories that fit in `left`: injuries first (what the coach must train around),
+    /// then the newest; a note counts those left out (list_memories reads them all).
+    fn memories_line(&self, left: &mut usize) -> Option<String> {
+        if self.memories.is_empty() {
+            return None;
+        }
+        let mut order: Vec<&Memory> = self.memories.iter().collect();
+        order.sort_by_key(|m| {
+            (
+                m.kind.as_deref() != Some("injury"),
+                std::cmp::Reverse(m.created_at),
+            )
+        });
+        const HEAD: &str = "Memories: ";
+        // Room for the head, the closing note ("(50 more: list_memories).") and the newline.
+        let mut used = HEAD.len() + 30;
+        let mut shown = Vec::new();
+        for m in &order {
+            let item = format!("[{}] {}", m.id, m.text);
+            if used + item.len() + 2 > *left {
+                break;
+            }
+            used += item.len() + 2;
+            shown.push(item);
+        }
+        let more = order.len() - shown.len();
+        if shown.is_empty() && more == 0 {
+            return None;
+        }
+        let mut line = format!("{HEAD}{}", shown.join("; "));
+        if more > 0 {
+            line.push_str(&format!(" ({more} more: list_memories)"));
+        }
+        line.push('.');
+        *left = left.saturating_sub(line.len() + 1);
+        Some(line)
     }
 
     /// Best e1RM of the most trained exercises over the loaded weeks, with its change from the
@@ -383,6 +452,71 @@ mod tests {
             tokens_today: 0,
             now: Utc::now(),
         }
+    }
+
+    #[test]
+    fn memories_a_long_workout_and_the_summary_share_one_budget() {
+        use crate::analysis::tests::{session, working};
+        let mut l = loaded(vec![], None);
+        // The most a lifter can have: 50 memories of 500 characters, one of them an injury
+        // saved first (oldest), and a workout of 400 sets.
+        for i in 0..50 {
+            l.memories.push(Memory {
+                id: format!("m{i}"),
+                text: format!("{i} {}", "y".repeat(490)),
+                kind: (i == 0).then(|| "injury".to_string()),
+                created_at: Utc::now() - Duration::days(100 - i),
+                retired_at: None,
+            });
+        }
+        l.workout = Some(session(
+            0,
+            "back-squat",
+            &vec![working(100.0, 5, None, Some(2)); 400],
+        ));
+        let summary = Summary {
+            text: "z".repeat(SUMMARY_MAX_CHARS),
+            ..Summary::default()
+        };
+        let (p, _) = crate::context::split_prefix("(context: workout_id=w-1) hi").expect("prefix");
+        let ctx = SessionContext::bind("u".into(), &p, l.now);
+        let text = l.context(&ctx, Some(&summary));
+        assert!(
+            text.len() <= CONTEXT_BUDGET_CHARS,
+            "{} {:?}",
+            text.len(),
+            text.lines()
+                .map(|l| (l.len(), &l[..l.len().min(30)]))
+                .collect::<Vec<_>>()
+        );
+        assert!(
+            text.contains("Workout brief"),
+            "the brief comes before the memories"
+        );
+        // Half the room stays for the memories: the injury first, the rest counted.
+        let m = text
+            .lines()
+            .find(|l| l.starts_with("Memories: "))
+            .expect("memories");
+        assert!(m.starts_with("Memories: [m0] "), "{m}");
+        assert!(m.contains("more: list_memories"), "{m}");
+        assert!(
+            text.contains("workout_state has the whole workout"),
+            "the brief is cut"
+        );
+        // Without a workout the memories get the room: the injury and the newest ones.
+        let (p, _) = crate::context::split_prefix("hi").expect("prefix");
+        let text = l.context(&SessionContext::bind("u".into(), &p, l.now), None);
+        assert!(text.len() <= CONTEXT_BUDGET_CHARS, "{}", text.len());
+        let m = text
+            .lines()
+            .find(|l| l.starts_with("Memories: "))
+            .expect("memories");
+        assert!(
+            m.starts_with("Memories: [m0] 0 ") && m.contains("[m49] 49 "),
+            "{m}"
+        );
+        assert!(m.ends_with("more: list_memories)."), "{m}");
     }
 
     #[test]

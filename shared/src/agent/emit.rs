@@ -17,6 +17,7 @@ pub struct Event {
 #[derive(Clone)]
 pub struct Emitter {
     tx: mpsc::Sender<Event>,
+    trace: bool,
 }
 
 /// Events a turn may get ahead of the client before it waits.
@@ -26,7 +27,20 @@ impl Emitter {
     /// An emitter and the receiving end its adapter drains.
     pub fn channel() -> (Emitter, mpsc::Receiver<Event>) {
         let (tx, rx) = mpsc::channel(BUFFERED_EVENTS);
-        (Emitter { tx }, rx)
+        (Emitter { tx, trace: false }, rx)
+    }
+
+    /// This emitter, also sending what the turn saw (the local stack's `x-coach-trace`, for the
+    /// coach evaluation): each tool's result in its `tool_end`, and a `trace` in `done`.
+    pub fn traced(self) -> Emitter {
+        Emitter {
+            trace: true,
+            ..self
+        }
+    }
+
+    pub fn tracing(&self) -> bool {
+        self.trace
     }
 
     /// Sends one event; `false` once the client has gone.

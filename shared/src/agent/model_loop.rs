@@ -43,6 +43,8 @@ pub struct Outcome {
     /// A retried request answered from the stored exchange.
     pub replayed: bool,
     pub error: Option<&'static str>,
+    /// A traced turn (`Emitter::traced`): the per-request context the model was given.
+    pub traced_context: Option<String>,
 }
 
 /// What the agent is given besides the lifter's message.
@@ -64,7 +66,10 @@ pub async fn run(
     emit: &Emitter,
     deadline: tokio::time::Instant,
 ) -> Outcome {
-    let mut out = Outcome::default();
+    let mut out = Outcome {
+        traced_context: emit.tracing().then(|| briefing.context.clone()),
+        ..Outcome::default()
+    };
     let mut turns = briefing.history;
     turns.push(Turn::user(text));
     let mut req = Request {
@@ -153,6 +158,7 @@ pub async fn run(
         let mut artifacts = Vec::new();
         for (c, (r, took)) in calls.iter().zip(results) {
             let ok = r.is_ok();
+            let mut end = json!({ "tool": c.name, "call_id": c.id, "elapsed_ms": took.as_millis() as u64, "ok": ok });
             let content = match r {
                 Ok(done) => {
                     match done.effect {
@@ -168,11 +174,10 @@ pub async fn run(
                 }
                 Err(e) => e.to_json(),
             };
-            emit.send(
-                "tool_end",
-                json!({ "tool": c.name, "call_id": c.id, "elapsed_ms": took.as_millis() as u64, "ok": ok }),
-            )
-            .await;
+            if emit.tracing() {
+                end["result"] = content.clone();
+            }
+            emit.send("tool_end", end).await;
             parts.push(Part::Result(ToolResult::for_call(c, content)));
         }
         // Artifacts after the tool_end of the call that stored them, with their stored ids.
@@ -229,6 +234,7 @@ async fn review(
         on: false,
         hold: None,
     };
+    out.model_turns += 1;
     let revised = match model_turn(model, req, emit, deadline, &mut out.usage, quiet).await {
         Ok(Some((t, _))) => t.text(),
         _ => String::new(),
@@ -382,6 +388,15 @@ pub fn done_data(intent: Option<Intent>, started: Instant, out: &Outcome) -> Val
     });
     if out.usage.total_tokens > 0 {
         d["usage"] = json!(out.usage);
+    }
+    if let Some(context) = &out.traced_context {
+        d["trace"] = json!({
+            "model_turns": out.model_turns,
+            "tool_calls": out.tool_calls,
+            "proposals": out.proposals,
+            "critic_findings": out.violations,
+            "context": context,
+        });
     }
     d
 }

@@ -49,7 +49,7 @@ impl WorkerLane {
         let key = crate::secrets::model_api_key(&aws, config, &[lane]).await?;
         let model = config
             .model(lane, key.as_deref())?
-            .map(|c| crate::llm::Model::connect(c, crate::llm::http_client, &aws))
+            .map(|c| crate::llm::ModelClients::new(&aws, None).model(c))
             .transpose()?;
         Ok(Self::new(
             Worker::new(

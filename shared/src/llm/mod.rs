@@ -58,21 +58,6 @@ impl Model {
         }
     }
 
-    /// The model `config` names: over HTTP with the process's client, or, for Bedrock, through
-    /// an SDK client built here from the process's AWS configuration (so the HTTP-only lanes
-    /// never build one).
-    pub fn connect(
-        config: ModelConfig,
-        http: impl FnOnce() -> Result<reqwest::Client, String>,
-        aws: &aws_config::SdkConfig,
-    ) -> Result<Model, String> {
-        let client = match config.provider {
-            Provider::Bedrock => Client::Bedrock(bedrock::client(aws)),
-            Provider::Gemini | Provider::OpenAi => Client::Http(http()?),
-        };
-        Ok(Model { config, client })
-    }
-
     /// Opens the stream, retrying 429 (with the server's hint), 5xx and connection errors with
     /// jittered backoff while `deadline` allows. Once the response has started, nothing is
     /// retried here: text may already have reached the lifter.
@@ -265,6 +250,45 @@ impl Model {
             .and_then(Result::ok)
             .unwrap_or_default();
         Err(retry::from_status(status, &headers, &text))
+    }
+}
+
+/// The clients a process's model lanes share, each built on first use: the HTTP one (Gemini,
+/// OpenAI-compatible; or the one `main` already built) and Bedrock's SDK client from the
+/// process's AWS configuration. A lane without a model builds neither; two lanes on Bedrock
+/// (the slow binary runs the functional model too) share one.
+pub struct ModelClients<'a> {
+    aws: &'a aws_config::SdkConfig,
+    http: std::cell::OnceCell<reqwest::Client>,
+    bedrock: std::cell::OnceCell<aws_sdk_bedrockruntime::Client>,
+}
+
+impl<'a> ModelClients<'a> {
+    pub fn new(aws: &'a aws_config::SdkConfig, http: Option<reqwest::Client>) -> Self {
+        ModelClients {
+            aws,
+            http: http.map(std::cell::OnceCell::from).unwrap_or_default(),
+            bedrock: std::cell::OnceCell::new(),
+        }
+    }
+
+    /// The model `config` names, with the client its provider needs.
+    pub fn model(&self, config: ModelConfig) -> Result<Model, String> {
+        let client = match config.provider {
+            Provider::Bedrock => Client::Bedrock(
+                self.bedrock
+                    .get_or_init(|| bedrock::client(self.aws))
+                    .clone(),
+            ),
+            Provider::Gemini | Provider::OpenAi => Client::Http(match self.http.get() {
+                Some(h) => h.clone(),
+                None => {
+                    let h = http_client()?;
+                    self.http.get_or_init(|| h).clone()
+                }
+            }),
+        };
+        Ok(Model { config, client })
     }
 }
 

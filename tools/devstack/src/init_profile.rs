@@ -36,6 +36,18 @@ pub async fn child() {
     lap("SNS client (NOTIFY_TOPIC_ARN set)", &mut steps);
     let http = coach::llm::http_client();
     lap("model HTTP client (reqwest)", &mut steps);
+    let bedrock = coach::llm::ModelConfig::from_vars(coach::llm::ModelLane::Slow, |k| match k {
+        "SLOW_MODEL" => Some("amazon.nova-lite-v1:0".into()),
+        "MODEL_PROVIDER" => Some("bedrock".into()),
+        _ => None,
+    })
+    .ok()
+    .flatten()
+    .map(|c| coach::llm::ModelClients::new(&aws, None).model(c));
+    lap(
+        "Bedrock client (MODEL_PROVIDER=bedrock, instead of the HTTP one)",
+        &mut steps,
+    );
     let key = coach::secrets::model_api_key(&aws, &config, &[coach::llm::ModelLane::Slow]).await;
     lap(
         "model API key from Secrets Manager (client and GetSecretValue, local endpoint)",
@@ -60,7 +72,7 @@ pub async fn child() {
     if !(first && second) {
         eprintln!("the canned store call failed");
     }
-    std::hint::black_box((&store, &queue, &push, &http, n, &key));
+    std::hint::black_box((&store, &queue, &push, &http, &bedrock, n, &key));
     for (name, d) in steps {
         println!("{}\t{name}", d.as_micros());
     }

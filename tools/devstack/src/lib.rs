@@ -1,3 +1,4 @@
 //! What the devstack binary shares with the black-box tests.
 
+pub mod eval;
 pub mod http;

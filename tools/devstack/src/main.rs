@@ -6,6 +6,9 @@
 //!   first binary given (the baseline), measured with a local Runtime API.
 //! - `devstack e2e --url URL [--n N]`: seeds a user with a workout of N planned sets, sends N
 //!   "done" requests one after another, and prints the median and p99 round trip.
+//! - `devstack eval [--base URL] [--only SCENARIO] [--prices FILE] [--export CSV]`: the coach
+//!   evaluation against a running stack (`make dev`, any model): a table of what each scenario
+//!   did and cost (see `eval.rs`).
 //! - `devstack chat [--base URL] [--user U] [--conversation C] [--workout W]`: a terminal chat
 //!   with the coach on the local stack (`/v1/stream`), with `/confirm` for proposals.
 //! - `devstack import-strong --user U --file F [--tz TZ] [--unit kg|lb]`: imports a Strong
@@ -35,7 +38,7 @@ mod strong;
 use std::path::PathBuf;
 
 fn usage() -> String {
-    "usage: devstack setup | devstack coldstart [--runs N] [--env K=V]... BASELINE_BIN BIN... | devstack e2e --url URL [--n N] | devstack e2e-functional --base URL [--n N] | devstack chat [--base URL] [--user U] [--conversation C] [--workout W] | devstack import-strong --user U --file F [--tz TZ] [--unit kg|lb] | devstack strong-sample --rows N [--last-day YYYY-MM-DD] | devstack load-fast [--procs N] [--commands N] [--users N] FAST_BIN | devstack init-profile [--runs N] [--env K=V]... | devstack replay [--unit kg|lb] FILE... | devstack job [--dry-run] '{\"type\":\"weekly_review\",\"user_id\":\"demo\",\"week_ending\":\"2026-11-22\"}'".into()
+    "usage: devstack setup | devstack coldstart [--runs N] [--env K=V]... BASELINE_BIN BIN... | devstack e2e --url URL [--n N] | devstack e2e-functional --base URL [--n N] | devstack eval [--base URL] [--only SCENARIO] [--prices FILE] [--export CSV] | devstack chat [--base URL] [--user U] [--conversation C] [--workout W] | devstack import-strong --user U --file F [--tz TZ] [--unit kg|lb] | devstack strong-sample --rows N [--last-day YYYY-MM-DD] | devstack load-fast [--procs N] [--commands N] [--users N] FAST_BIN | devstack init-profile [--runs N] [--env K=V]... | devstack replay [--unit kg|lb] FILE... | devstack job [--dry-run] '{\"type\":\"weekly_review\",\"user_id\":\"demo\",\"week_ending\":\"2026-11-22\"}'".into()
 }
 
 #[tokio::main]
@@ -245,6 +248,32 @@ async fn run() -> Result<(), String> {
                 std::env::var("TABLE_NAME").map_err(|_| "TABLE_NAME is not set".to_string())?;
             let store = coach::store::Store::from_env("devstack", table).await;
             e2e::run_functional(&store, &base.ok_or_else(usage)?, n).await
+        }
+        Some("eval") => {
+            let root = std::env::current_dir().map_err(|e| e.to_string())?;
+            let mut target = devstack::eval::Target {
+                base: "http://127.0.0.1:9000/lambda-url".into(),
+                user_prefix: format!("eval-{}", chrono::Utc::now().format("%Y%m%d%H%M%S")),
+                export: root.join(devstack::eval::EXPORT),
+            };
+            let (mut prices, mut only) = (root.join("tools/devstack/prices.tsv"), None);
+            let mut it = args.iter().skip(1);
+            while let Some(a) = it.next() {
+                let v = it.next().cloned().ok_or_else(usage)?;
+                match a.as_str() {
+                    "--base" => target.base = v,
+                    "--export" => target.export = PathBuf::from(v),
+                    "--prices" => prices = PathBuf::from(v),
+                    "--only" => only = Some(v),
+                    _ => return Err(usage()),
+                }
+            }
+            let text = std::fs::read_to_string(&prices)
+                .map_err(|e| format!("cannot read {}: {e}", prices.display()))?;
+            let prices = devstack::eval::parse_prices(&text)?;
+            let table = devstack::eval::run_cli(target, &prices, only.as_deref()).await?;
+            println!("{table}");
+            Ok(())
         }
         Some("chat") => {
             let mut o = chat::Options {

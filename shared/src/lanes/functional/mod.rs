@@ -78,7 +78,7 @@ impl FunctionalLane {
         let key = crate::secrets::model_api_key(&aws, config, &[lane]).await?;
         let model = config
             .model(lane, key.as_deref())?
-            .map(|c| crate::llm::Model::connect(c, || Ok(http.clone()), &aws))
+            .map(|c| crate::llm::ModelClients::new(&aws, Some(http.clone())).model(c))
             .transpose()?;
         let app = App::new(
             Store::from_config(&aws, config.table.clone()),

@@ -31,6 +31,9 @@ use crate::store::Store;
 use crate::telemetry::RequestLog;
 
 const ROUTE: &str = "/v1/stream";
+/// `x-coach-trace: 1` on the local stack (`AUTH_MODE=dev`): tool results and the turn's trace in
+/// the stream, for `devstack eval`. Ignored with real authentication.
+const TRACE_HEADER: &str = "x-coach-trace";
 /// Time kept back from the invocation's deadline to close the stream cleanly.
 const DEADLINE_MARGIN: Duration = Duration::from_secs(2);
 /// Without a Lambda deadline (tests, local runs).
@@ -51,10 +54,11 @@ impl SlowLane {
         let aws = crate::store::aws_config_from_env("slow").await;
         let lanes = [ModelLane::Slow, ModelLane::Functional];
         let key = crate::secrets::model_api_key(&aws, config, &lanes).await?;
+        let clients = crate::llm::ModelClients::new(&aws, Some(http.clone()));
         let model = |lane| -> Result<Option<Model>, String> {
             config
                 .model(lane, key.as_deref())?
-                .map(|c| Model::connect(c, || Ok(http.clone()), &aws))
+                .map(|c| clients.model(c))
                 .transpose()
         };
         let app = App::new(
@@ -202,6 +206,11 @@ impl SlowLane {
             return Ok(event_stream(sse::body_of(frames)));
         }
         let (emit, body) = sse::open(self.heartbeat);
+        let emit = if wants_trace(self.auth, &req) {
+            emit.traced()
+        } else {
+            emit
+        };
         let text = text.to_string();
         let log = crate::telemetry::hand_off();
         tokio::spawn(async move {
@@ -264,4 +273,30 @@ fn invocation_deadline(req: &Request) -> tokio::time::Instant {
         })
         .map_or(DEFAULT_BUDGET, |b| b.saturating_sub(DEADLINE_MARGIN));
     now + budget
+}
+
+/// The evaluation's view of a turn (`x-coach-trace: 1`): on the local stack only, never for a
+/// request authenticated by the user pool.
+fn wants_trace(auth: AuthMode, req: &Request) -> bool {
+    auth == AuthMode::Dev && api::header_str(req, TRACE_HEADER) == Some("1")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_trace_is_for_the_local_stack_only() {
+        let req = |trace: Option<&str>| {
+            let mut b = lambda_http::http::Request::builder().uri("/v1/stream");
+            if let Some(v) = trace {
+                b = b.header(TRACE_HEADER, v);
+            }
+            b.body(Body::Empty).expect("request")
+        };
+        assert!(wants_trace(AuthMode::Dev, &req(Some("1"))));
+        assert!(!wants_trace(AuthMode::Jwt, &req(Some("1"))));
+        assert!(!wants_trace(AuthMode::Dev, &req(None)));
+        assert!(!wants_trace(AuthMode::Dev, &req(Some("yes"))));
+    }
 }
