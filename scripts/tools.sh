@@ -52,7 +52,8 @@ wait_port() { for _ in $(seq 100); do (echo > "/dev/tcp/127.0.0.1/$1") 2>/dev/nu
 
 # The local stack in the background on free ports, for scripts: dynoxide in memory, cargo lambda
 # watch serving every binary with AUTH_MODE=dev (extra flags in $1, e.g. --release; its output in
-# $2), the table and the demo user. Sets STACK_PORT; stop_local_stack stops it all.
+# $2; more environment for the functions in STACK_ENV, K=V,K=V), the table and the demo user.
+# Sets STACK_PORT; stop_local_stack stops it all.
 start_local_stack() {
   local flags="$1" log="$2" profile=debug db_port
   if [ "$flags" = "--release" ]; then profile=release; fi
@@ -63,7 +64,7 @@ start_local_stack() {
   STACK_PIDS=($!)
   # shellcheck disable=SC2086 # $flags is a list of flags
   setsid cargo lambda watch $flags --ignore-changes -A 127.0.0.1 -P "$STACK_PORT" \
-    --env-var "AUTH_MODE=dev,TABLE_NAME=$TABLE_NAME,AWS_ENDPOINT_URL_DYNAMODB=$AWS_ENDPOINT_URL_DYNAMODB,AWS_REGION=$AWS_REGION,AWS_ACCESS_KEY_ID=$AWS_ACCESS_KEY_ID,AWS_SECRET_ACCESS_KEY=$AWS_SECRET_ACCESS_KEY,WORKER_INVOKE_URL=http://127.0.0.1:$STACK_PORT/2015-03-31/functions/worker/invocations" \
+    --env-var "AUTH_MODE=dev,TABLE_NAME=$TABLE_NAME,AWS_ENDPOINT_URL_DYNAMODB=$AWS_ENDPOINT_URL_DYNAMODB,AWS_REGION=$AWS_REGION,AWS_ACCESS_KEY_ID=$AWS_ACCESS_KEY_ID,AWS_SECRET_ACCESS_KEY=$AWS_SECRET_ACCESS_KEY,WORKER_INVOKE_URL=http://127.0.0.1:$STACK_PORT/2015-03-31/functions/worker/invocations${STACK_ENV:+,$STACK_ENV}" \
     > "$log" 2>&1 &
   STACK_PIDS+=($!)
   wait_port "$db_port"

@@ -5,7 +5,7 @@
 //! `critic::Facts`) replaced by a note: the lifter never reads an invented load, and no
 //! after-the-fact correction is needed for it.
 
-use super::critic::{Facts, MIN_CHECKED_KG, weights_in};
+use super::critic::{Facts, is_checked, weights_in};
 
 /// What replaces a weight the data does not back.
 pub const LEFT_OUT: &str = "[a figure I can't back with your data]";
@@ -70,7 +70,7 @@ impl<'f> HoldBack<'f> {
         let mut out = String::with_capacity(held.len());
         let mut from = 0;
         for (kind, kg, raw, at) in weights_in(&held, true) {
-            if kg >= MIN_CHECKED_KG && !self.facts.backs(kind, kg, raw) {
+            if is_checked(&held, kg, &at) && !self.facts.backs(kind, kg, raw) {
                 out.push_str(&held[from..at.start]);
                 out.push_str(LEFT_OUT);
                 self.left_out.push(held[at.clone()].to_string());

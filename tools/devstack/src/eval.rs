@@ -621,7 +621,7 @@ pub fn table(records: &[Record], prices: &[Price]) -> String {
 }
 
 /// `devstack eval`: every scenario (or the one named) against the stack at `base`, then the
-/// table. Nothing is asserted: the wording is the model's.
+/// table and the answers. Nothing is asserted: the wording is the model's.
 pub async fn run_cli(
     target: Target,
     prices: &[Price],
@@ -647,7 +647,12 @@ pub async fn run_cli(
                 .join(", ")
         ));
     }
-    Ok(table(&records, prices))
+    let mut out = table(&records, prices);
+    // The answers, to read: the table says what they did, not how they read.
+    for r in &records {
+        out.push_str(&format!("\n### {}\n\n{}\n", r.scenario, r.answer));
+    }
+    Ok(out)
 }
 
 #[cfg(test)]
