@@ -93,10 +93,10 @@ e2e() {
   start_local_stack --release target/bench-watch.log
   trap stop_local_stack RETURN EXIT  # EXIT too: a failed step ends the script (set -e)
   local port=$STACK_PORT
-  local url="http://127.0.0.1:$port/lambda-url/fast/v1/copilot"
+  local url="http://127.0.0.1:$port/v1/copilot"
   curl -s -o /dev/null "$url" -H 'x-user-id: warmup' --data next   # starts the function process
   ./target/release/devstack e2e --url "$url" --n "${N:-200}"
-  local fn_base="http://127.0.0.1:$port/lambda-url/functional/v1"
+  local fn_base="http://127.0.0.1:$port/v1"
   curl -s -o /dev/null "$fn_base/workouts/active" -H 'x-user-id: warmup'   # starts the functional process
   ./target/release/devstack e2e-functional --base "$fn_base" --n "${N_FN:-100}"
   peak_rss
@@ -125,8 +125,8 @@ import() {
   trap stop_local_stack RETURN EXIT  # EXIT too: a failed step ends the script (set -e)
   local port=$STACK_PORT
   ./target/release/devstack strong-sample --rows 5000 --last-day 2026-11-20 > target/strong-5000.csv
-  local url="http://127.0.0.1:$port/lambda-url/functional/v1/import/strong?tz=Europe/Berlin"
-  curl -s -o /dev/null "http://127.0.0.1:$port/lambda-url/functional/v1/insights" -H 'x-user-id: warmup'
+  local url="http://127.0.0.1:$port/v1/import/strong?tz=Europe/Berlin"
+  curl -s -o /dev/null "http://127.0.0.1:$port/v1/insights" -H 'x-user-id: warmup'
   curl -s -o /dev/null -X POST "http://127.0.0.1:$port/2015-03-31/functions/worker/invocations" -d '{"Records":[]}'
   for run in 1 2 3 4 5; do
     # A new user each run (a first import), then the same file again for that user (a re-import).
@@ -145,7 +145,7 @@ lifter() {
   start_local_stack --release target/bench-watch.log
   trap stop_local_stack RETURN EXIT  # EXIT too: a failed step ends the script (set -e)
   ./target/release/devstack strong-sample --rows 5000 --last-day "$(date -u +%F)" > target/strong-5000.csv
-  local base="http://127.0.0.1:$STACK_PORT/lambda-url/functional/v1"
+  local base="http://127.0.0.1:$STACK_PORT/v1"
   curl -s -o /dev/null "http://127.0.0.1:$STACK_PORT/2015-03-31/functions/worker/invocations" -d '{"Records":[]}'
   python3 - "$base" target/strong-5000.csv <<'PY'
 import http.client, json, statistics, sys, time, urllib.parse
@@ -216,7 +216,7 @@ sync() {
   export TABLE_NAME=CoachBench
   start_local_stack --release target/bench-watch.log
   trap stop_local_stack RETURN EXIT  # EXIT too: a failed step ends the script (set -e)
-  local base="http://127.0.0.1:$STACK_PORT/lambda-url"
+  local base="http://127.0.0.1:$STACK_PORT"
   python3 - "$base" <<'PY'
 import datetime, http.client, json, statistics, sys, time, urllib.parse
 base = sys.argv[1]
@@ -238,9 +238,9 @@ COMMANDS = ["now rdl", "10 @ 80", "80kg x 10", "done", "squat 100x5", "5 @ 100",
             "100kg x 4", "ohp 40kg x 8", "8", "done", "done", "40 x 7", "bw x 6", "rdl 90 x 8",
             "plank 60s", "undo", "next", "ohp 3 sets of 6 @ 35"]
 def session(user, at0):
-    ms, st, data = call("PUT", "/functional/v1/templates/t-sync", user, template)
+    ms, st, data = call("PUT", "/v1/templates/t-sync", user, template)
     assert st in (200, 201), data
-    ms, st, data = call("POST", "/functional/v1/workouts", user, {"template_id": "t-sync"})
+    ms, st, data = call("POST", "/v1/workouts", user, {"template_id": "t-sync"})
     assert st == 201, data
     return json.loads(data)["workout"]["id"]
 def batch(user, run):
@@ -248,18 +248,18 @@ def batch(user, run):
     return [{"corr": f"{user}-{i}", "at": (now - datetime.timedelta(seconds=20 - i)).isoformat(),
              "message": m} for i, m in enumerate(COMMANDS)]
 # Warm up: the first call to each function starts its process.
-call("POST", "/fast/v1/copilot", "bench-warmup", {"message": "next"})
-call("GET", "/functional/v1/workouts/active", "bench-warmup")
+call("POST", "/v1/copilot", "bench-warmup", {"message": "next"})
+call("GET", "/v1/workouts/active", "bench-warmup")
 runs = 60
 batch_ms, one_by_one_ms, replay_ms = [], [], []
 for run in range(runs):
     user = f"bench-sync-{run}"
     wid = session(user, run)
     cmds = batch(user, run)
-    ms, st, data = call("POST", f"/functional/v1/workouts/{wid}/sync", user, {"commands": cmds})
+    ms, st, data = call("POST", f"/v1/workouts/{wid}/sync", user, {"commands": cmds})
     assert st == 200, data[:300]
     batch_ms.append(ms)
-    ms, st, data = call("POST", f"/functional/v1/workouts/{wid}/sync", user, {"commands": cmds})
+    ms, st, data = call("POST", f"/v1/workouts/{wid}/sync", user, {"commands": cmds})
     # Commands that changed nothing ("next") have no record and are answered afresh.
     assert st == 200 and all(r["status"] in ("replayed", "unchanged") for r in json.loads(data)["results"]), data[:300]
     replay_ms.append(ms)
@@ -268,7 +268,7 @@ for run in range(runs):
     session(user2, run)
     t = 0.0
     for c in batch(user2, run):
-        ms, st, data = call("POST", "/fast/v1/copilot", user2,
+        ms, st, data = call("POST", "/v1/copilot", user2,
                             {"message": f"(context: corr={c['corr']} at={c['at']}) {c['message']}"})
         assert st == 200, data[:300]
         t += ms

@@ -40,12 +40,13 @@ setsid cargo lambda watch -A 127.0.0.1 -P "$PORT" --ignore-changes \
 pids+=($!)
 for _ in $(seq 100); do (echo > "/dev/tcp/127.0.0.1/$PORT") 2>/dev/null && break; sleep 0.1; done
 
-base="http://127.0.0.1:$PORT/lambda-url/fast/v1/copilot"
-fn="http://127.0.0.1:$PORT/lambda-url/functional/v1"
-stream="http://127.0.0.1:$PORT/lambda-url/slow/v1/stream"
+base="http://127.0.0.1:$PORT/v1/copilot"
+fn="http://127.0.0.1:$PORT/v1"
+stream="http://127.0.0.1:$PORT/v1/stream"
 cat <<MSG
 
-Local stack is up (Ctrl-C stops it). Log the demo user's Push workout:
+Local stack is up on http://127.0.0.1:$PORT (every route at its deployed path, /v1/...; Ctrl-C
+stops it). Log the demo user's Push workout:
 
   curl -s $base -H 'content-type: application/json' -H 'x-user-id: demo' -d '{"message":"done"}'
   curl -s $base -H 'content-type: application/json' -H 'x-user-id: demo' -d '{"message":"8 @ 97.5 kg rir 2"}'

@@ -47,7 +47,7 @@ for lane in fast functional slow; do
   phases=examples,coverage,fuzzing
   if [ "$lane" = functional ]; then phases+=,stateful; fi
   if PYTHONPATH=tests/openapi st --config-file tests/openapi/schemathesis.toml run openapi.yaml \
-      --url "http://127.0.0.1:$STACK_PORT/lambda-url/$lane" --include-tag "$lane" \
+      --url "http://127.0.0.1:$STACK_PORT" --include-tag "$lane" \
       -H 'x-user-id: demo' --phases "$phases" \
       --max-examples "${ST_MAX_EXAMPLES:-100}" --seed "${ST_SEED:-20261122}" \
       --workers 1 --no-color > "target/openapi/$lane.log" 2>&1; then

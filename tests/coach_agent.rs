@@ -95,7 +95,7 @@ fn functional(ctx: &Ctx, user: &str, path: &str, body: Option<Value>) -> JsonRep
     ctx.rt.block_on(call_json(
         &ctx.http,
         "POST",
-        format!("{}/functional{path}", ctx.stack.base),
+        format!("{}{path}", ctx.stack.base),
         user,
         body,
     ))
@@ -1219,7 +1219,7 @@ fn the_intake_answers_write_the_profile(ctx: &Ctx) -> Result<(), Failed> {
     );
     well_formed(&s)?;
     eq(s.tool_oks(), vec![true], "the tool ran")?;
-    let url = format!("{}/functional/v1/me", ctx.stack.base);
+    let url = format!("{}/v1/me", ctx.stack.base);
     let me = ctx.rt.block_on(blackbox::call_json(
         &ctx.http,
         "GET",

@@ -96,7 +96,7 @@ struct Reply {
 async fn send(ctx: &Ctx, user: Option<&str>, content_type: &'static str, body: String) -> Reply {
     send_owned(
         ctx.http.clone(),
-        format!("{}/fast/v1/copilot", ctx.stack.base),
+        format!("{}/v1/copilot", ctx.stack.base),
         user.map(str::to_string),
         content_type,
         body,
@@ -391,7 +391,7 @@ fn concurrently(ctx: &Ctx, user: &str, message: &str, n: usize) -> Vec<Reply> {
     ctx.rt.block_on(async {
         let handles: Vec<_> = (0..n)
             .map(|_| {
-                let url = format!("{}/fast/v1/copilot", ctx.stack.base);
+                let url = format!("{}/v1/copilot", ctx.stack.base);
                 let body = json!({ "message": message }).to_string();
                 tokio::spawn(send_owned(
                     ctx.http.clone(),
@@ -839,7 +839,7 @@ fn stream_without_a_model_says_how_to_configure_one(ctx: &Ctx) -> Result<(), Fai
     let user = unique_user("stream-nomodel");
     let body = ctx.rt.block_on(async {
         ctx.http
-            .post(format!("{}/slow/v1/stream", ctx.stack.base))
+            .post(format!("{}/v1/stream", ctx.stack.base))
             .header("x-user-id", user.as_str())
             .header("content-type", "application/json")
             .body(json!({"message": "how is my bench going?"}).to_string())

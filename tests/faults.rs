@@ -102,7 +102,7 @@ fn main() {
         let _ = call_json(
             &ctx.http,
             "GET",
-            format!("{}/functional/v1/workouts/active", ctx.stack.base),
+            format!("{}/v1/workouts/active", ctx.stack.base),
             "warmup",
             None,
         )
@@ -127,7 +127,7 @@ fn main() {
 }
 
 fn fast_url(ctx: &Ctx) -> String {
-    format!("{}/fast/v1/copilot", ctx.stack.base)
+    format!("{}/v1/copilot", ctx.stack.base)
 }
 
 /// Sends a request as the app does: again (the same request) while the answer is a 5xx or no
@@ -318,7 +318,7 @@ fn a_lost_answer_stores_a_coach_turn_or_a_start_once(ctx: &Ctx) -> Result<(), Fa
     ctx.proxy.fault_next("PutItem", "drop_after");
     let text = ctx.rt.block_on(async {
         ctx.http
-            .post(format!("{}/slow/v1/stream", ctx.stack.base))
+            .post(format!("{}/v1/stream", ctx.stack.base))
             .header("x-user-id", &user)
             .header("content-type", "application/json")
             .body(json!({"message": "delete my workout history"}).to_string())
@@ -348,7 +348,7 @@ fn a_lost_answer_stores_a_coach_turn_or_a_start_once(ctx: &Ctx) -> Result<(), Fa
     let r = ctx.rt.block_on(call_json(
         &ctx.http,
         "POST",
-        format!("{}/functional/v1/workouts", ctx.stack.base),
+        format!("{}/v1/workouts", ctx.stack.base),
         &user,
         Some(json!({"name": "Arms", "exercises": [{"exercise": "dumbbell curl", "sets": 3, "reps": 12}]})),
     ));
@@ -368,7 +368,7 @@ fn a_lost_answer_stores_a_coach_turn_or_a_start_once(ctx: &Ctx) -> Result<(), Fa
 /// its sets, and the active slot is free again.
 fn workout_lifecycle_under_faults_is_whole(ctx: &Ctx) -> Result<(), Failed> {
     let user = unique_user("faulty-life");
-    let base = format!("{}/functional/v1", ctx.stack.base);
+    let base = format!("{}/v1", ctx.stack.base);
     ctx.proxy.set_rate(FAULT_RATE);
     let (r, _) = with_app_retries(
         ctx,
@@ -431,10 +431,7 @@ fn import_under_faults_ends_complete_and_unduplicated(ctx: &Ctx) -> Result<(), F
     let user = unique_user("faulty-import");
     let last = chrono::NaiveDate::from_ymd_opt(2026, 11, 20).ok_or("date")?;
     let csv = strong::sample(600, last);
-    let url = format!(
-        "{}/functional/v1/import/strong?tz=Europe/Berlin",
-        ctx.stack.base
-    );
+    let url = format!("{}/v1/import/strong?tz=Europe/Berlin", ctx.stack.base);
     ctx.proxy.set_rate(FAULT_RATE);
     let mut answer = None;
     for _ in 0..APP_RETRIES {
@@ -497,7 +494,7 @@ fn stream_commands_under_faults_log_each_set_once(ctx: &Ctx) -> Result<(), Faile
             .store
             .replace_active_workout(&user, &sample_workout("w-1", SETS + 2)),
     )?;
-    let url = format!("{}/slow/v1/stream", ctx.stack.base);
+    let url = format!("{}/v1/stream", ctx.stack.base);
     ctx.proxy.set_rate(FAULT_RATE);
     for i in 0..SETS {
         let body = json!({"message": format!("(context: corr=stream-{i}) done")});

@@ -98,7 +98,7 @@ fn main() {
 type Reply = JsonReply;
 
 async fn call(ctx: &Ctx, method: &str, path: &str, user: &str, body: Option<Value>) -> Reply {
-    let url = format!("{}/functional{path}", ctx.stack.base);
+    let url = format!("{}{path}", ctx.stack.base);
     call_json(&ctx.http, method, url, user, body).await
 }
 
@@ -1480,7 +1480,7 @@ fn other_lanes_and_later_routes(ctx: &Ctx) -> Result<(), Failed> {
     eq(r.status, 200, &format!("empty cursor: {}", r.body))?;
     let r = ctx.rt.block_on(async {
         ctx.http
-            .get(format!("{}/functional/v1/workouts/active", ctx.stack.base))
+            .get(format!("{}/v1/workouts/active", ctx.stack.base))
             .send()
             .await
             .map(|r| r.status().as_u16())

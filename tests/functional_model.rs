@@ -55,7 +55,7 @@ fn main() {
 }
 
 async fn call(ctx: &Ctx, path: &str, user: &str, body: Value) -> JsonReply {
-    let url = format!("{}/functional{path}", ctx.stack.base);
+    let url = format!("{}{path}", ctx.stack.base);
     call_json(&ctx.http, "POST", url, user, Some(body)).await
 }
 

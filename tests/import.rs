@@ -68,7 +68,7 @@ struct Reply {
 }
 
 fn import(ctx: &Ctx, user: &str, query: &str, content_type: &str, csv: &str) -> Reply {
-    let url = format!("{}/functional/v1/import/strong{query}", ctx.stack.base);
+    let url = format!("{}/v1/import/strong{query}", ctx.stack.base);
     let req = ctx
         .http
         .post(url)
@@ -95,7 +95,7 @@ fn send(ctx: &Ctx, req: reqwest::RequestBuilder, user: &str) -> Reply {
 }
 
 fn functional(ctx: &Ctx, path: &str, user: &str, body: Value) -> Reply {
-    let url = format!("{}/functional{path}", ctx.stack.base);
+    let url = format!("{}{path}", ctx.stack.base);
     send(ctx, ctx.http.post(url).json(&body), user)
 }
 
@@ -628,12 +628,12 @@ fn a_pound_file_without_a_unit_column(ctx: &Ctx) -> Result<(), Failed> {
 }
 
 fn get(ctx: &Ctx, path: &str, user: &str) -> Reply {
-    let url = format!("{}/functional{path}", ctx.stack.base);
+    let url = format!("{}{path}", ctx.stack.base);
     send(ctx, ctx.http.get(url), user)
 }
 
 fn delete_me(ctx: &Ctx, user: &str) -> Reply {
-    let url = format!("{}/functional/v1/me", ctx.stack.base);
+    let url = format!("{}/v1/me", ctx.stack.base);
     send(ctx, ctx.http.delete(url), user)
 }
 
@@ -651,9 +651,7 @@ fn import_real_export(ctx: &Ctx, user: &str) -> Result<(), Failed> {
 fn the_account_exports_whole_and_its_csv_reads_back(ctx: &Ctx) -> Result<(), Failed> {
     let user = unique_user("export");
     import_real_export(ctx, &user)?;
-    let patch = ctx
-        .http
-        .patch(format!("{}/functional/v1/me", ctx.stack.base));
+    let patch = ctx.http.patch(format!("{}/v1/me", ctx.stack.base));
     let named = send(
         ctx,
         patch.json(&serde_json::json!({"name": "Oly", "timezone": "Europe/Berlin"})),
@@ -706,10 +704,7 @@ fn the_account_exports_whole_and_its_csv_reads_back(ctx: &Ctx) -> Result<(), Fai
     .count() as u64;
     eq(listed + singles, stored as u64, "each item in one section")?;
 
-    let url = format!(
-        "{}/functional/v1/me/export?format=strong_csv",
-        ctx.stack.base
-    );
+    let url = format!("{}/v1/me/export?format=strong_csv", ctx.stack.base);
     let (status, content_type, text) = ctx.rt.block_on(async {
         let resp = ctx.http.get(url).header("x-user-id", &user).send().await?;
         let status = resp.status().as_u16();

@@ -233,7 +233,7 @@ fn no_claim_is_a_401(ctx: &Ctx) -> Result<(), Failed> {
     let r = ctx.rt.block_on(blackbox::call_json(
         &ctx.http,
         "POST",
-        format!("{}/fast/v1/copilot", ctx.stack.base),
+        format!("{}/v1/copilot", ctx.stack.base),
         &lifter,
         Some(json!({"message": "next"})),
     ));

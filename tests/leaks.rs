@@ -117,87 +117,87 @@ fn every_route() -> Vec<(&'static str, String, Body)> {
         recent.format("%Y-%m-%d %H:%M:%S")
     );
     vec![
-        ("POST", "/fast/v1/copilot".into(), message("done")),
-        ("POST", "/fast/v1/copilot".into(), message("next")),
+        ("POST", "/v1/copilot".into(), message("done")),
+        ("POST", "/v1/copilot".into(), message("next")),
         (
             "POST",
-            "/fast/v1/copilot".into(),
+            "/v1/copilot".into(),
             message("(context: corr=leak-1) 8 @ 100"),
         ),
-        ("POST", "/slow/v1/stream".into(), message("done")),
+        ("POST", "/v1/stream".into(), message("done")),
         (
             "POST",
-            "/slow/v1/stream".into(),
+            "/v1/stream".into(),
             message("how is my bench going?"),
         ),
         (
             "POST",
-            "/slow/v1/stream".into(),
+            "/v1/stream".into(),
             message("delete my workout history"),
         ),
         (
             "POST",
-            "/slow/v1/stream".into(),
+            "/v1/stream".into(),
             message(r#"{"intent":"SUGGEST_WEIGHT","exercise_id":"bench press","target_reps":5}"#),
         ),
         (
             "POST",
-            "/functional/v1/functional".into(),
+            "/v1/functional".into(),
             message(r#"{"intent":"SUGGEST_WEIGHT","exercise_id":"bench press","target_reps":5}"#),
         ),
         (
             "POST",
-            "/functional/v1/functional".into(),
+            "/v1/functional".into(),
             message(
                 r#"{"intent":"SWAP_EXERCISE","target":"Bench Press","exercise_instance_id":"ex-bench"}"#,
             ),
         ),
         (
             "POST",
-            "/functional/v1/functional".into(),
+            "/v1/functional".into(),
             message(r#"{"intent":"AUTOFILL_SET","exercise_instance_id":"ex-bench","set_index":1}"#),
         ),
         (
             "POST",
-            "/functional/v1/functional".into(),
+            "/v1/functional".into(),
             message(r#"{"event_type":"SET_COMPLETED","state_diff":{}}"#),
         ),
         (
             "POST",
-            "/functional/v1/events".into(),
+            "/v1/events".into(),
             json_body(json!({"type": "app_opened"})),
         ),
         (
             "POST",
-            "/functional/v1/events".into(),
+            "/v1/events".into(),
             json_body(json!({"type": "rating_submitted", "value": 3})),
         ),
         (
             "POST",
-            "/functional/v1/workouts".into(),
+            "/v1/workouts".into(),
             json_body(json!({"exercises": [{"exercise": "dumbbell curl", "sets": 3, "reps": 12}]})),
         ),
-        ("GET", "/functional/v1/workouts/active".into(), None),
+        ("GET", "/v1/workouts/active".into(), None),
         (
             "POST",
-            "/functional/v1/workouts/w-leak/complete".into(),
+            "/v1/workouts/w-leak/complete".into(),
             json_body(json!({})),
         ),
         (
             "POST",
-            "/functional/v1/artifacts/a-20261122101500-0a1b2/confirm".into(),
+            "/v1/artifacts/a-20261122101500-0a1b2/confirm".into(),
             json_body(json!({"content_hash": "00"})),
         ),
         (
             "POST",
-            "/functional/v1/artifacts/a-20261122101500-0a1b2/dismiss".into(),
+            "/v1/artifacts/a-20261122101500-0a1b2/dismiss".into(),
             None,
         ),
-        ("GET", "/functional/v1/insights?limit=5".into(), None),
-        ("GET", "/functional/v1/notifications?limit=5".into(), None),
+        ("GET", "/v1/insights?limit=5".into(), None),
+        ("GET", "/v1/notifications?limit=5".into(), None),
         (
             "POST",
-            "/functional/v1/import/strong?tz=UTC".into(),
+            "/v1/import/strong?tz=UTC".into(),
             Some(("text/csv", csv)),
         ),
     ]

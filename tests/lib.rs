@@ -284,7 +284,7 @@ impl Stack {
             "cargo lambda watch did not start on port {port}"
         );
         Stack {
-            base: format!("http://127.0.0.1:{port}/lambda-url"),
+            base: format!("http://127.0.0.1:{port}"),
             port,
             store,
             _watch: watch,
@@ -695,7 +695,7 @@ impl ModelStack {
         self.rt.block_on(async {
             let resp = self
                 .http
-                .post(format!("{}/slow/v1/stream", self.stack.base))
+                .post(format!("{}/v1/stream", self.stack.base))
                 .header("x-user-id", user)
                 .header("content-type", "application/json")
                 .body(body.to_string())
@@ -766,16 +766,15 @@ impl HttpCtx {
         }
     }
 
-    /// `method` `path` on the `lane` function as `user` (dev identity), with a JSON body.
+    /// `method` `path` (the deployed path, `/v1/...`) as `user` (dev identity), with a JSON body.
     pub fn call(
         &self,
-        lane: &str,
         method: &str,
         path: &str,
         user: &str,
         body: Option<serde_json::Value>,
     ) -> JsonReply {
-        let url = format!("{}/{lane}{path}", self.stack.base);
+        let url = format!("{}{path}", self.stack.base);
         self.rt
             .block_on(call_json(&self.http, method, url, user, body))
     }

@@ -69,7 +69,7 @@ fn main() {
 }
 
 fn call(ctx: &Ctx, method: &str, path: &str, user: &str, body: Option<Value>) -> JsonReply {
-    ctx.call("functional", method, path, user, body)
+    ctx.call(method, path, user, body)
 }
 
 fn stored_profile(ctx: &Ctx, user: &str) -> Option<Profile> {

@@ -38,13 +38,12 @@ fn main() {
         ),
     ];
     let _ = say(&ctx, "warmup", "next");
-    let _ = ctx.call("functional", "GET", "/v1/workouts/active", "warmup", None);
+    let _ = ctx.call("GET", "/v1/workouts/active", "warmup", None);
     run_cases(rt, ctx, cases)
 }
 
 fn say(ctx: &Ctx, user: &str, message: &str) -> JsonReply {
     ctx.call(
-        "fast",
         "POST",
         "/v1/copilot",
         user,
@@ -72,13 +71,7 @@ fn seed(ctx: &Ctx, user: &str, w: &Workout) -> Result<(), Failed> {
 
 fn sync(ctx: &Ctx, user: &str, workout: &str, commands: Value) -> JsonReply {
     let path = format!("/v1/workouts/{workout}/sync");
-    ctx.call(
-        "functional",
-        "POST",
-        &path,
-        user,
-        Some(json!({ "commands": commands })),
-    )
+    ctx.call("POST", &path, user, Some(json!({ "commands": commands })))
 }
 
 fn active(ctx: &Ctx, user: &str) -> Option<(Workout, u64)> {
@@ -110,16 +103,9 @@ fn a_real_session_logged_out_of_order_and_partly_offline(ctx: &Ctx) -> Result<()
         {"exercise": "crunch", "sets": 3, "reps": 25, "group": "A"},
         {"exercise": "good morning", "sets": 1, "reps": 15}
     ]});
-    let r = ctx.call(
-        "functional",
-        "PUT",
-        "/v1/templates/t-oly",
-        &user,
-        Some(template),
-    );
+    let r = ctx.call("PUT", "/v1/templates/t-oly", &user, Some(template));
     eq(r.status, 201, &format!("template: {}", r.body))?;
     let r = ctx.call(
-        "functional",
         "POST",
         "/v1/workouts",
         &user,
@@ -256,21 +242,9 @@ fn a_real_session_logged_out_of_order_and_partly_offline(ctx: &Ctx) -> Result<()
         "only the new one applied",
     )?;
 
-    let r = ctx.call(
-        "functional",
-        "POST",
-        &format!("/v1/workouts/{id}/complete"),
-        &user,
-        None,
-    );
+    let r = ctx.call("POST", &format!("/v1/workouts/{id}/complete"), &user, None);
     eq(r.status, 200, &format!("complete: {}", r.body))?;
-    let r = ctx.call(
-        "functional",
-        "GET",
-        &format!("/v1/workouts/{id}"),
-        &user,
-        None,
-    );
+    let r = ctx.call("GET", &format!("/v1/workouts/{id}"), &user, None);
     eq(r.status, 200, "read back")?;
     let w: Workout =
         serde_json::from_value(r.body["workout"].clone()).map_err(|e| e.to_string())?;
@@ -388,7 +362,7 @@ fn bad_sets_are_a_clear_4xx_and_write_nothing(ctx: &Ctx) -> Result<(), Failed> {
     let r = say(ctx, &user, &format!("(context: at={far}) done"));
     expect_err(&r, 400, "VALIDATION_ERROR", Some("at"))?;
     let bad_group = json!({"exercises": [{"exercise": "bench press", "group": "A 1"}]});
-    let r = ctx.call("functional", "POST", "/v1/workouts", &user, Some(bad_group));
+    let r = ctx.call("POST", "/v1/workouts", &user, Some(bad_group));
     expect_err(&r, 400, "VALIDATION_ERROR", Some("exercises[0].group"))?;
     eq(active(ctx, &user), Some(before), "nothing written")?;
     Ok(())
@@ -414,7 +388,6 @@ fn a_set_the_plan_cannot_settle_is_asked_about(ctx: &Ctx) -> Result<(), Failed> 
     eq(active(ctx, &user), before.clone(), "nothing logged")?;
     // On the stream, the same question comes as a clarification event.
     let r = ctx.call(
-        "slow",
         "POST",
         "/v1/stream",
         &user,

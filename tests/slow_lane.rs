@@ -71,7 +71,7 @@ fn stream(ctx: &Ctx, user: &str, body: Value) -> Streamed {
 
 /// A GET on the functional lane of the same stack (the app's other routes).
 fn get(ctx: &Ctx, path: &str, user: &str) -> blackbox::JsonReply {
-    let url = format!("{}/functional{path}", ctx.stack.base);
+    let url = format!("{}{path}", ctx.stack.base);
     ctx.rt
         .block_on(blackbox::call_json(&ctx.http, "GET", url, user, None))
 }
@@ -352,7 +352,7 @@ fn requests_that_cannot_stream(ctx: &Ctx) -> Result<(), Failed> {
     eq(v["error"]["code"].as_str(), Some("EMPTY_MESSAGE"), "code")?;
     let status = ctx.rt.block_on(async {
         ctx.http
-            .post(format!("{}/slow/v1/stream", ctx.stack.base))
+            .post(format!("{}/v1/stream", ctx.stack.base))
             .body(json!({"message": "hi"}).to_string())
             .header("content-type", "application/json")
             .send()
@@ -379,7 +379,7 @@ fn client_disconnect_stops_the_model_call(ctx: &Ctx) -> Result<(), Failed> {
     let first = ctx.rt.block_on(async {
         let mut resp = ctx
             .http
-            .post(format!("{}/slow/v1/stream", ctx.stack.base))
+            .post(format!("{}/v1/stream", ctx.stack.base))
             .header("x-user-id", &user)
             .header("content-type", "application/json")
             .body(json!({ "message": message }).to_string())

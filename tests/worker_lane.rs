@@ -118,7 +118,7 @@ fn newest_card(ctx: &Ctx, user: &str) -> Value {
     let page = ctx.rt.block_on(call_json(
         &ctx.http,
         "GET",
-        format!("{}/functional/v1/insights", ctx.stack.base),
+        format!("{}/v1/insights", ctx.stack.base),
         user,
         None,
     ));

@@ -62,7 +62,7 @@ pub async fn run(o: Options) -> Result<(), String> {
                 } else {
                     json!({})
                 };
-                let url = format!("{}/functional/v1/artifacts/{id}/{}", o.base, &line[1..]);
+                let url = format!("{}/v1/artifacts/{id}/{}", o.base, &line[1..]);
                 let resp = http
                     .post(url)
                     .header("x-user-id", &o.user)
@@ -94,7 +94,7 @@ pub async fn run(o: Options) -> Result<(), String> {
             o.workout.as_deref().unwrap_or("none")
         );
         let resp = http
-            .post(format!("{}/slow/v1/stream", o.base))
+            .post(format!("{}/v1/stream", o.base))
             .header("x-user-id", &o.user)
             .header("content-type", "application/json")
             .body(json!({ "message": format!("{prefix} {line}") }).to_string())

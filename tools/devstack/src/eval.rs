@@ -142,7 +142,8 @@ impl Record {
 
 /// Where and as whom the eval runs.
 pub struct Target {
-    /// `http://127.0.0.1:9000/lambda-url` (the lanes are `/fast`, `/functional`, `/slow` under it).
+    /// `http://127.0.0.1:9000` (the local stack serves the deployed paths, `/v1/...`) or a
+    /// deployed API's base URL.
     pub base: String,
     /// Prefix of the scenario users' ids (each scenario gets its own lifter).
     pub user_prefix: String,
@@ -181,7 +182,7 @@ pub async fn run_scenario(
                 };
                 let (status, body) = post_json(
                     http,
-                    &format!("{}/functional/v1/artifacts/{id}/confirm", target.base),
+                    &format!("{}/v1/artifacts/{id}/confirm", target.base),
                     &user,
                     json!({ "content_hash": hash }),
                 )
@@ -268,7 +269,7 @@ async fn ask(
 ) -> Result<TurnSeen, String> {
     let sent = Instant::now();
     let mut resp = http
-        .post(format!("{}/slow/v1/stream", target.base))
+        .post(format!("{}/v1/stream", target.base))
         .header("x-user-id", user)
         .header("x-coach-trace", "1")
         .header("content-type", "application/json")
@@ -347,7 +348,7 @@ async fn seed(
     let today = chrono::Utc::now().date_naive();
     let csv = shift_export(&csv, today - chrono::Duration::days(days_since_last))?;
     let resp = http
-        .post(format!("{}/functional/v1/import/strong", target.base))
+        .post(format!("{}/v1/import/strong", target.base))
         .header("x-user-id", user)
         .header("content-type", "text/csv")
         .body(csv)
@@ -400,7 +401,7 @@ async fn start_workout(
 ) -> Result<String, String> {
     let (status, body) = post_json(
         http,
-        &format!("{}/functional/v1/workouts", target.base),
+        &format!("{}/v1/workouts", target.base),
         user,
         json!({}),
     )

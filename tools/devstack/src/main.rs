@@ -252,7 +252,7 @@ async fn run() -> Result<(), String> {
         Some("eval") => {
             let root = std::env::current_dir().map_err(|e| e.to_string())?;
             let mut target = devstack::eval::Target {
-                base: "http://127.0.0.1:9000/lambda-url".into(),
+                base: "http://127.0.0.1:9000".into(),
                 user_prefix: format!("eval-{}", chrono::Utc::now().format("%Y%m%d%H%M%S")),
                 export: root.join(devstack::eval::EXPORT),
             };
@@ -277,7 +277,7 @@ async fn run() -> Result<(), String> {
         }
         Some("chat") => {
             let mut o = chat::Options {
-                base: "http://127.0.0.1:9000/lambda-url".into(),
+                base: "http://127.0.0.1:9000".into(),
                 user: demo::DEMO_USER.into(),
                 conversation: format!("chat-{}", chrono::Utc::now().format("%Y%m%d%H%M%S")),
                 workout: None,
