@@ -1058,13 +1058,10 @@ fn terminal_chat_client_confirms_a_proposal(ctx: &Ctx) -> Result<(), Failed> {
     )]));
     ctx.fake
         .reply(ModelReply::text(&["Here is a quick leg day."]));
-    let target = std::env::var("CARGO_TARGET_DIR")
-        .map(std::path::PathBuf::from)
-        .unwrap_or_else(|_| blackbox::workspace_root().join("target"));
-    let mut child = Command::new(target.join("debug/devstack"))
+    let mut child = Command::new(blackbox::devstack_bin())
         .args([
             "chat",
-            "--base",
+            "--url",
             &ctx.stack.base,
             "--user",
             &user,

@@ -42,6 +42,14 @@ fn wait_for_port(port: u16, timeout: Duration) -> bool {
     false
 }
 
+/// The devstack binary the test command builds (`cargo build --workspace`).
+pub fn devstack_bin() -> PathBuf {
+    std::env::var("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|_| workspace_root().join("target"))
+        .join("debug/devstack")
+}
+
 pub fn workspace_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
 }

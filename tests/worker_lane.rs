@@ -47,6 +47,7 @@ fn main() {
     };
     let cases: Vec<(&'static str, Case)> = vec![
         ("card_once_under_redelivery", card_once_under_redelivery),
+        ("the_smoke_journey_passes", the_smoke_journey_passes),
         ("poison_records_fail_alone", poison_records_fail_alone),
         ("crashed_run_is_retried", crashed_run_is_retried),
         (
@@ -582,4 +583,34 @@ fn health_gate_reasons(ctx: &Ctx) -> Result<(), Failed> {
         eq(pushed(u).len(), 0, "nothing pushed when nothing was sent")?;
     }
     Ok(())
+}
+
+/// `make smoke`'s journey (`devstack smoke`) against this local stack, as a new user: it must
+/// keep passing here so that it still works against a deployed stack.
+fn the_smoke_journey_passes(ctx: &Ctx) -> Result<(), Failed> {
+    let user = unique_user("smoke");
+    let out = std::process::Command::new(blackbox::devstack_bin())
+        .args(["smoke", "--url", &ctx.stack.base, "--user", &user])
+        .output()
+        .map_err(|e| format!("devstack is built by the test command: {e}"))?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    check(
+        out.status.success() && text.contains("smoke: ok"),
+        format!(
+            "smoke: {}\n{text}{}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        ),
+    )?;
+    // It ran as the app would: the workout it logged is stored, completed, with its sets.
+    let url = format!("{}/v1/workouts?limit=1", ctx.stack.base);
+    let r = ctx
+        .rt
+        .block_on(call_json(&ctx.http, "GET", url, &user, None));
+    eq(r.status, 200, "history")?;
+    eq(
+        r.body["items"][0]["name"].as_str(),
+        Some("Smoke test"),
+        "the smoke workout in the history",
+    )
 }

@@ -19,8 +19,10 @@ fn style(code: &'static str) -> &'static str {
 }
 
 pub struct Options {
+    /// The API's base URL: the local stack's, or a deployed stack's `ApiUrl`.
     pub base: String,
-    pub user: String,
+    /// A Cognito ID token (deployed) or a user id (local).
+    pub who: devstack::smoke::Identity,
     pub conversation: String,
     pub workout: Option<String>,
 }
@@ -32,7 +34,9 @@ pub async fn run(o: Options) -> Result<(), String> {
     let mut last_artifact: Option<(String, String)> = None;
     println!(
         "{BOLD}coach chat{RESET} as {} on {} (conversation {}). /confirm, /dismiss, /quit.",
-        o.user, o.base, o.conversation
+        o.who.describe(),
+        o.base,
+        o.conversation
     );
     let stdin = std::io::stdin();
     let mut n = 0u32;
@@ -65,7 +69,7 @@ pub async fn run(o: Options) -> Result<(), String> {
                 let url = format!("{}/v1/artifacts/{id}/{}", o.base, &line[1..]);
                 let resp = http
                     .post(url)
-                    .header("x-user-id", &o.user)
+                    .header(o.who.header().0, o.who.header().1)
                     .header("content-type", "application/json")
                     .body(body.to_string())
                     .send()
@@ -95,7 +99,7 @@ pub async fn run(o: Options) -> Result<(), String> {
         );
         let resp = http
             .post(format!("{}/v1/stream", o.base))
-            .header("x-user-id", &o.user)
+            .header(o.who.header().0, o.who.header().1)
             .header("content-type", "application/json")
             .body(json!({ "message": format!("{prefix} {line}") }).to_string())
             .send()

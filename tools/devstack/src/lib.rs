@@ -2,3 +2,4 @@
 
 pub mod eval;
 pub mod http;
+pub mod smoke;

@@ -9,8 +9,11 @@
 //! - `devstack eval [--base URL] [--only SCENARIO] [--prices FILE] [--export CSV]`: the coach
 //!   evaluation against a running stack (`make dev`, any model): a table of what each scenario
 //!   did and cost (see `eval.rs`).
-//! - `devstack chat [--base URL] [--user U] [--conversation C] [--workout W]`: a terminal chat
-//!   with the coach on the local stack (`/v1/stream`), with `/confirm` for proposals.
+//! - `devstack smoke --url URL (--token ID_TOKEN | --user U)`: a short journey against a running
+//!   API, deployed or local (`make smoke API=... TOKEN=...`; see `smoke.rs`).
+//! - `devstack chat [--url URL] [--token ID_TOKEN | --user U] [--conversation C] [--workout W]`:
+//!   a terminal chat with the coach (`/v1/stream`), local or deployed, with `/confirm` for
+//!   proposals.
 //! - `devstack import-strong --user U --file F [--tz TZ] [--unit kg|lb]`: imports a Strong
 //!   export for one user, as `POST /v1/import/strong` does (reviews go to `QUEUE_URL` or
 //!   `WORKER_INVOKE_URL` when set), and prints the report.
@@ -38,7 +41,7 @@ mod strong;
 use std::path::PathBuf;
 
 fn usage() -> String {
-    "usage: devstack setup | devstack coldstart [--runs N] [--env K=V]... BASELINE_BIN BIN... | devstack e2e --url URL [--n N] | devstack e2e-functional --base URL [--n N] | devstack eval [--base URL] [--only SCENARIO] [--prices FILE] [--export CSV] | devstack chat [--base URL] [--user U] [--conversation C] [--workout W] | devstack import-strong --user U --file F [--tz TZ] [--unit kg|lb] | devstack strong-sample --rows N [--last-day YYYY-MM-DD] | devstack load-fast [--procs N] [--commands N] [--users N] FAST_BIN | devstack init-profile [--runs N] [--env K=V]... | devstack replay [--unit kg|lb] FILE... | devstack job [--dry-run] '{\"type\":\"weekly_review\",\"user_id\":\"demo\",\"week_ending\":\"2026-11-22\"}'".into()
+    "usage: devstack setup | devstack coldstart [--runs N] [--env K=V]... BASELINE_BIN BIN... | devstack e2e --url URL [--n N] | devstack e2e-functional --base URL [--n N] | devstack eval [--base URL] [--only SCENARIO] [--prices FILE] [--export CSV] | devstack smoke --url URL (--token ID_TOKEN | --user U) | devstack chat [--url URL] [--token ID_TOKEN | --user U] [--conversation C] [--workout W] | devstack import-strong --user U --file F [--tz TZ] [--unit kg|lb] | devstack strong-sample --rows N [--last-day YYYY-MM-DD] | devstack load-fast [--procs N] [--commands N] [--users N] FAST_BIN | devstack init-profile [--runs N] [--env K=V]... | devstack replay [--unit kg|lb] FILE... | devstack job [--dry-run] '{\"type\":\"weekly_review\",\"user_id\":\"demo\",\"week_ending\":\"2026-11-22\"}'".into()
 }
 
 #[tokio::main]
@@ -275,10 +278,27 @@ async fn run() -> Result<(), String> {
             println!("{table}");
             Ok(())
         }
+        Some("smoke") => {
+            let (mut url, mut who) = (None, None);
+            let mut it = args.iter().skip(1);
+            while let Some(a) = it.next() {
+                let v = it.next().cloned().ok_or_else(usage)?;
+                match a.as_str() {
+                    "--url" => url = Some(v),
+                    "--token" => who = Some(devstack::smoke::Identity::Token(v)),
+                    "--user" => who = Some(devstack::smoke::Identity::User(v)),
+                    _ => return Err(usage()),
+                }
+            }
+            let who = who.ok_or("devstack smoke needs --token (deployed) or --user (local)")?;
+            devstack::smoke::run(&url.ok_or_else(usage)?, who)
+                .await
+                .map(|_| ())
+        }
         Some("chat") => {
             let mut o = chat::Options {
                 base: "http://127.0.0.1:9000".into(),
-                user: demo::DEMO_USER.into(),
+                who: devstack::smoke::Identity::User(demo::DEMO_USER.into()),
                 conversation: format!("chat-{}", chrono::Utc::now().format("%Y%m%d%H%M%S")),
                 workout: None,
             };
@@ -286,8 +306,10 @@ async fn run() -> Result<(), String> {
             while let Some(a) = it.next() {
                 let v = it.next().cloned().ok_or_else(usage)?;
                 match a.as_str() {
-                    "--base" => o.base = v,
-                    "--user" => o.user = v,
+                    // --base: the local stack's (the name before deployed APIs were reachable).
+                    "--url" | "--base" => o.base = v,
+                    "--user" => o.who = devstack::smoke::Identity::User(v),
+                    "--token" => o.who = devstack::smoke::Identity::Token(v),
                     "--conversation" => o.conversation = v,
                     "--workout" => o.workout = Some(v),
                     _ => return Err(usage()),
