@@ -41,8 +41,21 @@ mkdir -p target/openapi
 start_local_stack "" target/openapi/watch.log
 trap stop_local_stack EXIT
 
-# Every check runs; the exceptions and their reasons are in tests/openapi/schemathesis.toml.
+# The typed TypeScript client (types generated from openapi.yaml, compiled with tsc) against the
+# same stack, first (the demo user as loaded): a command, the active workout, and a POST
+# /v1/stream read as a stream.
 failed=0
+echo "== typescript: types from openapi.yaml, the example client compiled and run"
+(cd clients/typescript && npm ci --silent && npm run --silent build > /dev/null)
+if node clients/typescript/dist/example.js "http://127.0.0.1:$STACK_PORT" demo > target/openapi/typescript.log 2>&1; then
+  echo "typescript client: $(grep -c . target/openapi/typescript.log) lines, $(tail -n 1 target/openapi/typescript.log)"
+else
+  failed=1
+  echo "typescript client: FAILED"
+  cat target/openapi/typescript.log
+fi
+
+# Every check runs; the exceptions and their reasons are in tests/openapi/schemathesis.toml.
 for lane in fast functional slow; do
   phases=examples,coverage,fuzzing
   if [ "$lane" = functional ]; then phases+=,stateful; fi
@@ -58,4 +71,5 @@ for lane in fast functional slow; do
     tail -n 80 "target/openapi/$lane.log"
   fi
 done
+
 exit "$failed"
