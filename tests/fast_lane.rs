@@ -74,8 +74,8 @@ fn main() {
             bad_input_is_a_clear_4xx_and_writes_nothing,
         ),
         (
-            "rest_v1_event_with_cognito_claims",
-            rest_v1_event_with_cognito_claims,
+            "every_sample_event_through_cargo_lambda_invoke",
+            every_sample_event_through_cargo_lambda_invoke,
         ),
         (
             "stream_without_a_model_says_how_to_configure_one",
@@ -796,43 +796,146 @@ fn bad_input_is_a_clear_4xx_and_writes_nothing(ctx: &Ctx) -> Result<(), Failed> 
     Ok(())
 }
 
-/// The committed REST v1 event (Cognito claims, stage `prod`) through `cargo lambda invoke`.
-fn rest_v1_event_with_cognito_claims(ctx: &Ctx) -> Result<(), Failed> {
-    let user = unique_user("rest");
-    seed(ctx, &user, 2);
-    let path = workspace_root().join("events/fast-done.json");
-    let event = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let event = event.replace("\"sub\": \"demo\"", &format!("\"sub\": \"{user}\""));
-    let file = std::env::temp_dir().join(format!("{user}.json"));
+/// `cargo lambda invoke FUNCTION --data-file FILE` against this stack; its output as JSON, or
+/// as text in `raw` (a streamed answer).
+fn invoke_event(ctx: &Ctx, function: &str, event: &str) -> Result<(Value, String), Failed> {
+    let file = std::env::temp_dir().join(format!("{}.json", unique_user("event")));
     std::fs::write(&file, event).map_err(|e| e.to_string())?;
     let out = std::process::Command::new("cargo")
-        .args([
-            "lambda",
-            "invoke",
-            "-A",
-            "127.0.0.1",
-            "-P",
-            &ctx.stack.port.to_string(),
-            "fast",
-            "--data-file",
-        ])
+        .args(["lambda", "invoke", "-A", "127.0.0.1", "-P"])
+        .arg(ctx.stack.port.to_string())
+        .arg(function)
+        .arg("--data-file")
         .arg(&file)
         .output()
         .map_err(|e| e.to_string())?;
     let _ = std::fs::remove_file(&file);
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let resp: Value =
-        serde_json::from_str(stdout.trim()).map_err(|e| format!("invoke output {stdout}: {e}"))?;
-    eq(resp["statusCode"].clone(), json!(200), "statusCode")?;
-    let body: Value =
-        serde_json::from_str(resp["body"].as_str().unwrap_or("")).map_err(|e| e.to_string())?;
-    eq(body["intent"].clone(), json!("LOG_SET"), "intent")?;
+    let raw = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    Ok((serde_json::from_str(&raw).unwrap_or(Value::Null), raw))
+}
+
+/// Every sample in `events/` (API Gateway REST v1 with Cognito claims, SQS batches) through
+/// `cargo lambda invoke`, in name order, as two users: the answers the README's table promises.
+fn every_sample_event_through_cargo_lambda_invoke(ctx: &Ctx) -> Result<(), Failed> {
+    let dir = workspace_root().join("events");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .map_err(|e| format!("{}: {e}", dir.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    files.sort();
+    // The fast samples log into a seeded workout; the others start from nothing.
+    let (lifter, other) = (unique_user("evt-fast"), unique_user("evt-app"));
+    seed(ctx, &lifter, 3);
+    let mut started: Option<String> = None;
+    let mut checked = Vec::new();
+    for path in &files {
+        let name = path
+            .file_stem()
+            .and_then(|n| n.to_str())
+            .unwrap_or_default()
+            .to_string();
+        let function = name.split('-').next().unwrap_or_default().to_string();
+        let user = if function == "fast" { &lifter } else { &other };
+        let mut event = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
+        event = event
+            .replace("\"sub\": \"demo\"", &format!("\"sub\": \"{user}\""))
+            .replace(
+                "\\\"user_id\\\": \\\"demo\\\"",
+                &format!("\\\"user_id\\\": \\\"{user}\\\""),
+            );
+        if name == "worker-workout-completed" {
+            let id = started.clone().ok_or("the started workout")?;
+            let done =
+                call_json_blocking(ctx, "POST", &format!("/v1/workouts/{id}/complete"), &other);
+            check(
+                done.0 == 200 || done.0 == 202,
+                format!("completed: {done:?}"),
+            )?;
+            event = event.replace("w-sample", &id);
+        }
+        let (v, raw) = invoke_event(ctx, &function, &event)?;
+        let status = v["statusCode"].as_u64();
+        let body: Value =
+            serde_json::from_str(v["body"].as_str().unwrap_or("null")).unwrap_or(Value::Null);
+        let failures: Vec<&str> = v["batchItemFailures"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|f| f["itemIdentifier"].as_str())
+            .collect();
+        let what = format!("{name}: {}", &raw[..raw.len().min(400)]);
+        match name.as_str() {
+            "fast-done" => eq(body["intent"].as_str(), Some("LOG_SET"), &what)?,
+            "fast-next" => eq(body["intent"].as_str(), Some("NEXT_SET"), &what)?,
+            "fast-shorthand" => eq(body["intent"].as_str(), Some("LOG_SET_SHORTHAND"), &what)?,
+            "fast-undo" => eq(body["intent"].as_str(), Some("UNDO"), &what)?,
+            "fast-not-a-command" => eq(
+                (status, body["error"]["code"].as_str()),
+                (Some(422), Some("NOT_A_COMMAND")),
+                &what,
+            )?,
+            "fast-user-mismatch" => eq(
+                (status, body["error"]["code"].as_str()),
+                (Some(403), Some("USER_MISMATCH")),
+                &what,
+            )?,
+            "functional-bad-body" => eq(
+                (status, body["error"]["field"].as_str()),
+                (Some(400), Some("exercises")),
+                &what,
+            )?,
+            "functional-start-workout" => {
+                eq(status, Some(201), &what)?;
+                started = body["workout"]["id"].as_str().map(str::to_string);
+            }
+            "functional-active-workout"
+            | "functional-app-event"
+            | "functional-insights"
+            | "functional-monitor"
+            | "functional-suggest-weight" => eq(status, Some(200), &what)?,
+            "slow-command" => check(
+                raw.starts_with("event: route") && raw.contains("event: done"),
+                format!("a stream from route to done: {what}"),
+            )?,
+            "worker-poison" => eq(failures, vec!["worker-poison-2", "worker-poison-3"], &what)?,
+            "worker-workout-completed"
+            | "worker-weekly-review"
+            | "worker-health-metric"
+            | "worker-delete-account"
+            | "worker-fan-out" => check(
+                v["batchItemFailures"].is_array() && failures.is_empty(),
+                what,
+            )?,
+            _ => return Err(format!("{name}: a sample without an expectation here").into()),
+        }
+        checked.push(name);
+    }
+    // The fast samples logged for the claims' user: the first working set (after the warm-up)
+    // done; the second logged, then undone.
     eq(
-        stored(ctx, &user).0.exercises[0].sets[1].status,
+        stored(ctx, &lifter).0.exercises[0].sets[1].status,
         SetStatus::Done,
         "logged for the claims' user",
     )?;
-    Ok(())
+    check(
+        ["fast-", "functional-", "slow-", "worker-"]
+            .iter()
+            .all(|f| checked.iter().any(|c| c.starts_with(f))),
+        format!("a sample for every function: {checked:?}"),
+    )
+}
+
+fn call_json_blocking(ctx: &Ctx, method: &str, path: &str, user: &str) -> (u16, Value) {
+    let url = format!("{}{path}", ctx.stack.base);
+    let r = ctx.rt.block_on(blackbox::call_json(
+        &ctx.http,
+        method,
+        url,
+        user,
+        Some(json!({})),
+    ));
+    (r.status, r.body)
 }
 
 fn stream_without_a_model_says_how_to_configure_one(ctx: &Ctx) -> Result<(), Failed> {
