@@ -20,7 +20,8 @@ stop() {
 }
 trap stop INT TERM EXIT
 
-cargo build --workspace --quiet
+# The first build compiles every dependency (minutes): its progress is shown.
+cargo build --workspace
 setsid dynoxide --host 127.0.0.1 --port "$DB_PORT" --db-path .data/coach.db --log quiet &
 pids+=($!)
 for _ in $(seq 50); do (echo > "/dev/tcp/127.0.0.1/$DB_PORT") 2>/dev/null && break; sleep 0.1; done
@@ -35,7 +36,8 @@ for v in MODEL_PROVIDER SLOW_MODEL FUNCTIONAL_MODEL WORKER_MODEL GEMINI_API_KEY 
   if [ -n "${!v:-}" ]; then model_env+=",$v=${!v}"; fi
 done
 
-setsid cargo lambda watch -A 127.0.0.1 -P "$PORT" --ignore-changes \
+# Hot reload: an edit recompiles the function it touches on its next request.
+setsid cargo lambda watch -A 127.0.0.1 -P "$PORT" \
   --env-var "AUTH_MODE=dev,TABLE_NAME=$TABLE_NAME,AWS_ENDPOINT_URL_DYNAMODB=$AWS_ENDPOINT_URL_DYNAMODB,AWS_REGION=$AWS_REGION,AWS_ACCESS_KEY_ID=$AWS_ACCESS_KEY_ID,AWS_SECRET_ACCESS_KEY=$AWS_SECRET_ACCESS_KEY,WORKER_INVOKE_URL=http://127.0.0.1:$PORT/2015-03-31/functions/worker/invocations$model_env" &
 pids+=($!)
 for _ in $(seq 100); do (echo > "/dev/tcp/127.0.0.1/$PORT") 2>/dev/null && break; sleep 0.1; done

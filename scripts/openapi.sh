@@ -13,9 +13,10 @@ cd "$(dirname "$0")/.."
 source scripts/tools.sh
 
 SCHEMATHESIS_VERSION=4.32.5
-if [ "$(st --version 2>/dev/null | awk '{print $3}')" != "$SCHEMATHESIS_VERSION" ]; then
-  echo "installing schemathesis $SCHEMATHESIS_VERSION (pip)"
-  python3 -m pip install --quiet --disable-pip-version-check "schemathesis==$SCHEMATHESIS_VERSION"
+# In the tools' environment itself: the route check below imports its yaml with that python3.
+if [ "$("$TOOLS_VENV/bin/st" --version 2>/dev/null | awk '{print $3}')" != "$SCHEMATHESIS_VERSION" ]; then
+  echo "installing schemathesis $SCHEMATHESIS_VERSION (pip, into .data/tools-venv)"
+  pip_install "schemathesis==$SCHEMATHESIS_VERSION"
 fi
 cargo build --workspace --quiet
 

