@@ -20,7 +20,8 @@ echo "== parity: the store tests again, on AWS's DynamoDB Local"
 # DynamoDB Local cannot be told to listen on loopback only, so it runs, with the tests, in a
 # network namespace of their own whose one interface is loopback: Linux as root (CI). Elsewhere
 # (macOS, no root, no Java) it is skipped, saying so.
-if [ "$NEED_DYNAMODB_LOCAL" = 1 ] && [ "$(uname)" = Linux ] && unshare -n true 2>/dev/null; then
+# tools.sh sets DYNAMODB_LOCAL_DIR when DynamoDB Local and Java are ready.
+if [ -n "${DYNAMODB_LOCAL_DIR:-}" ] && [ "$(uname)" = Linux ] && unshare -n true 2>/dev/null; then
   unshare -n -- bash -c 'ip link set lo up && STORE_BACKEND=dynamodb-local cargo test --offline -p blackbox --test store --quiet' 2>&1 | tee -a target/test-output.log
 else
   echo "skipped: the parity run needs Linux, root (a network namespace) and Java 17"
