@@ -4,7 +4,7 @@
 //! the function's credentials sign (here the test's static ones).
 
 use blackbox::fake_model::{Reply as ModelReply, Step};
-use blackbox::{ModelCase, ModelStack, Streamed, check, eq, unique_user, well_formed};
+use blackbox::{ModelCase, ModelStack, check, eq, unique_user, well_formed};
 use libtest_mimic::Failed;
 use serde_json::{Value, json};
 
@@ -34,12 +34,8 @@ fn main() {
         ),
     ];
     ctx.fake.reply(ModelReply::text(&["warm"]));
-    let _ = stream(&ctx, "warmup", json!({"message": "hello"}));
+    let _ = ctx.stream("warmup", json!({"message": "hello"}));
     ctx.run(cases)
-}
-
-fn stream(ctx: &Ctx, user: &str, body: Value) -> Streamed {
-    ctx.stream(user, body)
 }
 
 fn coach_answers_through_bedrock(ctx: &Ctx) -> Result<(), Failed> {
@@ -102,11 +98,7 @@ fn throttling_is_retried_then_answered(ctx: &Ctx) -> Result<(), Failed> {
         headers: vec![("x-amzn-errortype".into(), "ThrottlingException".into())],
     });
     ctx.fake.reply(ModelReply::text(&["Hello!"]));
-    let s = stream(
-        ctx,
-        &unique_user("b-429"),
-        json!({"message": "hello coach"}),
-    );
+    let s = ctx.stream(&unique_user("b-429"), json!({"message": "hello coach"}));
     well_formed(&s)?;
     eq(s.kinds(), vec!["route", "message", "done"], "events")?;
     eq(ctx.fake.requests().len(), 2, "retried once")
@@ -117,8 +109,7 @@ fn an_exception_in_the_stream_ends_the_answer(ctx: &Ctx) -> Result<(), Failed> {
         Step::Text("Your squat".into()),
         Step::ErrorTail(json!({"type": "modelStreamErrorException", "message": "The model stream failed at token 42"})),
     ]));
-    let s = stream(
-        ctx,
+    let s = ctx.stream(
         &unique_user("b-exception"),
         json!({"message": "hello coach"}),
     );

@@ -5,7 +5,6 @@
 
 use std::io::{BufRead, Write};
 
-use coach::llm::sse::SseParser;
 use serde_json::{Value, json};
 
 use std::io::IsTerminal;
@@ -105,7 +104,6 @@ pub async fn run(o: Options) -> Result<(), String> {
             .send()
             .await
             .map_err(|e| format!("the slow lane did not answer: {e}"))?;
-        let mut resp = resp;
         if !resp.status().is_success() {
             println!(
                 "! HTTP {}: {}",
@@ -114,18 +112,8 @@ pub async fn run(o: Options) -> Result<(), String> {
             );
             continue;
         }
-        let mut parser = SseParser::default();
         let mut in_text = false;
-        while let Some(chunk) = resp.chunk().await.map_err(|e| e.to_string())? {
-            for data in parser.push(&chunk) {
-                let v: Value = serde_json::from_str(&data).unwrap_or(Value::Null);
-                show(&v, &mut in_text, &mut last_artifact);
-            }
-        }
-        for data in parser.finish() {
-            let v: Value = serde_json::from_str(&data).unwrap_or(Value::Null);
-            show(&v, &mut in_text, &mut last_artifact);
-        }
+        devstack::events::each_event(resp, |v| show(&v, &mut in_text, &mut last_artifact)).await?;
     }
 }
 

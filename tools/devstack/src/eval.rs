@@ -15,7 +15,6 @@ use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
 
 use chrono::{NaiveDate, NaiveDateTime};
-use coach::llm::sse::SseParser;
 use serde_json::{Value, json};
 
 /// The export every scenario's lifter starts from (86 workouts of Olympic lifting, Dec 2020 to
@@ -268,7 +267,7 @@ async fn ask(
     message: &str,
 ) -> Result<TurnSeen, String> {
     let sent = Instant::now();
-    let mut resp = http
+    let resp = http
         .post(format!("{}/v1/stream", target.base))
         .header("x-user-id", user)
         .header("x-coach-trace", "1")
@@ -285,9 +284,7 @@ async fn ask(
         ));
     }
     let mut seen = TurnSeen::default();
-    let mut parser = SseParser::default();
-    let on = |data: String, seen: &mut TurnSeen| {
-        let v: Value = serde_json::from_str(&data).unwrap_or(Value::Null);
+    crate::events::each_event(resp, |v| {
         match v["type"].as_str().unwrap_or_default() {
             "route" => {
                 seen.route = format!(
@@ -320,19 +317,8 @@ async fn ask(
             "done" => seen.done = v,
             _ => {}
         }
-    };
-    while let Some(chunk) = resp
-        .chunk()
-        .await
-        .map_err(|e| format!("the stream broke off: {e}"))?
-    {
-        for data in parser.push(&chunk) {
-            on(data, &mut seen);
-        }
-    }
-    for data in parser.finish() {
-        on(data, &mut seen);
-    }
+    })
+    .await?;
     Ok(seen)
 }
 

@@ -6,7 +6,6 @@
 
 use std::time::{Duration, Instant};
 
-use coach::llm::sse::SseParser;
 use serde_json::{Value, json};
 
 /// Who the requests are sent as.
@@ -208,7 +207,7 @@ pub async fn run(base: &str, who: Identity) -> Result<Vec<String>, String> {
 
 /// One message over `POST /v1/stream`: the event types in order.
 async fn stream(api: &Api, message: &str) -> Result<Vec<String>, String> {
-    let mut resp = api
+    let resp = api
         .request(reqwest::Method::POST, "/v1/stream")
         .header("content-type", "application/json")
         .body(json!({ "message": message }).to_string())
@@ -222,19 +221,10 @@ async fn stream(api: &Api, message: &str) -> Result<Vec<String>, String> {
             resp.text().await.unwrap_or_default()
         ));
     }
-    let mut parser = SseParser::default();
     let mut kinds = Vec::new();
-    let mut seen = |data: String| {
-        let v: Value = serde_json::from_str(&data).unwrap_or(Value::Null);
-        kinds.push(v["type"].as_str().unwrap_or("?").to_string());
-    };
-    while let Some(chunk) = resp
-        .chunk()
-        .await
-        .map_err(|e| format!("the stream broke off: {e}"))?
-    {
-        parser.push(&chunk).into_iter().for_each(&mut seen);
-    }
-    parser.finish().into_iter().for_each(&mut seen);
+    crate::events::each_event(resp, |v| {
+        kinds.push(v["type"].as_str().unwrap_or("?").to_string())
+    })
+    .await?;
     Ok(kinds)
 }
