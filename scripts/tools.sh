@@ -4,6 +4,10 @@
 # releases stop checking SAM resources), schemathesis (openapi.sh). Every version is pinned.
 set -euo pipefail
 
+# A one-shot build (CI) gains nothing from incremental compilation, whose caches are most of a
+# debug target directory (gigabytes; a full disk kills the linker): off there.
+if [ "${CI:-}" = true ]; then export CARGO_INCREMENTAL=0; fi
+
 TOOLS_VENV="$PWD/.data/tools-venv"
 if [ ! -x "$TOOLS_VENV/bin/python" ]; then
   echo "creating the tools' Python environment in .data/tools-venv"
