@@ -99,7 +99,7 @@ pub async fn run(store: &Store, url: &str, n: usize) -> Result<(), String> {
 /// Median and p99 of `n` sequential requests per functional intent.
 pub async fn run_functional(store: &Store, base: &str, n: usize) -> Result<(), String> {
     let user = format!("e2e-fn-{}", Utc::now().timestamp());
-    crate::demo::load_for(store, &user, Utc::now())
+    devstack::demo::load_for(store, &user, Utc::now())
         .await
         .map_err(|e| e.to_string())?;
     let http = reqwest::Client::new();

@@ -31,13 +31,13 @@
 
 mod chat;
 mod coldstart;
-mod demo;
 mod e2e;
 mod init_profile;
 mod load;
 mod replay;
 mod strong;
 
+use devstack::demo;
 use std::path::PathBuf;
 
 fn usage() -> String {
