@@ -4,21 +4,14 @@
 //! the function's credentials sign (here the test's static ones).
 
 use blackbox::fake_model::{Reply as ModelReply, Step};
-use blackbox::{ModelCase, ModelStack, check, eq, unique_user, well_formed};
-use libtest_mimic::Failed;
+use blackbox::{ModelCase, ModelStack, check, eq, unique_user, unselected, well_formed};
+use libtest_mimic::{Arguments, Conclusion, Failed};
 use serde_json::{Value, json};
 
 type Ctx = ModelStack;
 
-fn main() {
-    let ctx = ModelStack::start_with_fake("SLOW_MODEL", |fake| {
-        vec![
-            ("MODEL_PROVIDER", "bedrock".to_string()),
-            ("AWS_ENDPOINT_URL_BEDROCK_RUNTIME", fake.bedrock_endpoint()),
-            // Bedrock needs no key: no secret is configured, none is read.
-            ("MODEL_API_KEY_SECRET_ARN", String::new()),
-        ]
-    });
+pub fn suite(args: &Arguments) -> Conclusion {
+    const SUITE: &str = "bedrock_lane";
     let cases: Vec<(&'static str, ModelCase)> = vec![
         (
             "coach_answers_through_bedrock",
@@ -33,9 +26,20 @@ fn main() {
             an_exception_in_the_stream_ends_the_answer,
         ),
     ];
+    if let Some(skipped) = unselected(args, SUITE, &cases) {
+        return skipped;
+    }
+    let ctx = ModelStack::start_with_fake("SLOW_MODEL", |fake| {
+        vec![
+            ("MODEL_PROVIDER", "bedrock".to_string()),
+            ("AWS_ENDPOINT_URL_BEDROCK_RUNTIME", fake.bedrock_endpoint()),
+            // Bedrock needs no key: no secret is configured, none is read.
+            ("MODEL_API_KEY_SECRET_ARN", String::new()),
+        ]
+    });
     ctx.fake.reply(ModelReply::text(&["warm"]));
     let _ = ctx.stream("warmup", json!({"message": "hello"}));
-    ctx.run(cases)
+    ctx.run(args, SUITE, cases)
 }
 
 fn coach_answers_through_bedrock(ctx: &Ctx) -> Result<(), Failed> {

@@ -7,15 +7,15 @@ use aws_sdk_dynamodb::types::AttributeValue;
 use blackbox::fake_model::Reply as ModelReply;
 use blackbox::{
     JsonReply, ModelCase, ModelStack, bench_session, call_json, check, eq, sample_workout,
-    unique_user, well_formed,
+    unique_user, unselected, well_formed,
 };
-use libtest_mimic::Failed;
+use libtest_mimic::{Arguments, Conclusion, Failed};
 use serde_json::{Value, json};
 
 type Ctx = ModelStack;
 
-fn main() {
-    let ctx = ModelStack::start("SLOW_MODEL", &[]);
+pub fn suite(args: &Arguments) -> Conclusion {
+    const SUITE: &str = "coach_agent";
     let cases: Vec<(&'static str, ModelCase)> = vec![
         (
             "plan_ppl_routine_confirmed_by_endpoint",
@@ -86,9 +86,13 @@ fn main() {
             coach_plans_lifts_last_done_months_ago,
         ),
     ];
+    if let Some(skipped) = unselected(args, SUITE, &cases) {
+        return skipped;
+    }
+    let ctx = ModelStack::start("SLOW_MODEL", &[]);
     ctx.fake.reply(ModelReply::text(&["warm"]));
     let _ = ctx.stream("warmup", json!({"message": "hello"}));
-    ctx.run(cases)
+    ctx.run(args, SUITE, cases)
 }
 
 fn functional(ctx: &Ctx, user: &str, path: &str, body: Option<Value>) -> JsonReply {

@@ -9,9 +9,9 @@
 use std::collections::BTreeMap;
 
 use blackbox::fake_model::{Reply as ModelReply, Step as ModelStep};
-use blackbox::{ModelCase, ModelStack, check, eq, workspace_root};
+use blackbox::{ModelCase, ModelStack, check, eq, unselected, workspace_root};
 use devstack::eval::{self, Record, Scenario, Target};
-use libtest_mimic::Failed;
+use libtest_mimic::{Arguments, Conclusion, Failed};
 use serde_json::{Value, json};
 
 type Ctx = ModelStack;
@@ -19,14 +19,18 @@ type Ctx = ModelStack;
 /// What one call of the progress question may send, in tokens (the goal).
 const PROGRESS_INPUT_TOKENS: u64 = 4_000;
 
-fn main() {
+pub fn suite(args: &Arguments) -> Conclusion {
+    const SUITE: &str = "coach_eval";
+    // One case: the scenarios share the table printed at the end.
+    let cases: Vec<(&'static str, ModelCase)> = vec![("the_suite", the_suite)];
+    if let Some(skipped) = unselected(args, SUITE, &cases) {
+        return skipped;
+    }
     let ctx = ModelStack::start("SLOW_MODEL", &[]);
     ctx.fake.usage_by_size();
     ctx.fake.reply(ModelReply::text(&["warm"]));
     let _ = ctx.stream("warmup", json!({"message": "hello"}));
-    // One case: the scenarios share the table printed at the end.
-    let cases: Vec<(&'static str, ModelCase)> = vec![("the_suite", the_suite)];
-    ctx.run(cases)
+    ctx.run(args, SUITE, cases)
 }
 
 fn scenario(name: &str) -> Result<Scenario, Failed> {

@@ -10,8 +10,8 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use blackbox::{Stack, check, test_runtime, workspace_root};
-use libtest_mimic::{Arguments, Failed, Trial};
+use blackbox::{Stack, case_name, check, test_runtime, unselected, workspace_root};
+use libtest_mimic::{Arguments, Conclusion, Failed, Trial};
 
 /// The pages whose examples run; other pages' blocks need a deployed stack or AWS credentials.
 const PAGES: &[&str] = &["README.md", "docs/api.md"];
@@ -27,6 +27,8 @@ cat "$DOCS_CALLS/$n.body"
 "#;
 
 struct Block {
+    /// The case's name: the page and the block's first line.
+    name: String,
     page: &'static str,
     line: usize,
     script: String,
@@ -39,9 +41,23 @@ struct Ctx {
     real_curl: String,
 }
 
-fn main() {
-    let mut args = Arguments::from_args();
+pub fn suite(args: &Arguments) -> Conclusion {
+    const SUITE: &str = "docs_examples";
+    let blocks: Vec<(String, Block)> = PAGES
+        .iter()
+        .flat_map(|page| example_blocks(page))
+        .map(|block| (block.name.clone(), block))
+        .collect();
+    assert!(
+        blocks.len() >= 6,
+        "found only {} example blocks",
+        blocks.len()
+    );
+    if let Some(skipped) = unselected(args, SUITE, &blocks) {
+        return skipped;
+    }
     // The blocks share the demo user, as a reader's do: one at a time.
+    let mut args = args.clone();
     args.test_threads = Some(1);
     let rt = test_runtime();
     let ctx = std::sync::Arc::new(Ctx {
@@ -50,29 +66,18 @@ fn main() {
         scratch: scratch_dir(),
         real_curl: real_curl(),
     });
-    let trials = PAGES
-        .iter()
-        .flat_map(|page| example_blocks(page))
-        .map(|block| {
-            let name = format!(
-                "{}_line_{}",
-                block.page.replace(['/', '.'], "_"),
-                block.line
-            );
+    let trials = blocks
+        .into_iter()
+        .map(|(name, block)| {
             let ctx = ctx.clone();
-            Trial::test(name, move || run_block(&ctx, &block))
+            Trial::test(case_name(SUITE, &name), move || run_block(&ctx, &block))
         })
-        .collect::<Vec<_>>();
-    assert!(
-        trials.len() >= 6,
-        "found only {} example blocks",
-        trials.len()
-    );
+        .collect();
     let conclusion = libtest_mimic::run(&args, trials);
     let _ = std::fs::remove_dir_all(&ctx.scratch);
     drop(ctx);
     drop(rt);
-    conclusion.exit()
+    conclusion
 }
 
 /// The `sh` blocks of `page` that call the local URL.
@@ -88,7 +93,9 @@ fn example_blocks(page: &'static str) -> Vec<Block> {
                 if let Some((first, lines)) = open.take() {
                     let script = lines.join("\n");
                     if script.contains(DOC_BASE) {
+                        let name = format!("{}_line_{first}", page.replace(['/', '.'], "_"));
                         blocks.push(Block {
+                            name,
                             page,
                             line: first,
                             script,

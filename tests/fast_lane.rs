@@ -3,30 +3,21 @@
 //! One stack serves every case and is stopped before the process exits.
 
 use blackbox::{
-    Stack, check, eq, run_cases, sample_workout, test_runtime, unique_user, workspace_root,
+    HttpCtx, check, eq, run_cases, sample_workout, test_runtime, unique_user, unselected,
+    workspace_root,
 };
 use coach::domain::profile::Profile;
 use coach::domain::units::Unit;
 use coach::domain::workout::SetStatus;
-use libtest_mimic::Failed;
+use libtest_mimic::{Arguments, Conclusion, Failed};
 use serde_json::{Value, json};
 
-struct Ctx {
-    stack: Stack,
-    http: reqwest::Client,
-    rt: tokio::runtime::Handle,
-}
+type Ctx = HttpCtx;
 
 type Case = fn(&Ctx) -> Result<(), Failed>;
 
-fn main() {
-    let rt = test_runtime();
-    let stack = rt.block_on(Stack::start());
-    let ctx = Ctx {
-        stack,
-        http: reqwest::Client::new(),
-        rt: rt.handle().clone(),
-    };
+pub fn suite(args: &Arguments) -> Conclusion {
+    const SUITE: &str = "fast_lane";
     let cases: Vec<(&'static str, Case)> = vec![
         (
             "full_workout_logged_by_commands",
@@ -82,9 +73,14 @@ fn main() {
             stream_without_a_model_says_how_to_configure_one,
         ),
     ];
+    if let Some(skipped) = unselected(args, SUITE, &cases) {
+        return skipped;
+    }
+    let rt = test_runtime();
+    let ctx = HttpCtx::start(&rt);
     // Warm up: the first invocation starts the function process.
     let _ = rt.block_on(post(&ctx, "warmup", json!({"message": "next"})));
-    run_cases(rt, ctx, cases)
+    run_cases(args, SUITE, rt, ctx, cases)
 }
 
 struct Reply {

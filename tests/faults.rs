@@ -12,14 +12,12 @@ use std::sync::Arc;
 
 use blackbox::fault_proxy::{FAULTS, FaultProxy};
 use blackbox::{
-    Dynoxide, Stack, call_json, check, eq, sample_workout, unique_user, workspace_root,
+    Dynoxide, Stack, call_json, case_name, check, eq, sample_workout, unique_user, unselected,
+    workspace_root,
 };
 use coach::domain::workout::SetStatus;
-use libtest_mimic::{Arguments, Failed, Trial};
+use libtest_mimic::{Arguments, Conclusion, Failed, Trial};
 use serde_json::{Value, json};
-
-#[path = "../tools/devstack/src/strong.rs"]
-mod strong;
 
 /// Percent of store requests that meet a fault while a case runs.
 const FAULT_RATE: u32 = 30;
@@ -35,26 +33,8 @@ struct Ctx {
 
 type Case = fn(&Ctx) -> Result<(), Failed>;
 
-fn main() {
-    let mut args = Arguments::from_args();
-    // The cases change the proxy's fault rate: one at a time, and the permission check last.
-    args.test_threads = Some(1);
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .expect("tokio runtime");
-    let (stack, proxy) = rt.block_on(async {
-        let dynoxide = Dynoxide::start();
-        let proxy = FaultProxy::start(&dynoxide.endpoint, 0x5eed_fa17);
-        let stack = Stack::start_on(dynoxide, &proxy.endpoint, &[]).await;
-        (stack, proxy)
-    });
-    let ctx = Arc::new(Ctx {
-        stack,
-        proxy,
-        http: reqwest::Client::new(),
-        rt: rt.handle().clone(),
-    });
+pub fn suite(args: &Arguments) -> Conclusion {
+    const SUITE: &str = "faults";
     let cases: Vec<(&str, Case)> = vec![
         (
             "a_failed_write_is_a_clean_error_and_changes_nothing",
@@ -89,6 +69,28 @@ fn main() {
             every_store_call_is_allowed_by_the_template,
         ),
     ];
+    if let Some(skipped) = unselected(args, SUITE, &cases) {
+        return skipped;
+    }
+    // The cases change the proxy's fault rate: one at a time, and the permission check last.
+    let mut args = args.clone();
+    args.test_threads = Some(1);
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("tokio runtime");
+    let (stack, proxy) = rt.block_on(async {
+        let dynoxide = Dynoxide::start();
+        let proxy = FaultProxy::start(&dynoxide.endpoint, 0x5eed_fa17);
+        let stack = Stack::start_on(dynoxide, &proxy.endpoint, &[]).await;
+        (stack, proxy)
+    });
+    let ctx = Arc::new(Ctx {
+        stack,
+        proxy,
+        http: reqwest::Client::new(),
+        rt: rt.handle().clone(),
+    });
     // Warm up without faults: the first invocations start the function processes.
     rt.block_on(async {
         let _ = call_json(
@@ -112,7 +114,7 @@ fn main() {
         .into_iter()
         .map(|(name, case)| {
             let ctx = ctx.clone();
-            Trial::test(name, move || {
+            Trial::test(case_name(SUITE, name), move || {
                 let result = case(&ctx);
                 ctx.proxy.set_rate(0);
                 result
@@ -123,7 +125,7 @@ fn main() {
     println!("faults injected over the run: {:?}", ctx.proxy.injected());
     drop(ctx);
     drop(rt);
-    conclusion.exit();
+    conclusion
 }
 
 fn fast_url(ctx: &Ctx) -> String {
@@ -430,7 +432,7 @@ fn workout_lifecycle_under_faults_is_whole(ctx: &Ctx) -> Result<(), Failed> {
 fn import_under_faults_ends_complete_and_unduplicated(ctx: &Ctx) -> Result<(), Failed> {
     let user = unique_user("faulty-import");
     let last = chrono::NaiveDate::from_ymd_opt(2026, 11, 20).ok_or("date")?;
-    let csv = strong::sample(600, last);
+    let csv = devstack::strong::sample(600, last);
     let url = format!("{}/v1/import/strong?tz=Europe/Berlin", ctx.stack.base);
     ctx.proxy.set_rate(FAULT_RATE);
     let mut answer = None;

@@ -3,8 +3,8 @@
 //! the responses and in the stored items. One stack serves every case.
 
 use blackbox::{
-    JsonReply, Stack, bench_session, call_json, check, done_set, eq, run_cases, sample_template,
-    sample_workout, test_runtime, unique_user,
+    HttpCtx, JsonReply, bench_session, call_json, check, done_set, eq, run_cases, sample_template,
+    sample_workout, test_runtime, unique_user, unselected,
 };
 use chrono::{Duration, Utc};
 use coach::domain::coaching::{CoachingContext, Phase};
@@ -12,25 +12,15 @@ use coach::domain::plan::{Routine, RoutineDay};
 use coach::domain::profile::{NotificationPreference, Profile, QuietHours};
 use coach::domain::units::Unit;
 use coach::domain::workout::{SetStatus, Workout, WorkoutSet};
-use libtest_mimic::Failed;
+use libtest_mimic::{Arguments, Conclusion, Failed};
 use serde_json::{Value, json};
 
-struct Ctx {
-    stack: Stack,
-    http: reqwest::Client,
-    rt: tokio::runtime::Handle,
-}
+type Ctx = HttpCtx;
 
 type Case = fn(&Ctx) -> Result<(), Failed>;
 
-fn main() {
-    let rt = test_runtime();
-    let stack = rt.block_on(Stack::start());
-    let ctx = Ctx {
-        stack,
-        http: reqwest::Client::new(),
-        rt: rt.handle().clone(),
-    };
+pub fn suite(args: &Arguments) -> Conclusion {
+    const SUITE: &str = "functional_lane";
     let cases: Vec<(&'static str, Case)> = vec![
         ("suggest_weight_from_history", suggest_weight_from_history),
         (
@@ -91,8 +81,13 @@ fn main() {
             a_button_object_is_the_body_too,
         ),
     ];
+    if let Some(skipped) = unselected(args, SUITE, &cases) {
+        return skipped;
+    }
+    let rt = test_runtime();
+    let ctx = HttpCtx::start(&rt);
     let _ = rt.block_on(call(&ctx, "GET", "/v1/workouts/active", "warmup", None));
-    run_cases(rt, ctx, cases)
+    run_cases(args, SUITE, rt, ctx, cases)
 }
 
 type Reply = JsonReply;

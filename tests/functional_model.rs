@@ -9,18 +9,19 @@ use std::time::{Duration, Instant};
 use blackbox::fake_model::{Reply as ModelReply, Step};
 use blackbox::{
     JsonReply, ModelCase, ModelStack, call_json, check, done_set, eq, sample_workout, unique_user,
+    unselected,
 };
 use chrono::Utc;
 use coach::domain::catalog::catalog;
 use coach::domain::profile::Profile;
 use coach::skills::swap;
-use libtest_mimic::Failed;
+use libtest_mimic::{Arguments, Conclusion, Failed};
 use serde_json::{Value, json};
 
 type Ctx = ModelStack;
 
-fn main() {
-    let ctx = ModelStack::start("FUNCTIONAL_MODEL", &[]);
+pub fn suite(args: &Arguments) -> Conclusion {
+    const SUITE: &str = "functional_model";
     let cases: Vec<(&'static str, ModelCase)> = vec![
         ("swap_model_picks_a_candidate", swap_model_picks_a_candidate),
         (
@@ -40,6 +41,10 @@ fn main() {
             event_message_rephrased_keeps_the_question,
         ),
     ];
+    if let Some(skipped) = unselected(args, SUITE, &cases) {
+        return skipped;
+    }
+    let ctx = ModelStack::start("FUNCTIONAL_MODEL", &[]);
     // First invocation builds and starts the function; keep that out of the timed case.
     ctx.fake.reply(ModelReply::status(
         400,
@@ -51,7 +56,7 @@ fn main() {
         "warmup",
         json!({"message": "{\"intent\":\"SWAP_EXERCISE\",\"target\":\"squat\"}"}),
     ));
-    ctx.run(cases)
+    ctx.run(args, SUITE, cases)
 }
 
 async fn call(ctx: &Ctx, path: &str, user: &str, body: Value) -> JsonReply {

@@ -4,28 +4,19 @@
 //! nothing, and a two-year export of 5,000 rows.
 
 use blackbox::{
-    Stack, check, eq, run_cases, sample_workout, test_runtime, unique_user, workspace_root,
+    HttpCtx, check, eq, run_cases, sample_workout, test_runtime, unique_user, unselected,
+    workspace_root,
 };
 use coach::domain::workout::{SetType, Workout};
-use libtest_mimic::Failed;
+use libtest_mimic::{Arguments, Conclusion, Failed};
 use serde_json::Value;
 
-struct Ctx {
-    stack: Stack,
-    http: reqwest::Client,
-    rt: tokio::runtime::Handle,
-}
+type Ctx = HttpCtx;
 
 type Case = fn(&Ctx) -> Result<(), Failed>;
 
-fn main() {
-    let rt = test_runtime();
-    let stack = rt.block_on(Stack::start());
-    let ctx = Ctx {
-        stack,
-        http: reqwest::Client::new(),
-        rt: rt.handle().clone(),
-    };
+pub fn suite(args: &Arguments) -> Conclusion {
+    const SUITE: &str = "import";
     let cases: Vec<(&'static str, Case)> = vec![
         ("every_quirk_round_trip", every_quirk_round_trip),
         ("older_layout_in_pounds", older_layout_in_pounds),
@@ -59,7 +50,12 @@ fn main() {
             an_own_exercise_defined_counts_for_its_muscles,
         ),
     ];
-    run_cases(rt, ctx, cases)
+    if let Some(skipped) = unselected(args, SUITE, &cases) {
+        return skipped;
+    }
+    let rt = test_runtime();
+    let ctx = HttpCtx::start(&rt);
+    run_cases(args, SUITE, rt, ctx, cases)
 }
 
 struct Reply {

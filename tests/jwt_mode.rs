@@ -7,8 +7,10 @@
 //! - without a claim there is no identity: 401 `UNAUTHENTICATED`, whatever header or prefix
 //!   the request carries, also on the local function URL.
 
-use blackbox::{Stack, check, eq, run_cases, sample_workout, test_runtime, unique_user};
-use libtest_mimic::Failed;
+use blackbox::{
+    Stack, check, eq, run_cases, sample_workout, test_runtime, unique_user, unselected,
+};
+use libtest_mimic::{Arguments, Conclusion, Failed};
 use serde_json::{Value, json};
 
 struct Ctx {
@@ -17,14 +19,8 @@ struct Ctx {
     rt: tokio::runtime::Handle,
 }
 
-fn main() {
-    let rt = test_runtime();
-    let stack = rt.block_on(Stack::start_with(&[("AUTH_MODE", "jwt".to_string())]));
-    let ctx = Ctx {
-        stack,
-        http: reqwest::Client::new(),
-        rt: rt.handle().clone(),
-    };
+pub fn suite(args: &Arguments) -> Conclusion {
+    const SUITE: &str = "jwt_mode";
     let cases: Vec<blackbox::Case<Ctx>> = vec![
         (
             "identity_is_the_claim_and_the_header_is_ignored",
@@ -36,7 +32,17 @@ fn main() {
         ),
         ("no_claim_is_a_401", no_claim_is_a_401),
     ];
-    run_cases(rt, ctx, cases)
+    if let Some(skipped) = unselected(args, SUITE, &cases) {
+        return skipped;
+    }
+    let rt = test_runtime();
+    let stack = rt.block_on(Stack::start_with(&[("AUTH_MODE", "jwt".to_string())]));
+    let ctx = Ctx {
+        stack,
+        http: reqwest::Client::new(),
+        rt: rt.handle().clone(),
+    };
+    run_cases(args, SUITE, rt, ctx, cases)
 }
 
 /// The routes: (function, method, path, message body or none).

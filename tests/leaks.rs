@@ -6,8 +6,10 @@
 
 use blackbox::fake_sqs::RefusingSqs;
 use blackbox::fault_proxy::{FaultProxy, REFUSALS};
-use blackbox::{Dynoxide, Stack, check, eq, run_cases, sample_workout, test_runtime, unique_user};
-use libtest_mimic::Failed;
+use blackbox::{
+    Dynoxide, Stack, check, eq, run_cases, sample_workout, test_runtime, unique_user, unselected,
+};
+use libtest_mimic::{Arguments, Conclusion, Failed};
 use serde_json::json;
 
 struct Ctx {
@@ -18,7 +20,15 @@ struct Ctx {
     rt: tokio::runtime::Handle,
 }
 
-fn main() {
+pub fn suite(args: &Arguments) -> Conclusion {
+    const SUITE: &str = "leaks";
+    let cases: Vec<blackbox::Case<Ctx>> = vec![(
+        "no_answer_repeats_the_store_or_the_queue",
+        no_answer_repeats_the_store_or_the_queue,
+    )];
+    if let Some(skipped) = unselected(args, SUITE, &cases) {
+        return skipped;
+    }
     let rt = test_runtime();
     let sqs = RefusingSqs::start();
     let (stack, proxy) = rt.block_on(async {
@@ -42,11 +52,7 @@ fn main() {
         rt: rt.handle().clone(),
     };
     // One case: the store's refusals are switched on for the first part only.
-    let cases: Vec<blackbox::Case<Ctx>> = vec![(
-        "no_answer_repeats_the_store_or_the_queue",
-        no_answer_repeats_the_store_or_the_queue,
-    )];
-    run_cases(rt, ctx, cases)
+    run_cases(args, SUITE, rt, ctx, cases)
 }
 
 /// What only logs may hold.

@@ -727,25 +727,28 @@ impl ModelStack {
         })
     }
 
-    /// Runs `cases` one at a time, the fake's script and records cleared before each.
-    pub fn run(self, cases: Vec<(&'static str, ModelCase)>) -> ! {
-        let mut args = libtest_mimic::Arguments::from_args();
+    /// Runs `suite`'s `cases` one at a time, the fake's script and records cleared before each;
+    /// then stops the stack and the fake.
+    pub fn run(
+        self,
+        args: &libtest_mimic::Arguments,
+        suite: &str,
+        cases: Vec<(&'static str, ModelCase)>,
+    ) -> libtest_mimic::Conclusion {
+        let mut args = args.clone();
         args.test_threads = Some(1);
         let ctx = std::sync::Arc::new(self);
         let trials = cases
             .into_iter()
             .map(|(name, case)| {
                 let ctx = ctx.clone();
-                libtest_mimic::Trial::test(name, move || {
+                libtest_mimic::Trial::test(case_name(suite, name), move || {
                     ctx.fake.reset();
                     case(&ctx)
                 })
             })
             .collect();
-        let conclusion = libtest_mimic::run(&args, trials);
-        // Stops the stack and the fake before the process exits.
-        drop(ctx);
-        conclusion.exit()
+        libtest_mimic::run(&args, trials)
     }
 }
 
@@ -791,26 +794,59 @@ impl HttpCtx {
 /// A named test case on a shared context.
 pub type Case<C> = (&'static str, fn(&C) -> Result<(), libtest_mimic::Failed>);
 
-/// Runs `cases` with libtest-mimic (the command line's filters and threads), each on the shared
-/// `ctx`; then stops what `ctx` started and the runtime, before the process exits.
+/// Runs `suite`'s `cases` with libtest-mimic (the command line's filters and threads), each on
+/// the shared `ctx`; then stops what `ctx` started, and the runtime.
 pub fn run_cases<C: Send + Sync + 'static>(
+    args: &libtest_mimic::Arguments,
+    suite: &str,
     rt: tokio::runtime::Runtime,
     ctx: C,
     cases: Vec<Case<C>>,
-) -> ! {
-    let args = libtest_mimic::Arguments::from_args();
+) -> libtest_mimic::Conclusion {
     let ctx = std::sync::Arc::new(ctx);
     let trials = cases
         .into_iter()
         .map(|(name, case)| {
             let ctx = ctx.clone();
-            libtest_mimic::Trial::test(name, move || case(&ctx))
+            libtest_mimic::Trial::test(case_name(suite, name), move || case(&ctx))
         })
         .collect();
-    let conclusion = libtest_mimic::run(&args, trials);
+    let conclusion = libtest_mimic::run(args, trials);
     drop(ctx);
     drop(rt);
-    conclusion.exit()
+    conclusion
+}
+
+/// A case's name in the one black-box test binary (`tests/suites.rs`): `suite::case`, so that
+/// `cargo test -p blackbox --test suites fast_lane::` runs one suite.
+pub fn case_name(suite: &str, case: &str) -> String {
+    format!("{suite}::{case}")
+}
+
+/// What the command line makes of a suite before it starts anything: `None` when it runs one of
+/// `cases`; otherwise the suite's conclusion (all filtered out, or listed: `--list` prints them).
+/// A suite starts its stack only after this, so a filtered run starts only what it needs.
+pub fn unselected<N: AsRef<str>, F>(
+    args: &libtest_mimic::Arguments,
+    suite: &str,
+    cases: &[(N, F)],
+) -> Option<libtest_mimic::Conclusion> {
+    let trials = || {
+        cases
+            .iter()
+            .map(|(name, _)| libtest_mimic::Trial::test(case_name(suite, name.as_ref()), || Ok(())))
+    };
+    if args.list {
+        return Some(libtest_mimic::run(args, trials().collect()));
+    }
+    let selected = trials().filter(|t| !args.is_filtered_out(t)).count();
+    (selected == 0).then_some(libtest_mimic::Conclusion {
+        num_filtered_out: cases.len() as u64,
+        num_passed: 0,
+        num_failed: 0,
+        num_ignored: 0,
+        num_measured: 0,
+    })
 }
 
 /// A read `/v1/stream` answer.

@@ -4,20 +4,19 @@
 
 use blackbox::{
     HttpCtx, JsonReply, bench_session, check, eq, expect_err, run_cases, sample_template,
-    sample_workout, test_runtime, unique_user,
+    sample_workout, test_runtime, unique_user, unselected,
 };
 use coach::domain::profile::Profile;
 use coach::domain::strength::BestE1rm;
 use coach::domain::workout::Workout;
-use libtest_mimic::Failed;
+use libtest_mimic::{Arguments, Conclusion, Failed};
 use serde_json::{Value, json};
 
 type Ctx = HttpCtx;
 type Case = fn(&Ctx) -> Result<(), Failed>;
 
-fn main() {
-    let rt = test_runtime();
-    let ctx = HttpCtx::start(&rt);
+pub fn suite(args: &Arguments) -> Conclusion {
+    const SUITE: &str = "lifter_data";
     let cases: Vec<(&'static str, Case)> = vec![
         (
             "profile_reads_defaults_and_patches_what_it_names",
@@ -64,8 +63,13 @@ fn main() {
             the_lifter_edits_a_template_and_the_routine_days,
         ),
     ];
+    if let Some(skipped) = unselected(args, SUITE, &cases) {
+        return skipped;
+    }
+    let rt = test_runtime();
+    let ctx = HttpCtx::start(&rt);
     let _ = call(&ctx, "GET", "/v1/me", "warmup", None);
-    run_cases(rt, ctx, cases)
+    run_cases(args, SUITE, rt, ctx, cases)
 }
 
 fn call(ctx: &Ctx, method: &str, path: &str, user: &str, body: Option<Value>) -> JsonReply {

@@ -6,19 +6,18 @@
 
 use blackbox::{
     HttpCtx, JsonReply, check, eq, expect_err, parse_sse, run_cases, sample_workout, test_runtime,
-    unique_user,
+    unique_user, unselected,
 };
 use chrono::{DateTime, Duration, Utc};
 use coach::domain::workout::{SetStatus, SetTarget, Workout};
-use libtest_mimic::Failed;
+use libtest_mimic::{Arguments, Conclusion, Failed};
 use serde_json::{Value, json};
 
 type Ctx = HttpCtx;
 type Case = fn(&Ctx) -> Result<(), Failed>;
 
-fn main() {
-    let rt = test_runtime();
-    let ctx = HttpCtx::start(&rt);
+pub fn suite(args: &Arguments) -> Conclusion {
+    const SUITE: &str = "set_logging";
     let cases: Vec<(&'static str, Case)> = vec![
         (
             "a_real_session_logged_out_of_order_and_partly_offline",
@@ -37,9 +36,14 @@ fn main() {
             bad_sync_batches_are_refused_whole,
         ),
     ];
+    if let Some(skipped) = unselected(args, SUITE, &cases) {
+        return skipped;
+    }
+    let rt = test_runtime();
+    let ctx = HttpCtx::start(&rt);
     let _ = say(&ctx, "warmup", "next");
     let _ = ctx.call("GET", "/v1/workouts/active", "warmup", None);
-    run_cases(rt, ctx, cases)
+    run_cases(args, SUITE, rt, ctx, cases)
 }
 
 fn say(ctx: &Ctx, user: &str, message: &str) -> JsonReply {

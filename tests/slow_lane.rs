@@ -8,16 +8,17 @@ use std::time::Duration;
 
 use blackbox::fake_model::{Reply as ModelReply, Step};
 use blackbox::{
-    ModelCase, ModelStack, Streamed, check, eq, sample_workout, unique_user, well_formed,
+    ModelCase, ModelStack, Streamed, check, eq, sample_workout, unique_user, unselected,
+    well_formed,
 };
 use coach::domain::workout::SetStatus;
-use libtest_mimic::Failed;
+use libtest_mimic::{Arguments, Conclusion, Failed};
 use serde_json::{Value, json};
 
 type Ctx = ModelStack;
 
-fn main() {
-    let ctx = ModelStack::start("SLOW_MODEL", &[("STREAM_HEARTBEAT_MS", "300".to_string())]);
+pub fn suite(args: &Arguments) -> Conclusion {
+    const SUITE: &str = "slow_lane";
     let cases: Vec<(&'static str, ModelCase)> = vec![
         ("fast_commands_in_process", fast_commands_in_process),
         ("functional_json_in_process", functional_json_in_process),
@@ -59,10 +60,14 @@ fn main() {
             a_chat_reads_back_on_a_second_device,
         ),
     ];
+    if let Some(skipped) = unselected(args, SUITE, &cases) {
+        return skipped;
+    }
+    let ctx = ModelStack::start("SLOW_MODEL", &[("STREAM_HEARTBEAT_MS", "300".to_string())]);
     // The first invocation builds and starts the function.
     ctx.fake.reply(ModelReply::text(&["warm"]));
     let _ = stream(&ctx, "warmup", json!({"message": "hello"}));
-    ctx.run(cases)
+    ctx.run(args, SUITE, cases)
 }
 
 fn stream(ctx: &Ctx, user: &str, body: Value) -> Streamed {

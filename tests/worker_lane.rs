@@ -5,12 +5,14 @@
 
 use blackbox::fake_model::{FakeModel, Reply};
 use blackbox::fake_sns::FakeSns;
-use blackbox::{Stack, bench_session, call_json, check, eq, run_cases, test_runtime, unique_user};
+use blackbox::{
+    Stack, bench_session, call_json, check, eq, run_cases, test_runtime, unique_user, unselected,
+};
 use chrono::{Duration, Utc};
 use coach::domain::profile::{NotificationPreference, Profile, QuietHours};
 use coach::skills::notify::{Notification, Priority};
 use coach::store::jobs::Claim;
-use libtest_mimic::Failed;
+use libtest_mimic::{Arguments, Conclusion, Failed};
 use serde_json::{Value, json};
 
 const TOPIC: &str = "arn:aws:sns:us-east-1:000000000000:coach-notify";
@@ -25,26 +27,8 @@ struct Ctx {
 
 type Case = fn(&Ctx) -> Result<(), Failed>;
 
-fn main() {
-    let rt = test_runtime();
-    // Sent push notifications go to a fake SNS endpoint; card summaries to a fake model (a
-    // card it has no scripted answer for gets a 400 and keeps the rules' summary).
-    let sns = FakeSns::start();
-    let model = FakeModel::start();
-    let stack = rt.block_on(Stack::start_with(&[
-        ("NOTIFY_TOPIC_ARN", TOPIC.to_string()),
-        ("AWS_ENDPOINT_URL_SNS", sns.endpoint.clone()),
-        ("WORKER_MODEL", "gemini-test".to_string()),
-        ("GEMINI_BASE_URL", model.gemini_base()),
-        ("GEMINI_API_KEY", "test".to_string()),
-    ]));
-    let ctx = Ctx {
-        stack,
-        sns,
-        model,
-        http: reqwest::Client::new(),
-        rt: rt.handle().clone(),
-    };
+pub fn suite(args: &Arguments) -> Conclusion {
+    const SUITE: &str = "worker_lane";
     let cases: Vec<(&'static str, Case)> = vec![
         ("card_once_under_redelivery", card_once_under_redelivery),
         ("the_smoke_journey_passes", the_smoke_journey_passes),
@@ -65,12 +49,34 @@ fn main() {
             model_summary_is_checked_against_the_facts,
         ),
     ];
+    if let Some(skipped) = unselected(args, SUITE, &cases) {
+        return skipped;
+    }
+    let rt = test_runtime();
+    // Sent push notifications go to a fake SNS endpoint; card summaries to a fake model (a
+    // card it has no scripted answer for gets a 400 and keeps the rules' summary).
+    let sns = FakeSns::start();
+    let model = FakeModel::start();
+    let stack = rt.block_on(Stack::start_with(&[
+        ("NOTIFY_TOPIC_ARN", TOPIC.to_string()),
+        ("AWS_ENDPOINT_URL_SNS", sns.endpoint.clone()),
+        ("WORKER_MODEL", "gemini-test".to_string()),
+        ("GEMINI_BASE_URL", model.gemini_base()),
+        ("GEMINI_API_KEY", "test".to_string()),
+    ]));
+    let ctx = Ctx {
+        stack,
+        sns,
+        model,
+        http: reqwest::Client::new(),
+        rt: rt.handle().clone(),
+    };
     // The first invocation builds and starts the worker.
     let _ = rt.block_on(invoke(
         &ctx,
         &[("warm", json!({"type": "nothing"}).to_string())],
     ));
-    run_cases(rt, ctx, cases)
+    run_cases(args, SUITE, rt, ctx, cases)
 }
 
 /// One SQS batch of (message id, body) records; returns the failed message ids.

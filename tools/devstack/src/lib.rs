@@ -5,3 +5,4 @@ pub mod eval;
 pub mod events;
 pub mod http;
 pub mod smoke;
+pub mod strong;

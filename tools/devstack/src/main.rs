@@ -35,9 +35,8 @@ mod e2e;
 mod init_profile;
 mod load;
 mod replay;
-mod strong;
 
-use devstack::demo;
+use devstack::{demo, strong};
 use std::path::PathBuf;
 
 fn usage() -> String {
