@@ -3,10 +3,11 @@
 //! - medication or medical-treatment advice (a drug name or a dose, in a sentence that does not
 //!   refer the lifter to a doctor or pharmacist);
 //! - telling the lifter to push, train or work through pain (unless the sentence says not to);
-//! - a weight (kg or lb, 20 kg and up: smaller numbers are plate steps and general advice) that
-//!   is not backed as what it claims to be: a load by a load, an e1RM by an e1RM, a volume by a
-//!   volume, from this turn's tool results or the briefing, or any number the lifter wrote (a
-//!   count, a date or an id backs nothing);
+//! - a weight (kg or lb, 5 kg and up, not a change or a plate; or written without a unit in a
+//!   lifter's shorthand, "100 x 5", "5 @ 100", "benched 100", 20 and up) that is not backed as
+//!   what it claims to be: a load by a load, an e1RM by an e1RM, a volume by a volume, from this
+//!   turn's tool results or the briefing, or any number the lifter wrote (a count, a date or an
+//!   id backs nothing);
 //! - a claim that something was saved, logged or changed when no write tool succeeded.
 //!
 //! How it is enforced on a stream (see README): a turn the lifter's message makes high-risk
@@ -31,6 +32,28 @@ static LOAD: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)\b(\d{1,4}(?:[.,]\d{1,2})?)\s?(kg|kgs|kilos?|kilograms?|lb|lbs|pounds?)\b")
         .unwrap_or_else(|e| panic!("load pattern: {e}"))
 });
+/// Smallest number written without a unit that is checked as a load: below it, "5 x 5" and
+/// "3 x 10" are sets and reps.
+const MIN_BARE_LOAD: f64 = 20.0;
+/// A load written without a unit, as lifters and models write sets: the load of "100 x 5",
+/// "100 × 5" or "100 for 5" (`a`), of "5 @ 100", "5 at 100" or "5 reps at 100" (`b`), and of
+/// "benched 100" or "worked up to 100" (`c`; a lift's verb: "did 100" may be push-ups). Two or three digits: a year is no load.
+static BARE_LOAD: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:(?P<a>\d{2,3}(?:\.\d{1,2})?)\s?(?:x|×|for)\s?\d{1,2}\b|\d{1,2}\s?(?:reps?\s)?(?:@|at)\s?(?P<b>\d{2,3}(?:\.\d{1,2})?)\b|(?:benched|squatted|deadlifted|pressed|rowed|pulled|lifted|handled|(?:worked|built|work|build) up to)\s(?P<c>\d{2,3}(?:\.\d{1,2})?)\b)")
+        .unwrap_or_else(|e| panic!("bare load pattern: {e}"))
+});
+/// What, right after a shorthand set, makes it no load: a time, a share, a clock ("30 for 10
+/// minutes", "5 at 80%", "at 20:00").
+const NOT_A_SET_AFTER: &[&str] = &[
+    "%", ":", "min", "sec", "s ", "hour", "hr", "day", "week", "month", "year", "session",
+    "workout", "time", "percent",
+];
+/// What, right after a load written without a unit, makes it no load: a unit (the unit
+/// pattern reads those), a count ("did 100 reps") or a distance.
+const NOT_A_LOAD_AFTER: &[&str] = &[
+    "kg", "kilo", "lb", "pound", "rep", "set", "m ", "km", "mile", "meter", "metre", "cal", "step",
+    "bpm",
+];
 static NUMBER: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"\d+(?:\.\d+)?").unwrap_or_else(|e| panic!("number pattern: {e}"))
 });
@@ -128,7 +151,6 @@ fn kind_of_key(key: &str) -> Option<Kind> {
     }
 }
 
-/// Each weight with a unit in `text`: its kind (from the words before it), in kg, and as written.
 /// Words just before a weight that make it a change or a step, not a value from the data.
 const CHANGE_BEFORE: &[&str] = &[
     "add",
@@ -191,9 +213,12 @@ pub(super) fn is_checked(text: &str, kg: f64, at: &std::ops::Range<usize>) -> bo
     !change
 }
 
+/// Each weight in `text`: its kind (from the words before it), in kg, as written, and where. Prose
+/// in the data gives weights with a unit; a claim (`claim`, the answer) also those written
+/// without one, in a lifter's shorthand.
 pub(super) fn weights_in(text: &str, claim: bool) -> Vec<(Kind, f64, f64, std::ops::Range<usize>)> {
-    let mut out = Vec::new();
-    let mut from = 0;
+    // (kg, as written, where), in the order written.
+    let mut found: Vec<(f64, f64, std::ops::Range<usize>)> = Vec::new();
     for c in LOAD.captures_iter(text) {
         let Some(m) = c.get(0) else { continue };
         let raw: f64 = c[1].replace(',', ".").parse().unwrap_or(0.0);
@@ -203,9 +228,45 @@ pub(super) fn weights_in(text: &str, claim: bool) -> Vec<(Kind, f64, f64, std::o
         } else {
             raw
         };
-        let before = text.get(from..m.start()).unwrap_or_default();
-        out.push((kind_of(before, claim), kg, raw, m.range()));
-        from = m.end();
+        found.push((kg, raw, m.range()));
+    }
+    if claim {
+        found.extend(bare_loads(text));
+        found.sort_by_key(|(_, _, at)| at.start);
+    }
+    let mut out = Vec::with_capacity(found.len());
+    let mut from = 0;
+    for (kg, raw, at) in found {
+        let before = text.get(from..at.start).unwrap_or_default();
+        out.push((kind_of(before, claim), kg, raw, at.clone()));
+        from = at.end;
+    }
+    out
+}
+
+/// The loads an answer writes without a unit ("you benched 100 for 5"): each read as written
+/// (kg = the number; [`Facts::backs`] also takes it as written in the lifter's unit).
+fn bare_loads(text: &str) -> Vec<(f64, f64, std::ops::Range<usize>)> {
+    let starts = |rest: &str, words: &[&str]| {
+        let rest = rest.trim_start().to_ascii_lowercase();
+        words.iter().any(|w| rest.starts_with(w))
+    };
+    let mut out = Vec::new();
+    for c in BARE_LOAD.captures_iter(text) {
+        let (Some(set), Some(load)) = (c.get(0), c.name("a").or(c.name("b")).or(c.name("c")))
+        else {
+            continue;
+        };
+        let after_set = text.get(set.end()..).unwrap_or_default();
+        let after_load = text.get(load.end()..).unwrap_or_default();
+        let raw: f64 = load.as_str().parse().unwrap_or(0.0);
+        if raw >= MIN_BARE_LOAD
+            && !starts(after_set, NOT_A_SET_AFTER)
+            && !starts(after_load, NOT_A_LOAD_AFTER)
+            && !after_load.starts_with(['%', ':'])
+        {
+            out.push((raw, raw, load.range()));
+        }
     }
     out
 }
@@ -526,6 +587,57 @@ mod tests {
         let mut f = Facts::default();
         f.add_said("I did 105 for 3 yesterday");
         assert!(check("105 kg for 3 is a solid set.", &f, false).is_empty());
+    }
+
+    #[test]
+    fn a_load_without_a_unit_is_checked_too() {
+        let f = facts();
+        for backed in [
+            "You benched 100 for 5 last time.",
+            "Your top set: 100 x 5.",
+            "Last session was 5 @ 100.",
+            "You did 5 reps at 100.",
+            "Last: 8 x 102.5.",
+        ] {
+            assert!(check(backed, &f, false).is_empty(), "{backed}");
+        }
+        // What a small model says without a unit, and what the lifter must not read.
+        for (unbacked, figure) in [
+            ("You benched 105 for 5 last time.", "105"),
+            ("Your top set was 110 x 5.", "110"),
+            ("Try 5 @ 107.5 next week.", "107.5"),
+            ("You squatted 140 on Monday.", "140"),
+            ("Work up to 120, then back off.", "120"),
+        ] {
+            assert_eq!(
+                check(unbacked, &f, false),
+                vec![Violation::UnsupportedNumber(figure.into())],
+                "{unbacked}"
+            );
+        }
+        // Sets and reps, times, shares, clocks, counts and years are no loads.
+        for other in [
+            "Do 5 x 5 this week.",
+            "Do 3 sets of 8 at RPE 8.",
+            "Aim for 5x5 at 80%.",
+            "Hold a plank 30 for 10 seconds.",
+            "Walk 30 for 10 minutes.",
+            "Train at 18:30 or at 20:00.",
+            "You trained 3 times a week since 2024 for 10 weeks.",
+            "You pressed 25 reps in total.",
+            "Add 20 for the next session.",
+            "Your bench is 100 kg x 5.",
+        ] {
+            assert!(
+                check(other, &f, false).is_empty(),
+                "{other}: {:?}",
+                check(other, &f, false)
+            );
+        }
+        // A lifter in pounds: the figure backed as written in their unit.
+        let mut lb = Facts::default();
+        lb.add_json(&json!({"top_set": {"weight_kg": 102.06, "display": "225 lb", "reps": 5}}));
+        assert!(check("You benched 225 for 5.", &lb, false).is_empty());
     }
 
     #[test]

@@ -121,6 +121,25 @@ mod tests {
     }
 
     #[test]
+    fn invented_loads_without_a_unit_never_reach_the_lifter() {
+        let mut facts = Facts::default();
+        facts.add_said("my squat is 100 kg for 5, what next?");
+        for chunk in [1, 3, 7, 100] {
+            let (seen, left) = streamed(
+                &facts,
+                "You squatted 100 for 5. Next: 5 @ 105, then 3 x 8 at 90.",
+                chunk,
+            );
+            assert_eq!(
+                seen,
+                format!("You squatted 100 for 5. Next: 5 @ {LEFT_OUT}, then 3 x 8 at {LEFT_OUT}."),
+                "chunks of {chunk}"
+            );
+            assert_eq!(left, ["105", "90"]);
+        }
+    }
+
+    #[test]
     fn text_without_digits_flows_as_it_comes() {
         let facts = Facts::default();
         let mut h = HoldBack::new(&facts);
