@@ -346,6 +346,64 @@ async fn claims_and_the_notification_lock_hold_once() {
     assert_eq!(page.items.len(), 1);
 }
 
+/// A job racing its lifter's account deletion: claimed before the deletion's marker, it
+/// completes only if it was sent after the deletion; refused, it writes nothing. The marker
+/// itself is outside the partition the deletion sweeps.
+#[tokio::test]
+async fn a_job_racing_an_account_deletion_writes_nothing() {
+    use coach::store::jobs::{Claim, Output, claim_sk};
+    let db = Dynoxide::start();
+    let store = db.store().await;
+    let user = unique_user("deleted");
+    let now = Utc::now();
+    let sent = now - chrono::Duration::seconds(5);
+    let sk = claim_sk("weekly_review", "2026-W47");
+    let lease = now + chrono::Duration::seconds(30);
+    let Claim::Claimed { run } = store
+        .claim_job(&user, &sk, lease, false, now)
+        .await
+        .unwrap()
+    else {
+        panic!("the claim is free");
+    };
+    assert_eq!(store.deleted_at(&user).await.unwrap(), None);
+    store.mark_deleted(&user, now).await.unwrap();
+    assert_eq!(
+        store
+            .deleted_at(&user)
+            .await
+            .unwrap()
+            .map(|t| t.timestamp_millis()),
+        Some(now.timestamp_millis())
+    );
+    let review = serde_json::json!({"id": "2026-W47"});
+    let outputs = [Output::Review {
+        id: "2026-W47",
+        review: &review,
+    }];
+    assert!(
+        !store
+            .finish_job(&user, &sk, &run, &outputs, sent, now)
+            .await
+            .unwrap(),
+        "sent before the deletion: refused"
+    );
+    assert_eq!(store.count_items(&user, "REVIEW#").await.unwrap(), 0);
+    // The same job sent after the deletion (the lifter kept using the app) completes.
+    let after = now + chrono::Duration::milliseconds(1);
+    assert!(
+        store
+            .finish_job(&user, &sk, &run, &outputs, after, now)
+            .await
+            .unwrap()
+    );
+    assert_eq!(store.count_items(&user, "REVIEW#").await.unwrap(), 1);
+    // Deleting the account sweeps the partition, never the marker.
+    assert!(store.delete_user(&user, usize::MAX).await.unwrap().finished);
+    assert!(store.user_items(&user).await.unwrap().is_empty());
+    assert!(store.deleted_at(&user).await.unwrap().is_some());
+}
+
 /// The store times itself for the request's log line: each DynamoDB call is counted and the
 /// time waited on it recorded, with no code above the store doing so.
 #[tokio::test]

@@ -45,6 +45,10 @@ pub fn suite(args: &Arguments) -> Conclusion {
         ),
         ("operator_runs_a_job_dry", operator_runs_a_job_dry),
         (
+            "jobs_queued_before_an_account_deletion_leave_nothing",
+            jobs_queued_before_an_account_deletion_leave_nothing,
+        ),
+        (
             "model_summary_is_checked_against_the_facts",
             model_summary_is_checked_against_the_facts,
         ),
@@ -458,6 +462,63 @@ fn weekly_review_rewritten_not_duplicated(ctx: &Ctx) -> Result<(), Failed> {
         sets(&second),
         sets(&first) + 2,
         "rewritten with the new sets",
+    )
+}
+
+/// A lifter deletes the account while jobs about it wait in the queue (their workout's card,
+/// the week's review, a health reading): delivered after the deletion, they write nothing and
+/// send nothing.
+fn jobs_queued_before_an_account_deletion_leave_nothing(ctx: &Ctx) -> Result<(), Failed> {
+    let user = unique_user("w-gone");
+    let w = seed_bench(ctx, &user)?;
+    let today = Utc::now().date_naive();
+    let jobs = [
+        ("d1", completed(&user, &w)),
+        (
+            "d2",
+            json!({"type": "weekly_review", "user_id": user, "week_ending": today}).to_string(),
+        ),
+        (
+            "d3",
+            health(
+                &user,
+                "resting_heart_rate",
+                80.0,
+                60.0,
+                &Utc::now().to_rfc3339(),
+            ),
+        ),
+    ];
+    let deleted = ctx.rt.block_on(call_json(
+        &ctx.http,
+        "DELETE",
+        format!("{}/v1/me", ctx.stack.base),
+        &user,
+        None,
+    ));
+    eq(deleted.status, 200, &format!("deleted: {}", deleted.body))?;
+    let failed = run(ctx, &jobs)?;
+    let left = ctx.rt.block_on(ctx.stack.store.user_items(&user))?;
+    let keys: Vec<String> = left
+        .iter()
+        .filter_map(|i| i.get("sk").and_then(|v| v.as_s().ok()).cloned())
+        .collect();
+    eq(
+        keys,
+        Vec::<String>::new(),
+        &format!("items left (failed records {failed:?})"),
+    )?;
+    let pushed = ctx
+        .sns
+        .published()
+        .into_iter()
+        .filter(|p| p.attribute("user_id") == Some(user.as_str()))
+        .count();
+    eq(pushed, 0, "pushes to a deleted account")?;
+    eq(
+        failed,
+        Vec::<String>::new(),
+        "no record is retried for ever",
     )
 }
 

@@ -6,7 +6,9 @@
 //! worker (`delete_account` jobs, each continuing where the last stopped), so a large account
 //! is deleted without a request outliving its timeout. It is idempotent: deleting again deletes
 //! what is left, or nothing. Afterwards the same identity finds an empty account, as a new
-//! lifter would (the identity provider's account is the app's to delete).
+//! lifter would (the identity provider's account is the app's to delete). Jobs queued before
+//! the deletion (a card, a review, a health reading) write nothing when they arrive after it
+//! (`store::account`'s deletion marker).
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -142,6 +144,11 @@ impl App {
             JobQueue::Disabled => usize::MAX,
             _ => INLINE_DELETE_ITEMS,
         };
+        // First the marker: a job queued before this moment writes nothing after it.
+        self.store
+            .mark_deleted(&ctx.user_id, Utc::now())
+            .await
+            .map_err(|e| store_error(&e))?;
         let done = self.store.delete_user(&ctx.user_id, limit).await;
         let done = done.map_err(|e| store_error(&e))?;
         if done.finished {

@@ -9,6 +9,9 @@
 //! transaction. A redelivered message finds the job done and writes nothing; a run that crashed
 //! leaves a claim whose lease ends with the invocation, and the redelivery runs it again to the
 //! same end state (the outputs have deterministic keys).
+//!
+//! A job sent before its lifter deleted the account writes nothing: it meets the deletion's
+//! marker before it claims, or, racing the deletion, in its completion's transaction.
 
 use std::time::Instant;
 
@@ -57,6 +60,8 @@ pub enum Report {
     Done(Value, Usage),
     /// Already done by an earlier delivery.
     Duplicate,
+    /// Sent before the lifter deleted the account: nothing done, nothing written.
+    AccountDeleted,
 }
 
 /// The ports the jobs work through.
@@ -86,10 +91,11 @@ impl Worker {
         self
     }
 
-    /// Runs one job under its claim (leased until `lease`).
+    /// Runs one job, `sent` to the queue at that time, under its claim (leased until `lease`).
     pub async fn run(
         &self,
         job: &Job,
+        sent: DateTime<Utc>,
         lease: DateTime<Utc>,
         now: DateTime<Utc>,
     ) -> Result<Report, JobError> {
@@ -98,6 +104,15 @@ impl Worker {
             // Not claimed: the claim would be an item of the account it deletes, and deleting
             // twice is harmless.
             return self.delete_account(user, lease).await;
+        }
+        // About an account deleted since: not even a claim is written.
+        if self
+            .store
+            .deleted_at(user)
+            .await?
+            .is_some_and(|deleted| deleted >= sent)
+        {
+            return Ok(Report::AccountDeleted);
         }
         let sk = crate::store::jobs::claim_sk(job.kind(), &job.subject());
         let rerun_done = matches!(job, Job::WeeklyReview { .. });
@@ -110,7 +125,7 @@ impl Worker {
             Claim::Done => return Ok(Report::Duplicate),
             Claim::Busy => return Err(JobError::Busy),
         };
-        let result = self.execute(job, &sk, &run, now, false).await;
+        let result = self.execute(job, &sk, &run, sent, now, false).await;
         if result.is_err() {
             // Give the claim back so the redelivery need not wait for the lease.
             if let Err(e) = self.store.release_job(user, &sk, &run).await {
@@ -197,7 +212,7 @@ impl Worker {
                 for u in round {
                     let left = deadline.saturating_duration_since(Instant::now());
                     let lease = Utc::now() + chrono::Duration::from_std(left).unwrap_or_default();
-                    self.run(&review(u), lease, Utc::now()).await?;
+                    self.run(&review(u), Utc::now(), lease, Utc::now()).await?;
                 }
             }
             handled += round.len();
@@ -229,10 +244,13 @@ impl Worker {
             (Message::Job(job), true) => self.dry_run(job, now).await,
             (Message::Job(job), false) => {
                 let lease = now + chrono::Duration::from_std(budget).unwrap_or_default();
-                self.run(job, lease, now).await.map(|r| match r {
+                self.run(job, now, lease, now).await.map(|r| match r {
                     Report::Done(v, _) => v,
                     Report::Duplicate => {
                         json!({"duplicate": true, "note": "already done; nothing written"})
+                    }
+                    Report::AccountDeleted => {
+                        json!({"account_deleted": true, "note": "the account was deleted; nothing written"})
                     }
                 })
             }
@@ -251,7 +269,7 @@ impl Worker {
                     .await
                     .map(|r| match r {
                         Report::Done(v, _) => v,
-                        Report::Duplicate => Value::Null,
+                        Report::Duplicate | Report::AccountDeleted => Value::Null,
                     })
             }
         };
@@ -260,9 +278,9 @@ impl Worker {
 
     /// Computes a job's output without claiming or writing anything (`--dry-run`).
     pub async fn dry_run(&self, job: &Job, now: DateTime<Utc>) -> Result<Value, JobError> {
-        match self.execute(job, "", "", now, true).await? {
+        match self.execute(job, "", "", now, now, true).await? {
             Report::Done(v, _) => Ok(v),
-            Report::Duplicate => Ok(Value::Null),
+            Report::Duplicate | Report::AccountDeleted => Ok(Value::Null),
         }
     }
 
@@ -271,6 +289,7 @@ impl Worker {
         job: &Job,
         sk: &str,
         run: &str,
+        sent: DateTime<Utc>,
         now: DateTime<Utc>,
         dry: bool,
     ) -> Result<Report, JobError> {
@@ -288,7 +307,9 @@ impl Worker {
             if dry {
                 return Ok(true);
             }
-            self.store.finish_job(user, sk, run, outputs, now).await
+            self.store
+                .finish_job(user, sk, run, outputs, sent, now)
+                .await
         };
         match job {
             Job::WorkoutCompleted { workout_id, .. } => {

@@ -5,7 +5,7 @@
 
 use std::time::Instant;
 
-use chrono::Utc;
+use chrono::{DateTime, Utc};
 
 pub use aws_lambda_events::event::sqs::{BatchItemFailure, SqsBatchResponse, SqsEvent};
 use futures_util::FutureExt;
@@ -84,7 +84,7 @@ impl WorkerLane {
                     "not started: too little of the invocation left".to_string(),
                 ))
             } else {
-                self.record(r.body.as_deref().unwrap_or_default(), deadline)
+                self.record(r.body.as_deref().unwrap_or_default(), sent_at(r), deadline)
                     .await
             };
             let tokens = match &outcome {
@@ -94,6 +94,7 @@ impl WorkerLane {
             let (outcome, reason) = match &outcome {
                 Ok((kind, Report::Done(..))) => (format!("{kind}:done"), None),
                 Ok((kind, Report::Duplicate)) => (format!("{kind}:duplicate"), None),
+                Ok((kind, Report::AccountDeleted)) => (format!("{kind}:account_deleted"), None),
                 Err((code, why)) => (code.to_string(), Some(why.clone())),
             };
             if reason.is_some() {
@@ -120,6 +121,7 @@ impl WorkerLane {
     async fn record(
         &self,
         body: &str,
+        sent: DateTime<Utc>,
         deadline: Instant,
     ) -> Result<(&'static str, Report), (&'static str, String)> {
         let message = Message::parse(body).map_err(|why| ("INVALID_JOB", why))?;
@@ -127,7 +129,10 @@ impl WorkerLane {
         let budget = left.saturating_sub(RECORD_MIN_BUDGET / 2);
         let lease = Utc::now() + chrono::Duration::from_std(left).unwrap_or_default();
         let (kind, work) = match &message {
-            Message::Job(job) => (job.kind(), self.jobs.run(job, lease, Utc::now()).boxed()),
+            Message::Job(job) => (
+                job.kind(),
+                self.jobs.run(job, sent, lease, Utc::now()).boxed(),
+            ),
             Message::FanOut(f) => (
                 FANOUT_TYPE,
                 self.jobs.fan_out(f, deadline, Utc::now()).boxed(),
@@ -145,4 +150,14 @@ impl WorkerLane {
             )),
         }
     }
+}
+
+/// When SQS accepted the record (its `SentTimestamp`): a job sent before its lifter deleted the
+/// account writes nothing. A record without one counts as sent now.
+fn sent_at(r: &aws_lambda_events::event::sqs::SqsMessage) -> DateTime<Utc> {
+    r.attributes
+        .get("SentTimestamp")
+        .and_then(|ms| ms.parse::<i64>().ok())
+        .and_then(DateTime::from_timestamp_millis)
+        .unwrap_or_else(Utc::now)
 }

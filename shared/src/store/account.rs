@@ -4,15 +4,35 @@
 //! sort key the user) for each week the user trained recently, found through the insight cards'
 //! keys. Deletion removes the roster entries first, then the partition, a page of keys at a
 //! time, so it can stop anywhere and be run again to finish: it is idempotent.
+//!
+//! Before any of that, the deletion leaves a marker outside the partition (`DELETED#<user>`:
+//! the time, nothing else, expiring after [`DELETION_MARKER_DAYS`]), so that jobs queued before
+//! the deletion and delivered after it write nothing ([`Store::deleted_at`], and the condition
+//! [`Store::not_deleted_since`] that each job's completion carries).
 
 use std::collections::{BTreeSet, HashMap};
 
-use aws_sdk_dynamodb::types::{AttributeValue, DeleteRequest, WriteRequest};
+use aws_sdk_dynamodb::types::{
+    AttributeValue, ConditionCheck, DeleteRequest, TransactWriteItem, WriteRequest,
+};
+use chrono::{DateTime, Utc};
 use futures_util::future::join_all;
 
 use super::history::{BATCH_ITEMS, BATCHES_IN_FLIGHT};
 use super::timing::Timed;
 use super::{Store, StoreError, s, user_pk};
+
+/// How long the deletion marker is kept: longer than SQS keeps a message (14 days at most), so
+/// every job queued before the deletion meets it.
+pub const DELETION_MARKER_DAYS: i64 = 15;
+
+/// The deletion marker's key: its own partition, which the deletion does not sweep.
+fn marker_key(user: &str) -> HashMap<String, AttributeValue> {
+    HashMap::from([
+        ("pk".to_string(), s(format!("DELETED#{user}"))),
+        ("sk".to_string(), s("ACCOUNT")),
+    ])
+}
 
 /// Keys read (and deleted) per round of a deletion.
 const KEYS_PER_ROUND: i32 = BATCH_ITEMS as i32 * BATCHES_IN_FLIGHT as i32;
@@ -27,6 +47,67 @@ pub struct Deletion {
 }
 
 impl Store {
+    /// Marks the account deleted at `at` (before its items go): jobs sent until then are void.
+    pub async fn mark_deleted(&self, user: &str, at: DateTime<Utc>) -> Result<(), StoreError> {
+        let mut item = marker_key(user);
+        item.insert(
+            "deleted_at".into(),
+            AttributeValue::N(at.timestamp_millis().to_string()),
+        );
+        item.insert(
+            "expires_at".into(),
+            AttributeValue::N((at.timestamp() + DELETION_MARKER_DAYS * 86_400).to_string()),
+        );
+        self.client
+            .put_item()
+            .table_name(&self.table)
+            .set_item(Some(item))
+            .send()
+            .timed()
+            .await?;
+        Ok(())
+    }
+
+    /// When the account was last deleted (within [`DELETION_MARKER_DAYS`]), read consistently.
+    pub async fn deleted_at(&self, user: &str) -> Result<Option<DateTime<Utc>>, StoreError> {
+        let out = self
+            .client
+            .get_item()
+            .table_name(&self.table)
+            .set_key(Some(marker_key(user)))
+            .consistent_read(true)
+            .send()
+            .timed()
+            .await?;
+        Ok(out
+            .item
+            .as_ref()
+            .and_then(|i| i.get("deleted_at"))
+            .and_then(|v| v.as_n().ok())
+            .and_then(|n| n.parse::<i64>().ok())
+            .and_then(DateTime::from_timestamp_millis))
+    }
+
+    /// A transaction's condition that the account was not deleted at or after `sent` (a job's
+    /// send time): a job racing the deletion writes nothing.
+    pub(crate) fn not_deleted_since(
+        &self,
+        user: &str,
+        sent: DateTime<Utc>,
+    ) -> Result<TransactWriteItem, StoreError> {
+        let check = ConditionCheck::builder()
+            .table_name(&self.table)
+            .set_key(Some(marker_key(user)))
+            .condition_expression("attribute_not_exists(pk) OR deleted_at < :sent")
+            .expression_attribute_values(
+                ":sent",
+                AttributeValue::N(sent.timestamp_millis().to_string()),
+            )
+            .build()
+            .map_err(|e| StoreError::Request(e.to_string()))?;
+        Ok(TransactWriteItem::builder().condition_check(check).build())
+    }
+
     /// Every item of the user's partition, in key order.
     pub async fn user_items(
         &self,

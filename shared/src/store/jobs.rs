@@ -160,14 +160,16 @@ impl Store {
     }
 
     /// Writes the job's outputs and marks it done, in one transaction, only while this run
-    /// still owns the claim. False when it does not (the lease passed to another run, which
-    /// writes the same outputs) or a health decision exists already.
+    /// still owns the claim and the account was not deleted since the job was `sent`. False
+    /// when it does not (the lease passed to another run, which writes the same outputs), a
+    /// health decision exists already, or the account was deleted meanwhile.
     pub async fn finish_job(
         &self,
         user: &str,
         job_sk: &str,
         run: &str,
         outputs: &[Output<'_>],
+        sent: DateTime<Utc>,
         now: DateTime<Utc>,
     ) -> Result<bool, StoreError> {
         let put = |item: HashMap<String, AttributeValue>| {
@@ -239,6 +241,7 @@ impl Store {
             .build()
             .map_err(build)?;
         items.push(TransactWriteItem::builder().update(done).build());
+        items.push(self.not_deleted_since(user, sent)?);
         Ok(self.transact(items).await?.is_none())
     }
 
