@@ -398,6 +398,8 @@ async fn a_job_racing_an_account_deletion_writes_nothing() {
             .unwrap()
     );
     assert_eq!(store.count_items(&user, "REVIEW#").await.unwrap(), 1);
+    // The whole partition, as the export reads it: the claim and the review.
+    assert_eq!(store.user_items(&user).await.unwrap().len(), 2);
     // Deleting the account sweeps the partition, never the marker.
     assert!(store.delete_user(&user, usize::MAX).await.unwrap().finished);
     assert!(store.user_items(&user).await.unwrap().is_empty());

@@ -343,9 +343,15 @@ impl Store {
             .client
             .query()
             .table_name(&self.table)
-            .key_condition_expression("pk = :pk AND begins_with(sk, :p)")
-            .expression_attribute_values(":pk", s(user_pk(user)))
-            .expression_attribute_values(":p", s(sk_prefix));
+            .expression_attribute_values(":pk", s(user_pk(user)));
+        // DynamoDB refuses an empty key value, so no prefix means the whole partition.
+        let query = if sk_prefix.is_empty() {
+            query.key_condition_expression("pk = :pk")
+        } else {
+            query
+                .key_condition_expression("pk = :pk AND begins_with(sk, :p)")
+                .expression_attribute_values(":p", s(sk_prefix))
+        };
         self.query_all(query).await
     }
 
