@@ -201,11 +201,18 @@ impl Dynoxide {
         }
     }
 
-    /// A store client for this dynoxide, with the table created.
+    /// A store client for this dynoxide, with the table created. DynamoDB Local's JVM accepts
+    /// connections a moment before it answers them: the first call is retried for a while.
     pub async fn store(&self) -> Store {
         let store = Store::new(self.client().await, TABLE);
-        store.ensure_table().await.expect("table created");
-        store
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            match store.ensure_table().await {
+                Ok(_) => return store,
+                Err(e) if Instant::now() > deadline => panic!("table not created: {e}"),
+                Err(_) => tokio::time::sleep(Duration::from_millis(200)).await,
+            }
+        }
     }
 
     /// A plain DynamoDB client for this dynoxide, for what no product path does (editing a
