@@ -263,7 +263,6 @@ fn bare_loads(text: &str) -> Vec<(f64, f64, std::ops::Range<usize>)> {
         if raw >= MIN_BARE_LOAD
             && !starts(after_set, NOT_A_SET_AFTER)
             && !starts(after_load, NOT_A_LOAD_AFTER)
-            && !after_load.starts_with(['%', ':'])
         {
             out.push((raw, raw, load.range()));
         }

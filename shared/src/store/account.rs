@@ -103,8 +103,7 @@ impl Store {
                 ":sent",
                 AttributeValue::N(sent.timestamp_millis().to_string()),
             )
-            .build()
-            .map_err(|e| StoreError::Request(e.to_string()))?;
+            .build()?;
         Ok(TransactWriteItem::builder().condition_check(check).build())
     }
 
@@ -196,7 +195,7 @@ impl Store {
                     .set_key(Some(k))
                     .build()
                     .map(|d| WriteRequest::builder().delete_request(d).build())
-                    .map_err(|e| StoreError::Request(e.to_string()))
+                    .map_err(StoreError::from)
             })
             .collect::<Result<Vec<_>, _>>()?;
         let batches: Vec<Vec<WriteRequest>> =

@@ -97,13 +97,12 @@ impl Store {
         record: Option<&IdempotencyRecord>,
         now: DateTime<Utc>,
     ) -> Result<EventOutcome, StoreError> {
-        let build = |e: aws_sdk_dynamodb::error::BuildError| StoreError::Request(e.to_string());
         let put = |item: HashMap<String, AttributeValue>| {
             Put::builder()
                 .table_name(&self.table)
                 .set_item(Some(item))
                 .build()
-                .map_err(build)
+                .map_err(StoreError::from)
         };
         let mut items = Vec::with_capacity(5);
         if let Some(r) = record {
@@ -146,7 +145,6 @@ impl Store {
         user: &str,
         n: &Notification,
     ) -> Result<[Put; 2], StoreError> {
-        let build = |e: aws_sdk_dynamodb::error::BuildError| StoreError::Request(e.to_string());
         let mut lock = key(user, SK_NOTIFY_STATE);
         lock.insert(
             "sent_at".into(),
@@ -160,16 +158,14 @@ impl Store {
                 ":cutoff",
                 AttributeValue::N((n.created_at - RATE_LIMIT).timestamp().to_string()),
             )
-            .build()
-            .map_err(build)?;
+            .build()?;
         let mut item = key(user, ts_key("NOTIFY", n.created_at, &n.id));
         item.insert("doc".into(), s(to_doc("notification", n)?));
         item.insert("expires_at".into(), expires(n.created_at));
         let item = Put::builder()
             .table_name(&self.table)
             .set_item(Some(item))
-            .build()
-            .map_err(build)?;
+            .build()?;
         Ok([lock, item])
     }
 

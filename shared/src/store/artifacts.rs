@@ -27,10 +27,6 @@ pub enum ApplyOutcome {
     WorkoutActive,
 }
 
-fn build(e: aws_sdk_dynamodb::error::BuildError) -> StoreError {
-    StoreError::Request(e.to_string())
-}
-
 fn artifact_from(item: &HashMap<String, AttributeValue>) -> Result<Artifact, StoreError> {
     let id = string(item, "sk")
         .and_then(|k| k.strip_prefix("ARTIFACT#").map(str::to_string))
@@ -137,8 +133,7 @@ impl Store {
             .expression_attribute_values(":applied", s(applied.to_string()))
             .expression_attribute_values(":now", s(now.to_rfc3339()))
             .expression_attribute_values(":epoch", AttributeValue::N(now.timestamp().to_string()))
-            .build()
-            .map_err(build)?;
+            .build()?;
         let mut items = vec![TransactWriteItem::builder().update(accept).build()];
         let put =
             |sk: String, doc: String, must_exist: bool| -> Result<TransactWriteItem, StoreError> {
@@ -148,9 +143,7 @@ impl Store {
                 if must_exist {
                     p = p.condition_expression("attribute_exists(pk)");
                 }
-                Ok(TransactWriteItem::builder()
-                    .put(p.build().map_err(build)?)
-                    .build())
+                Ok(TransactWriteItem::builder().put(p.build()?).build())
             };
         match &a.proposal {
             Proposal::Routine { routine, templates }
@@ -193,8 +186,7 @@ impl Store {
                     .expression_attribute_values(":d", s(to_doc("workout", &workout)?))
                     .expression_attribute_values(":now", s(now.to_rfc3339()))
                     .expression_attribute_values(":one", AttributeValue::N("1".into()))
-                    .build()
-                    .map_err(build)?;
+                    .build()?;
                 items.push(TransactWriteItem::builder().update(started).build());
             }
         }

@@ -147,7 +147,7 @@ impl Store {
                     .set_item(Some(item.clone()))
                     .build()
                     .map(|p| WriteRequest::builder().put_request(p).build())
-                    .map_err(|e| StoreError::Request(e.to_string()))
+                    .map_err(StoreError::from)
             })
             .collect::<Result<Vec<_>, _>>()?;
         self.batch_write(requests).await

@@ -51,10 +51,6 @@ pub enum Output<'a> {
     },
 }
 
-fn build(e: aws_sdk_dynamodb::error::BuildError) -> StoreError {
-    StoreError::Request(e.to_string())
-}
-
 pub(crate) fn roster_pk(at: DateTime<Utc>) -> String {
     format!("ROSTER#{}", iso_week_id(at.date_naive()))
 }
@@ -177,7 +173,7 @@ impl Store {
                 .table_name(&self.table)
                 .set_item(Some(item))
                 .build()
-                .map_err(build)
+                .map_err(StoreError::from)
         };
         let mut items = Vec::new();
         for o in outputs {
@@ -217,8 +213,7 @@ impl Store {
                         .table_name(&self.table)
                         .set_item(Some(item))
                         .condition_expression("attribute_not_exists(pk)")
-                        .build()
-                        .map_err(build)?;
+                        .build()?;
                     items.push(TransactWriteItem::builder().put(p).build());
                     if let Some(n) = notification {
                         for p in self.notification_puts(user, n)? {
@@ -238,8 +233,7 @@ impl Store {
             .expression_attribute_values(":done", s("done"))
             .expression_attribute_values(":now", s(now.to_rfc3339()))
             .expression_attribute_values(":run", s(run))
-            .build()
-            .map_err(build)?;
+            .build()?;
         items.push(TransactWriteItem::builder().update(done).build());
         items.push(self.not_deleted_since(user, sent)?);
         Ok(self.transact(items).await?.is_none())

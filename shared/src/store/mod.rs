@@ -85,6 +85,13 @@ impl<E: std::error::Error + 'static, R: std::fmt::Debug> From<SdkError<E, R>> fo
     }
 }
 
+/// A request the SDK's builder refused (a required field left out): our bug, not the store's.
+impl From<aws_sdk_dynamodb::error::BuildError> for StoreError {
+    fn from(e: aws_sdk_dynamodb::error::BuildError) -> Self {
+        StoreError::Request(e.to_string())
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct Versioned<T> {
     pub value: T,

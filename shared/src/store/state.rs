@@ -114,8 +114,7 @@ impl Store {
         let request = KeysAndAttributes::builder()
             .set_keys(Some(keys))
             .consistent_read(true)
-            .build()
-            .map_err(|e| StoreError::Request(e.to_string()))?;
+            .build()?;
         let mut pending = HashMap::from([(self.table.clone(), request)]);
         let mut items = Vec::new();
         // BatchGetItem may return some keys as unprocessed under throttling; ask again for those.
@@ -179,8 +178,7 @@ impl Store {
             .condition_expression("#v = :v")
             .expression_attribute_names("#v", "version")
             .expression_attribute_values(":v", AttributeValue::N(expected_version.to_string()))
-            .build()
-            .map_err(|e| StoreError::Request(e.to_string()))?;
+            .build()?;
         let mut items = Vec::with_capacity(records.len() + 1);
         for r in records {
             items.push(
@@ -260,7 +258,7 @@ impl Store {
             .condition_expression("attribute_not_exists(pk) OR expires_at < :now")
             .expression_attribute_values(":now", AttributeValue::N(now.timestamp().to_string()))
             .build()
-            .map_err(|e| StoreError::Request(e.to_string()))
+            .map_err(StoreError::from)
     }
 
     pub async fn get_active_workout(

@@ -70,7 +70,6 @@ impl Store {
         expected_version: u64,
         routine: Option<&Routine>,
     ) -> Result<bool, StoreError> {
-        let build = |e: aws_sdk_dynamodb::error::BuildError| StoreError::Request(e.to_string());
         let clear_active = Update::builder()
             .table_name(&self.table)
             .set_key(Some(key(user, SK_ACTIVE)))
@@ -83,15 +82,13 @@ impl Store {
                 ":next",
                 AttributeValue::N((expected_version + 1).to_string()),
             )
-            .build()
-            .map_err(build)?;
+            .build()?;
         let mut history = key(user, completed_sk(completed));
         history.insert("doc".into(), s(to_doc("workout", completed)?));
         let put_history = Put::builder()
             .table_name(&self.table)
             .set_item(Some(history))
-            .build()
-            .map_err(build)?;
+            .build()?;
         let mut items = vec![
             TransactWriteItem::builder().update(clear_active).build(),
             TransactWriteItem::builder().put(put_history).build(),
@@ -101,8 +98,7 @@ impl Store {
             let put = Put::builder()
                 .table_name(&self.table)
                 .set_item(Some(last_session::pointer_item(user, id, completed)))
-                .build()
-                .map_err(build)?;
+                .build()?;
             items.push(TransactWriteItem::builder().put(put).build());
         }
         if let Some(r) = routine {
@@ -114,8 +110,7 @@ impl Store {
                         Put::builder()
                             .table_name(&self.table)
                             .set_item(Some(item))
-                            .build()
-                            .map_err(build)?,
+                            .build()?,
                     )
                     .build(),
             );
@@ -219,7 +214,6 @@ impl Store {
         record: Option<&IdempotencyRecord>,
         now: DateTime<Utc>,
     ) -> Result<CommitOutcome, StoreError> {
-        let build = |e: aws_sdk_dynamodb::error::BuildError| StoreError::Request(e.to_string());
         let before_sk = completed_sk(before);
         // Workouts stored before edits existed have no version: they are at 0.
         let condition = if version == 0 {
@@ -266,18 +260,15 @@ impl Store {
             Ok(item)
         };
         match after {
-            Some(a) if !moved => {
-                items.push(conditioned_on_before(Some(new_item(a)?)).map_err(build)?)
-            }
+            Some(a) if !moved => items.push(conditioned_on_before(Some(new_item(a)?))?),
             _ => {
-                items.push(conditioned_on_before(None).map_err(build)?);
+                items.push(conditioned_on_before(None)?);
                 if let Some(a) = after {
                     let put = Put::builder()
                         .table_name(&self.table)
                         .set_item(Some(new_item(a)?))
                         .condition_expression("attribute_not_exists(pk)")
-                        .build()
-                        .map_err(build)?;
+                        .build()?;
                     items.push(TransactWriteItem::builder().put(put).build());
                 }
             }
