@@ -2,10 +2,13 @@
 # Every test: format and lint checks, unit tests, store tests on dynoxide, black-box tests of the
 # binaries through cargo lambda watch, the store tests again on AWS's DynamoDB Local, the API
 # contract (openapi.yaml, schemathesis) against the local stack, and cfn-lint on the SAM
-# template. Installs what it needs.
+# template; the unit, store and black-box tests once more with the clock moved ahead (faketime),
+# so that none passes only on the day it was written. Installs what it needs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-NEED_CFN_LINT=1 NEED_DYNAMODB_LOCAL=1 source scripts/tools.sh
+# How far ahead the clock is moved for the second run of the tests (faketime's offset).
+CLOCK_AHEAD="${CLOCK_AHEAD:-400d}"
+NEED_CFN_LINT=1 NEED_DYNAMODB_LOCAL=1 NEED_FAKETIME=1 source scripts/tools.sh
 
 echo "== fmt"
 cargo fmt --all -- --check
@@ -29,6 +32,23 @@ if [ -n "${DYNAMODB_LOCAL_DIR:-}" ] && [ "$(uname)" = Linux ] && unshare -n true
     cargo test --offline -p blackbox --test suites --quiet -- --skip faults:: --skip leaks::' 2>&1 | tee -a target/test-output.log
 else
   echo "skipped: the parity run needs Linux, root (a network namespace) and Java 17"
+fi
+echo "== the clock moved: the unit, store and black-box tests again, $CLOCK_AHEAD ahead"
+# A test that builds a date from a literal, or a fixture "N days ago" from one, passes on the day
+# it was written and fails later: every process of these runs (the stack's too) sees a clock
+# moved ahead by libfaketime. The binaries are run directly: cargo itself keeps the real clock.
+if command -v faketime >/dev/null 2>&1; then
+  cargo test --workspace --no-run --message-format=json --quiet 2>/dev/null | python3 -c '
+import json, sys
+for line in sys.stdin:
+    m = json.loads(line)
+    if m.get("reason") == "compiler-artifact" and m.get("executable") and m["profile"]["test"]:
+        print(m["manifest_path"].rsplit("/", 1)[0], m["executable"])' |
+  while read -r dir bin; do
+    (cd "$dir" && faketime -f "+$CLOCK_AHEAD" "$bin" --quiet) || exit 1
+  done 2>&1 | tee -a target/test-output.log
+else
+  echo "skipped: no faketime here (Debian's package faketime; brew install libfaketime)"
 fi
 echo "== openapi: schemathesis drives every route of openapi.yaml on the local stack"
 ./scripts/openapi.sh

@@ -41,6 +41,9 @@ struct Ctx {
     real_curl: String,
 }
 
+/// The case that reads every shell example of the pages for a written-out date.
+const NO_LITERAL_DATES: &str = "no_example_carries_a_literal_date";
+
 pub fn suite(args: &Arguments) -> Conclusion {
     const SUITE: &str = "docs_examples";
     let blocks: Vec<(String, Block)> = PAGES
@@ -53,7 +56,10 @@ pub fn suite(args: &Arguments) -> Conclusion {
         "found only {} example blocks",
         blocks.len()
     );
-    if let Some(skipped) = unselected(args, SUITE, &blocks) {
+    let mut names: Vec<&str> = blocks.iter().map(|(name, _)| name.as_str()).collect();
+    names.push(NO_LITERAL_DATES);
+    let selection: Vec<(&str, ())> = names.into_iter().map(|n| (n, ())).collect();
+    if let Some(skipped) = unselected(args, SUITE, &selection) {
         return skipped;
     }
     // The blocks share the demo user, as a reader's do: one at a time.
@@ -66,13 +72,17 @@ pub fn suite(args: &Arguments) -> Conclusion {
         scratch: scratch_dir(),
         real_curl: real_curl(),
     });
-    let trials = blocks
+    let mut trials: Vec<Trial> = blocks
         .into_iter()
         .map(|(name, block)| {
             let ctx = ctx.clone();
             Trial::test(case_name(SUITE, &name), move || run_block(&ctx, &block))
         })
         .collect();
+    trials.push(Trial::test(
+        case_name(SUITE, NO_LITERAL_DATES),
+        no_example_carries_a_literal_date,
+    ));
     let conclusion = libtest_mimic::run(&args, trials);
     let _ = std::fs::remove_dir_all(&ctx.scratch);
     drop(ctx);
@@ -82,6 +92,14 @@ pub fn suite(args: &Arguments) -> Conclusion {
 
 /// The `sh` blocks of `page` that call the local URL.
 fn example_blocks(page: &'static str) -> Vec<Block> {
+    shell_blocks(page)
+        .into_iter()
+        .filter(|block| block.script.contains(DOC_BASE))
+        .collect()
+}
+
+/// Every `sh` block of `page`.
+fn shell_blocks(page: &'static str) -> Vec<Block> {
     let text = std::fs::read_to_string(workspace_root().join(page))
         .unwrap_or_else(|e| panic!("cannot read {page}: {e}"));
     let mut blocks = Vec::new();
@@ -91,16 +109,12 @@ fn example_blocks(page: &'static str) -> Vec<Block> {
             (None, true) if line.trim_end() == "```sh" => open = Some((i + 2, Vec::new())),
             (Some(_), true) => {
                 if let Some((first, lines)) = open.take() {
-                    let script = lines.join("\n");
-                    if script.contains(DOC_BASE) {
-                        let name = format!("{}_line_{first}", page.replace(['/', '.'], "_"));
-                        blocks.push(Block {
-                            name,
-                            page,
-                            line: first,
-                            script,
-                        });
-                    }
+                    blocks.push(Block {
+                        name: format!("{}_line_{first}", page.replace(['/', '.'], "_")),
+                        page,
+                        line: first,
+                        script: lines.join("\n"),
+                    });
                 }
             }
             (Some((_, lines)), false) => lines.push(line),
@@ -108,6 +122,46 @@ fn example_blocks(page: &'static str) -> Vec<Block> {
         }
     }
     blocks
+}
+
+/// An example that writes out a date passes on the day it was written and fails weeks later
+/// (the server refuses a command time more than a day from its clock; a review's week empties
+/// as the demo history moves on): examples compute their dates (`$(date -u +%F)`).
+fn no_example_carries_a_literal_date() -> Result<(), Failed> {
+    let found: Vec<String> = PAGES
+        .iter()
+        .flat_map(|page| shell_blocks(page))
+        .flat_map(|block| {
+            block
+                .script
+                .lines()
+                .enumerate()
+                .filter_map(|(i, line)| {
+                    let date = literal_date(line)?;
+                    Some(format!("{}:{}: {date}", block.page, block.line + i))
+                })
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    check(
+        found.is_empty(),
+        format!(
+            "shell examples must compute their dates, not write them out: {}",
+            found.join("; ")
+        ),
+    )
+}
+
+/// The first `YYYY-MM-DD` of `line` that is a calendar date, other than the Lambda invoke API's
+/// version in its path (`/2015-03-31/functions/`), which is not a time.
+fn literal_date(line: &str) -> Option<String> {
+    let line = line.replace("/2015-03-31/functions/", "/functions/");
+    (0..line.len().saturating_sub(9))
+        .filter_map(|at| line.get(at..at + 10))
+        .find(|s| {
+            s.as_bytes()[4] == b'-' && chrono::NaiveDate::parse_from_str(s, "%Y-%m-%d").is_ok()
+        })
+        .map(str::to_string)
 }
 
 fn run_block(ctx: &Ctx, block: &Block) -> Result<(), Failed> {

@@ -9,11 +9,14 @@
 //!   closes after longer than the SDK's 2 s attempt timeout.
 //!
 //! The last two are the dangerous ones: the write happened but the caller cannot know. The proxy
-//! also counts every operation by the lane that sent it (`app/coach-<lane>` in the user agent).
+//! also counts the IAM actions of every request by the lane that sent it (`app/coach-<lane>` in
+//! the user agent), one count for all proxies of the test process ([`store_calls`]): every stack
+//! puts a proxy in front of its store (at rate 0 it only records), so the IAM check
+//! (`tests/iam.rs`) sees every store call of every suite.
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, LazyLock, Mutex};
 use std::time::Duration;
 
 use tokio::io::AsyncWriteExt;
@@ -45,8 +48,6 @@ struct State {
     kinds: Mutex<Vec<&'static str>>,
     rng: AtomicU64,
     injected: Mutex<BTreeMap<&'static str, u64>>,
-    /// (lane, operation) -> requests.
-    operations: Mutex<BTreeMap<(String, String), u64>>,
     /// Faults for the next requests of an operation, one each, before any drawn fault.
     scripted: Mutex<Vec<(String, &'static str)>>,
 }
@@ -142,20 +143,26 @@ impl FaultProxy {
             .map(|m| m.clone())
             .unwrap_or_default()
     }
+}
 
-    /// Every DynamoDB operation seen, by lane: `{"fast": {"GetItem": 3, ...}, ...}`.
-    pub fn operations(&self) -> BTreeMap<String, BTreeMap<String, u64>> {
-        let mut out: BTreeMap<String, BTreeMap<String, u64>> = BTreeMap::new();
-        if let Ok(m) = self.state.operations.lock() {
-            for ((lane, op), n) in m.iter() {
-                *out.entry(lane.clone())
-                    .or_default()
-                    .entry(op.clone())
-                    .or_default() += n;
-            }
+/// (lane, IAM action) -> requests, over every proxy this process started.
+static STORE_CALLS: LazyLock<Mutex<BTreeMap<(String, String), u64>>> =
+    LazyLock::new(|| Mutex::new(BTreeMap::new()));
+
+/// Every IAM action each lane's store calls needed, over every proxy of this process so far:
+/// `{"fast": {"BatchGetItem": 3, ...}, ...}` (calls from other clients, the tests' own, under
+/// `other`).
+pub fn store_calls() -> BTreeMap<String, BTreeMap<String, u64>> {
+    let mut out: BTreeMap<String, BTreeMap<String, u64>> = BTreeMap::new();
+    if let Ok(calls) = STORE_CALLS.lock() {
+        for ((lane, action), n) in calls.iter() {
+            *out.entry(lane.clone())
+                .or_default()
+                .entry(action.clone())
+                .or_default() += n;
         }
-        out
     }
+    out
 }
 
 /// The IAM actions a request needs. Transactions have no action of their own: IAM checks each
@@ -201,7 +208,7 @@ async fn serve(mut sock: TcpStream, upstream: String, http: reqwest::Client, sta
             .find_map(|p| p.strip_prefix("app/coach-"))
             .unwrap_or("other")
             .to_string();
-        if let Ok(mut m) = state.operations.lock() {
+        if let Ok(mut m) = STORE_CALLS.lock() {
             for action in iam_actions(&op, &req.body) {
                 *m.entry((lane.clone(), action)).or_default() += 1;
             }

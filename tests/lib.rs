@@ -239,6 +239,9 @@ pub struct Stack {
     pub port: u16,
     pub store: Store,
     _watch: Proc,
+    /// The proxy that records the functions' store calls for the IAM check, when the stack
+    /// started its own (`start_on` is given the caller's).
+    _recorder: Option<fault_proxy::FaultProxy>,
     pub dynoxide: Dynoxide,
 }
 
@@ -249,14 +252,19 @@ impl Stack {
 
     /// A stack whose functions also get `extra` environment variables (no commas in values;
     /// `AUTH_MODE` replaces the default `dev`).
+    /// The functions reach the store through a proxy that injects no fault and records every
+    /// call for the IAM check.
     pub async fn start_with(extra: &[(&str, String)]) -> Stack {
         let dynoxide = Dynoxide::start();
-        let endpoint = dynoxide.endpoint.clone();
-        Stack::start_on(dynoxide, &endpoint, extra).await
+        let recorder = fault_proxy::FaultProxy::start(&dynoxide.endpoint, 1);
+        let mut stack = Stack::start_on(dynoxide, &recorder.endpoint, extra).await;
+        stack._recorder = Some(recorder);
+        stack
     }
 
-    /// A stack over `dynoxide` whose functions reach the store at `functions_store` (a proxy in
-    /// front of it, say); `store` (the tests' own client) talks to dynoxide directly.
+    /// A stack over `dynoxide` whose functions reach the store at `functions_store` (a
+    /// [`fault_proxy::FaultProxy`] in front of it, which records their calls for the IAM
+    /// check); `store` (the tests' own client) talks to dynoxide directly.
     pub async fn start_on(
         dynoxide: Dynoxide,
         functions_store: &str,
@@ -303,6 +311,7 @@ impl Stack {
             port,
             store,
             _watch: watch,
+            _recorder: None,
             dynoxide,
         }
     }

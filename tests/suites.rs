@@ -11,6 +11,7 @@ mod fast_lane;
 mod faults;
 mod functional_lane;
 mod functional_model;
+mod iam;
 mod import;
 mod jwt_mode;
 mod leaks;
@@ -39,6 +40,8 @@ const SUITES: &[Suite] = &[
     coach_agent::suite,
     coach_eval::suite,
     docs_examples::suite,
+    // Last: every store call the suites above made, against template.yaml.
+    iam::suite,
 ];
 
 fn main() -> std::process::ExitCode {
