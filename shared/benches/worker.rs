@@ -29,6 +29,7 @@ fn bench(c: &mut Criterion) {
         tz,
         unit: Unit::Kg,
         now: Utc::now(),
+        apps: &[strong::App::Strong],
     };
     let parsed = strong::parse(&csv, opts, &HashSet::new()).expect("the sample parses");
     let history = parsed.workouts;

@@ -136,6 +136,7 @@ pub fn strong_csv(data: &[u8]) {
         tz: chrono_tz::Europe::Berlin,
         unit: Unit::Kg,
         now,
+        apps: strong::ALL_APPS,
     };
     let Ok(parsed) = strong::parse(text, opts, &HashSet::new()) else {
         return;

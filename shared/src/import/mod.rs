@@ -85,9 +85,9 @@ pub struct Outcome {
     pub review_weeks: Vec<NaiveDate>,
 }
 
-/// Parses the export in the unit [`units::decide`] picks for a file without a unit column (a
-/// file with one is read row by row): parsed once as the request or profile says, or as
-/// kilograms, and again only when the weights turn out to be pounds.
+/// Parses an export of one of `apps` in the unit [`units::decide`] picks for a file that does
+/// not state its unit (a file that does is read row by row): parsed once as the request or
+/// profile says, or as kilograms, and again only when the weights turn out to be pounds.
 pub fn read_export(
     text: &str,
     tz: Tz,
@@ -95,18 +95,17 @@ pub fn read_export(
     profile: Option<Unit>,
     now: DateTime<Utc>,
     own: &HashSet<String>,
+    apps: &'static [strong::App],
 ) -> Result<(strong::Parsed, Unit, units::UnitSource, Option<String>), strong::Refused> {
     let first = requested.or(profile).unwrap_or(Unit::Kg);
-    let parsed = strong::parse(
-        text,
-        strong::Options {
-            tz,
-            unit: first,
-            now,
-        },
-        own,
-    )?;
-    if parsed.summary.layout == strong::LAYOUT_WITH_UNITS {
+    let opts = |unit| strong::Options {
+        tz,
+        unit,
+        now,
+        apps,
+    };
+    let parsed = strong::parse(text, opts(first), own)?;
+    if parsed.summary.states_units() {
         return Ok((parsed, first, units::UnitSource::File, None));
     }
     let seen = units::evidence(&parsed.workouts, first);
@@ -114,7 +113,7 @@ pub fn read_export(
     let parsed = if unit == first {
         parsed
     } else {
-        strong::parse(text, strong::Options { tz, unit, now }, own)?
+        strong::parse(text, opts(unit), own)?
     };
     Ok((parsed, unit, source, Some(why)))
 }
@@ -171,7 +170,15 @@ pub async fn strong_export(
     let profile_unit = state.profile.as_ref().map(|p| p.unit);
     let profile = state.profile.unwrap_or_default();
     let tz = tz.unwrap_or_else(|| notify::timezone(&profile));
-    let (mut parsed, unit, source, note) = read_export(text, tz, unit, profile_unit, now, &own)?;
+    let (mut parsed, unit, source, note) = read_export(
+        text,
+        tz,
+        unit,
+        profile_unit,
+        now,
+        &own,
+        &[strong::App::Strong],
+    )?;
     // Exports do not record bodyweight: the profile's is the best known for pull-ups and dips.
     for w in &mut parsed.workouts {
         w.bodyweight_kg = profile.bodyweight_kg;

@@ -75,8 +75,16 @@ fn last_top(history: &[Workout], exercise_id: &str) -> Option<f64> {
 /// column, else the weights); returns the unit it was read in with the figures.
 pub fn replay(text: &str, unit: Option<Unit>) -> Result<(Unit, Report), String> {
     let tz = chrono_tz::UTC;
-    let (parsed, unit, _, _) = read_export(text, tz, unit, None, Utc::now(), &HashSet::new())
-        .map_err(|e| e.to_string())?;
+    let (parsed, unit, _, _) = read_export(
+        text,
+        tz,
+        unit,
+        None,
+        Utc::now(),
+        &HashSet::new(),
+        coach::import::strong::ALL_APPS,
+    )
+    .map_err(|e| e.to_string())?;
     let workouts = parsed.workouts;
     let evidence = coach::import::units::evidence(&workouts, unit);
     let profile = Profile {

@@ -126,6 +126,7 @@ mod tests {
             tz: "Europe/Berlin".parse().unwrap(),
             unit,
             now: "2026-11-22T12:00:00Z".parse().unwrap(),
+            apps: &[App::Strong],
         }
     }
 

@@ -151,6 +151,9 @@ pub(super) fn assemble(
             );
             continue;
         }
+        if w.exercises[ei].notes.is_none() {
+            w.exercises[ei].notes = row.exercise_notes.clone();
+        }
         if w.exercises[ei].sets.len() >= MAX_SETS_PER_EXERCISE {
             reject(
                 &mut s,

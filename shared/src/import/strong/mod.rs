@@ -1,17 +1,25 @@
-//! The Strong app's CSV export, read into completed workouts. Pure: the caller reads what the
-//! user already has and writes the result.
+//! An app's CSV export read into completed workouts: Strong's (the route `POST
+//! /v1/import/strong`), and Hevy's and FitNotes' (the coaching benchmark reads every real export
+//! it has). Pure: the caller reads what the user already has and writes the result.
 //!
-//! Two layouts, found by their header (column order does not matter):
-//! - current: `Date, Workout Name, Duration, Exercise Name, Set Order, Weight, Reps, Distance,
-//!   Seconds, Notes, Workout Notes, RPE`, weights in the unit the caller says (kg by default);
-//! - older: adds `Weight Unit` and `Distance Unit` per row and names the duration
-//!   `Workout Duration`; often semicolon delimited with decimal commas.
+//! Layouts, found by their header (`header.rs`; column order does not matter):
+//! - Strong, current: `Date, Workout Name, Duration, Exercise Name, Set Order, Weight, Reps,
+//!   Distance, Seconds, Notes, Workout Notes, RPE`, weights in the unit the caller says (kg by
+//!   default); in English, German, Spanish or Chinese;
+//! - Strong, older: adds `Weight Unit` and `Distance Unit` per row and names the duration
+//!   `Workout Duration`; often semicolon delimited with decimal commas; or the semicolon layout
+//!   whose header names the unit (`Weight (kg)`);
+//! - Hevy: `title, start_time, end_time, exercise_title, set_type, weight_kg` (or `weight_lbs`),
+//!   `reps, duration_seconds, rpe`;
+//! - FitNotes: `Date, Exercise, Category, Weight, Weight Unit, Reps, …, Time, Comment`, one
+//!   workout a day.
 //!
-//! Rows: `Set Order` is a number (working set), `W` (warm-up), `D` (drop set) or `F` (a working
-//! set to failure); "Rest Timer" rows are not sets and are counted, not imported. A row with 0
-//! reps and a time or distance is a timed set (kept, out of strength volume and e1RM). An empty
-//! RPE stays empty: no RIR is invented. Dates are local times in the lifter's timezone. A row
-//! that cannot be read is rejected with its line and reason; the rest is imported.
+//! Rows: Strong's `Set Order` is a number (working set), `W` (warm-up), `D` (drop set) or `F` (a
+//! working set to failure), Hevy's `set_type` says the same; "Rest Timer" rows are not sets and
+//! are counted, not imported. A row with 0 reps and a time or distance is a timed set (kept, out
+//! of strength volume and e1RM). An empty RPE stays empty: no RIR is invented. Dates are local
+//! times in the lifter's timezone. A row that cannot be read is rejected with its line and
+//! reason; the rest is imported.
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 
@@ -22,12 +30,15 @@ use sha2::{Digest, Sha256};
 
 mod export;
 mod grouping;
+mod header;
 mod values;
 
 pub use export::to_csv;
 
 pub use grouping::own_id;
 use grouping::*;
+pub use header::{ALL_APPS, App};
+use header::{Col, Header};
 use values::*;
 pub use values::{MAX_WORKOUT_HOURS, parse_duration};
 
@@ -56,8 +67,10 @@ pub const MAX_IMPORT_ROWS: usize = 60_000;
 pub const MAX_IMPORT_WORKOUTS: usize = 5_200;
 const METRES_PER_MILE: f64 = 1_609.344;
 
-/// The layout of a file with a `Weight Unit` column.
+/// The layout of a Strong file with a `Weight Unit` column, or a header naming the unit.
 pub const LAYOUT_WITH_UNITS: &str = "strong_with_units";
+/// The layout of a Strong file that does not say its unit.
+pub const LAYOUT_WITHOUT_UNITS: &str = "strong";
 
 /// How to read the file.
 #[derive(Debug, Clone, Copy)]
@@ -67,6 +80,8 @@ pub struct Options {
     /// `Distance Unit`: km with kg, miles with lb).
     pub unit: Unit,
     pub now: DateTime<Utc>,
+    /// The apps whose exports are accepted (a Strong import takes only Strong's).
+    pub apps: &'static [App],
 }
 
 pub use crate::domain::catalog::OwnExercise;
@@ -105,6 +120,13 @@ pub struct Summary {
     pub warnings: Vec<LineNote>,
 }
 
+impl Summary {
+    /// Whether the file stated the unit of its weights (a unit column, or a header naming it).
+    pub fn states_units(&self) -> bool {
+        self.layout != LAYOUT_WITHOUT_UNITS
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct Parsed {
     /// Oldest first.
@@ -131,101 +153,6 @@ pub enum Refused {
     TooLarge(String),
 }
 
-#[derive(Clone, Copy, PartialEq)]
-enum Col {
-    Date,
-    WorkoutName,
-    Duration,
-    ExerciseName,
-    SetOrder,
-    Weight,
-    WeightUnit,
-    Reps,
-    Distance,
-    DistanceUnit,
-    Seconds,
-    Notes,
-    WorkoutNotes,
-    Rpe,
-}
-
-const COLUMNS: [(&str, Col); 15] = [
-    ("date", Col::Date),
-    ("workout name", Col::WorkoutName),
-    ("duration", Col::Duration),
-    ("workout duration", Col::Duration),
-    ("exercise name", Col::ExerciseName),
-    ("set order", Col::SetOrder),
-    ("weight", Col::Weight),
-    ("weight unit", Col::WeightUnit),
-    ("reps", Col::Reps),
-    ("distance", Col::Distance),
-    ("distance unit", Col::DistanceUnit),
-    ("seconds", Col::Seconds),
-    ("notes", Col::Notes),
-    ("workout notes", Col::WorkoutNotes),
-    ("rpe", Col::Rpe),
-];
-const REQUIRED: [(&str, Col); 6] = [
-    ("Date", Col::Date),
-    ("Workout Name", Col::WorkoutName),
-    ("Exercise Name", Col::ExerciseName),
-    ("Set Order", Col::SetOrder),
-    ("Weight", Col::Weight),
-    ("Reps", Col::Reps),
-];
-
-/// Column positions from the header.
-struct Header {
-    at: HashMap<u8, usize>,
-    width: usize,
-}
-
-impl Header {
-    fn read(r: &Record) -> Result<Header, Malformed> {
-        let mut at = HashMap::new();
-        for (i, name) in r.fields.iter().enumerate() {
-            let norm = name.trim().to_ascii_lowercase();
-            if let Some((_, col)) = COLUMNS.iter().find(|(n, _)| *n == norm)
-                && at.insert(*col as u8, i).is_some()
-            {
-                return Err(Malformed(format!(
-                    "line {}: the column '{}' appears twice",
-                    r.line,
-                    name.trim()
-                )));
-            }
-        }
-        let missing: Vec<&str> = REQUIRED
-            .iter()
-            .filter(|(_, c)| !at.contains_key(&(*c as u8)))
-            .map(|(n, _)| *n)
-            .collect();
-        if !missing.is_empty() {
-            return Err(Malformed(format!(
-                "line {}: this is not a Strong export: the header lacks {}",
-                r.line,
-                missing.join(", ")
-            )));
-        }
-        Ok(Header {
-            at,
-            width: r.fields.len(),
-        })
-    }
-
-    fn has(&self, c: Col) -> bool {
-        self.at.contains_key(&(c as u8))
-    }
-
-    fn get<'r>(&self, r: &'r Record, c: Col) -> &'r str {
-        self.at
-            .get(&(c as u8))
-            .and_then(|&i| r.fields.get(i))
-            .map_or("", |s| s.trim())
-    }
-}
-
 /// One readable data row.
 struct Row {
     line: usize,
@@ -234,11 +161,14 @@ struct Row {
     duration: Option<Duration>,
     workout_notes: Option<String>,
     exercise: String,
+    /// Hevy's notes on the exercise (on every one of its rows).
+    exercise_notes: Option<String>,
     set_type: SetType,
     result: SetResult,
 }
 
-/// Reads a Strong export. `own` holds the ids of the user's own exercises already stored.
+/// Reads an export of one of `opts.apps`. `own` holds the ids of the user's own exercises
+/// already stored.
 pub fn parse(text: &str, opts: Options, own: &HashSet<String>) -> Result<Parsed, Refused> {
     if text.trim().is_empty() {
         return Err(Malformed("the file is empty".into()).into());
@@ -248,13 +178,9 @@ pub fn parse(text: &str, opts: Options, own: &HashSet<String>) -> Result<Parsed,
     let Some((header, data)) = records.split_first() else {
         return Err(Malformed("the file is empty".into()).into());
     };
-    let h = Header::read(header)?;
+    let h = Header::read(header, opts.apps)?;
     let mut summary = Summary {
-        layout: if h.has(Col::WeightUnit) {
-            LAYOUT_WITH_UNITS
-        } else {
-            "strong"
-        },
+        layout: h.layout(),
         delimiter: delimiter.to_string(),
         rows: data.len(),
         ..Summary::default()
@@ -332,21 +258,9 @@ fn read_row(
         ));
     }
     let get = |c| h.get(r, c);
-    let order = get(Col::SetOrder);
-    if order.eq_ignore_ascii_case("rest timer") {
+    let Some((set_type, failure)) = set_kind(h, r)? else {
         summary.rest_timer_rows += 1;
         return Ok(None);
-    }
-    let (set_type, failure) = match order.to_ascii_uppercase().as_str() {
-        "W" => (SetType::Warmup, false),
-        "D" => (SetType::Dropset, false),
-        "F" => (SetType::Working, true),
-        n if number(n).is_some_and(|x| x >= 1.0 && x.fract() == 0.0) => (SetType::Working, false),
-        _ => {
-            return Err(format!(
-                "Set Order '{order}' is not a set number, W, D or F"
-            ));
-        }
     };
     let started_at = local_time(get(Col::Date), opts.tz)?;
     if started_at > opts.now + Duration::hours(FUTURE_TOLERANCE_HOURS) {
@@ -368,12 +282,20 @@ fn read_row(
         n => n.to_string(),
     };
     limits::check_name("Workout Name", &workout_name).map_err(|e| e.to_string())?;
+    // The row's unit, else the one the header names, else the file's.
+    let (weight, unit) = if h.has(Col::WeightKg) {
+        (get(Col::WeightKg), Unit::Kg)
+    } else if h.has(Col::WeightLb) {
+        (get(Col::WeightLb), Unit::Lb)
+    } else {
+        (get(Col::Weight), opts.unit)
+    };
     let unit = match get(Col::WeightUnit) {
-        "" => opts.unit,
+        "" => unit,
         u => Unit::parse(&u.to_ascii_lowercase())
             .ok_or_else(|| format!("Weight Unit '{u}' is not kg or lbs"))?,
     };
-    let weight_kg = match non_negative(get(Col::Weight), "Weight")? {
+    let weight_kg = match non_negative(weight, "Weight")? {
         Some(w) if w > 0.0 => {
             let kg = unit.to_kg(w);
             limits::check_weight_kg("Weight", kg).map_err(|e| e.to_string())?;
@@ -392,11 +314,29 @@ fn read_row(
         ));
     }
     let reps = reps as u32;
-    let seconds = non_negative(get(Col::Seconds), "Seconds")?
-        .filter(|s| *s > 0.0)
-        .map(|s| s.round().min(f64::from(u32::MAX)) as u32);
-    let distance_m = match non_negative(get(Col::Distance), "Distance")? {
-        Some(d) if d > 0.0 => Some(round1(d * metres_per(get(Col::DistanceUnit), unit)?)),
+    let seconds = match get(Col::Time) {
+        "" => non_negative(get(Col::Seconds), "Seconds")?,
+        t => Some(clock_seconds(t).ok_or_else(|| format!("Time '{t}' is not like 0:01:30"))?),
+    }
+    .filter(|s| *s > 0.0)
+    .map(|s| s.round().min(f64::from(u32::MAX)) as u32);
+    let (distance, per_metre) = if h.has(Col::DistanceKm) {
+        (get(Col::DistanceKm), Some(1000.0))
+    } else if h.has(Col::DistanceMiles) {
+        (get(Col::DistanceMiles), Some(METRES_PER_MILE))
+    } else if h.has(Col::DistanceMetres) {
+        (get(Col::DistanceMetres), Some(1.0))
+    } else {
+        (get(Col::Distance), None)
+    };
+    let distance_m = match non_negative(distance, "Distance")? {
+        Some(d) if d > 0.0 => {
+            let per = match per_metre {
+                Some(p) => p,
+                None => metres_per(get(Col::DistanceUnit), unit)?,
+            };
+            Some(round1(d * per))
+        }
         _ => None,
     };
     let rpe = match non_negative(get(Col::Rpe), "RPE")? {
@@ -427,21 +367,29 @@ fn read_row(
     if reps == 0 && !failure && !result.is_timed() {
         return Err("0 reps and no time or distance: not a completed set".into());
     }
-    let duration = match get(Col::Duration) {
-        "" => None,
-        d => match parse_duration(d) {
-            Some(d) => Some(d),
-            None => {
-                warn(
-                    summary,
-                    r.line,
-                    format!(
-                        "Duration '{d}' is not like '1h 9m' (at most {MAX_WORKOUT_HOURS} hours); the workout has no end time"
-                    ),
-                );
-                None
-            }
-        },
+    let duration = if h.has(Col::EndTime) {
+        // Hevy: the workout's end time.
+        local_time(get(Col::EndTime), opts.tz)
+            .ok()
+            .map(|end| end - started_at)
+            .filter(|d| *d > Duration::zero() && *d <= Duration::hours(MAX_WORKOUT_HOURS))
+    } else {
+        match get(Col::Duration) {
+            "" => None,
+            d => match parse_duration(d) {
+                Some(d) => Some(d),
+                None => {
+                    warn(
+                        summary,
+                        r.line,
+                        format!(
+                            "Duration '{d}' is not like '1h 9m' (at most {MAX_WORKOUT_HOURS} hours); the workout has no end time"
+                        ),
+                    );
+                    None
+                }
+            },
+        }
     };
     Ok(Some(Row {
         line: r.line,
@@ -450,8 +398,47 @@ fn read_row(
         duration,
         workout_notes: text_field(get(Col::WorkoutNotes), "Workout Notes")?,
         exercise,
+        exercise_notes: text_field(get(Col::ExerciseNotes), "Exercise Notes")?,
         set_type,
         result,
+    }))
+}
+
+/// The kind of set a row is (and whether it went to failure), `None` for a row that is no
+/// set (Strong's rest timer). FitNotes does not mark sets: every one is a working set.
+fn set_kind(h: &Header, r: &Record) -> Result<Option<(SetType, bool)>, String> {
+    Ok(Some(match h.app {
+        App::Strong => {
+            let order = h.get(r, Col::SetOrder);
+            if order.eq_ignore_ascii_case("rest timer") {
+                return Ok(None);
+            }
+            match order.to_ascii_uppercase().as_str() {
+                "W" => (SetType::Warmup, false),
+                "D" => (SetType::Dropset, false),
+                "F" => (SetType::Working, true),
+                n if number(n).is_some_and(|x| x >= 1.0 && x.fract() == 0.0) => {
+                    (SetType::Working, false)
+                }
+                _ => {
+                    return Err(format!(
+                        "Set Order '{order}' is not a set number, W, D or F"
+                    ));
+                }
+            }
+        }
+        App::Hevy => match h.get(r, Col::SetType).to_ascii_lowercase().as_str() {
+            "normal" | "" => (SetType::Working, false),
+            "warmup" => (SetType::Warmup, false),
+            "failure" => (SetType::Working, true),
+            "dropset" => (SetType::Dropset, false),
+            other => {
+                return Err(format!(
+                    "set_type '{other}' is not normal, warmup, failure or dropset"
+                ));
+            }
+        },
+        App::FitNotes => (SetType::Working, false),
     }))
 }
 
@@ -464,6 +451,7 @@ mod tests {
             tz: "Europe/Berlin".parse().unwrap(),
             unit: Unit::Kg,
             now: "2026-11-22T12:00:00Z".parse().unwrap(),
+            apps: &[App::Strong],
         }
     }
 

@@ -49,13 +49,16 @@ pub(super) fn metres_per(unit: &str, weight_unit: Unit) -> Result<f64, String> {
     })
 }
 
-/// "2024-03-05 18:30:00" (or without seconds, or a bare date) as a local time in `tz`.
+/// "2024-03-05 18:30:00" (or without seconds, or a bare date; Hevy's "5 Mar 2024, 18:30") as a
+/// local time in `tz`.
 pub(super) fn local_time(s: &str, tz: Tz) -> Result<DateTime<Utc>, String> {
-    const FORMATS: [&str; 4] = [
+    const FORMATS: [&str; 6] = [
         "%Y-%m-%d %H:%M:%S",
         "%Y-%m-%d %H:%M",
         "%Y-%m-%dT%H:%M:%S",
         "%Y-%m-%dT%H:%M",
+        "%d %b %Y, %H:%M",
+        "%d %B %Y, %H:%M",
     ];
     let naive = FORMATS
         .iter()
@@ -81,9 +84,29 @@ pub(super) fn local_time(s: &str, tz: Tz) -> Result<DateTime<Utc>, String> {
 /// and the workout is kept without an end time.
 pub const MAX_WORKOUT_HOURS: i64 = 24;
 
-/// "1h 9m", "45m", "1h", "50s", "1h 2m 3s", or a plain number of seconds; at most
-/// `MAX_WORKOUT_HOURS` (arithmetic is checked: a crafted "99999999999h" is not a duration).
+/// A set's time as FitNotes writes it, "0:01:30" (or "1:30"), in seconds.
+pub(super) fn clock_seconds(s: &str) -> Option<f64> {
+    let parts: Vec<u32> = s
+        .split(':')
+        .map(|p| p.trim().parse().ok())
+        .collect::<Option<_>>()?;
+    let (h, m, sec) = match parts[..] {
+        [h, m, s] => (h, m, s),
+        [m, s] => (0, m, s),
+        _ => return None,
+    };
+    (m < 60 && sec < 60 && h <= 24).then(|| f64::from(h * 3600 + m * 60 + sec))
+}
+
+/// "1h 9m", "45m", "1h", "50s", "1h 2m 3s" (Strong in Chinese: "1小时13分钟"), or a plain number
+/// of seconds; at most `MAX_WORKOUT_HOURS` (arithmetic is checked: a crafted "99999999999h" is
+/// not a duration).
 pub fn parse_duration(s: &str) -> Option<Duration> {
+    let s = s
+        .trim()
+        .replace("小时", "h ")
+        .replace("分钟", "m ")
+        .replace('秒', "s ");
     let s = s.trim();
     let total = if let Ok(secs) = s.parse::<u32>() {
         i64::from(secs)
