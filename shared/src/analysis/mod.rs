@@ -10,6 +10,7 @@
 //! - `progression`: double-progression candidates;
 //! - `card` and `review`: the worker's post-workout insight card and weekly review.
 
+pub mod capacity;
 pub mod card;
 pub mod facts;
 pub mod fatigue;

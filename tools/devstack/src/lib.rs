@@ -1,5 +1,6 @@
 //! What the devstack binary shares with the black-box tests.
 
+pub mod coaching;
 pub mod demo;
 pub mod eval;
 pub mod events;

@@ -28,6 +28,8 @@
 //!   of the lanes, timed in fresh processes, median of N.
 //! - `devstack replay [--unit kg|lb] FILE...`: the progression model replayed over real Strong
 //!   exports against what the lifter did (a markdown table; see `replay.rs`).
+//! - `devstack coaching [--split development|held-out|given|all] [FILE...]`: the coaching
+//!   benchmark on the committed real exports and any given (`coaching/`, `docs/coaching.md`).
 
 mod chat;
 mod coldstart;
@@ -40,7 +42,7 @@ use devstack::{demo, strong};
 use std::path::PathBuf;
 
 fn usage() -> String {
-    "usage: devstack setup | devstack coldstart [--runs N] [--env K=V]... BASELINE_BIN BIN... | devstack e2e --url URL [--n N] | devstack e2e-functional --base URL [--n N] | devstack eval [--base URL] [--only SCENARIO] [--prices FILE] [--export CSV] | devstack smoke --url URL (--token ID_TOKEN | --user U) | devstack chat [--url URL] [--token ID_TOKEN | --user U] [--conversation C] [--workout W] | devstack import-strong --user U --file F [--tz TZ] [--unit kg|lb] | devstack strong-sample --rows N [--last-day YYYY-MM-DD] | devstack load-fast [--procs N] [--commands N] [--users N] FAST_BIN | devstack init-profile [--runs N] [--env K=V]... | devstack replay [--unit kg|lb] FILE... | devstack job [--dry-run] '{\"type\":\"weekly_review\",\"user_id\":\"demo\",\"week_ending\":\"2026-11-22\"}'".into()
+    "usage: devstack setup | devstack coldstart [--runs N] [--env K=V]... BASELINE_BIN BIN... | devstack e2e --url URL [--n N] | devstack e2e-functional --base URL [--n N] | devstack eval [--base URL] [--only SCENARIO] [--prices FILE] [--export CSV] | devstack smoke --url URL (--token ID_TOKEN | --user U) | devstack chat [--url URL] [--token ID_TOKEN | --user U] [--conversation C] [--workout W] | devstack import-strong --user U --file F [--tz TZ] [--unit kg|lb] | devstack strong-sample --rows N [--last-day YYYY-MM-DD] | devstack load-fast [--procs N] [--commands N] [--users N] FAST_BIN | devstack init-profile [--runs N] [--env K=V]... | devstack replay [--unit kg|lb] FILE... | devstack coaching [--split development|held-out|given|all] [FILE...] | devstack job [--dry-run] '{\"type\":\"weekly_review\",\"user_id\":\"demo\",\"week_ending\":\"YYYY-MM-DD\"}'".into()
 }
 
 #[tokio::main]
@@ -399,6 +401,21 @@ async fn run() -> Result<(), String> {
                 return Err(usage());
             }
             replay::print(&rows);
+            Ok(())
+        }
+        Some("coaching") => {
+            let mut split = None;
+            let mut given = Vec::new();
+            let mut it = args.iter().skip(1);
+            while let Some(a) = it.next() {
+                if a == "--split" {
+                    split = devstack::coaching::parse_split(it.next().ok_or_else(usage)?)?;
+                } else {
+                    given.push(PathBuf::from(a));
+                }
+            }
+            let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+            print!("{}", devstack::coaching::run(&root, &given, split)?);
             Ok(())
         }
         Some("strong-sample") => {
