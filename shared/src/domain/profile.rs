@@ -8,8 +8,10 @@ use super::units::Unit;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "snake_case")]
 pub enum Experience {
-    Beginner,
+    /// Also the lifter who has not said: a first load too light costs a set, one too heavy
+    /// can cost an injury.
     #[default]
+    Beginner,
     Intermediate,
     Advanced,
 }

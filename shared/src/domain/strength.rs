@@ -288,40 +288,78 @@ pub fn load_ratio(equipment: Equipment) -> Option<f64> {
     }
 }
 
-/// Variants that move another share of their pattern's main lift than their equipment alone
-/// says: the reference's heuristics (incline 82 % of the flat press, close-grip 87 %, front
-/// squat 82 % of the back squat, Romanian deadlift 70 % of the deadlift, leg press 170 % of the
-/// squat), applied to each equipment's version; a stiff-leg deadlift is read as a Romanian one.
-/// `true` marks a ratio that already includes the equipment (the leg press is a machine).
-const VARIANTS: [(&str, f64, bool); 12] = [
-    ("incline-barbell-bench-press", 0.82, false),
-    ("incline-dumbbell-press", 0.82, false),
-    ("smith-incline-bench-press", 0.82, false),
-    ("incline-machine-chest-press", 0.82, false),
-    ("close-grip-bench-press", 0.87, false),
-    ("close-grip-dumbbell-press", 0.87, false),
-    ("front-squat", 0.82, false),
-    ("romanian-deadlift", 0.70, false),
-    ("stiff-leg-deadlift", 0.70, false),
-    ("dumbbell-romanian-deadlift", 0.70, false),
-    ("leg-press", 1.70, true),
-    ("seated-leg-press", 1.70, true),
+/// Known strength ratios between a free-weight variant and its family's main lift: the
+/// variant's 1RM over the main lift's, as the range reported in coaching and sport-science
+/// sources (front squat 70–85 % of the back squat; a trap-bar deadlift about 4 % above the
+/// straight bar, Swinton et al. 2011, J Strength Cond Res 25(7) 2000–9; a dumbbell bench press
+/// pair about 83 % of the barbell's, Saeterbakken, van den Tillaar & Fimland 2011, J Sports Sci
+/// 29(5) 533–8, so about 0.41 a hand; a snatch 75–85 % of a clean and jerk; a push press
+/// 10–40 % above the strict press). Dumbbells are per hand.
+///
+/// Going from the main lift to a variant uses the low end of its range, coming back the high
+/// end: an estimate from another lift is never the generous one. A pair not listed has no
+/// ratio at all (a good morning is not a deadlift at any ratio), and nothing guided or
+/// stabilised (machines, Smith, cables, the leg press) is here: their loads say nothing about
+/// a barbell's.
+const TRANSFERS: [(&str, &str, f64, f64); 26] = [
+    (
+        "incline-barbell-bench-press",
+        "barbell-bench-press",
+        0.75,
+        0.90,
+    ),
+    ("close-grip-bench-press", "barbell-bench-press", 0.85, 0.95),
+    ("paused-bench-press", "barbell-bench-press", 0.90, 0.97),
+    ("floor-press", "barbell-bench-press", 0.80, 0.95),
+    ("dumbbell-bench-press", "barbell-bench-press", 0.33, 0.42),
+    ("incline-dumbbell-press", "barbell-bench-press", 0.28, 0.37),
+    ("front-squat", "back-squat", 0.70, 0.85),
+    ("paused-squat", "back-squat", 0.80, 0.92),
+    ("low-bar-squat", "back-squat", 0.95, 1.10),
+    ("safety-bar-squat", "back-squat", 0.85, 0.95),
+    ("box-squat", "back-squat", 0.85, 1.00),
+    ("sumo-deadlift", "deadlift", 0.90, 1.10),
+    ("trap-bar-deadlift", "deadlift", 0.95, 1.10),
+    ("deficit-deadlift", "deadlift", 0.85, 0.95),
+    ("paused-deadlift", "deadlift", 0.80, 0.92),
+    ("romanian-deadlift", "deadlift", 0.55, 0.75),
+    ("stiff-leg-deadlift", "deadlift", 0.55, 0.75),
+    ("seated-overhead-press", "overhead-press", 0.85, 1.00),
+    ("push-press", "overhead-press", 1.10, 1.40),
+    ("z-press", "overhead-press", 0.75, 0.90),
+    ("dumbbell-shoulder-press", "overhead-press", 0.30, 0.40),
+    ("snatch", "clean-and-jerk", 0.75, 0.85),
+    ("power-snatch", "clean-and-jerk", 0.60, 0.72),
+    ("power-clean", "clean-and-jerk", 0.80, 0.92),
+    ("hang-clean", "clean-and-jerk", 0.75, 0.90),
+    ("push-jerk", "clean-and-jerk", 0.85, 1.00),
 ];
 
-/// Load of an exercise relative to the barbell version of its pattern's main lift: the
-/// equipment's ratio and the variant's. Swaps and suggestions from a related lift scale by the
-/// quotient of two of these. None where load is not comparable (bodyweight work, whose logged
-/// weight is a belt or help, and bands).
-pub fn relative_load(exercise: &super::catalog::Exercise) -> Option<f64> {
-    if exercise.loading.uses_bodyweight() {
-        return None;
+/// A lift's ratio to its family's main lift, as (main, low, high); the main lift itself is
+/// (itself, 1, 1).
+fn family(id: &str) -> Option<(&'static str, f64, f64)> {
+    TRANSFERS
+        .iter()
+        .find(|(v, ..)| *v == id)
+        .map(|(_, main, low, high)| (*main, *low, *high))
+        .or_else(|| {
+            TRANSFERS
+                .iter()
+                .find(|(_, main, ..)| *main == id)
+                .map(|(_, main, ..)| (*main, 1.0, 1.0))
+        })
+}
+
+/// The load of `to` as a share of the load of `from` for the same reps and effort, when the two
+/// are of one family in [`TRANSFERS`]: the conservative end of each range (down to a variant at
+/// its low end, up from one at its high end). None for any other pair.
+pub fn transfer_ratio(from: &str, to: &str) -> Option<f64> {
+    if from == to {
+        return Some(1.0);
     }
-    let equipment = load_ratio(exercise.equipment)?;
-    Some(match VARIANTS.iter().find(|(id, ..)| *id == exercise.id) {
-        Some((_, r, true)) => *r,
-        Some((_, r, false)) => r * equipment,
-        None => equipment,
-    })
+    let (main_from, _, high_from) = family(from)?;
+    let (main_to, low_to, _) = family(to)?;
+    (main_from == main_to).then(|| low_to / high_from)
 }
 
 /// Rounds a kilogram load to the lifter's step for the equipment, in the lifter's unit (a pound
@@ -362,6 +400,42 @@ mod tests {
         assert_eq!(e1rm(100.0, 13, None), None);
         assert_eq!(e1rm(0.0, 5, None), None);
         assert_eq!(e1rm(100.0, 0, None), None);
+    }
+
+    #[test]
+    fn transfers_only_between_known_pairs_and_always_the_cautious_way() {
+        // Down to a variant at the low end of its range, back up at the high end.
+        assert_eq!(transfer_ratio("back-squat", "front-squat"), Some(0.70));
+        let up = transfer_ratio("front-squat", "back-squat").unwrap();
+        assert!((up - 1.0 / 0.85).abs() < 1e-12);
+        // A round trip loses load, never gains it.
+        assert!(up * 0.70 < 1.0);
+        // Two variants of one family go through the main lift.
+        let r = transfer_ratio("romanian-deadlift", "trap-bar-deadlift").unwrap();
+        assert!((r - 0.95 / 0.75).abs() < 1e-12);
+        // No ratio: other families, unrelated lifts, machines and the leg press.
+        for (from, to) in [
+            ("deadlift", "good-morning"),
+            ("leg-press", "back-squat"),
+            ("back-squat", "leg-press"),
+            ("smith-bench-press", "barbell-bench-press"),
+            ("barbell-bench-press", "overhead-press"),
+            ("clean-pull", "power-clean"),
+        ] {
+            assert_eq!(transfer_ratio(from, to), None, "{from} to {to}");
+        }
+        // Every listed variant is in the catalog, as is its main lift.
+        for (variant, main, low, high) in TRANSFERS {
+            assert!(
+                super::super::catalog::catalog().get(variant).is_some(),
+                "{variant}"
+            );
+            assert!(
+                super::super::catalog::catalog().get(main).is_some(),
+                "{main}"
+            );
+            assert!(0.0 < low && low <= high, "{variant}");
+        }
     }
 
     #[test]

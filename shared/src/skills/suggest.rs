@@ -3,10 +3,12 @@
 //! 1. With history of the exercise, of any age: the progression model's prescription
 //!    ([`progression::prescribe`]) at the target, so the answer is the one the next planned
 //!    workout, AUTOFILL and the insight card give (a long break is allowed for there).
-//! 2. Without: a related lift (same movement pattern) scaled by the equipment's load ratio,
-//!    else a default for the lifter's level; both low confidence. Bodyweight work reads related
-//!    bodyweight lifts through the load moved, else starts at bodyweight alone (assisted work:
-//!    a typical share of the bodyweight as help).
+//! 2. Without: a lift of the same family read through the known ratio between the two, as a
+//!    test set, else a calibration set from the lifter's bodyweight and level (unknown is a
+//!    beginner); both low confidence. Never from a lift without a known ratio (a good morning is
+//!    no deadlift), nor from a machine to a barbell. Bodyweight work reads related bodyweight
+//!    lifts through the load moved, else starts at bodyweight alone (assisted work: a typical
+//!    share of the bodyweight as help).
 
 use chrono::{DateTime, Utc};
 use serde::Serialize;
@@ -15,7 +17,7 @@ use crate::analysis::history::{Basis, best_by_e1rm, working_sets};
 use crate::analysis::progression::{self, FRESH_DAYS, RepTarget, Step};
 use crate::domain::catalog::{Equipment, Exercise, Loading, MovementPattern, catalog};
 use crate::domain::profile::{Experience, Profile};
-use crate::domain::strength::{self, Lift, load_ratio, pct_1rm, relative_load, round_load};
+use crate::domain::strength::{self, Lift, load_ratio, pct_1rm, round_load, transfer_ratio};
 use crate::domain::units::format_weight;
 use crate::domain::workout::Workout;
 
@@ -95,7 +97,12 @@ pub fn suggest_weight(
     from_level(exercise, target_reps, target_rir, profile)
 }
 
-/// A lift with the same movement pattern the lifter has history for, scaled by equipment.
+/// Reps of reserve a first set on an estimate from another lift leaves beyond the target's.
+pub const TEST_SET_RESERVE: u32 = 2;
+
+/// A lift of the same family the lifter has history for, read through the known ratio between
+/// the two ([`transfer_ratio`], its conservative end), and never more than that ratio of the
+/// most they have done on it for these reps: a test set, to be logged and learned from.
 fn from_related_lift(
     ex: &Exercise,
     target_reps: u32,
@@ -103,7 +110,6 @@ fn from_related_lift(
     history: &[Workout],
     profile: &Profile,
 ) -> Option<Suggestion> {
-    let target_ratio = relative_load(ex)?;
     let cat = catalog();
     // The related exercise with the most recent history wins.
     let mut seen = std::collections::HashSet::new();
@@ -117,42 +123,47 @@ fn from_related_lift(
             let Some(related) = cat.get(&inst.exercise_id) else {
                 continue;
             };
-            if related.movement_pattern != ex.movement_pattern
-                || related.compound != ex.compound
-                || related.loading.uses_bodyweight()
-            {
-                continue;
-            }
-            let Some(their_ratio) = relative_load(related) else {
+            let Some(ratio) = transfer_ratio(&related.id, &ex.id) else {
                 continue;
             };
             let sets = working_sets(w, &[inst]);
             let Some(best) = best_by_e1rm(&sets) else {
                 continue;
             };
-            let e1rm = best.e1rm().unwrap_or_default() * target_ratio / their_ratio;
-            let weight = round_load(
-                e1rm * pct_1rm(target_reps, target_rir),
-                step_for(Some(ex), profile),
-                profile.unit,
-            );
+            // A test set, not a work set: two more reps in reserve than asked.
+            let estimate = best.e1rm().unwrap_or_default()
+                * ratio
+                * pct_1rm(target_reps, target_rir + TEST_SET_RESERVE);
+            // The most done on the related lift for at least these reps, at the ratio.
+            let shown = history
+                .iter()
+                .flat_map(|h| {
+                    h.exercises
+                        .iter()
+                        .filter(|e| e.exercise_id == related.id)
+                        .map(move |e| (h, e))
+                })
+                .flat_map(|(h, e)| working_sets(h, &[e]))
+                .filter(|s| s.reps() >= target_reps)
+                .filter_map(|s| s.weight_kg())
+                .fold(None, |m: Option<f64>, kg| Some(m.map_or(kg, |m| m.max(kg))))
+                .map(|kg| kg * ratio);
+            let step = step_for(Some(ex), profile);
+            let kg = shown.map_or(estimate, |s| s.min(estimate));
+            // Rounded down: a test set errs light.
+            let weight = round_load(kg - step / 2.0 + 1e-9, step, profile.unit).max(0.0);
             return Some(Suggestion {
                 weight_kg: weight,
                 confidence: Confidence::Low,
                 source: Source::RelatedLift,
                 rationale: format!(
-                    "No {} in your history; estimated from your {} ({} × {} on {}), scaled ×{:.2} for the {}. Start here and adjust by feel.",
+                    "No {} in your history yet: a test set of {} × {target_reps}, read from your {} ({} × {} on {}) at ×{ratio:.2}, the cautious end of the usual ratio between the two. Log the reps and how hard it was, and the next set is worked out from it.",
                     ex.name,
+                    format_weight(weight, profile.unit),
                     related.name,
                     format_weight(best.weight_kg().unwrap_or_default(), profile.unit),
                     best.reps(),
                     w.started_at.format("%-d %b %Y"),
-                    target_ratio / their_ratio,
-                    if ex.equipment == related.equipment {
-                        "variant".to_string()
-                    } else {
-                        ex.equipment.label().to_lowercase()
-                    },
                 ),
                 basis: vec![best.basis()],
             });
@@ -268,28 +279,43 @@ fn bodyweight_start(
     }
 }
 
-/// Typical working weights (kg, about 8 reps at RIR 2) for an intermediate lifter, from the
-/// reference's defaults; beginners start at the reference's 40 kg bench (40/75 of it),
-/// advanced lifters at 125 %.
-fn level_default_kg(exercise: Option<&Exercise>) -> f64 {
-    let Some(ex) = exercise else { return 40.0 };
-    if !ex.compound {
-        return match ex.equipment {
-            Equipment::Dumbbell | Equipment::Kettlebell => 12.0,
-            _ => 16.0,
-        };
+/// A first set's estimated 1RM as a share of bodyweight, by movement, for a lifter who is new
+/// to it: the low end of untrained adults' strength standards (the untrained and novice
+/// columns of the common tables, women's where they differ), so that a first load errs light
+/// whoever the lifter is. Intermediate lifters start at 1.5 times these, advanced at twice.
+fn first_1rm_share(pattern: MovementPattern) -> f64 {
+    match pattern {
+        MovementPattern::HorizontalPush => 0.4,
+        MovementPattern::VerticalPush => 0.25,
+        MovementPattern::Squat | MovementPattern::Lunge => 0.5,
+        MovementPattern::Hinge | MovementPattern::HipExtension => 0.6,
+        MovementPattern::HorizontalPull | MovementPattern::VerticalPull => 0.3,
+        _ => 0.15,
     }
-    let barbell = match ex.movement_pattern {
-        MovementPattern::HorizontalPush => 75.0,
-        MovementPattern::VerticalPush => 47.5,
-        MovementPattern::Squat | MovementPattern::Lunge => 90.0,
-        MovementPattern::Hinge | MovementPattern::HipExtension => 110.0,
-        MovementPattern::HorizontalPull | MovementPattern::VerticalPull => 60.0,
-        _ => 50.0,
-    };
-    barbell * load_ratio(ex.equipment).unwrap_or(1.0)
 }
 
+/// The bodyweight assumed when the profile has none: a light adult's, so that the estimate errs
+/// light.
+pub const UNKNOWN_BODYWEIGHT_KG: f64 = 55.0;
+
+/// The share of the barbell's load an equipment's version of a movement takes, for a first set
+/// only (per hand for dumbbells): the cautious end, since a machine's stack, a cable's pulleys
+/// and a dumbbell's stability all vary. Isolation work takes a further half.
+fn first_equipment_share(ex: &Exercise) -> f64 {
+    let equipment = match ex.equipment {
+        Equipment::Barbell | Equipment::TrapBar | Equipment::EzBar => 1.0,
+        Equipment::Dumbbell | Equipment::Kettlebell => 0.3,
+        Equipment::Smith | Equipment::Machine | Equipment::Plate | Equipment::Sled => 0.7,
+        Equipment::Cable => 0.4,
+        Equipment::Bodyweight | Equipment::Band | Equipment::MedicineBall => 0.0,
+    };
+    equipment * if ex.compound { 1.0 } else { 0.5 }
+}
+
+/// No history of the exercise or of a lift it can be read from: a calibration set. Its load
+/// comes from the lifter's bodyweight (a light adult's when unknown) and experience (unknown is
+/// a beginner) at the cautious end of the strength standards, read at one more rep of reserve
+/// than asked; a barbell lift never starts below the empty bar.
 fn from_level(
     exercise: Option<&Exercise>,
     target_reps: u32,
@@ -297,30 +323,63 @@ fn from_level(
     profile: &Profile,
 ) -> Suggestion {
     let level = match profile.experience {
-        Experience::Beginner => 40.0 / 75.0,
-        Experience::Intermediate => 1.0,
-        Experience::Advanced => 1.25,
+        Experience::Beginner => 1.0,
+        Experience::Intermediate => 1.5,
+        Experience::Advanced => 2.0,
     };
-    let working = level_default_kg(exercise) * level;
-    let e1rm = working / pct_1rm(8, 2);
-    let weight = round_load(
-        e1rm * pct_1rm(target_reps, target_rir),
-        step_for(exercise, profile),
-        profile.unit,
-    );
+    let bodyweight = profile.bodyweight_kg.filter(|b| *b > 0.0);
+    let step = step_for(exercise, profile);
+    let (one_rm, barbell) = match exercise {
+        Some(ex) => (
+            bodyweight.unwrap_or(UNKNOWN_BODYWEIGHT_KG)
+                * first_1rm_share(ex.movement_pattern)
+                * first_equipment_share(ex)
+                * level,
+            // The empty bar is the floor of the big barbell lifts; curls, rows and extensions
+            // are often done with a lighter fixed bar.
+            ex.equipment == Equipment::Barbell
+                && ex.compound
+                && matches!(
+                    ex.movement_pattern,
+                    MovementPattern::Squat
+                        | MovementPattern::Hinge
+                        | MovementPattern::HorizontalPush
+                        | MovementPattern::VerticalPush
+                ),
+        ),
+        None => (
+            bodyweight.unwrap_or(UNKNOWN_BODYWEIGHT_KG) * 0.15 * level,
+            false,
+        ),
+    };
+    let raw = one_rm * pct_1rm(target_reps, target_rir + 1);
+    let bar = profile.unit.to_kg(match profile.unit {
+        crate::domain::units::Unit::Kg => 20.0,
+        crate::domain::units::Unit::Lb => 45.0,
+    });
+    let mut weight = round_load(raw - step / 2.0 + 1e-9, step, profile.unit).max(0.0);
+    if barbell {
+        weight = weight.max(bar);
+    }
     let name = exercise.map_or("this exercise", |e| e.name.as_str());
+    let who = match profile.experience {
+        Experience::Beginner => "someone new to it",
+        Experience::Intermediate => "an intermediate lifter",
+        Experience::Advanced => "an advanced lifter",
+    };
+    let basis = if bodyweight.is_some() {
+        format!("a cautious start for {who} at your bodyweight")
+    } else {
+        format!("a cautious start for {who}; add your bodyweight for a closer one")
+    };
     Suggestion {
         weight_kg: weight,
         confidence: Confidence::Low,
         source: Source::Level,
         rationale: format!(
-            "No history of {name} or a related lift yet; {} is a typical start for an {:?} lifter. Treat the first set as a test and adjust.",
+            "No history of {name} or of a lift it can be read from: a calibration set of {} × {target_reps} ({basis}). Log the reps and how many more you had in you, and the next set is worked out from it.",
             format_weight(weight, profile.unit),
-            profile.experience
-        )
-        .replace("an Beginner", "a beginner")
-        .replace("an Intermediate", "an intermediate")
-        .replace("an Advanced", "an advanced"),
+        ),
         basis: Vec::new(),
     }
 }
@@ -444,8 +503,9 @@ mod tests {
     }
 
     #[test]
-    fn never_jumps_more_than_the_cap_above_the_best_for_those_reps() {
-        // A heavy triple says the max is high, but 8 reps were only ever done with 80 kg.
+    fn a_heavy_triple_does_not_inflate_the_eights() {
+        // A heavy triple says the max is high, but 8 reps were only ever done with 80 kg: the
+        // eights progress from the eights (one progression per rep target), one plate on.
         let h = vec![
             session(10, "barbell-bench-press", vec![done(80.0, 8, 2)]),
             session(1, "barbell-bench-press", vec![done(110.0, 3, 3)]),
@@ -459,9 +519,26 @@ mod tests {
             &Profile::default(),
             Utc::now(),
         );
-        assert_eq!(s.weight_kg, 85.0);
-        assert!(s.rationale.contains("Capped"));
-        // Light lifts: 10 % is smaller than 5 kg.
+        assert_eq!(s.weight_kg, 82.5);
+        assert!(
+            s.rationale.contains("80 kg × 8 at RIR 2"),
+            "{}",
+            s.rationale
+        );
+        // Without any set of eight, the triple's estimated max read at 8 reps at RIR 2.
+        let s = suggest_weight(
+            "barbell-bench-press",
+            Some(bench()),
+            8,
+            2,
+            &h[1..],
+            &Profile::default(),
+            Utc::now(),
+        );
+        // 110 × 3 at RIR 3 is an estimated max of 132; 8 at RIR 2 is 75 % of it, 99 kg: the
+        // nearest plates, 100.
+        assert_eq!(s.weight_kg, 100.0, "{}", s.rationale);
+        // Light lifts: one dumbbell step on the tens, whatever the heavy fours say.
         let curl = catalog().get("dumbbell-curl").unwrap();
         let h = vec![
             session(10, "dumbbell-curl", vec![done(12.0, 10, 2)]),
@@ -476,7 +553,7 @@ mod tests {
             &Profile::default(),
             Utc::now(),
         );
-        assert!(s.weight_kg <= 13.2, "{}", s.weight_kg);
+        assert_eq!(s.weight_kg, 14.0, "{}", s.rationale);
     }
 
     #[test]
@@ -515,8 +592,44 @@ mod tests {
             (s.source, s.confidence),
             (Source::RelatedLift, Confidence::Low)
         );
-        // 36 kg dumbbells per hand ≈ 97 kg on a barbell at the same effort.
-        assert!((95.0..=100.0).contains(&s.weight_kg), "{}", s.weight_kg);
+        // 36 kg dumbbells a hand for 8: a dumbbell pair is at most about 84 % of the barbell
+        // (a hand 0.42 of it), so a barbell max of at least 114; a test set of 8 at RIR 4 is
+        // 71 % of it, 81: 80 kg.
+        assert_eq!(s.weight_kg, 80.0, "{}", s.rationale);
+        assert!(s.rationale.contains("test set"), "{}", s.rationale);
+    }
+
+    #[test]
+    fn no_known_ratio_no_carry_over() {
+        // The reported defects, each from a lift whose load says nothing safe about the next.
+        let p = Profile::default();
+        let suggest = |to: &str, reps: u32, from: &str, sets: Vec<WorkoutSet>| {
+            let h = vec![session(3, from, sets)];
+            suggest_weight(to, catalog().get(to), reps, 2, &h, &p, Utc::now())
+        };
+        // A good morning × 8 from a 180 × 5 deadlift was 157.5 kg: no ratio, a calibration set.
+        let s = suggest("good-morning", 8, "deadlift", vec![done(180.0, 5, 2)]);
+        assert_eq!(s.source, Source::Level, "{}", s.rationale);
+        assert!(s.weight_kg <= 30.0, "{}", s.weight_kg);
+        // Only a 300 kg × 8 leg press was a 167.5 kg back squat × 8: a machine says nothing of
+        // a barbell.
+        let s = suggest("back-squat", 8, "leg-press", vec![done(300.0, 8, 2)]);
+        assert_eq!(
+            (s.source, s.weight_kg),
+            (Source::Level, 20.0),
+            "{}",
+            s.rationale
+        );
+        // A push press carried to the strict press one to one: now at most 1/1.4 of it.
+        let s = suggest("overhead-press", 5, "push-press", vec![done(100.0, 5, 2)]);
+        assert_eq!(s.source, Source::RelatedLift);
+        // 100 × 5 at RIR 2 is an estimated max of 123.3; at most 1/1.4 of it, 88.1, read as a
+        // test set of 5 at RIR 4 (74 %): 65.2 kg; at most 100 / 1.4 = 71.4 from what was done:
+        // 67.5 kg on the plates below.
+        assert_eq!(s.weight_kg, 67.5, "{}", s.rationale);
+        // A snatch from a clean and jerk: the cautious 75 %.
+        let s = suggest("snatch", 2, "clean-and-jerk", vec![done(100.0, 2, 2)]);
+        assert!(s.weight_kg <= 75.0, "{}", s.rationale);
     }
 
     #[test]
@@ -534,9 +647,45 @@ mod tests {
             &beginner,
             Utc::now(),
         );
+        // The reported defect: a new lifter started at an intermediate's 75 kg bench. Now a
+        // calibration set: the empty bar.
         assert_eq!((s.source, s.confidence), (Source::Level, Confidence::Low));
-        assert_eq!(s.weight_kg, 40.0);
-        assert!(s.rationale.contains("a beginner"));
+        assert_eq!(s.weight_kg, 20.0);
+        assert!(s.rationale.contains("calibration set"), "{}", s.rationale);
+        assert!(s.rationale.contains("someone new to it"), "{}", s.rationale);
+        // Unknown experience is a beginner.
+        let unknown = suggest_weight(
+            "barbell-bench-press",
+            Some(bench()),
+            8,
+            2,
+            &[],
+            &Profile::default(),
+            Utc::now(),
+        );
+        assert_eq!(unknown.weight_kg, 20.0);
+        // A heavier, experienced lifter: scaled by bodyweight and experience, still cautious
+        // (100 kg, intermediate: 60 kg estimated 1RM, 8 at RIR 3 is 73 % of it, 42.5 kg).
+        let big = Profile {
+            experience: Experience::Intermediate,
+            bodyweight_kg: Some(100.0),
+            ..Profile::default()
+        };
+        let s = suggest_weight(
+            "barbell-bench-press",
+            Some(bench()),
+            8,
+            2,
+            &[],
+            &big,
+            Utc::now(),
+        );
+        assert_eq!(s.weight_kg, 42.5, "{}", s.rationale);
+        assert!(
+            s.rationale.contains("at your bodyweight"),
+            "{}",
+            s.rationale
+        );
         let pullup = catalog().get("pull-up").unwrap();
         let s = suggest_weight("pull-up", Some(pullup), 8, 2, &[], &beginner, Utc::now());
         assert_eq!((s.source, s.weight_kg), (Source::Bodyweight, 0.0));
@@ -573,12 +722,13 @@ mod tests {
         let pulldown = catalog().get("lat-pulldown");
         let s = suggest_weight("lat-pulldown", pulldown, 10, 2, &h, &p, Utc::now());
         assert_eq!(s.source, Source::Level);
-        // An assisted exercise without history: a typical share of the bodyweight as help.
+        // An assisted exercise without history: a typical share of the bodyweight as help, half
+        // of it for a lifter who has not said their experience.
         let assisted = catalog().get("assisted-pull-up");
         let s = suggest_weight("assisted-pull-up", assisted, 8, 2, &[], &p, Utc::now());
         assert_eq!(
             (s.source, s.weight_kg),
-            (Source::Level, 25.0),
+            (Source::Level, 40.0),
             "{}",
             s.rationale
         );

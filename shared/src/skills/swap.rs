@@ -28,7 +28,7 @@ use serde_json::Value;
 use super::suggest::{Source, known_exercise, step_for, suggest_weight};
 use crate::domain::catalog::{Equipment, Exercise, Muscle, MuscleGroup, catalog};
 use crate::domain::profile::Profile;
-use crate::domain::strength::{load_ratio, relative_load, round_load};
+use crate::domain::strength::{load_ratio, round_load, transfer_ratio};
 use crate::domain::workout::{ExerciseInstance, SetStatus, Workout};
 
 pub const W_PRIMARY: f64 = 3.0;
@@ -316,11 +316,9 @@ pub fn apply(
         now - chrono::Duration::weeks(crate::analysis::history::LOOKBACK_WEEKS),
     )
     .is_empty();
-    let ratio = match (old_ex.and_then(relative_load), relative_load(new)) {
-        (Some(a), Some(b)) => Some(b / a),
-        _ => None,
-    };
-    let same_equipment = old_ex.is_some_and(|e| e.equipment == new.equipment);
+    // Only a known ratio between the two carries the planned loads over (a 180 kg deadlift is
+    // no 180 kg good morning, and a machine's stack says nothing of a barbell).
+    let ratio = old_ex.and_then(|o| transfer_ratio(&o.id, &new.id));
     // Bodyweight work is planned like a new exercise: its own history, a related bodyweight
     // lift through the load moved, else bodyweight alone (a belt or help is no scaled load).
     let plan_fresh = |sets: &mut Vec<crate::domain::workout::WorkoutSet>| {
@@ -356,36 +354,19 @@ pub fn apply(
             }
         }
         format!("planned weights from your recent {} sessions", new.name)
-    } else if same_equipment && ratio.is_none_or(|r| (r - 1.0).abs() < 1e-9) {
-        "same equipment: planned weights unchanged".to_string()
     } else if let Some(r) = ratio {
         let step = step_for(Some(new), profile);
         for s in &mut sets {
             s.target.weight_kg = s
                 .target
                 .weight_kg
-                .map(|w| round_load(w * r, step, profile.unit));
+                .map(|w| round_load(w * r - step / 2.0 + 1e-9, step, profile.unit));
         }
-        // Named by equipment when that is all that differs, else by exercise (a variant).
-        let (from, to) = match old_ex {
-            Some(o)
-                if same_equipment
-                    || relative_load(o) != load_ratio(o.equipment)
-                    || relative_load(new) != load_ratio(new.equipment) =>
-            {
-                (o.name.clone(), new.name.clone())
-            }
-            o => (
-                o.map_or("the old equipment", |e| e.equipment.label())
-                    .to_lowercase(),
-                new.equipment.label().to_lowercase(),
-            ),
-        };
         format!(
-            "planned weights scaled ×{:.2} from {} to {}{}",
+            "planned weights scaled ×{:.2} from {} to {}{}, the cautious end of the usual ratio",
             r,
-            from,
-            to,
+            old_ex.map_or("the old exercise", |e| e.name.as_str()),
+            new.name,
             if matches!(new.equipment, Equipment::Dumbbell | Equipment::Kettlebell) {
                 " (per hand)"
             } else {
@@ -393,7 +374,14 @@ pub fn apply(
             }
         )
     } else {
-        "planned weights kept; adjust them after the first set".to_string()
+        // No known ratio: planned as a new exercise (a lift it can be read from, else a
+        // calibration set), never the old exercise's loads.
+        plan_fresh(&mut sets);
+        format!(
+            "no known ratio between {} and {}: planned as a first session, adjust after the first set",
+            old_ex.map_or("the old exercise", |e| e.name.as_str()),
+            new.name
+        )
     };
     let mut w = workout.clone();
     let new_instance = |id: String, sets| ExerciseInstance {
@@ -514,7 +502,7 @@ mod tests {
                 .collect();
             (kgs[0], a.weights)
         };
-        // Same barbell, another variant: the reference's 82 % for an incline press.
+        // Same barbell, another variant: the cautious end of the incline's 75–90 %.
         let (kg, why) = swap(
             "barbell-bench-press",
             Some(100.0),
@@ -522,12 +510,13 @@ mod tests {
             &[],
             &p,
         );
-        assert_eq!(kg, Some(82.5));
+        assert_eq!(kg, Some(75.0));
         assert!(
-            why.contains("×0.82 from Bench Press to Incline Bench Press"),
+            why.contains("×0.75 from Bench Press to Incline Bench Press"),
             "{why}"
         );
-        // Equipment alone, as before.
+        // Dumbbells, per hand: a pair is about 80 % of the barbell, the cautious end a third a
+        // hand.
         let (kg, why) = swap(
             "barbell-bench-press",
             Some(100.0),
@@ -535,17 +524,16 @@ mod tests {
             &[],
             &p,
         );
-        assert_eq!(kg, Some(38.0));
-        assert!(why.contains("from barbell to dumbbell (per hand)"), "{why}");
-        // Both: a dumbbell RDL from a 140 kg deadlift is 140 × 0.70 × 0.37 ≈ 36 kg a hand.
-        let (kg, _) = swap(
-            "deadlift",
-            Some(140.0),
-            "dumbbell-romanian-deadlift",
-            &[],
-            &p,
-        );
-        assert_eq!(kg, Some(36.0));
+        assert_eq!(kg, Some(32.0));
+        assert!(why.contains("(per hand)"), "{why}");
+        // The reported defect: a 180 kg deadlift swapped to a good morning on the same bar kept
+        // 180 kg. No known ratio: planned as a first session, a light calibration set.
+        let (kg, why) = swap("deadlift", Some(180.0), "good-morning", &[], &p);
+        assert!(kg.is_some_and(|kg| kg <= 40.0), "{kg:?} {why}");
+        assert!(why.contains("no known ratio"), "{why}");
+        // A push press is heavier than a strict press: never carried over one to one.
+        let (kg, _) = swap("push-press", Some(80.0), "overhead-press", &[], &p);
+        assert!(kg.is_some_and(|kg| kg <= 57.5), "{kg:?}");
         // A lat pulldown's cable load says nothing about a weighted pull-up's belt: bodyweight
         // alone, not 60 × 0.9 / 0.55 = 98 kg on a belt.
         let (kg, why) = swap("lat-pulldown", Some(60.0), "weighted-pull-up", &[], &p);

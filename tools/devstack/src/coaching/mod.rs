@@ -19,8 +19,8 @@
 //!   least two lifts' like-for-like estimated max (sessions within two reps of the reference's)
 //!   in the next two weeks is 5 % or more below their best of the three weeks before;
 //! - **safety counts**: prescriptions more than 5 % (and more than one step) above the best ever
-//!   done for those reps; first loads above what the lifter then showed they could do; first
-//!   loads from a related lift among them.
+//!   done for those reps; first loads above what the lifter showed they could do in their first
+//!   four weeks of the exercise; first loads from a related lift among them.
 
 mod baselines;
 mod stats;
@@ -31,7 +31,7 @@ use std::path::{Path, PathBuf};
 use chrono::{DateTime, Datelike, Duration, Utc};
 use coach::analysis::capacity::{Capacity, Lifter, SessionTop, session_tops, top_of};
 use coach::analysis::history::working_sets;
-use coach::analysis::progression::{DEFAULT_TARGET_RIR, RepTarget, prescribe};
+use coach::analysis::progression::{DEFAULT_TARGET_RIR, RepTarget, prescribe_for};
 use coach::analysis::{flags, load};
 use coach::domain::catalog::{Loading, catalog};
 use coach::domain::profile::{Profile, step_for};
@@ -266,7 +266,7 @@ pub fn walk(results: &mut Results, li: usize, file: &LifterFile) {
             let step = step_for(exercise, &profile);
             let tops = session_tops(past, id, now);
             if tops.is_empty() {
-                first_load(results, li, past, w, id, &actual, &profile);
+                first_load(results, li, past, w, &ws[i..], id, &actual, &profile);
                 continue;
             }
             let target = RepTarget::from_history(past, id, DEFAULT_TARGET_RIR)
@@ -344,7 +344,34 @@ pub fn walk(results: &mut Results, li: usize, file: &LifterFile) {
             }
 
             // Prescriptions: hit rate and safety.
-            let coach_plan = prescribe(past, id, exercise, target, &profile, now).map(|p| Plan {
+            let coach_full = prescribe_for(&lifter, past, id, exercise, target, &profile, now);
+            if std::env::var("COACHING_TRACE").is_ok()
+                && let Some(p) = &coach_full
+            {
+                let done = reps_at_load(w, id, p.weight_kg, step);
+                let tops_all = session_tops(past, id, now);
+                let (every, margin) = Capacity::from_tops(tops_all.clone(), lifter, now)
+                    .map(|c| {
+                        (
+                            c.every_set_reps_at(p.weight_kg, None).unwrap_or(-1.0),
+                            c.every_set_margin(&tops_all),
+                        )
+                    })
+                    .unwrap_or((-1.0, -1.0));
+                eprintln!(
+                    "rx,{},{id},{:?},{:.2},{},{},{:?},{}-{},{:.2},{every:.2},{margin:.2}",
+                    file.name,
+                    p.step,
+                    p.weight_kg,
+                    p.reps,
+                    p.aim_reps,
+                    done,
+                    target.low,
+                    target.high,
+                    lifter.every_set_margin
+                );
+            }
+            let coach_plan = coach_full.map(|p| Plan {
                 kg: p.weight_kg,
                 reps: p.reps,
             });
@@ -506,12 +533,14 @@ fn forecast_events(
 }
 
 /// A first session of an exercise: the load the coach would have suggested for the reps the
-/// lifter did, against what they showed they could do then.
+/// lifter did, against what they showed they could do in their first four weeks of it.
+#[allow(clippy::too_many_arguments)]
 fn first_load(
     results: &mut Results,
     li: usize,
     past: &[Workout],
     w: &Workout,
+    later: &[Workout],
     id: &str,
     actual: &SessionTop,
     profile: &Profile,
@@ -535,10 +564,12 @@ fn first_load(
         return;
     }
     let step = step_for(Some(exercise), profile);
-    // The heaviest load the lifter did that day for at least those reps.
-    let shown = w
-        .exercises
+    // The heaviest load the lifter did for at least those reps in their first four weeks of
+    // the exercise (a first session is often a light look at it).
+    let shown = later
         .iter()
+        .filter(|l| l.started_at < w.started_at + Duration::days(28))
+        .flat_map(|l| l.exercises.iter())
         .filter(|e| e.exercise_id == id)
         .flat_map(|e| e.sets.iter())
         .filter(|s| is_working_result(s))
@@ -548,6 +579,12 @@ fn first_load(
         })
         .fold(0.0, f64::max);
     let over = s.weight_kg > shown + step / 2.0 + 1e-6;
+    if over && std::env::var("COACHING_TRACE").is_ok() {
+        eprintln!(
+            "first,{id},{:?},{:.2},{},{:.2}",
+            s.source, s.weight_kg, actual.reps, shown
+        );
+    }
     results.add(
         "safety: first load above what was shown",
         COACH,
