@@ -290,6 +290,8 @@ fn first_1rm_share(pattern: MovementPattern) -> f64 {
         MovementPattern::Squat | MovementPattern::Lunge => 0.5,
         MovementPattern::Hinge | MovementPattern::HipExtension => 0.6,
         MovementPattern::HorizontalPull | MovementPattern::VerticalPull => 0.3,
+        MovementPattern::Olympic | MovementPattern::FullBody => 0.4,
+        MovementPattern::Shrug | MovementPattern::Carry => 0.4,
         _ => 0.15,
     }
 }
@@ -345,6 +347,7 @@ fn from_level(
                         | MovementPattern::Hinge
                         | MovementPattern::HorizontalPush
                         | MovementPattern::VerticalPush
+                        | MovementPattern::Olympic
                 ),
         ),
         None => (
