@@ -823,13 +823,14 @@ fn workout_mode_adds_curls_with_warmups(ctx: &Ctx) -> Result<(), Failed> {
             )
         })
         .collect();
-    // 50/65/80 % of 40 kg, half-up to 2.5 kg: 20, 26 -> 25, 32 -> 32.5.
+    // The empty bar for 10, then 55 % and 70 % of 40 kg (40 % is no jump over the bar),
+    // half-up to 2.5 kg: 22 -> 22.5, 28 -> 27.5.
     eq(
         sets,
         vec![
             ("warmup".into(), Some(20.0), Some(10)),
-            ("warmup".into(), Some(25.0), Some(8)),
-            ("warmup".into(), Some(32.5), Some(5)),
+            ("warmup".into(), Some(22.5), Some(3)),
+            ("warmup".into(), Some(27.5), Some(2)),
             ("working".into(), Some(40.0), Some(10)),
             ("working".into(), Some(40.0), Some(10)),
             ("working".into(), Some(40.0), Some(10)),

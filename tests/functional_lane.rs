@@ -770,8 +770,15 @@ fn workout_lifecycle_from_the_routine(ctx: &Ctx) -> Result<(), Failed> {
         .as_array()
         .cloned()
         .unwrap_or_default();
-    let warm = sets.iter().filter(|s| s["set_type"] == "warmup").count();
-    eq(warm, 3, "a warm-up ramp before a heavy compound")?;
+    let warm: Vec<f64> = sets
+        .iter()
+        .filter(|s| s["set_type"] == "warmup")
+        .filter_map(|s| s["target"]["weight_kg"].as_f64())
+        .collect();
+    check(
+        warm.len() >= 3 && warm[0] == 20.0 && warm.windows(2).all(|w| w[1] > w[0]),
+        format!("a warm-up ramp from the empty bar before a heavy compound: {warm:?}"),
+    )?;
     let working: Vec<f64> = sets
         .iter()
         .filter(|s| s["set_type"] == "working")

@@ -119,7 +119,7 @@ fn plan_exercise(
     let instance_id = format!("e{}-{}", index + 1, te.exercise_id);
     let mut sets: Vec<WorkoutSet> = Vec::new();
     let has_warmups = te.sets.iter().any(|s| s.set_type == SetType::Warmup);
-    let mut first_working: Option<f64> = None;
+    let mut first_working: Option<(f64, u32)> = None;
     for ts in &te.sets {
         let mut target = ts.target.clone();
         if ts.set_type != SetType::Warmup {
@@ -153,17 +153,19 @@ fn plan_exercise(
                 }
             }
             if first_working.is_none() {
-                first_working = target.weight_kg;
+                first_working = target
+                    .weight_kg
+                    .map(|kg| (kg, target.reps.unwrap_or(DEFAULT_REPS)));
             }
         }
         sets.push(WorkoutSet::planned(String::new(), ts.set_type, target));
     }
     if !has_warmups
-        && let (Some(ex), Some(w)) = (ex, first_working)
+        && let (Some(ex), Some((kg, reps))) = (ex, first_working)
         && ex.compound
-        && w >= warmup::HEAVY_COMPOUND_KG
+        && kg >= warmup::HEAVY_COMPOUND_KG
     {
-        sets.splice(0..0, warmup_sets(w, ex, profile));
+        sets.splice(0..0, warmup_sets(kg, reps, ex, profile));
     }
     for (n, s) in sets.iter_mut().enumerate() {
         s.id = format!("{instance_id}-s{}", n + 1);
@@ -248,14 +250,14 @@ pub fn add_exercise(
         .sets
         .iter()
         .find(|s| s.set_type == SetType::Working)
-        .and_then(|s| s.target.weight_kg);
+        .and_then(|s| Some((s.target.weight_kg?, s.target.reps.unwrap_or(DEFAULT_REPS))));
     inst.sets.retain(|s| s.set_type != SetType::Warmup);
     let wants_ramp = add.warmup.unwrap_or(
-        add.exercise.compound && working.is_some_and(|kg| kg >= warmup::HEAVY_COMPOUND_KG),
+        add.exercise.compound && working.is_some_and(|(kg, _)| kg >= warmup::HEAVY_COMPOUND_KG),
     );
-    if let (true, Some(kg)) = (wants_ramp, working) {
+    if let (true, Some((kg, reps))) = (wants_ramp, working) {
         inst.sets
-            .splice(0..0, warmup_sets(kg, add.exercise, profile));
+            .splice(0..0, warmup_sets(kg, reps, add.exercise, profile));
     }
     // Instance ids stay unique even after exercises were removed or swapped.
     let mut n = w.exercises.len() + 1;
@@ -279,24 +281,34 @@ pub fn add_exercise(
 /// The warm-up ramp before working sets at `working_kg` (ids are given by the caller). None for
 /// bodyweight work: its logged weight is a belt's plates or the assistance, not a load to ramp
 /// up to, and the first easy reps are its warm-up.
-fn warmup_sets(working_kg: f64, ex: &Exercise, profile: &Profile) -> Vec<WorkoutSet> {
+fn warmup_sets(
+    working_kg: f64,
+    working_reps: u32,
+    ex: &Exercise,
+    profile: &Profile,
+) -> Vec<WorkoutSet> {
     if ex.loading.uses_bodyweight() {
         return Vec::new();
     }
-    warmup::ramp(working_kg, step_for(Some(ex), profile), profile.unit)
-        .into_iter()
-        .map(|(kg, reps)| {
-            WorkoutSet::planned(
-                String::new(),
-                SetType::Warmup,
-                SetTarget {
-                    reps: Some(reps),
-                    weight_kg: Some(kg),
-                    rir: None,
-                },
-            )
-        })
-        .collect()
+    warmup::ramp(
+        working_kg,
+        working_reps,
+        step_for(Some(ex), profile),
+        profile.unit,
+    )
+    .into_iter()
+    .map(|(kg, reps)| {
+        WorkoutSet::planned(
+            String::new(),
+            SetType::Warmup,
+            SetTarget {
+                reps: Some(reps),
+                weight_kg: Some(kg),
+                rir: None,
+            },
+        )
+    })
+    .collect()
 }
 
 /// Checks a workout about to be stored against the contract's limits.
@@ -425,14 +437,18 @@ mod tests {
             .collect();
         // e1RM 100 × (1 + 12/30) = 140; 8 at RIR 2 = 105, within +5 kg of the best 8.
         assert_eq!(working, vec![105.0, 105.0]);
-        // Heavy compound: a 50/65/80 % ramp first.
+        // Heavy compound: a ramp first, from the empty bar up to 80 % for sets of 7 (the reps
+        // every set is planned at), the reps tapering.
         let warm: Vec<(f64, u32)> = bench
             .sets
             .iter()
             .filter(|s| s.set_type == SetType::Warmup)
             .map(|s| (s.target.weight_kg.unwrap(), s.target.reps.unwrap()))
             .collect();
-        assert_eq!(warm, vec![(52.5, 10), (67.5, 8), (85.0, 5)]);
+        assert_eq!(
+            warm,
+            vec![(20.0, 7), (42.5, 5), (57.5, 3), (72.5, 2), (85.0, 1)]
+        );
         // Isolation without history keeps the plan's weight and gets no ramp.
         let raise = &w.exercises[1];
         assert_eq!(raise.sets.len(), 1);
