@@ -274,11 +274,14 @@ pub fn personal_records(w: &Workout, prior: &[Workout]) -> Vec<Pr> {
             if now.heaviest == Some(*kg) && then.heaviest.is_some_and(|h| *kg > h) {
                 continue;
             }
-            push(
-                PrKind::RepMax { reps: *reps },
-                Some(*kg),
-                then.rep_max.get(reps).copied(),
-            );
+            // By dominance: a record only when no earlier set moved as much for as many reps
+            // (95 × 3 is no record after 100 × 5). Never done this many reps: a baseline.
+            let beaten = then
+                .rep_max
+                .range(reps..)
+                .map(|(_, kg)| *kg)
+                .fold(None, |m: Option<f64>, kg| Some(m.map_or(kg, |m| m.max(kg))));
+            push(PrKind::RepMax { reps: *reps }, Some(*kg), beaten);
         }
         push(PrKind::SetVolume, now.set_volume, then.set_volume);
         push(
@@ -372,6 +375,55 @@ mod tests {
         assert!(personal_records(&before, &[]).is_empty());
         // A workout is never compared with itself or later ones.
         assert!(personal_records(&before, &[before.clone(), today.clone()]).is_empty());
+    }
+
+    #[test]
+    fn a_rep_record_beats_every_earlier_set_with_as_many_reps() {
+        // The reported inflation: 95 × 3 was a 3-rep record after 100 × 5.
+        let before = session(1, "back-squat", &[working(100.0, 5, None, None)]);
+        let three = session(8, "back-squat", &[working(95.0, 3, None, None)]);
+        assert!(personal_records(&three, std::slice::from_ref(&before)).is_empty());
+        // 102.5 × 3 beats every earlier set of three or more (the 100 × 5): a record, and the
+        // previous is that 100.
+        let more = session(
+            8,
+            "back-squat",
+            &[working(102.5, 3, None, None), working(90.0, 4, None, None)],
+        );
+        let prs = personal_records(&more, std::slice::from_ref(&before));
+        let reps: Vec<(PrKind, f64, f64)> = prs
+            .iter()
+            .filter(|p| matches!(p.kind, PrKind::RepMax { .. }))
+            .map(|p| (p.kind, p.value, p.previous))
+            .collect();
+        assert!(
+            reps.is_empty(),
+            "the heaviest-ever load is its own record: {reps:?}"
+        );
+        assert!(prs.iter().any(|p| p.kind == PrKind::Heaviest));
+        // Six reps never done before: 90 × 6 after 100 × 5 is a baseline, not a record.
+        let six = session(8, "back-squat", &[working(90.0, 6, None, None)]);
+        assert!(
+            !personal_records(&six, std::slice::from_ref(&before))
+                .iter()
+                .any(|p| matches!(p.kind, PrKind::RepMax { .. }))
+        );
+        // 95 × 4 after 90 × 4 and 100 × 5 (dominates it): no record; after only 90 × 4: one.
+        let fours = session(2, "back-squat", &[working(90.0, 4, None, None)]);
+        let today = session(9, "back-squat", &[working(95.0, 4, None, None)]);
+        assert!(
+            !personal_records(&today, &[before.clone(), fours.clone()])
+                .iter()
+                .any(|p| matches!(p.kind, PrKind::RepMax { .. }))
+        );
+        // After a heavy single and the 90 × 4: a 4-rep record over the 90.
+        let single = session(3, "back-squat", &[working(120.0, 1, None, None)]);
+        let prs = personal_records(&today, &[single, fours]);
+        assert!(
+            prs.iter()
+                .any(|p| p.kind == PrKind::RepMax { reps: 4 } && p.previous == 90.0),
+            "{prs:?}"
+        );
     }
 
     #[test]
