@@ -133,7 +133,7 @@ belt on\",\"Good day, tired\",8.5
 
 fn every_quirk_round_trip(ctx: &Ctx) -> Result<(), Failed> {
     let user = unique_user("import");
-    let r = import(ctx, &user, "?tz=Europe/Berlin", "text/csv", QUIRKS);
+    let r = import(ctx, &user, "?tz=Europe/Berlin&unit=kg", "text/csv", QUIRKS);
     let b = ok(&r)?.clone();
     eq(b["workouts"].as_u64(), Some(2), "workouts")?;
     eq(b["sets"].as_u64(), Some(10), "sets")?;
@@ -247,7 +247,7 @@ fn every_quirk_round_trip(ctx: &Ctx) -> Result<(), Failed> {
     )?;
 
     // The same file again: nothing changes, nothing is created twice.
-    let again = import(ctx, &user, "?tz=Europe/Berlin", "text/csv", QUIRKS);
+    let again = import(ctx, &user, "?tz=Europe/Berlin&unit=kg", "text/csv", QUIRKS);
     let a = ok(&again)?;
     eq(a["new_workouts"].as_u64(), Some(0), "nothing new")?;
     eq(a["already_imported"].as_u64(), Some(2), "already imported")?;
@@ -570,18 +570,24 @@ fn history_ended_months_ago_still_counts(ctx: &Ctx) -> Result<(), Failed> {
 
 /// A pound lifter's export has no unit column; nothing says pounds but the weights.
 fn a_pound_file_without_a_unit_column(ctx: &Ctx) -> Result<(), Failed> {
-    let mut csv = String::from(
-        "Date,Workout Name,Duration,Exercise Name,Set Order,Weight,Reps,Distance,Seconds,Notes,Workout Notes,RPE\n",
-    );
-    for (day, top) in [
-        ("2026-10-05", 225),
-        ("2026-10-08", 230),
-        ("2026-10-12", 235),
-    ] {
-        for (set, lb) in [(1, 45), (2, 135), (3, top)] {
-            csv.push_str(&format!(
-                "{day} 18:00:00,\"Legs\",1h,\"Squat (Barbell)\",{set},{lb},5,0,0,\"\",\"\",\n"
-            ));
+    // The reported defect: pound loads other than 135/225/315/405 were read as kilograms, a
+    // 365 lb deadlift stored as 365 kg. Eight weeks of squats, bench and deadlifts on a pound
+    // bar with pound plates: loads end in 5, and the deadlift is no kilogram load.
+    let header = "Date,Workout Name,Duration,Exercise Name,Set Order,Weight,Reps,Distance,Seconds,Notes,Workout Notes,RPE\n";
+    let mut csv = String::from(header);
+    for week in 0..8u32 {
+        let day = format!("2026-09-{:02} 18:00:00", 1 + 3 * week);
+        for (name, start) in [
+            ("Squat (Barbell)", 185),
+            ("Bench Press (Barbell)", 135),
+            ("Deadlift (Barbell)", 295),
+        ] {
+            for set in 1..=3 {
+                let lb = start + 10 * week;
+                csv.push_str(&format!(
+                    "{day},\"Full\",1h,\"{name}\",{set},{lb},5,0,0,\"\",\"\",\n"
+                ));
+            }
         }
     }
     let user = unique_user("import-lb");
@@ -600,12 +606,15 @@ fn a_pound_file_without_a_unit_column(ctx: &Ctx) -> Result<(), Failed> {
     )?;
     let h = history(ctx, &user)?;
     let top = h
-        .last()
-        .and_then(|w| w.exercises[0].sets[2].actual.as_ref()?.weight_kg)
-        .unwrap_or_default();
+        .iter()
+        .flat_map(|w| &w.exercises)
+        .filter(|e| e.exercise_id == "deadlift")
+        .flat_map(|e| &e.sets)
+        .filter_map(|s| s.actual.as_ref()?.weight_kg)
+        .fold(0.0, f64::max);
     check(
-        (top - 235.0 * 0.453_592_37).abs() < 1e-6,
-        format!("235 lb stored as {top} kg"),
+        (top - 365.0 * 0.453_592_37).abs() < 1e-6,
+        format!("the 365 lb deadlift stored as {top} kg"),
     )?;
     // The same file with ?unit=kg is read as asked, and the answer warns.
     let user = unique_user("import-lb");
@@ -620,7 +629,35 @@ fn a_pound_file_without_a_unit_column(ctx: &Ctx) -> Result<(), Failed> {
     check(
         note.contains("import again with unit=lb"),
         format!("a warning: {note}"),
-    )
+    )?;
+    // Three sessions of squats say too little: the lifter is asked, and nothing is written.
+    let mut thin = String::from(header);
+    for day in ["2026-10-05", "2026-10-08", "2026-10-12"] {
+        for (set, lb) in [(1, 45), (2, 135), (3, 225)] {
+            thin.push_str(&format!(
+                "{day} 18:00:00,\"Legs\",1h,\"Squat (Barbell)\",{set},{lb},5,0,0,\"\",\"\",\n"
+            ));
+        }
+    }
+    let user = unique_user("import-thin");
+    let r = import(ctx, &user, "?tz=UTC", "text/csv", &thin);
+    eq(r.status, 422, &format!("asked: {}", r.body))?;
+    eq(
+        (
+            r.body["error"]["code"].as_str(),
+            r.body["error"]["field"].as_str(),
+        ),
+        (Some("IMPORT_UNIT_UNKNOWN"), Some("unit")),
+        "the unit is asked for",
+    )?;
+    eq(history(ctx, &user)?.len(), 0, "nothing written")?;
+    let r = import(ctx, &user, "?tz=UTC&unit=lb", "text/csv", &thin);
+    eq(
+        ok(&r)?["weight_unit_source"].as_str(),
+        Some("request"),
+        "answered",
+    )?;
+    Ok(())
 }
 
 fn get(ctx: &Ctx, path: &str, user: &str) -> Reply {

@@ -203,7 +203,7 @@ fn every_route() -> Vec<(&'static str, String, Body)> {
         ("GET", "/v1/notifications?limit=5".into(), None),
         (
             "POST",
-            "/v1/import/strong?tz=UTC".into(),
+            "/v1/import/strong?tz=UTC&unit=kg".into(),
             Some(("text/csv", csv)),
         ),
     ]

@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
 use super::fatigue::{LoadAdvice, Readiness};
-use super::load::AcwrStatus;
+use super::load::LoadCompared;
 use super::progression::{self, Candidate};
 use super::series::StallAction;
 use super::session::{self, PrKind};
@@ -107,12 +107,12 @@ pub fn card_id(workout_id: &str) -> String {
 /// The figures behind a deload or ramp-back advice.
 fn readiness_reasoning(r: &Readiness, history: &[Workout]) -> String {
     let mut parts: Vec<String> = r
-        .acwr
+        .training_load
         .iter()
         .map(|a| {
             format!(
-                "{} hard sets in the last 7 days against {} a week over the last 28 (ratio {})",
-                a.acute, a.chronic, a.ratio
+                "about {} hard sets a week lately against a usual {}",
+                a.acute, a.chronic
             )
         })
         .collect();
@@ -410,24 +410,22 @@ fn stalls(active: &super::Flags, here: &[&str], unit: Unit) -> (Vec<Flag>, Vec<R
     (flags, recs)
 }
 
-/// Load rising fast (overreach) or falling (a volume drop), from the acute:chronic ratio.
+/// Load well above the lifter's usual, or a volume drop, from the training load.
 fn readiness_flag(readiness: &Readiness) -> Option<Flag> {
-    let a = readiness.acwr.as_ref()?;
-    // A spike right after a light week is the return itself, not overreaching.
-    if matches!(a.status, AcwrStatus::HighRisk | AcwrStatus::Overreached)
-        && readiness.returning.is_none()
-    {
+    let a = readiness.training_load.as_ref()?;
+    // A spike right after a light week is the return itself.
+    if a.compared == LoadCompared::HigherThanUsual && readiness.returning.is_none() {
         Some(Flag {
-            kind: "overreach".into(),
+            kind: "load_up".into(),
             severity: if readiness.advice == LoadAdvice::Deload {
                 "action"
             } else {
-                "warning"
+                "info"
             }
             .into(),
             message: format!(
-                "Training load is rising fast: {} hard sets this week against {} a week over the last four (ratio {})",
-                a.acute, a.chronic, a.ratio
+                "More training than usual: about {} hard sets this week against {} a week lately",
+                a.acute, a.chronic
             ),
             exercise_id: None,
             muscle_group: None,

@@ -5,7 +5,7 @@ use chrono::{DateTime, Datelike, NaiveDate, Utc};
 use chrono_tz::Tz;
 use serde::Serialize;
 
-use crate::domain::catalog::{Exercise, Muscle, catalog};
+use crate::domain::catalog::{Exercise, MovementPattern, Muscle, catalog};
 use crate::domain::strength::{Lift, effective_rir};
 use crate::domain::workout::{ExerciseInstance, SetType, WorkoutSet};
 
@@ -18,13 +18,18 @@ pub const MODERATE_SET_CREDIT: f64 = 0.5;
 /// Credit of a set whose effort nobody recorded: most logged working sets are fairly hard, but
 /// not all, so less than a full set.
 pub const UNKNOWN_EFFORT_CREDIT: f64 = 0.75;
-/// The weekly sets compared with the volume landmarks are counted as the landmarks' source
-/// counts them (Israetel et al., RP): direct working sets, one each, for the groups the
-/// exercise trains as a primary mover, taken to within this many reps of failure (effort not
-/// recorded counts: most logged working sets are). Secondary movers count nothing: RP's ranges
-/// already hold the indirect work (it gives front delts an MEV of 0 because pressing trains
-/// them), so a bench set adds one chest set, not half a triceps and half a shoulder set too.
+/// The weekly sets compared with the volume landmarks are counted as fractional sets (Pelland
+/// et al. 2024, Sports Med, "The resistance training dose-response", which found this count
+/// the best predictor of growth): a working set within this many reps of failure (effort not
+/// recorded counts: most logged working sets are) is one set for each group its exercise
+/// trains as a primary mover and half a set for each it trains as a secondary one.
 pub const LANDMARK_SET_MAX_RIR: u32 = 4;
+/// What a secondary mover's group gets from a set.
+pub const SECONDARY_SHARE: f64 = 0.5;
+/// An unlogged set this much lighter than the exercise's top working set that day is technique
+/// or back-off work, far from failure: no hypertrophy credit (Robinson et al. 2024, Sports Med,
+/// on proximity to failure and growth).
+pub const TECHNIQUE_SHARE: f64 = 0.6;
 
 /// A set the lifter did (has a result) that is not a warm-up and has reps (timed and distance
 /// sets are kept in the history but are not strength work).
@@ -188,31 +193,51 @@ pub fn landmarks(g: VolumeGroup) -> Landmarks {
     Landmarks { mev, mrv, source }
 }
 
-/// The groups a set of an exercise counts for: those of its primary movers, once each (chest
-/// and upper chest are one group). See [`LANDMARK_SET_MAX_RIR`] for why secondary movers do
-/// not count.
+/// The groups a set of an exercise counts for and how much: 1 for each group of its primary
+/// movers, [`SECONDARY_SHARE`] for each of its secondary ones (chest and upper chest are one
+/// group; a group that is both counts once, whole). The Olympic lifts count for none: fast
+/// pulls and catches of a few reps are skill and power work, and counting every snatch as a
+/// quad and glute set put an Olympic lifter "above MRV" in 32 weeks of 34.
 pub fn group_shares(exercise: &Exercise) -> Vec<(VolumeGroup, f64)> {
-    groups_of(&exercise.primary_muscles)
+    if exercise.movement_pattern == MovementPattern::Olympic {
+        return Vec::new();
+    }
+    groups_of(&exercise.primary_muscles, &exercise.secondary_muscles)
 }
 
-/// The groups of primary movers, once each.
-fn groups_of(primary: &[Muscle]) -> Vec<(VolumeGroup, f64)> {
+/// The groups of primary movers (1) and secondary movers (a half), once each.
+fn groups_of(primary: &[Muscle], secondary: &[Muscle]) -> Vec<(VolumeGroup, f64)> {
     let mut out: Vec<(VolumeGroup, f64)> = Vec::new();
     for g in primary.iter().filter_map(|m| VolumeGroup::of(*m)) {
         if !out.iter().any(|(og, _)| *og == g) {
             out.push((g, 1.0));
         }
     }
+    for g in secondary.iter().filter_map(|m| VolumeGroup::of(*m)) {
+        if !out.iter().any(|(og, _)| *og == g) {
+            out.push((g, SECONDARY_SHARE));
+        }
+    }
     out
 }
 
-/// Whether a set counts as one direct set for the landmarks: a done working set within
-/// [`LANDMARK_SET_MAX_RIR`] of failure, or of unrecorded effort.
+/// Whether a set counts for the landmarks: a done working set within [`LANDMARK_SET_MAX_RIR`]
+/// of failure, or of unrecorded effort.
 pub fn landmark_set(s: &WorkoutSet) -> bool {
     s.actual
         .as_ref()
         .filter(|_| done_working(s))
         .is_some_and(|r| effective_rir(r).is_none_or(|rir| rir <= LANDMARK_SET_MAX_RIR))
+}
+
+/// Whether an unlogged set is technique or back-off work: under [`TECHNIQUE_SHARE`] of the
+/// instance's top working load.
+fn technique(s: &WorkoutSet, top_kg: f64) -> bool {
+    s.actual.as_ref().is_some_and(|r| {
+        effective_rir(r).is_none()
+            && r.weight_kg
+                .is_some_and(|kg| kg > 0.0 && kg < top_kg * TECHNIQUE_SHARE)
+    })
 }
 
 /// Group shares of an exercise by id; the lifter's own exercises (not in the catalog) have none.
@@ -228,13 +253,23 @@ pub fn shares_for(exercise_id: &str) -> Vec<(VolumeGroup, f64)> {
 pub fn shares_of(e: &ExerciseInstance) -> Vec<(VolumeGroup, f64)> {
     match catalog().get(&e.exercise_id) {
         Some(known) => group_shares(known),
-        None => groups_of(&e.primary_muscles),
+        None => groups_of(&e.primary_muscles, &[]),
     }
 }
 
-/// Direct sets an exercise instance gave each group, counted as the landmarks count them.
+/// Sets an exercise instance gave each group, counted as the landmarks count them.
 pub fn group_credits(e: &ExerciseInstance) -> Vec<(VolumeGroup, f64)> {
-    let credit = e.sets.iter().filter(|s| landmark_set(s)).count() as f64;
+    let top = e
+        .sets
+        .iter()
+        .filter(|s| done_working(s))
+        .filter_map(|s| s.actual.as_ref()?.weight_kg)
+        .fold(0.0, f64::max);
+    let credit = e
+        .sets
+        .iter()
+        .filter(|s| landmark_set(s) && !technique(s, top))
+        .count() as f64;
     if credit == 0.0 {
         return Vec::new();
     }
@@ -355,14 +390,20 @@ pub(crate) mod tests {
     }
 
     #[test]
-    fn landmark_sets_are_counted_as_rp_counts_them() {
-        // A bench set is one direct chest set; RP's triceps and shoulder ranges already hold
-        // the pressing (the defect: half a set each, counted on top).
+    fn landmark_sets_are_fractional_and_skip_olympic_and_technique_work() {
+        // A bench set is a chest set and half a triceps and a shoulder set (Pelland 2024).
         assert_eq!(
             shares_for("barbell-bench-press"),
-            vec![(VolumeGroup::Chest, 1.0)]
+            vec![
+                (VolumeGroup::Chest, 1.0),
+                (VolumeGroup::Triceps, 0.5),
+                (VolumeGroup::Shoulders, 0.5)
+            ]
         );
         assert!(shares_for("my-own-exercise").is_empty());
+        // A snatch is no quad or glute set.
+        assert!(shares_for("snatch").is_empty());
+        assert!(shares_for("power-clean").is_empty());
         // Within 4 reps of failure, or effort not logged, is a whole set; easier is none (the
         // hard-set credit elsewhere gives 0.5 and 0.75).
         assert!(landmark_set(&set(100.0, 8, Some(LANDMARK_SET_MAX_RIR))));
@@ -386,7 +427,21 @@ pub(crate) mod tests {
             rep_range: None,
             primary_muscles: Vec::new(),
         };
-        assert_eq!(group_credits(&e), vec![(VolumeGroup::Chest, 2.0)]);
+        assert_eq!(
+            group_credits(&e),
+            vec![
+                (VolumeGroup::Chest, 2.0),
+                (VolumeGroup::Triceps, 1.0),
+                (VolumeGroup::Shoulders, 1.0)
+            ]
+        );
+        // An unlogged set at half the top load is technique work: no credit. At two thirds
+        // it counts.
+        let light = ExerciseInstance {
+            sets: vec![set(100.0, 5, None), set(50.0, 5, None), set(70.0, 8, None)],
+            ..e.clone()
+        };
+        assert_eq!(group_credits(&light)[0], (VolumeGroup::Chest, 2.0));
         // An own exercise counts only with the muscles its definition gave it; a catalog one
         // keeps the catalog's whatever the instance says.
         let own = ExerciseInstance {
@@ -412,7 +467,7 @@ pub(crate) mod tests {
             primary_muscles: vec![Muscle::Quads],
             ..e.clone()
         };
-        assert_eq!(group_credits(&claimed), vec![(VolumeGroup::Chest, 2.0)]);
+        assert_eq!(group_credits(&claimed), group_credits(&e));
         // Each group says which of the source's muscles its pair is read from.
         assert!(
             landmarks(VolumeGroup::Shoulders)

@@ -143,9 +143,11 @@ impl StallAction {
     pub fn advice(self) -> &'static str {
         match self {
             StallAction::IncreaseLoad => "there is reserve left: add load",
-            StallAction::Deload => {
-                "sets are close to failure: deload for a week (about 90% load, fewer sets)"
-            }
+            StallAction::Deload => concat!(
+                "sets are close to failure and not moving: ",
+                super::deload_week!(),
+                " on it"
+            ),
             StallAction::Swap => "stalled a long time: swap to a close variation",
             StallAction::VaryRepRange => "change the rep range for a few weeks",
         }

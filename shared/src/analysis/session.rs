@@ -330,9 +330,16 @@ mod tests {
         // 800 + 800 + 600; hard sets 1 + 1 + 0.5; the warm-up counts for nothing.
         assert_eq!((s.sets, s.volume_kg, s.hard_sets), (3, 2200.0, 2.5));
         assert_eq!(s.duration_min, Some(55));
-        // By group, as the landmarks count: three direct chest sets (all within 4 RIR), and
-        // nothing for the secondary triceps and front delts.
-        assert_eq!(s.hard_sets_by_group, vec![(VolumeGroup::Chest, 3.0)]);
+        // By group, as the landmarks count: three chest sets (all within 4 RIR), and half a set
+        // each for the secondary triceps and front delts.
+        assert_eq!(
+            s.hard_sets_by_group,
+            vec![
+                (VolumeGroup::Chest, 3.0),
+                (VolumeGroup::Shoulders, 1.5),
+                (VolumeGroup::Triceps, 1.5)
+            ]
+        );
         let e = &s.exercises[0];
         // Best e1RM: 100 × 8 at RIR 2 is a 10-rep max: 100 × (1 + 10/30) = 133.3; the 6 at
         // RIR 4 is also 10 → 133.3; confidence of an 8-rep set 0.8.

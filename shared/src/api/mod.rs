@@ -118,6 +118,8 @@ pub enum ErrorCode {
     IdempotencyKeyReused,
     ImportMalformed,
     ImportTooLarge,
+    /// An import whose weights do not say kilograms or pounds: the lifter is asked.
+    ImportUnitUnknown,
     Internal,
     InvalidBody,
     InvalidCommand,
@@ -154,7 +156,7 @@ pub enum ErrorCode {
 }
 
 impl ErrorCode {
-    pub const ALL: [ErrorCode; 47] = [
+    pub const ALL: [ErrorCode; 48] = [
         ErrorCode::ArtifactAlreadyApplied,
         ErrorCode::ArtifactDismissed,
         ErrorCode::ArtifactExpired,
@@ -169,6 +171,7 @@ impl ErrorCode {
         ErrorCode::IdempotencyKeyReused,
         ErrorCode::ImportMalformed,
         ErrorCode::ImportTooLarge,
+        ErrorCode::ImportUnitUnknown,
         ErrorCode::Internal,
         ErrorCode::InvalidBody,
         ErrorCode::InvalidCommand,
@@ -218,6 +221,7 @@ impl ErrorCode {
             ErrorCode::IdempotencyKeyReused => 409,
             ErrorCode::ImportMalformed => 400,
             ErrorCode::ImportTooLarge => 413,
+            ErrorCode::ImportUnitUnknown => 422,
             ErrorCode::Internal => 500,
             ErrorCode::InvalidBody => 400,
             ErrorCode::InvalidCommand => 400,
@@ -270,6 +274,7 @@ impl ErrorCode {
             ErrorCode::IdempotencyKeyReused => "IDEMPOTENCY_KEY_REUSED",
             ErrorCode::ImportMalformed => "IMPORT_MALFORMED",
             ErrorCode::ImportTooLarge => "IMPORT_TOO_LARGE",
+            ErrorCode::ImportUnitUnknown => "IMPORT_UNIT_UNKNOWN",
             ErrorCode::Internal => "INTERNAL",
             ErrorCode::InvalidBody => "INVALID_BODY",
             ErrorCode::InvalidCommand => "INVALID_COMMAND",

@@ -42,6 +42,10 @@ pub const REVIEW_WEEKS: u64 = crate::analysis::ANALYSIS_WEEKS as u64 + 1;
 pub enum ImportError {
     #[error(transparent)]
     Refused(#[from] strong::Refused),
+    /// The file does not say its unit, nor do the request, the profile or the weights: asked
+    /// rather than guessed (a 365 lb deadlift read as 365 kg sets every prescription after it).
+    #[error("{0}")]
+    UnitUnknown(String),
     #[error(transparent)]
     Store(#[from] StoreError),
 }
@@ -106,7 +110,8 @@ pub fn read_export(
     };
     let parsed = strong::parse(text, opts(first), own)?;
     if parsed.summary.states_units() {
-        return Ok((parsed, first, units::UnitSource::File, None));
+        let unit = parsed.summary.main_unit();
+        return Ok((parsed, unit, units::UnitSource::File, None));
     }
     let seen = units::evidence(&parsed.workouts, first);
     let (unit, source, why) = units::decide(requested, profile, seen);
@@ -179,6 +184,13 @@ pub async fn strong_export(
         &own,
         &[strong::App::Strong],
     )?;
+    if source == units::UnitSource::Default {
+        let seen = units::evidence(&parsed.workouts, unit);
+        return Err(ImportError::UnitUnknown(format!(
+            "The file has no Weight Unit column and its weights do not tell kilograms from pounds (pound evidence {}, kilogram evidence {}): import again with unit=kg or unit=lb, or set the unit in your profile. Nothing was imported.",
+            seen.pounds, seen.kilograms
+        )));
+    }
     // Exports do not record bodyweight: the profile's is the best known for pull-ups and dips.
     for w in &mut parsed.workouts {
         w.bodyweight_kg = profile.bodyweight_kg;

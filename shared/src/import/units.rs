@@ -1,15 +1,24 @@
 //! Which unit a Strong export without a `Weight Unit` column is in, and why. The import asks,
-//! in order: the request (`?unit=`), the lifter's stored profile, then the weights themselves.
+//! in order: the request (`?unit=`), the lifter's stored profile, then the weights themselves;
+//! when the weights cannot tell, the import asks the lifter rather than guess.
 //!
-//! The weights are read for what only one unit's equipment produces:
-//! - pounds: a barbell set at 45 (the empty pound bar; weighs 3), and barbell loads of 135,
-//!   225, 315 and 405 (one to four 45 lb plates a side);
-//! - kilograms: a barbell set at 20 (the empty kilogram bar; weighs 3), loads ending in 2.5
-//!   or 7.5 (1.25 kg plates a side; pound gyms step in 5s), and whole loads of 14 or more that
-//!   are not multiples of 2.5 (22, 24, 26, 28, 32: kilogram dumbbells and kettlebells step by 2).
+//! The weights are read for what only one unit's equipment and lifters produce:
+//! - plate arithmetic on the barbell: a pound bar (45) loaded with the usual pound plates (45,
+//!   35, 25, 10, 5) ends in 5 (95, 135, 185, 225, 275, 315, 365, 405); kilogram loads are 20
+//!   plus pairs of plates and end in 0 as often as in 5. When at least
+//!   [`MIN_ROUND_LOADS`] barbell loads are whole multiples of 5, a share ending in 5 of at least
+//!   [`POUND_SHARE`] votes pounds (one point a load), at most [`KILOGRAM_SHARE`] kilograms;
+//! - the empty kilogram bar: a barbell set at 20 (3 points; 45 says nothing, 45 kg being a
+//!   common working load);
+//! - small kilogram plates: barbell loads ending in 2.5 or 7.5 (1.25 kg a side; pound gyms
+//!   step in 5s), and whole dumbbell or kettlebell weights of 14 or more that are not multiples
+//!   of 2.5 (kilogram dumbbells and kettlebells step by 2) (1 point each); machine stacks are
+//!   numbered any way and say nothing;
+//! - plausibility: a barbell lift whose loads, read as kilograms, only elite lifters reach (a
+//!   365 kg deadlift, a 225 kg bench) is a pound lift (5 points a lift).
 //!
-//! The larger score wins; with no evidence either way, or a tie, the file is read as kilograms
-//! and the answer says the weights did not tell.
+//! The larger score wins when it is at least twice the other and at least [`ENOUGH`];
+//! otherwise the weights do not tell.
 
 use serde::Serialize;
 
@@ -19,7 +28,36 @@ use crate::domain::workout::Workout;
 
 /// The empty bar says the most: a set at exactly the bar's weight.
 pub const EMPTY_BAR_WEIGHT: u32 = 3;
-const LB_PLATE_TOTALS: [f64; 4] = [135.0, 225.0, 315.0, 405.0];
+/// Whole multiples of 5 on the barbell needed before their endings vote.
+pub const MIN_ROUND_LOADS: usize = 20;
+/// Share of them ending in 5 that says pounds, and the share at or under which it says
+/// kilograms (from the exports in `tests/data/exports` and the public ones measured beside
+/// them: pound files 0.70–1.0, kilogram files 0.08–0.58).
+pub const POUND_SHARE: f64 = 0.7;
+pub const KILOGRAM_SHARE: f64 = 0.45;
+/// A load implausible in kilograms weighs this much.
+pub const IMPLAUSIBLE_WEIGHT: u32 = 5;
+/// The winner needs this many times the other's score, and at least this much evidence.
+pub const DECISIVE: u32 = 2;
+pub const ENOUGH: u32 = 8;
+
+/// Barbell loads, as kilograms, of elite lifters only (a 320 kg deadlift, a 200 kg bench): in
+/// a personal log they are far more likely pounds. Counted once a lift, so that an elite
+/// kilogram lifter's many heavy sets cannot outvote their plates.
+fn implausible_kg(exercise_id: &str, load: f64) -> bool {
+    let limit = match exercise_id {
+        "back-squat" | "low-bar-squat" | "box-squat" => 280.0,
+        "front-squat" => 220.0,
+        "barbell-bench-press" | "close-grip-bench-press" | "incline-barbell-bench-press" => 200.0,
+        "deadlift" | "sumo-deadlift" | "trap-bar-deadlift" => 320.0,
+        "romanian-deadlift" => 250.0,
+        "overhead-press" | "seated-overhead-press" | "push-press" => 130.0,
+        "barbell-row" | "pendlay-row" => 180.0,
+        "barbell-curl" => 90.0,
+        _ => return false,
+    };
+    load > limit
+}
 
 /// Where the unit came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -46,10 +84,15 @@ pub struct Evidence {
 impl Evidence {
     /// The unit the weights point to, if they point anywhere.
     pub fn unit(self) -> Option<Unit> {
-        match self.pounds.cmp(&self.kilograms) {
-            std::cmp::Ordering::Greater => Some(Unit::Lb),
-            std::cmp::Ordering::Less => Some(Unit::Kg),
-            std::cmp::Ordering::Equal => None,
+        if self.pounds.max(self.kilograms) < ENOUGH {
+            return None;
+        }
+        if self.pounds >= DECISIVE * self.kilograms.max(1) {
+            Some(Unit::Lb)
+        } else if self.kilograms >= DECISIVE * self.pounds.max(1) {
+            Some(Unit::Kg)
+        } else {
+            None
         }
     }
 }
@@ -62,10 +105,13 @@ fn is(x: f64, y: f64) -> bool {
 /// was typed).
 pub fn evidence(workouts: &[Workout], read_as: Unit) -> Evidence {
     let mut e = Evidence::default();
+    let (mut round, mut ending_in_5) = (0usize, 0usize);
+    let mut implausible = std::collections::BTreeSet::new();
     for inst in workouts.iter().flat_map(|w| w.exercises.iter()) {
-        let barbell = catalog()
-            .get(&inst.exercise_id)
-            .is_some_and(|x| x.equipment == Equipment::Barbell);
+        let equipment = catalog().get(&inst.exercise_id).map(|x| x.equipment);
+        let barbell = equipment == Some(Equipment::Barbell);
+        // Machines and cables have stacks of any numbering: only free weights tell.
+        let bells = matches!(equipment, Some(Equipment::Dumbbell | Equipment::Kettlebell));
         for w in inst
             .sets
             .iter()
@@ -74,19 +120,32 @@ pub fn evidence(workouts: &[Workout], read_as: Unit) -> Evidence {
             // Typed numbers have at most two decimals; undo the conversion's float noise.
             .map(|kg| (read_as.from_kg(kg) * 100.0).round() / 100.0)
         {
-            if barbell && is(w, 45.0) {
-                e.pounds += EMPTY_BAR_WEIGHT;
-            } else if barbell && LB_PLATE_TOTALS.iter().any(|t| is(w, *t)) {
-                e.pounds += 1;
-            } else if barbell && is(w, 20.0) {
+            // The empty kilogram bar: 20 on a barbell is no pound load (a 45 lb bar). The
+            // empty pound bar says less: 45 kg is a common working load.
+            if barbell && is(w, 20.0) {
                 e.kilograms += EMPTY_BAR_WEIGHT;
             }
-            let fifths = w % 5.0;
-            let small_plates = is(fifths, 2.5);
-            let kilo_bells = w >= 14.0 && is(w, w.round()) && !is(w % 2.5, 0.0);
+            if barbell && is(w, w.round()) && is(w % 5.0, 0.0) && w >= 45.0 {
+                round += 1;
+                ending_in_5 += usize::from(is(w % 10.0, 5.0));
+            }
+            if barbell && implausible_kg(&inst.exercise_id, w) {
+                implausible.insert(inst.exercise_id.as_str());
+            }
+            let small_plates = barbell && is(w % 5.0, 2.5);
+            let kilo_bells = bells && w >= 14.0 && is(w, w.round()) && !is(w % 2.5, 0.0);
             if small_plates || kilo_bells {
                 e.kilograms += 1;
             }
+        }
+    }
+    e.pounds += IMPLAUSIBLE_WEIGHT * implausible.len() as u32;
+    if round >= MIN_ROUND_LOADS {
+        let share = ending_in_5 as f64 / round as f64;
+        if share >= POUND_SHARE {
+            e.pounds += round as u32;
+        } else if share <= KILOGRAM_SHARE {
+            e.kilograms += round as u32;
         }
     }
     e
@@ -158,33 +217,68 @@ mod tests {
 
     #[test]
     fn the_weights_tell_pounds_from_kilograms() {
-        // Empty pound bar (3) and one to four plates a side (1 each).
-        let lb = evidence(&squat(&[45.0, 135.0, 225.0, 230.0]), Unit::Kg);
-        assert_eq!((lb.pounds, lb.kilograms, lb.unit()), (5, 0, Some(Unit::Lb)));
-        // Empty kilogram bar (3), a 1.25 kg plate step (1); 100 says nothing.
-        let kg = evidence(&squat(&[20.0, 62.5, 100.0]), Unit::Kg);
-        assert_eq!((kg.pounds, kg.kilograms, kg.unit()), (0, 4, Some(Unit::Kg)));
-        // Kilogram kettlebells step by 4 and 2: 24 and 28 are not pound weights.
+        // The reported defect: pound loads other than 135/225/315/405 were read as kilograms.
+        // On a 45 lb bar with the usual plates, loads end in 5: a file of them is pounds.
+        let lb: Vec<f64> = (0..25).map(|i| 95.0 + 10.0 * f64::from(i % 9)).collect();
+        let e = evidence(&squat(&lb), Unit::Kg);
+        assert_eq!((e.pounds, e.kilograms, e.unit()), (25, 0, Some(Unit::Lb)));
+        // Kilogram loads end in 0 as often as in 5 (no vote), and step by 2.5 (small plates):
+        // kilograms; so does the empty 20 kg bar.
+        let kg: Vec<f64> = (0..25).map(|i| 60.0 + 2.5 * f64::from(i % 8)).collect();
+        let e = evidence(&squat(&kg), Unit::Kg);
+        assert_eq!(e.unit(), Some(Unit::Kg), "{e:?}");
+        let e = evidence(&squat(&[20.0, 62.5, 67.5, 72.5, 77.5, 100.0]), Unit::Kg);
+        assert_eq!((e.pounds, e.kilograms, e.unit()), (0, 7, None));
+        let e = evidence(&squat(&[20.0, 20.0, 62.5, 67.5, 72.5, 77.5]), Unit::Kg);
+        assert_eq!((e.pounds, e.kilograms, e.unit()), (0, 10, Some(Unit::Kg)));
+        // A 365 deadlift is no kilogram load in a personal log.
+        let dl: Vec<_> = [315.0, 365.0]
+            .iter()
+            .map(|w| working(*w, 3, None, None))
+            .collect();
+        let e = evidence(&[session(0, "deadlift", &dl)], Unit::Kg);
+        assert_eq!(e.pounds, 5);
+        // One such lift alone is thin evidence; with the pound bench beside it, it tells.
+        assert_eq!(e.unit(), None);
+        let bench: Vec<_> = [225.0, 245.0]
+            .iter()
+            .map(|w| working(*w, 3, None, None))
+            .collect();
+        let both = [
+            session(0, "deadlift", &dl),
+            session(1, "barbell-bench-press", &bench),
+        ];
+        assert_eq!(evidence(&both, Unit::Kg).unit(), Some(Unit::Lb));
+        // Kilogram kettlebells step by 4 and 2: 24 and 28 are not pound weights; a machine's
+        // stack says nothing.
         let bells: Vec<_> = [24.0, 28.0, 30.0]
             .iter()
             .map(|w| working(*w, 10, None, None))
             .collect();
         let kb = evidence(&[session(0, "kettlebell-swing", &bells)], Unit::Kg);
         assert_eq!((kb.pounds, kb.kilograms), (0, 2));
+        let stack = evidence(&[session(0, "leg-press", &bells)], Unit::Kg);
+        assert_eq!((stack.pounds, stack.kilograms), (0, 0));
         // Read back from pounds: the numbers as typed.
-        let as_lb: Vec<_> = [45.0, 225.0]
+        let as_lb: Vec<_> = [315.0, 365.0]
             .iter()
             .map(|w| working(Unit::Lb.to_kg(*w), 5, None, None))
             .collect();
-        let e = evidence(&[session(0, "back-squat", &as_lb)], Unit::Lb);
-        assert_eq!(e.pounds, 4);
+        let e = evidence(&[session(0, "deadlift", &as_lb)], Unit::Lb);
+        assert_eq!(e.pounds, 5);
+        // A few loads, or a close call, do not tell.
         assert_eq!(evidence(&squat(&[100.0, 105.0]), Unit::Kg).unit(), None);
+        let close = Evidence {
+            pounds: 30,
+            kilograms: 20,
+        };
+        assert_eq!(close.unit(), None);
     }
 
     #[test]
     fn the_request_then_the_profile_then_the_weights_decide() {
         let lb = Evidence {
-            pounds: 5,
+            pounds: 25,
             kilograms: 0,
         };
         let (u, s, why) = decide(None, None, lb);

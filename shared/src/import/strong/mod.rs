@@ -118,12 +118,25 @@ pub struct Summary {
     pub rejected: Vec<LineNote>,
     pub warning_count: usize,
     pub warnings: Vec<LineNote>,
+    /// Rows whose weight was read in kilograms and in pounds (a file that states its units:
+    /// its own unit is the one most of its rows use).
+    #[serde(skip)]
+    pub rows_in: (usize, usize),
 }
 
 impl Summary {
     /// Whether the file stated the unit of its weights (a unit column, or a header naming it).
     pub fn states_units(&self) -> bool {
         self.layout != LAYOUT_WITHOUT_UNITS
+    }
+
+    /// The unit most of the file's weighted rows were read in.
+    pub fn main_unit(&self) -> Unit {
+        if self.rows_in.1 > self.rows_in.0 {
+            Unit::Lb
+        } else {
+            Unit::Kg
+        }
     }
 }
 
@@ -295,6 +308,12 @@ fn read_row(
         u => Unit::parse(&u.to_ascii_lowercase())
             .ok_or_else(|| format!("Weight Unit '{u}' is not kg or lbs"))?,
     };
+    if weight.parse::<f64>().is_ok_and(|w| w > 0.0) {
+        match unit {
+            Unit::Kg => summary.rows_in.0 += 1,
+            Unit::Lb => summary.rows_in.1 += 1,
+        }
+    }
     let weight_kg = match non_negative(weight, "Weight")? {
         Some(w) if w > 0.0 => {
             let kg = unit.to_kg(w);

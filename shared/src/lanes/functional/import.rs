@@ -3,7 +3,8 @@
 //!
 //! Query parameters: `tz` (IANA name; default the profile's timezone) for the export's local
 //! dates, and `unit` (`kg` or `lb`) for weights in a file without a unit column (default: the
-//! profile's unit, else what the weights look like; the answer says which and why).
+//! profile's unit, else what the weights look like; the answer says which and why; when they do
+//! not tell, 422 `IMPORT_UNIT_UNKNOWN` asks for it and nothing is written).
 
 use super::*;
 use crate::api::ErrorCode;
@@ -55,6 +56,9 @@ impl FunctionalLane {
             }
             ImportError::Refused(Refused::TooLarge(m)) => {
                 ApiError::new(ErrorCode::ImportTooLarge, m)
+            }
+            ImportError::UnitUnknown(m) => {
+                ApiError::new(ErrorCode::ImportUnitUnknown, m).field("unit")
             }
             ImportError::Store(e) => store_error(&e),
         })?;

@@ -203,6 +203,20 @@ pub fn trend_chart_reps(
     Some((chart_reps(load_kg / max) - f64::from(rir.unwrap_or(0))).max(0.0))
 }
 
+/// The classic acute:chronic workload ratio, the baseline deload rule's: hard sets of the last
+/// 7 days over the weekly mean of the last 28 (coupled: the acute week is in both), None with
+/// under four weeks of history.
+pub fn classic_acwr(history: &[Workout], now: DateTime<Utc>) -> Option<f64> {
+    let first = history.iter().map(|w| w.started_at).min()?;
+    if now - first < chrono::Duration::days(21) {
+        return None;
+    }
+    let acute = coach::analysis::load::hard_sets(history, now - chrono::Duration::days(7), now);
+    let chronic =
+        coach::analysis::load::hard_sets(history, now - chrono::Duration::days(28), now) / 4.0;
+    (chronic > 0.0).then(|| acute / chronic)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -30,9 +30,9 @@ use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, Datelike, Duration, Utc};
 use coach::analysis::capacity::{Capacity, Lifter, SessionTop, session_tops, top_of};
+use coach::analysis::flags;
 use coach::analysis::history::working_sets;
 use coach::analysis::progression::{DEFAULT_TARGET_RIR, RepTarget, prescribe_for};
-use coach::analysis::{flags, load};
 use coach::domain::catalog::{Loading, catalog};
 use coach::domain::profile::{Profile, step_for};
 use coach::domain::strength::is_working_result;
@@ -621,7 +621,7 @@ fn deload_events(results: &mut Results, li: usize, ws: &[Workout]) {
         if let Some(dropped) = drop_ahead(ws, week) {
             let coach = flags(&past, week, chrono_tz::UTC).deload_recommended();
             let fifth = ((week - start).num_weeks() + 4) % 5 == 4;
-            let acwr = load::acwr(&past, week).is_some_and(|a| a.ratio > load::ACWR_HIGH_RISK);
+            let acwr = baselines::classic_acwr(&past, week).is_some_and(|r| r > 1.3);
             for (who, said) in [(COACH, coach), (EVERY_FIFTH, fifth), (ACWR, acwr)] {
                 // Precision: of the weeks advised, how many dropped; recall: of the drops, how
                 // many were advised.
