@@ -19,7 +19,7 @@ use serde::Serialize;
 use super::Stall;
 use super::load::{self, LoadCompared, TrainingLoad, VolumeStatus, within};
 use super::series::StallAction;
-use crate::domain::strength::{BestE1rm, effective_rir, is_working_result, round1};
+use crate::domain::strength::{Lift, effective_rir, is_rated, is_working_result, round1, set_e1rm};
 use crate::domain::workout::Workout;
 
 /// Fatigue shows in the last this many days, against as many days before them: equal windows,
@@ -256,26 +256,54 @@ fn falling(
     reference: &[&Workout],
     reference_from: DateTime<Utc>,
 ) -> Vec<String> {
-    // Rated sets against rated, unrated against unrated: starting to log RPE is no change.
-    let before = BestE1rm::of_workouts(reference.iter().copied());
+    // Like against like: rated sets against rated (starting to log RPE is no change), and
+    // within a rep band (a switch from triples to tens moves Epley's estimate by itself).
+    let before = like_bests(reference);
     let mut down = BTreeSet::new();
-    for (id, now) in BestE1rm::of_workouts(recent.iter().copied()) {
-        let Some(then) = before.get(&id) else {
+    let mut up = BTreeSet::new();
+    for ((id, kind), now) in like_bests(recent) {
+        let Some(then) = before.get(&(id.clone(), kind)) else {
             continue;
         };
         let drop = lift_noise(history, &id, reference_from).map_or(PERFORMANCE_DROP, |n| {
             PERFORMANCE_DROP.max(NOISE_MULTIPLE * n)
         });
-        for rated in [false, true] {
-            let (Some(now), Some(then)) = (now.get(rated), then.get(rated)) else {
-                continue;
-            };
-            if now < then * (1.0 - drop) {
-                down.insert(id.clone());
+        if now < then * (1.0 - drop) {
+            down.insert(id);
+        } else {
+            up.insert(id);
+        }
+    }
+    // A lift down in one band and holding in another has not fallen.
+    down.difference(&up).cloned().collect()
+}
+
+/// Rep bands estimated maxima are compared within.
+fn rep_band(reps: u32) -> u8 {
+    match reps {
+        0..=5 => 0,
+        6..=12 => 1,
+        _ => 2,
+    }
+}
+
+/// The best estimated max of each (exercise, (rated, rep band)) over `workouts`.
+fn like_bests(workouts: &[&Workout]) -> BTreeMap<(String, (bool, u8)), f64> {
+    let mut out: BTreeMap<(String, (bool, u8)), f64> = BTreeMap::new();
+    for w in workouts {
+        for e in &w.exercises {
+            let lift = Lift::in_workout(w, &e.exercise_id);
+            for s in e.sets.iter().filter(|s| is_working_result(s)) {
+                let (Some(r), Some(max)) = (s.actual.as_ref(), set_e1rm(s, lift)) else {
+                    continue;
+                };
+                let key = (e.exercise_id.clone(), (is_rated(r), rep_band(r.reps)));
+                let best = out.entry(key).or_insert(max);
+                *best = best.max(max);
             }
         }
     }
-    down.into_iter().collect()
+    out
 }
 
 /// Reserve per (exercise, load, reps) of rated working sets.
@@ -516,6 +544,19 @@ mod tests {
             signals(&h, at_day(42), &[]).as_slice(),
             [Signal::PerformanceFalling { .. }]
         ));
+    }
+
+    #[test]
+    fn a_switch_of_rep_range_is_no_fall() {
+        // Four weeks of fives, then two weeks of tens at a lighter load: Epley reads the bench
+        // tens 14 % lower (75 × 10 is 100 against 100 × 5's 116.7) and the squat's 10 % lower,
+        // but tens are only compared with tens.
+        let mut h = days(&weeks(0, 4), 3, 100.0, None);
+        for d in [28, 31, 35, 38] {
+            h.push(session(d, BENCH, &vec![working(75.0, 10, None, None); 3]));
+            h.push(session(d, SQUAT, &vec![working(110.0, 10, None, None); 3]));
+        }
+        assert!(signals(&h, at_day(42), &[]).is_empty());
     }
 
     #[test]
