@@ -340,6 +340,29 @@ pub fn walk(results: &mut Results, li: usize, file: &LifterFile) {
                             1.0,
                         );
                     }
+                    // An unlogged set's reps are a floor of the lifter's capacity there: how
+                    // often each says the lifter could not have done them even to failure.
+                    if !rated {
+                        let to_failure: [(&'static str, Option<f64>); 2] = [
+                            (
+                                COACH,
+                                capacity.as_ref().and_then(|c| c.reps_at(load, Some(0))),
+                            ),
+                            (LAST, baselines::last_time_reps(past, id, now, load, Some(0))),
+                        ];
+                        for (who, p) in to_failure {
+                            if let Some(p) = p {
+                                let beyond = p + 0.5 < f64::from(actual.reps);
+                                results.add(
+                                    "reps: unlogged sets beyond the predicted capacity",
+                                    who,
+                                    li,
+                                    f64::from(u8::from(beyond)),
+                                    1.0,
+                                );
+                            }
+                        }
+                    }
                 }
             }
 
@@ -733,7 +756,8 @@ fn cell(figure: &str, e: Estimate, count: f64) -> String {
     if figure.contains("MASE") {
         return format!("{:.2} [{:.2}, {:.2}]", e.value, e.low, e.high);
     }
-    let pct = figure.contains("rate")
+    let pct = figure.contains("beyond")
+        || figure.contains("rate")
         || figure.contains("share")
         || figure.contains("coverage")
         || figure.contains("too easy")
@@ -869,6 +893,7 @@ pub fn report(files: &[LifterFile], results: &Results, split: Option<Split>) -> 
                 "reps: share within ±1",
                 "reps: MAE, effort logged",
                 "reps: MAE, effort not logged",
+                "reps: unlogged sets beyond the predicted capacity",
                 "hit rate",
                 "too easy (beat by 2+)",
                 "safety: above the best for those reps",
