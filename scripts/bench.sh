@@ -29,6 +29,12 @@
 #                              what the lifters did next (tests/data/exports, and any files in
 #                              EXPORTS, e.g. EXPORTS="mine.csv"; a file without a unit column
 #                              is read as the import reads it, or give --unit lb before it)
+#   scripts/bench.sh coaching  the coaching benchmark (docs/coaching.md): the coach against
+#                              same-as-last-time, Liftosaur dp and lp and an e1RM trend read
+#                              through the RTS chart, rolling origin over every real export in
+#                              tests/data/exports (development and held-out lifters apart), with
+#                              bootstrap intervals; files in EXPORTS are measured as held-out
+#                              lifters too (never tuned on, not committed)
 #   scripts/bench.sh           all of them
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -310,9 +316,16 @@ replay() {
   ./target/release/devstack replay tests/data/exports/*.csv ${EXPORTS:-}
 }
 
+coaching() {
+  cargo build --release --quiet -p devstack
+  # shellcheck disable=SC2086
+  ./target/release/devstack coaching --split all ${EXPORTS:-}
+}
+
 case "${1:-all}" in
   micro) micro ;; size) size ;; cold) cold ;; e2e) e2e ;; slow) slow ;; import) import ;;
   load) load ;; profile) profile ;; replay) replay ;; lifter) lifter ;; sync) sync ;;
-  all) micro; size; cold; profile; e2e; slow; import; lifter; sync; load; replay ;;
-  *) echo "usage: scripts/bench.sh [micro|size|cold|profile|e2e|slow|import|lifter|sync|load|replay]"; exit 2 ;;
+  coaching) coaching ;;
+  all) micro; size; cold; profile; e2e; slow; import; lifter; sync; load; replay; coaching ;;
+  *) echo "usage: scripts/bench.sh [micro|size|cold|profile|e2e|slow|import|lifter|sync|load|replay|coaching]"; exit 2 ;;
 esac

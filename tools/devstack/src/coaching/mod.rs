@@ -38,6 +38,7 @@ use coach::domain::profile::{Profile, step_for};
 use coach::domain::strength::is_working_result;
 use coach::domain::units::Unit;
 use coach::domain::workout::Workout;
+use coach::import::units::UnitSource;
 use coach::import::{read_export, strong};
 use coach::skills::suggest::{Source, suggest_weight};
 
@@ -88,31 +89,42 @@ pub fn load(root: &Path, given: &[PathBuf]) -> Result<Vec<LifterFile>, String> {
         })
         .collect();
     files.extend(given.iter().map(|p| (p.clone(), Split::Given)));
-    files
-        .into_iter()
-        .map(|(path, split)| {
-            let text =
-                std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-            let (parsed, unit, _, _) = read_export(
-                &text,
-                chrono_tz::UTC,
-                None,
-                None,
-                Utc::now(),
-                &HashSet::new(),
-                strong::ALL_APPS,
-            )
-            .map_err(|e| format!("{}: {e}", path.display()))?;
-            Ok(LifterFile {
-                name: path
-                    .file_name()
-                    .map_or_else(String::new, |n| n.to_string_lossy().into_owned()),
+    let mut out = Vec::new();
+    for (path, split) in files {
+        let read = std::fs::read_to_string(&path)
+            .map_err(|e| e.to_string())
+            .and_then(|text| {
+                read_export(
+                    &text,
+                    chrono_tz::UTC,
+                    None,
+                    None,
+                    Utc::now(),
+                    &HashSet::new(),
+                    strong::ALL_APPS,
+                )
+                .map_err(|e| e.to_string())
+            });
+        let name = path
+            .file_name()
+            .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+        match (read, split) {
+            // A given file that cannot be read, or whose unit its weights do not tell (the
+            // import would ask), is left out, saying so; a committed one must read.
+            (Err(e), Split::Given) => eprintln!("left out {name}: {e}"),
+            (Ok((_, _, UnitSource::Default, _)), Split::Given) => {
+                eprintln!("left out {name}: its weights do not tell kilograms from pounds")
+            }
+            (Err(e), _) => return Err(format!("{}: {e}", path.display())),
+            (Ok((parsed, unit, _, _)), _) => out.push(LifterFile {
+                name,
                 split,
                 unit,
                 workouts: parsed.workouts,
-            })
-        })
-        .collect()
+            }),
+        }
+    }
+    Ok(out)
 }
 
 /// The predictors, in the tables' order.
