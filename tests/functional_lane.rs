@@ -322,7 +322,8 @@ fn autofill_sources_in_order(ctx: &Ctx) -> Result<(), Failed> {
         "the plan over the last session",
     )?;
     // Not in a workout: the progression model on the last session. 97.5 × 8 then 7 of the 8
-    // planned: the 7 was inside the range, so 97.5 kg again, every set at least the 7 done.
+    // planned: the 7 was inside the range, so 97.5 kg again, aiming for the 8 on every set
+    // (autofill writes the aim; a 7 written down would be read next time as the 7 asked for).
     let other = unique_user("autofill-hist");
     put_history(
         ctx,
@@ -342,7 +343,7 @@ fn autofill_sources_in_order(ctx: &Ctx) -> Result<(), Failed> {
             d["predicted_weight_kg"].as_f64(),
             d["predicted_reps"].as_u64(),
         ),
-        (Some("last_session"), Some(97.5), Some(7)),
+        (Some("last_session"), Some(97.5), Some(8)),
         "last session",
     )?;
     // A set done today wins.

@@ -19,8 +19,8 @@ pub const MODERATE_SET_CREDIT: f64 = 0.5;
 /// not all, so less than a full set.
 pub const UNKNOWN_EFFORT_CREDIT: f64 = 0.75;
 /// The weekly sets compared with the volume landmarks are counted as fractional sets (Pelland
-/// et al. 2024, Sports Med, "The resistance training dose-response", which found this count
-/// the best predictor of growth): a working set within this many reps of failure (effort not
+/// et al., "The resistance training dose response", SportRxiv preprint 2024, whose
+/// meta-regressions found this count the best predictor of growth): a working set within this many reps of failure (effort not
 /// recorded counts: most logged working sets are) is one set for each group its exercise
 /// trains as a primary mover and half a set for each it trains as a secondary one.
 pub const LANDMARK_SET_MAX_RIR: u32 = 4;
@@ -162,9 +162,11 @@ pub struct Landmarks {
     pub source: &'static str,
 }
 
-/// The book every pair below comes from: Israetel, Hoffmann & Smith, "Scientific Principles of
-/// Hypertrophy Training" (Renaissance Periodization, 2021), its volume landmarks per muscle, as
-/// the original system tabulated them. Individual lifters differ; these are starting points.
+/// The pairs below are the original system's table, after the volume landmarks of Israetel,
+/// Hoffmann & Smith, "Scientific Principles of Hypertrophy Training" (Renaissance
+/// Periodization, 2021). RP's own maximum recoverable volumes are higher for several groups
+/// (back, biceps, side delts, calves, abs), so "above MRV" here errs early; individual lifters
+/// differ, and these are starting points, not limits.
 macro_rules! rp {
     ($muscle:literal) => {
         concat!("Israetel, Hoffmann & Smith 2021 (RP), ", $muscle)
@@ -213,7 +215,13 @@ fn groups_of(primary: &[Muscle], secondary: &[Muscle]) -> Vec<(VolumeGroup, f64)
             out.push((g, 1.0));
         }
     }
-    for g in secondary.iter().filter_map(|m| VolumeGroup::of(*m)) {
+    // Front delts as a secondary mover (every press) give the shoulders nothing: RP's MEV for
+    // them is 0 because pressing covers them, and the group's pair is the side delts'.
+    for g in secondary
+        .iter()
+        .filter(|m| **m != Muscle::FrontDelts)
+        .filter_map(|m| VolumeGroup::of(*m))
+    {
         if !out.iter().any(|(og, _)| *og == g) {
             out.push((g, SECONDARY_SHARE));
         }
@@ -231,13 +239,15 @@ pub fn landmark_set(s: &WorkoutSet) -> bool {
 }
 
 /// Whether an unlogged set is technique or back-off work: under [`TECHNIQUE_SHARE`] of the
-/// instance's top working load.
-fn technique(s: &WorkoutSet, top_kg: f64) -> bool {
-    s.actual.as_ref().is_some_and(|r| {
-        effective_rir(r).is_none()
-            && r.weight_kg
-                .is_some_and(|kg| kg > 0.0 && kg < top_kg * TECHNIQUE_SHARE)
-    })
+/// instance's top working load. Only for external loads: a belt's or an assistance's kilograms
+/// are not the load moved (10 kg on a pull-up is no lighter a set than 20 kg by half).
+fn technique(s: &WorkoutSet, top_kg: f64, external: bool) -> bool {
+    external
+        && s.actual.as_ref().is_some_and(|r| {
+            effective_rir(r).is_none()
+                && r.weight_kg
+                    .is_some_and(|kg| kg > 0.0 && kg < top_kg * TECHNIQUE_SHARE)
+        })
 }
 
 /// Group shares of an exercise by id; the lifter's own exercises (not in the catalog) have none.
@@ -259,6 +269,9 @@ pub fn shares_of(e: &ExerciseInstance) -> Vec<(VolumeGroup, f64)> {
 
 /// Sets an exercise instance gave each group, counted as the landmarks count them.
 pub fn group_credits(e: &ExerciseInstance) -> Vec<(VolumeGroup, f64)> {
+    let external = catalog()
+        .get(&e.exercise_id)
+        .is_none_or(|x| !x.loading.uses_bodyweight());
     let top = e
         .sets
         .iter()
@@ -268,7 +281,7 @@ pub fn group_credits(e: &ExerciseInstance) -> Vec<(VolumeGroup, f64)> {
     let credit = e
         .sets
         .iter()
-        .filter(|s| landmark_set(s) && !technique(s, top))
+        .filter(|s| landmark_set(s) && !technique(s, top, external))
         .count() as f64;
     if credit == 0.0 {
         return Vec::new();
@@ -391,14 +404,17 @@ pub(crate) mod tests {
 
     #[test]
     fn landmark_sets_are_fractional_and_skip_olympic_and_technique_work() {
-        // A bench set is a chest set and half a triceps and a shoulder set (Pelland 2024).
+        // A bench set is a chest set and half a triceps set (Pelland 2024); its front delts
+        // give the shoulders nothing (pressing is why RP's front-delt MEV is 0). An overhead
+        // press, front delts primary, is a shoulder set.
         assert_eq!(
             shares_for("barbell-bench-press"),
-            vec![
-                (VolumeGroup::Chest, 1.0),
-                (VolumeGroup::Triceps, 0.5),
-                (VolumeGroup::Shoulders, 0.5)
-            ]
+            vec![(VolumeGroup::Chest, 1.0), (VolumeGroup::Triceps, 0.5)]
+        );
+        assert!(
+            shares_for("overhead-press").contains(&(VolumeGroup::Shoulders, 1.0)),
+            "{:?}",
+            shares_for("overhead-press")
         );
         assert!(shares_for("my-own-exercise").is_empty());
         // A snatch is no quad or glute set.
@@ -429,11 +445,7 @@ pub(crate) mod tests {
         };
         assert_eq!(
             group_credits(&e),
-            vec![
-                (VolumeGroup::Chest, 2.0),
-                (VolumeGroup::Triceps, 1.0),
-                (VolumeGroup::Shoulders, 1.0)
-            ]
+            vec![(VolumeGroup::Chest, 2.0), (VolumeGroup::Triceps, 1.0)]
         );
         // An unlogged set at half the top load is technique work: no credit. At two thirds
         // it counts.
@@ -442,6 +454,19 @@ pub(crate) mod tests {
             ..e.clone()
         };
         assert_eq!(group_credits(&light)[0], (VolumeGroup::Chest, 2.0));
+        // A belt's kilograms are not the load moved: 10 kg on a weighted pull-up after 20 kg
+        // is a whole set, not technique work.
+        let belt = ExerciseInstance {
+            exercise_id: "weighted-pull-up".into(),
+            sets: vec![set(20.0, 5, None), set(10.0, 8, None)],
+            ..e.clone()
+        };
+        assert_eq!(
+            group_credits(&belt).first().map(|c| c.1),
+            Some(2.0),
+            "{:?}",
+            group_credits(&belt)
+        );
         // An own exercise counts only with the muscles its definition gave it; a catalog one
         // keeps the catalog's whatever the instance says.
         let own = ExerciseInstance {

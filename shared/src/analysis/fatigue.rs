@@ -48,12 +48,16 @@ pub const DELOAD_STALLS: usize = 2;
 pub const LIGHT_WEEK: f64 = 0.5;
 /// "Usual" is the median of up to this many weeks before the current one.
 pub const USUAL_WEEKS: i64 = 8;
+/// A light stretch with this many days or more without training is a break to ramp back from;
+/// a light week trained through (a deload) is not.
+pub const BREAK_GAP_DAYS: i64 = 7;
 
 /// A sign of fatigue, with the exercises (ids) that show it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Signal {
-    /// Best e1RM of the last two weeks at least [`PERFORMANCE_DROP`] under the six before.
+    /// Best e1RM of the last two weeks at least [`PERFORMANCE_DROP`] (and the lift's own noise)
+    /// under the two weeks before, like for like.
     PerformanceFalling {
         exercises: Vec<String>,
     },
@@ -147,7 +151,6 @@ impl Readiness {
                 "Welcome back{}: ramp back up over a week or two (about two-thirds of your usual {} hard sets this week) rather than jumping straight to full volume.",
                 self.returning
                     .as_ref()
-                    .filter(|r| r.longest_gap_days >= 7)
                     .map(|r| format!(" after {} days off", r.longest_gap_days))
                     .unwrap_or_default(),
                 self.returning
@@ -171,9 +174,11 @@ pub fn readiness(history: &[Workout], now: DateTime<Utc>, stalls: &[Stall]) -> R
     let signals = signals(history, now, stalls);
     let returning = returning(history, now);
     let advice = match (&returning, elevated) {
-        (Some(_), true) => LoadAdvice::RampBack,
-        // Strength and effort compared across a break read detraining as fatigue.
-        (Some(_), false) => LoadAdvice::Steady,
+        // Back from days off to more than the usual week: build up to it.
+        (Some(r), true) if r.longest_gap_days >= BREAK_GAP_DAYS => LoadAdvice::RampBack,
+        // Strength and effort compared across a break, or across a light week (a deload
+        // already taken), read detraining or the lighter loads as fatigue.
+        (Some(_), _) => LoadAdvice::Steady,
         // Performance falling beyond the lifter's own noise is what a deload answers; the
         // other signals say what it looks like.
         (None, _)
@@ -470,6 +475,20 @@ mod tests {
             text.starts_with("Welcome back after 18 days off: ramp back"),
             "{text}"
         );
+    }
+
+    #[test]
+    fn a_deload_week_trained_through_is_no_return_and_no_new_deload() {
+        // Six weeks of 2 × (3 + 3) sets, a deload week of one lighter set per lift (trained
+        // every three or four days), then a usual week again: no "welcome back", and the
+        // lighter week is not read as strength falling.
+        let mut h = days(&weeks(0, 6), 3, 100.0, None);
+        h.extend(days(&[42, 45], 1, 80.0, None));
+        h.extend(days(&[49, 52], 3, 100.0, None));
+        let r = readiness(&h, at_day(56), &[]);
+        assert!(r.returning.is_some(), "{r:?}");
+        assert_eq!(r.advice, LoadAdvice::Steady, "{r:?}");
+        assert_eq!(r.advice_text(&h), None);
     }
 
     #[test]

@@ -21,7 +21,8 @@ use crate::analysis::history::{Basis, LoggedSet, sessions_with, working_sets};
 use crate::domain::catalog::{Exercise, Loading, catalog};
 use crate::domain::profile::{Experience, Profile};
 use crate::domain::strength::{
-    Lift, e1rm, effective_rir, is_working_result, pct_1rm, round_load, round1,
+    Lift, e1rm, effective_rir, is_working_result, pct_1rm, reps_at, round_load, round1,
+    transfer_ratio,
 };
 use crate::domain::units::{Unit, format_weight};
 use crate::domain::workout::Workout;
@@ -37,8 +38,8 @@ pub const LIGHT_INCREMENT: f64 = 0.05;
 /// No single progression adds more than this (or one step, when the step is larger).
 pub const MAX_INCREMENT_KG: f64 = 5.0;
 /// A set counts as on target when its reserve is at most this many reps below the target's:
-/// none, so a lifter grinding at RIR 1 against a target of 2 holds the load (the plateau rule
-/// calls the same grinding a reason to deload; the two must not disagree).
+/// none, so a lifter grinding at RIR 1 against a target of 2 gets no more load (the plateau
+/// rule calls the same grinding a reason to deload; the two must not disagree).
 pub const EFFORT_TOLERANCE: u32 = 0;
 /// A top set with at least this many reps more in reserve than the target is easy: the load
 /// may jump to what its estimated max allows, not just one increment.
@@ -239,10 +240,13 @@ impl Top {
 pub struct Prescription {
     pub exercise_id: String,
     pub weight_kg: f64,
-    /// The reps every working set should reach.
+    /// The reps to aim for: the progression's goal, within the range. Plans and autofill write
+    /// these (a plan that asked only for what the weakest set reaches would hold the lifter
+    /// there: the next session reads its own plan).
     pub reps: u32,
-    /// What to aim for on the first set (the progression's goal; at least `reps`).
-    pub aim_reps: u32,
+    /// The reps every working set should reach, about nine sessions in ten (the lifter's own
+    /// capacity and margin); a set below it says the load was too heavy. At most `reps`.
+    pub floor_reps: u32,
     pub rir: u32,
     pub step: Step,
     /// The top load and reps of the session this is read from, and when it was.
@@ -278,26 +282,21 @@ impl RepTarget {
     }
 }
 
-/// When the lifter last trained this lift or another of its movement pattern (a squat for a
-/// front squat): a break is from the pattern, not from the gym. A lifter who stopped squatting
-/// for four months while benching on has been away from squats.
+/// When the lifter last trained this lift or one of its family in the transfer table (a squat
+/// for a front squat, a deadlift for a Romanian): a break is from the lift and its close
+/// relatives, not from the gym nor from everything that pulls. A lifter who stopped squatting
+/// for four months while benching and leg-pressing on has been away from squats.
 fn last_trained(
     history: &[Workout],
     exercise_id: &str,
     now: DateTime<Utc>,
 ) -> Option<DateTime<Utc>> {
-    let pattern = catalog().get(exercise_id).map(|e| e.movement_pattern);
     history
         .iter()
         .filter(|w| w.started_at <= now)
         .filter(|w| {
             w.exercises.iter().any(|e| {
-                (e.exercise_id == exercise_id
-                    || pattern.is_some_and(|p| {
-                        catalog()
-                            .get(&e.exercise_id)
-                            .is_some_and(|x| x.movement_pattern == p && x.compound)
-                    }))
+                transfer_ratio(&e.exercise_id, exercise_id).is_some()
                     && e.sets.iter().any(is_working_result)
             })
         })
@@ -364,7 +363,11 @@ pub fn prescribe_for(
     let detraining = detraining_allowance(break_days);
     // The first set's effort says how hard the load was; later sets carry the fatigue.
     let effort = top.first_rir.or(top.rir);
-    let on_target = effort.is_none_or(|r| r + EFFORT_TOLERANCE >= target.rir);
+    // Beyond the reps an estimated max is read from (a set of 15, a target of 12 at RIR 2), a
+    // harder set has no lighter load to give: it is read as on target, never a hold for good.
+    let beyond_estimates = e1rm(1.0, top.reps, effort).is_none()
+        || e1rm(1.0, top.reps.min(target.high), Some(target.rir)).is_none();
+    let on_target = beyond_estimates || effort.is_none_or(|r| r + EFFORT_TOLERANCE >= target.rir);
     // Bodyweight work is prescribed at today's bodyweight (the profile's), else the last known.
     let lift = top.lift.at_bodyweight(profile.bodyweight_kg);
     let show = |kg: f64| lift.describe(kg, unit);
@@ -461,10 +464,21 @@ pub fn prescribe_for(
             let goal = top.reps.min(target.high);
             let at = RepTarget::fixed(goal, target.rir);
             let when = when.to_string();
+            // Eased once already (the session before was heavier and as hard): hold rather
+            // than follow a lifter who always reports less reserve than asked down and down.
+            let eased_before = sessions
+                .get(1)
+                .and_then(|(w, inst)| Top::of(&working_sets(w, inst)))
+                .is_some_and(|t| {
+                    harder(t.kg, top.kg)
+                        && t.first_rir
+                            .or(t.rir)
+                            .is_some_and(|r| r + EFFORT_TOLERANCE < target.rir)
+                });
             match convert(
                 &sets, &all_sets, &top, lift, at, step_kg, unit, &last, &when,
             ) {
-                Some((_, kg, _, _)) if harder(held, kg) => (
+                Some((_, kg, _, _)) if harder(held, kg) && !eased_before => (
                     Step::Ease,
                     kg,
                     goal,
@@ -553,14 +567,14 @@ pub fn prescribe_for(
                 ),
             )
         } else {
+            let goal = (top.first_reps.max(top.reps) + 1).min(target.high);
             (
                 Step::AddReps,
                 held,
-                top.first_reps.max(top.reps) + 1,
+                goal,
                 format!(
-                    "Last time ({when}) {last}, inside your {} range: same weight, aim for {} reps.",
+                    "Last time ({when}) {last}, inside your {} range: same weight, aim for {goal} reps.",
                     target.label(),
-                    (top.first_reps.max(top.reps) + 1).min(target.high)
                 ),
             )
         }
@@ -614,11 +628,12 @@ pub fn prescribe_for(
             show(weight)
         );
     }
-    // What every set can ask: at a load the lifter has a recent record near (a progression or a
-    // hold), their predicted weakest set there less their own margin, within the range; the
-    // progression's goal stays the aim for the first set. A conversion or a return keeps its
-    // reps: the estimate it comes from is already conservative.
-    let mut aim = reps;
+    // What every set should reach: at a load the lifter has a recent record near (a progression
+    // or a hold), their predicted weakest set there less their own margin, within the range.
+    // The progression's goal stays the aim (raised to the floor when every set can do more).
+    // A conversion or a return keeps its reps: the estimate it comes from is already
+    // conservative.
+    let mut floor = reps;
     let tops = session_tops(history, exercise_id, now);
     let capacity = Capacity::from_tops(tops.clone(), *lifter, now);
     // The reps every set at `kg` will reach, about nine sessions in ten (whole reps: every set
@@ -634,21 +649,33 @@ pub fn prescribe_for(
         // At or below the top of the range, never above what every set can reach, and never
         // below the range's bottom unless the last session's weakest set was (a hold at a load
         // that is heavy for the range today says so).
-        reps = can.min(target.high).max(target.low.min(top.reps)).max(1);
+        floor = can.min(target.high).max(target.low.min(top.reps)).max(1);
         if step != Step::AddLoad {
-            reps = reps.min(aim.max(1));
+            floor = floor.min(reps.max(1));
         }
-        aim = aim.max(reps);
-        if reps < aim {
+        // Never above what the last session's estimated max allows at this load (the
+        // capacity model extrapolates a learned response; a big relative step, 10 to 12.5 kg
+        // dumbbells, is where it would be wrong). Unlogged effort was the lifter's usual: no
+        // reserve is taken off it twice.
+        let best_now = sets
+            .iter()
+            .filter_map(|s| e1rm(s.moved_kg()?, s.reps(), s.rir()))
+            .fold(None, |m: Option<f64>, e| Some(m.map_or(e, |m| m.max(e))));
+        if let (Some(e), Some(moved)) = (best_now, lift.moved_kg(Some(weight))) {
+            let reserve = if effort.is_some() { target.rir } else { 0 };
+            floor = floor.min(reps_at(e, moved, reserve).max(1));
+        }
+        reps = reps.max(floor);
+        if floor < reps {
             why.push_str(&format!(
-                " Every set {reps}+ reps; aim for {aim} on the first."
+                " Aim for {reps} a set; {floor}+ on every set is on track."
             ));
         }
     }
     // Never more than 5 % (or one step, when that is more) above the most the lifter has
-    // moved for these reps; without a set of these reps, above what their best estimated max
+    // moved for the reps every set should reach (the aim beyond is a reach, as a hold's); without a set of these reps, above what their best estimated max
     // allows for them at failure.
-    if let Some(limit) = safe_limit(&all_sets, reps, step_kg)
+    if let Some(limit) = safe_limit(&all_sets, floor, step_kg)
         && lift
             .moved_kg(Some(weight))
             .is_some_and(|m| m > limit + 1e-9)
@@ -663,7 +690,7 @@ pub fn prescribe_for(
         if harder(weight, capped) {
             weight = capped;
             why.push_str(&format!(
-                " Capped at {}: no more than a small step above the most you have done for {reps}.",
+                " Capped at {}: no more than a small step above what you have shown for {floor} reps.",
                 show(weight)
             ));
         }
@@ -672,7 +699,7 @@ pub fn prescribe_for(
         exercise_id: exercise_id.to_string(),
         weight_kg: (weight * 1e6).round() / 1e6,
         reps,
-        aim_reps: aim,
+        floor_reps: floor,
         rir: target.rir,
         step,
         last_kg: top.kg,
@@ -767,11 +794,13 @@ fn convert(
     Some((Step::Convert, kg, reps, why))
 }
 
-/// A prescription's ceiling in load moved: 5 % above the most moved for at least `reps` (or one
-/// step above it, when a step is more: the smallest progression there is); without such a set,
-/// 5 % above the best estimated max read at `reps` to failure. None with nothing to read.
+/// How far above the most done for some reps a prescription may go.
 pub const SAFE_MARGIN: f64 = 0.05;
 
+/// A prescription's ceiling in load moved: [`SAFE_MARGIN`] above the most moved for at least
+/// `reps` (or one step above it, when a step is more: the smallest progression there is);
+/// without such a set, the load the best estimated max allows for `reps` at failure, plus the
+/// same margin. None with nothing to read.
 fn safe_limit(sets: &[LoggedSet<'_>], reps: u32, step_kg: f64) -> Option<f64> {
     let best = sets
         .iter()
@@ -799,7 +828,7 @@ fn effort_note(rir: Option<u32>) -> String {
 }
 
 /// "9 months", "5 weeks", "10 days".
-fn time_away(days: i64) -> String {
+pub fn time_away(days: i64) -> String {
     match days {
         d if d >= 90 => format!("{} months", (d as f64 / 30.44).round()),
         d if d >= 14 => format!("{} weeks", d / 7),
@@ -1015,7 +1044,7 @@ mod tests {
     }
 
     #[test]
-    fn a_break_is_from_the_movement_not_from_the_gym() {
+    fn a_break_is_from_the_lift_and_its_family_not_from_the_gym() {
         // The reported defect: squats dropped four months for a knee while benching went on
         // restarted at the old load. The break is from squatting.
         let p = Profile::default();
@@ -1042,6 +1071,23 @@ mod tests {
         .expect("history");
         assert_eq!(n.step, Step::Return, "{}", n.rationale);
         assert!(n.weight_kg <= 115.0, "{n:?}");
+        // A leg press last week is a squat pattern on a machine, not squatting: still a break.
+        let mut pressed = h.clone();
+        pressed.push(session(
+            118,
+            "leg-press",
+            &[working(200.0, 10, None, Some(2))],
+        ));
+        let n = prescribe(
+            &pressed,
+            "back-squat",
+            catalog().get("back-squat"),
+            RepTarget::fixed(5, 2),
+            &p,
+            at_day(125),
+        )
+        .expect("history");
+        assert_eq!(n.step, Step::Return, "{}", n.rationale);
         // A front squat last week is squatting: no break.
         h.push(session(
             118,
@@ -1100,8 +1146,8 @@ mod tests {
         // done (a first session says little about how the sets hold).
         let n = go(6, Some(2));
         assert_eq!(
-            (n.step, n.weight_kg, n.reps, n.aim_reps),
-            (Step::AddReps, 100.0, 6, 7)
+            (n.step, n.weight_kg, n.reps, n.floor_reps),
+            (Step::AddReps, 100.0, 7, 6)
         );
         // The top of the range at the effort asked: one plate on. Every set there is expected
         // to give 7 (a rep fewer than the eights at 100), above the range's bottom.
@@ -1122,6 +1168,72 @@ mod tests {
     }
 
     #[test]
+    fn an_eased_load_is_not_eased_again() {
+        let p = Profile::default();
+        let t = RepTarget::range(6, 8, 2);
+        // 100 × 8 at RIR 1 eased to 97.5; 97.5 × 8 at RIR 1 again is the same lifter rating
+        // the same way: hold there, do not follow them down a plate a session.
+        let h = [
+            session(
+                1,
+                "barbell-bench-press",
+                &vec![working(100.0, 8, None, Some(1)); 3],
+            ),
+            session(
+                4,
+                "barbell-bench-press",
+                &vec![working(97.5, 8, None, Some(1)); 3],
+            ),
+        ];
+        let n = prescribe(&h, "barbell-bench-press", bench(), t, &p, at_day(6)).expect("history");
+        assert_eq!((n.step, n.weight_kg), (Step::Hold, 97.5), "{}", n.rationale);
+    }
+
+    #[test]
+    fn high_reps_rated_hard_still_progress() {
+        let p = Profile::default();
+        // 15 at RIR 0 against 10–15 at RIR 2: no estimated max reads a set of 15, so no lighter
+        // load to ease to; it is the top of the range, and the load goes up (it used to hold
+        // for good).
+        let t = RepTarget::range(10, 15, 2);
+        let h = [session(
+            1,
+            "barbell-bench-press",
+            &vec![working(40.0, 15, None, Some(0)); 3],
+        )];
+        let n = prescribe(&h, "barbell-bench-press", bench(), t, &p, at_day(3)).expect("history");
+        assert_eq!(n.step, Step::AddLoad, "{}", n.rationale);
+        assert!(n.weight_kg > 40.0, "{}", n.rationale);
+    }
+
+    #[test]
+    fn a_big_relative_step_lowers_what_every_set_should_reach() {
+        let p = Profile::default();
+        // 12.5 kg dumbbells × 10 at RIR 2, the top of 6–10: the next pair up is a fifth more.
+        // The last session's estimated max (12.5 × (1 + 12/30) = 17.5) allows 3 reps at RIR 2
+        // with 15 kg: every set is not promised the range's 6.
+        let t = RepTarget::range(6, 10, 2);
+        let h = [session(
+            1,
+            "dumbbell-row",
+            &vec![working(12.5, 10, None, Some(2)); 3],
+        )];
+        let n = prescribe(
+            &h,
+            "dumbbell-row",
+            catalog().get("dumbbell-row"),
+            t,
+            &p,
+            at_day(3),
+        )
+        .expect("history");
+        assert_eq!(n.step, Step::AddLoad, "{}", n.rationale);
+        let e = e1rm(12.5, 10, Some(2)).expect("estimable");
+        assert_eq!(n.floor_reps, reps_at(e, n.weight_kg, 2), "{}", n.rationale);
+        assert!(n.floor_reps < 6, "{n:?}");
+    }
+
+    #[test]
     fn a_missed_plan_holds_then_reduces() {
         let p = Profile::default();
         let t = RepTarget::fixed(8, 2);
@@ -1138,8 +1250,8 @@ mod tests {
         .expect("history");
         // Held at 60, aiming for the 8 planned; every set at least the 6 it gave.
         assert_eq!(
-            (n.step, n.weight_kg, n.reps, n.aim_reps),
-            (Step::Hold, 60.0, 6, 8)
+            (n.step, n.weight_kg, n.reps, n.floor_reps),
+            (Step::Hold, 60.0, 8, 6)
         );
         let h = [short(1), short(4)];
         let n = prescribe(
@@ -1410,8 +1522,8 @@ mod tests {
         };
         let n = pull_ups(9);
         assert_eq!(
-            (n.step, n.weight_kg, n.reps, n.aim_reps),
-            (Step::AddReps, 0.0, 8, 10)
+            (n.step, n.weight_kg, n.reps, n.floor_reps),
+            (Step::AddReps, 0.0, 10, 8)
         );
         assert!(n.rationale.contains("bodyweight × 9"), "{}", n.rationale);
         // Twelve at bodyweight, the top of 8–12: 2.5 kg on the belt, where every set is

@@ -331,14 +331,10 @@ mod tests {
         assert_eq!((s.sets, s.volume_kg, s.hard_sets), (3, 2200.0, 2.5));
         assert_eq!(s.duration_min, Some(55));
         // By group, as the landmarks count: three chest sets (all within 4 RIR), and half a set
-        // each for the secondary triceps and front delts.
+        // each for the secondary triceps (the secondary front delts count for nothing).
         assert_eq!(
             s.hard_sets_by_group,
-            vec![
-                (VolumeGroup::Chest, 3.0),
-                (VolumeGroup::Shoulders, 1.5),
-                (VolumeGroup::Triceps, 1.5)
-            ]
+            vec![(VolumeGroup::Chest, 3.0), (VolumeGroup::Triceps, 1.5)]
         );
         let e = &s.exercises[0];
         // Best e1RM: 100 × 8 at RIR 2 is a 10-rep max: 100 × (1 + 10/30) = 133.3; the 6 at

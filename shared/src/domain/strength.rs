@@ -52,6 +52,21 @@ pub fn pct_1rm(reps: u32, rir: u32) -> f64 {
     }
 }
 
+/// The reps `moved_kg` allows with `rir` left from an estimated max `e1rm_kg`: [`pct_1rm`] read
+/// backwards (whole reps, rounded down), 0 when even the reserve is out of reach.
+pub fn reps_at(e1rm_kg: f64, moved_kg: f64, rir: u32) -> u32 {
+    if moved_kg <= 0.0 || e1rm_kg <= 0.0 {
+        return 0;
+    }
+    let capable = if moved_kg > e1rm_kg + 1e-9 {
+        0
+    } else {
+        // Epley's n with a little float slack: 100 × 8 at RIR 2 read back gives its 10.
+        ((30.0 * (e1rm_kg / moved_kg - 1.0) + 1e-6).floor() as u32).max(1)
+    };
+    capable.saturating_sub(rir)
+}
+
 /// Effort of a logged set as reps in reserve: the RIR given, else 10 − RPE, else a failed set's 0.
 pub fn effective_rir(r: &SetResult) -> Option<u32> {
     if let Some(rir) = r.rir {
@@ -389,6 +404,18 @@ pub fn round_half_up(kg: f64, step_kg: f64, unit: Unit) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn reps_at_reads_the_table_backwards() {
+        // 100 × 8 at RIR 2 is an e1RM of 133.3; read back at 100 and RIR 2 it gives its 8.
+        let e = e1rm(100.0, 8, Some(2)).expect("estimable");
+        assert_eq!(reps_at(e, 100.0, 2), 8);
+        // A tenth more load: 4 fewer reps; at the max itself one rep, none in reserve.
+        assert_eq!(reps_at(e, 110.0, 2), 4);
+        assert_eq!(reps_at(e, e, 0), 1);
+        assert_eq!(reps_at(e, e, 1), 0);
+        assert_eq!(reps_at(e, e + 1.0, 0), 0);
+    }
 
     #[test]
     fn epley_with_reserve_and_limits() {

@@ -1,7 +1,8 @@
 //! Warm-up ramps: one implementation for every lane (the original had three that disagreed).
 //!
-//! The ramp starts with the empty bar, climbs in jumps no bigger than a fifth of the working
-//! load, and tapers the reps as the load nears the work, so the warm-up rehearses the working
+//! The ramp starts with the empty bar, climbs through 40, 55, 70, 80 and 90 % of the working
+//! load (jumps of at most 15 % of it once off the bar), and tapers the reps as the load nears
+//! the work, so the warm-up rehearses the working
 //! load without tiring the lifter for it: the last warm-up sits near the working load for heavy
 //! low-rep work (90 % before a triple) and lower before high-rep work, where the first working
 //! set is itself part of the warm-up. This is the shape of the ramps strength coaches write

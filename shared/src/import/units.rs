@@ -1,6 +1,7 @@
 //! Which unit a Strong export without a `Weight Unit` column is in, and why. The import asks,
-//! in order: the request (`?unit=`), the lifter's stored profile, then the weights themselves;
-//! when the weights cannot tell, the import asks the lifter rather than guess.
+//! in order: the request (`?unit=`), the weights themselves when they are decisive, then the
+//! lifter's stored profile (a display preference today, not proof of the unit an old export
+//! was logged in); when neither tells, the import asks the lifter rather than guess.
 //!
 //! The weights are read for what only one unit's equipment and lifters produce:
 //! - plate arithmetic on the barbell: a pound bar (45) loaded with the usual pound plates (45,
@@ -35,6 +36,9 @@ pub const MIN_ROUND_LOADS: usize = 20;
 /// them: pound files 0.70–1.0, kilogram files 0.08–0.58).
 pub const POUND_SHARE: f64 = 0.7;
 pub const KILOGRAM_SHARE: f64 = 0.45;
+/// Kettlebells sold in pounds whose numbers are whole but not multiples of 2.5 (the US
+/// poods and half-poods, 18 to 106 lb): no kilogram evidence.
+pub const POUND_KETTLEBELLS: [f64; 8] = [18.0, 26.0, 44.0, 53.0, 62.0, 88.0, 97.0, 106.0];
 /// A load implausible in kilograms weighs this much.
 pub const IMPLAUSIBLE_WEIGHT: u32 = 5;
 /// The winner needs this many times the other's score, and at least this much evidence.
@@ -112,6 +116,7 @@ pub fn evidence(workouts: &[Workout], read_as: Unit) -> Evidence {
         let barbell = equipment == Some(Equipment::Barbell);
         // Machines and cables have stacks of any numbering: only free weights tell.
         let bells = matches!(equipment, Some(Equipment::Dumbbell | Equipment::Kettlebell));
+        let kettlebell = equipment == Some(Equipment::Kettlebell);
         for w in inst
             .sets
             .iter()
@@ -133,7 +138,11 @@ pub fn evidence(workouts: &[Workout], read_as: Unit) -> Evidence {
                 implausible.insert(inst.exercise_id.as_str());
             }
             let small_plates = barbell && is(w % 5.0, 2.5);
-            let kilo_bells = bells && w >= 14.0 && is(w, w.round()) && !is(w % 2.5, 0.0);
+            let kilo_bells = bells
+                && w >= 14.0
+                && is(w, w.round())
+                && !is(w % 2.5, 0.0)
+                && !(kettlebell && POUND_KETTLEBELLS.iter().any(|p| is(w, *p)));
             if small_plates || kilo_bells {
                 e.kilograms += 1;
             }
@@ -161,14 +170,13 @@ pub fn decide(
         "(pound evidence {}, kilogram evidence {})",
         weights.pounds, weights.kilograms
     );
-    let (unit, source, mut why) = match (requested, profile, weights.unit()) {
+    let (unit, source, mut why) = match (requested, weights.unit(), profile) {
         (Some(u), _, _) => (
             u,
             UnitSource::Request,
             "the request's unit parameter".into(),
         ),
-        (None, Some(u), _) => (u, UnitSource::Profile, "your profile's unit".into()),
-        (None, None, Some(u)) => (
+        (None, Some(u), _) => (
             u,
             UnitSource::Weights,
             format!(
@@ -180,19 +188,34 @@ pub fn decide(
                 "a 45 lb empty bar and 135/225/315/405 loads mean pounds; a 20 kg bar, 2.5 kg steps and 2 kg dumbbell steps mean kilograms"
             ),
         ),
+        (None, None, Some(u)) => (
+            u,
+            UnitSource::Profile,
+            format!("your profile's unit (the weights do not tell {seen})"),
+        ),
         (None, None, None) => (
             Unit::Kg,
             UnitSource::Default,
             format!("the weights do not tell {seen}, so kilograms"),
         ),
     };
-    if matches!(source, UnitSource::Request | UnitSource::Profile)
+    if source == UnitSource::Request
         && let Some(other) = weights.unit().filter(|u| *u != unit)
     {
         why = format!(
             "{why}; note that the weights look like {} {seen}: if they are, import again with unit={}",
             other.label(),
             other.label()
+        );
+    }
+    if source == UnitSource::Weights
+        && let Some(own) = profile.filter(|u| *u != unit)
+    {
+        why = format!(
+            "{why}; your profile says {}, so if the file was logged in {} after all, import again with unit={}",
+            own.label(),
+            own.label(),
+            own.label()
         );
     }
     (
@@ -257,6 +280,13 @@ mod tests {
             .collect();
         let kb = evidence(&[session(0, "kettlebell-swing", &bells)], Unit::Kg);
         assert_eq!((kb.pounds, kb.kilograms), (0, 2));
+        // 26, 44 and 53 are kettlebells sold in pounds too: they say nothing.
+        let poods: Vec<_> = [26.0, 44.0, 53.0]
+            .iter()
+            .map(|w| working(*w, 10, None, None))
+            .collect();
+        let kb = evidence(&[session(0, "kettlebell-swing", &poods)], Unit::Kg);
+        assert_eq!((kb.pounds, kb.kilograms), (0, 0));
         let stack = evidence(&[session(0, "leg-press", &bells)], Unit::Kg);
         assert_eq!((stack.pounds, stack.kilograms), (0, 0));
         // Read back from pounds: the numbers as typed.
@@ -276,7 +306,7 @@ mod tests {
     }
 
     #[test]
-    fn the_request_then_the_profile_then_the_weights_decide() {
+    fn the_request_then_decisive_weights_then_the_profile_decide() {
         let lb = Evidence {
             pounds: 25,
             kilograms: 0,
@@ -284,8 +314,18 @@ mod tests {
         let (u, s, why) = decide(None, None, lb);
         assert_eq!((u, s), (Unit::Lb, UnitSource::Weights));
         assert!(why.contains("weights read as lb"), "{why}");
+        // Decisive weights beat the profile (an old pound log imported by a lifter who now
+        // shows kilograms), and the answer says how to overrule them.
         let (u, s, why) = decide(None, Some(Unit::Kg), lb);
-        assert_eq!((u, s), (Unit::Kg, UnitSource::Profile));
+        assert_eq!((u, s), (Unit::Lb, UnitSource::Weights));
+        assert!(why.contains("import again with unit=kg"), "{why}");
+        // Weights that do not tell: the profile's unit.
+        let (u, s, why) = decide(None, Some(Unit::Lb), Evidence::default());
+        assert_eq!((u, s), (Unit::Lb, UnitSource::Profile));
+        assert!(why.contains("do not tell"), "{why}");
+        // The request beats both, with a warning when the weights disagree.
+        let (u, s, why) = decide(Some(Unit::Kg), Some(Unit::Kg), lb);
+        assert_eq!((u, s), (Unit::Kg, UnitSource::Request));
         assert!(why.contains("import again with unit=lb"), "{why}");
         let (u, s, _) = decide(Some(Unit::Lb), Some(Unit::Kg), Evidence::default());
         assert_eq!((u, s), (Unit::Lb, UnitSource::Request));

@@ -90,7 +90,7 @@ pub fn suggest_weight(
         };
     }
     if let Some(ex) = exercise
-        && let Some(s) = from_related_lift(ex, target_reps, target_rir, history, profile)
+        && let Some(s) = from_related_lift(ex, target_reps, target_rir, history, profile, now)
     {
         return s;
     }
@@ -109,6 +109,7 @@ fn from_related_lift(
     target_rir: u32,
     history: &[Workout],
     profile: &Profile,
+    now: DateTime<Utc>,
 ) -> Option<Suggestion> {
     let cat = catalog();
     // The related exercise with the most recent history wins.
@@ -149,7 +150,10 @@ fn from_related_lift(
                 .fold(None, |m: Option<f64>, kg| Some(m.map_or(kg, |m| m.max(kg))))
                 .map(|kg| kg * ratio);
             let step = step_for(Some(ex), profile);
-            let kg = shown.map_or(estimate, |s| s.min(estimate));
+            // A related lift last done long ago is read as a lift after a break would be.
+            let days = (now - w.started_at).num_days().max(0);
+            let away = progression::detraining_allowance(days);
+            let kg = shown.map_or(estimate, |s| s.min(estimate)) * (1.0 - away);
             // Rounded down: a test set errs light.
             let weight = round_load(kg - step / 2.0 + 1e-9, step, profile.unit).max(0.0);
             return Some(Suggestion {
@@ -157,13 +161,22 @@ fn from_related_lift(
                 confidence: Confidence::Low,
                 source: Source::RelatedLift,
                 rationale: format!(
-                    "No {} in your history yet: a test set of {} × {target_reps}, read from your {} ({} × {} on {}) at ×{ratio:.2}, the cautious end of the usual ratio between the two. Log the reps and how hard it was, and the next set is worked out from it.",
+                    "No {} in your history yet: a test set of {} × {target_reps}, read from your {} ({} × {} on {}) at ×{ratio:.2}, the cautious end of the usual ratio between the two{}. Log the reps and how hard it was, and the next set is worked out from it.",
                     ex.name,
                     format_weight(weight, profile.unit),
                     related.name,
                     format_weight(best.weight_kg().unwrap_or_default(), profile.unit),
                     best.reps(),
                     w.started_at.format("%-d %b %Y"),
+                    if away > 0.0 {
+                        format!(
+                            ", {:.0} % lighter for the {} since",
+                            away * 100.0,
+                            progression::time_away(days)
+                        )
+                    } else {
+                        String::new()
+                    },
                 ),
                 basis: vec![best.basis()],
             });
@@ -296,6 +309,9 @@ fn first_1rm_share(pattern: MovementPattern) -> f64 {
     }
 }
 
+/// How near the empty bar a first estimate must be for the bar to be the first load.
+pub const BAR_FLOOR_SHARE: f64 = 0.75;
+
 /// The bodyweight assumed when the profile has none: a light adult's, so that the estimate errs
 /// light.
 pub const UNKNOWN_BODYWEIGHT_KG: f64 = 55.0;
@@ -361,7 +377,10 @@ fn from_level(
         crate::domain::units::Unit::Lb => 45.0,
     });
     let mut weight = round_load(raw - step / 2.0 + 1e-9, step, profile.unit).max(0.0);
-    if barbell {
+    // The empty bar when the estimate is near it (three quarters or more); well below it, the
+    // bar would be a jump of a third or more on a first set: the light load, on a light bar.
+    let below_bar = barbell && raw < BAR_FLOOR_SHARE * bar;
+    if barbell && !below_bar {
         weight = weight.max(bar);
     }
     let name = exercise.map_or("this exercise", |e| e.name.as_str());
@@ -380,8 +399,16 @@ fn from_level(
         confidence: Confidence::Low,
         source: Source::Level,
         rationale: format!(
-            "No history of {name} or of a lift it can be read from: a calibration set of {} × {target_reps} ({basis}). Log the reps and how many more you had in you, and the next set is worked out from it.",
+            "No history of {name} or of a lift it can be read from: a calibration set of {} × {target_reps} ({basis}).{} Log the reps and how many more you had in you, and the next set is worked out from it.",
             format_weight(weight, profile.unit),
+            if below_bar {
+                format!(
+                    " That is lighter than the standard {} bar: use a light fixed bar, a technique bar or dumbbells.",
+                    format_weight(bar, profile.unit)
+                )
+            } else {
+                String::new()
+            },
         ),
         basis: Vec::new(),
     }
@@ -600,6 +627,25 @@ mod tests {
         // 71 % of it, 81: 80 kg.
         assert_eq!(s.weight_kg, 80.0, "{}", s.rationale);
         assert!(s.rationale.contains("test set"), "{}", s.rationale);
+        // The same dumbbells ten weeks ago and nothing since: lighter still, as after a break
+        // (81.1 less 2.5 % for each of the 7 weeks beyond three: 66.9, 65 kg below).
+        let old = vec![session(70, "dumbbell-bench-press", vec![done(36.0, 8, 2)])];
+        let s = suggest_weight(
+            "barbell-bench-press",
+            Some(bench()),
+            8,
+            2,
+            &old,
+            &Profile::default(),
+            Utc::now(),
+        );
+        assert_eq!(s.source, Source::RelatedLift);
+        assert_eq!(s.weight_kg, 65.0, "{}", s.rationale);
+        assert!(
+            s.rationale.contains("lighter for the 10 weeks since"),
+            "{}",
+            s.rationale
+        );
     }
 
     #[test]
@@ -667,6 +713,12 @@ mod tests {
             Utc::now(),
         );
         assert_eq!(unknown.weight_kg, 20.0);
+        // A beginner's first overhead press × 8 is about 10 kg (55 kg × 0.25 at 73 %): the
+        // 20 kg bar would be twice that; the light load on a light bar or dumbbells.
+        let ohp = catalog().get("overhead-press");
+        let s = suggest_weight("overhead-press", ohp, 8, 2, &[], &beginner, Utc::now());
+        assert_eq!(s.weight_kg, 10.0, "{}", s.rationale);
+        assert!(s.rationale.contains("light fixed bar"), "{}", s.rationale);
         // A heavier, experienced lifter: scaled by bodyweight and experience, still cautious
         // (100 kg, intermediate: 60 kg estimated 1RM, 8 at RIR 3 is 73 % of it, 42.5 kg).
         let big = Profile {

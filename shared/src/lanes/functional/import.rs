@@ -2,9 +2,9 @@
 //! work is `import::strong_export`; this route reads the request and maps the errors.
 //!
 //! Query parameters: `tz` (IANA name; default the profile's timezone) for the export's local
-//! dates, and `unit` (`kg` or `lb`) for weights in a file without a unit column (default: the
-//! profile's unit, else what the weights look like; the answer says which and why; when they do
-//! not tell, 422 `IMPORT_UNIT_UNKNOWN` asks for it and nothing is written).
+//! dates, and `unit` (`kg` or `lb`) for weights in a file without a unit column (default: what
+//! the weights look like when they are decisive, else the profile's unit; the answer says which
+//! and why; when neither tells, 422 `IMPORT_UNIT_UNKNOWN` asks for it and nothing is written).
 
 use super::*;
 use crate::api::ErrorCode;

@@ -360,7 +360,10 @@ pub fn walk(results: &mut Results, li: usize, file: &LifterFile) {
                                 COACH,
                                 capacity.as_ref().and_then(|c| c.reps_at(load, Some(0))),
                             ),
-                            (LAST, baselines::last_time_reps(past, id, now, load, Some(0))),
+                            (
+                                LAST,
+                                baselines::last_time_reps(past, id, now, load, Some(0)),
+                            ),
                         ];
                         for (who, p) in to_failure {
                             if let Some(p) = p {
@@ -399,16 +402,18 @@ pub fn walk(results: &mut Results, li: usize, file: &LifterFile) {
                     p.step,
                     p.weight_kg,
                     p.reps,
-                    p.aim_reps,
+                    p.floor_reps,
                     done,
                     target.low,
                     target.high,
                     lifter.every_set_margin
                 );
             }
+            // The coach is held to what it says every set reaches (its floor; what it asks beyond
+            // is an aim, as a hold's "beat it"), a baseline to the reps it writes.
             let coach_plan = coach_full.map(|p| Plan {
                 kg: p.weight_kg,
-                reps: p.reps,
+                reps: p.floor_reps,
             });
             let plans: [(&'static str, Option<Plan>); 5] = [
                 (COACH, coach_plan),
