@@ -16,9 +16,12 @@ echo "== clippy"
 cargo clippy --workspace --all-targets --quiet -- -D warnings
 echo "== build (the black-box tests run these binaries)"
 cargo build --workspace --quiet
+# Each run of the tests has a limit far above its usual time (minutes: README, "Performance"),
+# so that a hang fails with what it printed instead of running into CI's own limit.
+limit() { if command -v timeout >/dev/null 2>&1; then timeout --kill-after 30 "$@"; else shift; "$@"; fi; }
 echo "== tests"
 mkdir -p target
-cargo test --workspace --quiet 2>&1 | tee target/test-output.log
+limit 40m cargo test --workspace --quiet 2>&1 | tee target/test-output.log
 echo "== parity: the store tests and the black-box suites again, on AWS's DynamoDB Local"
 # DynamoDB Local cannot be told to listen on loopback only, so it runs, with the tests, in a
 # network namespace of their own whose one interface is loopback: Linux as root (CI). Elsewhere
@@ -27,7 +30,7 @@ echo "== parity: the store tests and the black-box suites again, on AWS's Dynamo
 if [ -n "${DYNAMODB_LOCAL_DIR:-}" ] && [ "$(uname)" = Linux ] && unshare -n true 2>/dev/null; then
   # The suites too (dynoxide accepts what DynamoDB refuses: an empty key value broke the
   # export); not the fault and leak suites, whose proxy stands in for the store's failures.
-  unshare -n -- bash -c 'ip link set lo up && export STORE_BACKEND=dynamodb-local &&
+  limit 20m unshare -n -- bash -c 'ip link set lo up && export STORE_BACKEND=dynamodb-local &&
     cargo test --offline -p blackbox --test store --quiet &&
     cargo test --offline -p blackbox --test suites --quiet -- --skip faults:: --skip leaks::' 2>&1 | tee -a target/test-output.log
 else
@@ -46,7 +49,7 @@ for line in sys.stdin:
     if m.get("reason") == "compiler-artifact" and m.get("executable") and m["profile"]["test"]:
         print(m["manifest_path"].rsplit("/", 1)[0], m["executable"])' |
   while read -r dir bin; do
-    (cd "$dir" && FAKETIME_SKIP_CMDS=cargo,rustc,rustdoc,cc,ld faketime -f "+$CLOCK_AHEAD" "$bin" --quiet) || exit 1
+    (cd "$dir" && FAKETIME_SKIP_CMDS=cargo,rustc,rustdoc,cc,ld limit 20m faketime -f "+$CLOCK_AHEAD" "$bin" --quiet) || exit 1
   done 2>&1 | tee -a target/test-output.log
 else
   echo "skipped: no faketime here (Debian's package faketime; brew install libfaketime)"

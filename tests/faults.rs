@@ -87,7 +87,7 @@ pub fn suite(args: &Arguments) -> Conclusion {
     let ctx = Arc::new(Ctx {
         stack,
         proxy,
-        http: reqwest::Client::new(),
+        http: blackbox::http_client(),
         rt: rt.handle().clone(),
     });
     // Warm up without faults: the first invocations start the function processes.

@@ -39,7 +39,7 @@ pub fn suite(args: &Arguments) -> Conclusion {
     let stack = rt.block_on(Stack::start_with(&[("AUTH_MODE", "jwt".to_string())]));
     let ctx = Ctx {
         stack,
-        http: reqwest::Client::new(),
+        http: blackbox::http_client(),
         rt: rt.handle().clone(),
     };
     run_cases(args, SUITE, rt, ctx, cases)

@@ -48,7 +48,7 @@ pub fn suite(args: &Arguments) -> Conclusion {
         stack,
         proxy,
         sqs,
-        http: reqwest::Client::new(),
+        http: blackbox::http_client(),
         rt: rt.handle().clone(),
     };
     // One case: the store's refusals are switched on for the first part only.

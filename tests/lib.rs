@@ -42,6 +42,16 @@ fn wait_for_port(port: u16, timeout: Duration) -> bool {
     false
 }
 
+/// The HTTP client of the black-box tests: a request (a stream read to its end included) that
+/// takes two minutes fails the case that made it, naming the request, instead of holding the
+/// whole run until CI's own limit.
+pub fn http_client() -> reqwest::Client {
+    reqwest::Client::builder()
+        .timeout(Duration::from_secs(120))
+        .build()
+        .expect("an HTTP client")
+}
+
 /// The devstack binary the test command builds (`cargo build --workspace`).
 pub fn devstack_bin() -> PathBuf {
     std::env::var("CARGO_TARGET_DIR")
@@ -578,7 +588,10 @@ pub async fn call_json(
         .await
         .expect("request reaches cargo lambda watch");
     let status = resp.status().as_u16();
-    let text = resp.text().await.unwrap_or_default();
+    let text = resp
+        .text()
+        .await
+        .expect("the answer reads to its end within the client's timeout");
     JsonReply {
         status,
         body: serde_json::from_str(&text).unwrap_or(serde_json::Value::String(text)),
@@ -665,7 +678,7 @@ impl ModelStack {
             stack,
             fake,
             secrets,
-            http: reqwest::Client::new(),
+            http: http_client(),
             rt,
         }
     }
@@ -733,7 +746,10 @@ impl ModelStack {
                 .and_then(|v| v.to_str().ok())
                 .unwrap_or_default()
                 .to_string();
-            let raw = resp.text().await.unwrap_or_default();
+            let raw = resp
+                .text()
+                .await
+                .expect("the stream reads to its end within the client's timeout");
             Streamed {
                 status,
                 content_type,
@@ -788,7 +804,7 @@ impl HttpCtx {
     pub fn start(rt: &tokio::runtime::Runtime) -> HttpCtx {
         HttpCtx {
             stack: rt.block_on(Stack::start()),
-            http: reqwest::Client::new(),
+            http: http_client(),
             rt: rt.handle().clone(),
         }
     }

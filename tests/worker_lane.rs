@@ -72,7 +72,7 @@ pub fn suite(args: &Arguments) -> Conclusion {
         stack,
         sns,
         model,
-        http: reqwest::Client::new(),
+        http: blackbox::http_client(),
         rt: rt.handle().clone(),
     };
     // The first invocation builds and starts the worker.

@@ -15,6 +15,10 @@ use crate::agent::{Emitter, Event};
 
 /// A heartbeat every 10 s while nothing else is sent (the API's contract).
 pub const HEARTBEAT: Duration = Duration::from_secs(10);
+/// A client that takes no frame for this long is gone: the body's channel holds one frame, so
+/// a reader that stops reading without closing would otherwise hold the turn (and the model
+/// call, and the function) until the function's timeout.
+pub const STALLED_CLIENT: Duration = Duration::from_secs(30);
 
 /// One SSE frame.
 pub fn frame(kind: &str, mut data: Value) -> Bytes {
@@ -54,9 +58,10 @@ async fn write(mut sender: Sender, mut rx: mpsc::Receiver<Event>, heartbeat: Dur
             },
             () = tokio::time::sleep(heartbeat) => frame("heartbeat", json!({})),
         };
-        if sender.send_data(next).await.is_err() {
+        match tokio::time::timeout(STALLED_CLIENT, sender.send_data(next)).await {
+            Ok(Ok(())) => {}
             // Dropping `rx` on return closes the channel: every emitter sees the client gone.
-            break;
+            Ok(Err(_)) | Err(_) => break,
         }
     }
 }
@@ -64,6 +69,27 @@ async fn write(mut sender: Sender, mut rx: mpsc::Receiver<Event>, heartbeat: Dur
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A reader that holds the body open and stops reading: the turn is told the client has
+    /// gone once a frame has waited `STALLED_CLIENT`, not at the function's timeout.
+    #[tokio::test(start_paused = true)]
+    async fn a_client_that_stops_reading_is_gone() {
+        let (emit, body) = open(HEARTBEAT);
+        let waited = tokio::time::Instant::now();
+        // The first frame fills the channel; the next ones wait for a reader that never comes.
+        let closed = tokio::time::timeout(Duration::from_secs(600), async {
+            while emit.send("message", json!({"text": "x"})).await {}
+        })
+        .await;
+        assert!(closed.is_ok(), "still open after ten minutes");
+        assert!(emit.client_gone());
+        let after = waited.elapsed();
+        assert!(
+            after >= STALLED_CLIENT && after < STALLED_CLIENT + HEARTBEAT,
+            "gone after {after:?}"
+        );
+        drop(body);
+    }
 
     #[test]
     fn frames_carry_their_type_in_the_json() {
