@@ -653,17 +653,24 @@ pub fn prescribe_for(
         if step != Step::AddLoad {
             floor = floor.min(reps.max(1));
         }
-        // Never above what the last session's estimated max allows at this load (the
-        // capacity model extrapolates a learned response; a big relative step, 10 to 12.5 kg
-        // dumbbells, is where it would be wrong). Unlogged effort was the lifter's usual: no
-        // reserve is taken off it twice.
-        let best_now = sets
-            .iter()
-            .filter_map(|s| e1rm(s.moved_kg()?, s.reps(), s.rir()))
-            .fold(None, |m: Option<f64>, e| Some(m.map_or(e, |m| m.max(e))));
-        if let (Some(e), Some(moved)) = (best_now, lift.moved_kg(Some(weight))) {
-            let reserve = if effort.is_some() { target.rir } else { 0 };
-            floor = floor.min(reps_at(e, moved, reserve).max(1));
+        // Never above what the last session's sets allow at this load (each set's estimated
+        // max read back at its own reserve, or the target's when that is less): the capacity
+        // model extrapolates a learned response, and a big relative step (12.5 to 15 kg
+        // dumbbells) is where it would be wrong.
+        let at_last_effort = lift.moved_kg(Some(weight)).and_then(|moved| {
+            sets.iter()
+                .filter_map(|s| {
+                    let rir = s.rir();
+                    Some(reps_at(
+                        e1rm(s.moved_kg()?, s.reps(), rir)?,
+                        moved,
+                        rir.map_or(0, |r| r.min(target.rir)),
+                    ))
+                })
+                .max()
+        });
+        if let Some(cap) = at_last_effort {
+            floor = floor.min(cap.max(1));
         }
         reps = reps.max(floor);
         if floor < reps {

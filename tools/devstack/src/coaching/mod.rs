@@ -313,20 +313,6 @@ pub fn walk(results: &mut Results, li: usize, file: &LifterFile) {
                         baselines::trend_chart_reps(past, id, now, load, actual.rir),
                     ),
                 ];
-                if std::env::var("COACHING_TRACE").is_ok() {
-                    let last_top = tops.first().map_or(0.0, |t| t.load_kg);
-                    let last_reps = tops.first().map_or(0, |t| t.reps);
-                    eprintln!(
-                        "trace,{},{id},{},{load:.2},{last_top:.2},{last_reps},{},{:?},{:.2},{:.2},{:.2}",
-                        file.name,
-                        now.format("%Y-%m-%d"),
-                        actual.reps,
-                        actual.rir,
-                        predictions[0].1.unwrap_or(-1.0),
-                        predictions[1].1.unwrap_or(-1.0),
-                        predictions[4].1.unwrap_or(-1.0),
-                    );
-                }
                 if predictions.iter().all(|(_, p)| p.is_some()) {
                     for (who, p) in predictions {
                         let err = p.unwrap_or_default() - f64::from(actual.reps);
@@ -383,31 +369,26 @@ pub fn walk(results: &mut Results, li: usize, file: &LifterFile) {
 
             // Prescriptions: hit rate and safety.
             let coach_full = prescribe_for(&lifter, past, id, exercise, target, &profile, now);
-            if std::env::var("COACHING_TRACE").is_ok()
-                && let Some(p) = &coach_full
-            {
+            // The reps the coach writes are an aim: how often the first set, and every set,
+            // reached them (the figure comparable with a baseline's hit rate is every set).
+            if let Some(p) = &coach_full {
                 let done = reps_at_load(w, id, p.weight_kg, step);
-                let tops_all = session_tops(past, id, now);
-                let (every, margin) = Capacity::from_tops(tops_all.clone(), lifter, now)
-                    .map(|c| {
-                        (
-                            c.every_set_reps_at(p.weight_kg, None).unwrap_or(-1.0),
-                            c.every_set_margin(&tops_all),
-                        )
-                    })
-                    .unwrap_or((-1.0, -1.0));
-                eprintln!(
-                    "rx,{},{id},{:?},{:.2},{},{},{:?},{}-{},{:.2},{every:.2},{margin:.2}",
-                    file.name,
-                    p.step,
-                    p.weight_kg,
-                    p.reps,
-                    p.floor_reps,
-                    done,
-                    target.low,
-                    target.high,
-                    lifter.every_set_margin
-                );
+                if let (Some(first), Some(min)) = (done.first(), done.iter().min()) {
+                    results.add(
+                        "aim: hit rate, first set",
+                        COACH,
+                        li,
+                        f64::from(u8::from(*first >= p.reps)),
+                        1.0,
+                    );
+                    results.add(
+                        "aim: hit rate, every set",
+                        COACH,
+                        li,
+                        f64::from(u8::from(*min >= p.reps)),
+                        1.0,
+                    );
+                }
             }
             // The coach is held to what it says every set reaches (its floor; what it asks beyond
             // is an aim, as a hold's "beat it"), a baseline to the reps it writes.
@@ -512,26 +493,6 @@ fn forecast_events(
         return;
     };
     let weeks = (at - now).num_days() as f64 / 7.0;
-    if std::env::var("COACHING_TRACE").is_ok() {
-        let series: Vec<String> = session_tops(past, id, now)
-            .iter()
-            .take(12)
-            .map(|t| {
-                format!(
-                    "{:.1}:{}:{:.2}:{}",
-                    (now - t.at).num_hours() as f64 / 24.0,
-                    t.reps,
-                    t.e1rm_kg.unwrap_or(0.0),
-                    t.load_kg
-                )
-            })
-            .collect();
-        eprintln!(
-            "fc,{li},{id},{horizon},{weeks:.2},{y:.2},{last:.2},{:.2},{trend:.2},{}",
-            coach.kg,
-            series.join(";")
-        );
-    }
     let (mae, mase, cover) = if horizon == 0 {
         (
             "e1RM next session: MAE %",
@@ -619,12 +580,6 @@ fn first_load(
         })
         .fold(0.0, f64::max);
     let over = s.weight_kg > shown + step / 2.0 + 1e-6;
-    if over && std::env::var("COACHING_TRACE").is_ok() {
-        eprintln!(
-            "first,{id},{:?},{:.2},{},{:.2}",
-            s.source, s.weight_kg, actual.reps, shown
-        );
-    }
     results.add(
         "safety: first load above what was shown",
         COACH,
@@ -941,6 +896,13 @@ pub fn report(files: &[LifterFile], results: &Results, split: Option<Split>) -> 
                 "deload: weeks advised",
                 "deload: base rate of drops",
             ],
+        ));
+        out.push_str("\nThe reps the coach writes, an aim above the floor its hit rate is read at (the coach only):\n\n");
+        out.push_str(&table(
+            results,
+            &members,
+            &[COACH],
+            &["aim: hit rate, first set", "aim: hit rate, every set"],
         ));
         out.push_str("\nFirst loads (the coach only):\n\n");
         out.push_str(&table(
