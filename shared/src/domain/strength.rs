@@ -9,6 +9,11 @@ use super::workout::{SetResult, SetType, Workout, WorkoutSet};
 /// Epley is only trusted up to this many reps; above it a set gives no e1RM.
 pub const MAX_E1RM_REPS: u32 = 12;
 
+/// An external load lighter than this is no load: apps that need a weight on every set have
+/// lifters log "1 lb" (or 0.5 kg) for dips, sit-ups and push-ups, and a 0.5 kg "max" would
+/// anchor every figure of the exercise. The lightest loads lifters really move are 1 kg.
+pub const MIN_EXTERNAL_KG: f64 = 1.0;
+
 /// Estimated one-rep max (Epley, `w × (1 + reps / 30)`), from a set of `reps` with `rir` reps
 /// left in reserve: the lifter could have done `reps + rir`, so that is the rep count Epley
 /// sees. One all-out rep is the weight itself. None above [`MAX_E1RM_REPS`] effective reps
@@ -127,12 +132,13 @@ impl Lift {
     }
 
     /// The load moved by a set logged at `logged_kg`: the weight itself for external loads
-    /// (None when there is none), the bodyweight's share plus it or minus the assistance for
-    /// bodyweight work (None without a bodyweight, or when the assistance is all of it).
+    /// (None when there is none, or a placeholder under [`MIN_EXTERNAL_KG`]), the bodyweight's
+    /// share plus it or minus the assistance for bodyweight work (None without a bodyweight, or
+    /// when the assistance is all of it).
     pub fn moved_kg(&self, logged_kg: Option<f64>) -> Option<f64> {
         let logged = logged_kg.filter(|w| w.is_finite());
         let moved = match self.loading {
-            Loading::External => logged?,
+            Loading::External => logged.filter(|w| *w >= MIN_EXTERNAL_KG - 1e-9)?,
             Loading::Bodyweight { share } => self.bodyweight_kg? * share + logged.unwrap_or(0.0),
             Loading::Assisted { share } => self.bodyweight_kg? * share - logged.unwrap_or(0.0),
         };
@@ -519,6 +525,10 @@ mod tests {
         assert!(assisted.difficulty(20.0) > assisted.difficulty(30.0));
         assert_eq!(assisted.harder(30.0, 2.5), 27.5);
         assert_eq!(assisted.moved_kg(Some(90.0)), None);
+        // A "1 lb" on a dip the app would not log without a weight is no load; 1 kg is one.
+        let own = Lift::of("own-parallel-bar-triceps-dip", None);
+        assert_eq!(own.moved_kg(Some(0.45)), None);
+        assert_eq!(own.moved_kg(Some(1.0)), Some(1.0));
         // Ten pull-ups at 80 kg are an e1RM of about 106.7 kg, never one of the belt alone.
         let pull_up = Lift::of("pull-up", Some(80.0));
         let set = WorkoutSet {

@@ -35,7 +35,7 @@ use coach::analysis::history::working_sets;
 use coach::analysis::progression::{DEFAULT_TARGET_RIR, RepTarget, prescribe_for};
 use coach::domain::catalog::{Loading, catalog};
 use coach::domain::profile::{Profile, step_for};
-use coach::domain::strength::is_working_result;
+use coach::domain::strength::{Lift, is_working_result};
 use coach::domain::units::Unit;
 use coach::domain::workout::Workout;
 use coach::import::units::UnitSource;
@@ -138,6 +138,16 @@ const FORECASTERS: [&str; 3] = [COACH, LAST, TREND];
 const EVERY_FIFTH: &str = "every fifth week";
 const ACWR: &str = "ACWR > 1.3";
 const DELOADERS: [&str; 3] = [COACH, EVERY_FIFTH, ACWR];
+
+/// Fixed margins below the every-set reps the capacity model predicts, each with its hit rate
+/// and too-easy figure: the trade-off any floor drawn from that prediction makes.
+const FRONTIER: [(f64, &str, &str); 5] = [
+    (1.0, "margin 1.0: hit rate", "margin 1.0: too easy"),
+    (1.25, "margin 1.25: hit rate", "margin 1.25: too easy"),
+    (1.5, "margin 1.5: hit rate", "margin 1.5: too easy"),
+    (1.75, "margin 1.75: hit rate", "margin 1.75: too easy"),
+    (2.0, "margin 2.0: hit rate", "margin 2.0: too easy"),
+];
 
 /// One figure of every predictor.
 #[derive(Default)]
@@ -373,6 +383,19 @@ pub fn walk(results: &mut Results, li: usize, file: &LifterFile) {
             // reached them (the figure comparable with a baseline's hit rate is every set).
             if let Some(p) = &coach_full {
                 let done = reps_at_load(w, id, p.weight_kg, step);
+                // The floor's trade-off: every set held to the capacity model's every-set reps
+                // at the load less a fixed margin, whatever the lifter's own margin.
+                let every = capacity.as_ref().and_then(|c| {
+                    let moved = Lift::in_workout(w, id).moved_kg(Some(p.weight_kg))?;
+                    c.every_set_reps_at(moved, None)
+                });
+                if let (Some(every), Some(min)) = (every, done.iter().min()) {
+                    for (margin, hit, easy) in FRONTIER {
+                        let floor = (every - margin - 1e-9).ceil().max(1.0) as u32;
+                        results.add(hit, COACH, li, f64::from(u8::from(*min >= floor)), 1.0);
+                        results.add(easy, COACH, li, f64::from(u8::from(*min >= floor + 2)), 1.0);
+                    }
+                }
                 if let (Some(first), Some(min)) = (done.first(), done.iter().min()) {
                     results.add(
                         "aim: hit rate, first set",
@@ -565,7 +588,9 @@ fn first_load(
         return;
     }
     let step = step_for(Some(exercise), profile);
-    // The heaviest load the lifter did for at least those reps in their first four weeks of
+    // Harder is heavier, or less assistance on assisted work.
+    let lift = Lift::of(id, None);
+    // The hardest load the lifter did for at least those reps in their first four weeks of
     // the exercise (a first session is often a light look at it).
     let shown = later
         .iter()
@@ -576,10 +601,10 @@ fn first_load(
         .filter(|s| is_working_result(s))
         .filter_map(|s| {
             let a = s.actual.as_ref()?;
-            (a.reps >= actual.reps).then_some(a.weight_kg.unwrap_or(0.0))
+            (a.reps >= actual.reps).then_some(lift.difficulty(a.weight_kg.unwrap_or(0.0)))
         })
-        .fold(0.0, f64::max);
-    let over = s.weight_kg > shown + step / 2.0 + 1e-6;
+        .fold(f64::MIN, f64::max);
+    let over = lift.difficulty(s.weight_kg) > shown + step / 2.0 + 1e-6;
     results.add(
         "safety: first load above what was shown",
         COACH,
@@ -904,6 +929,9 @@ pub fn report(files: &[LifterFile], results: &Results, split: Option<Split>) -> 
             &[COACH],
             &["aim: hit rate, first set", "aim: hit rate, every set"],
         ));
+        out.push_str("\nThe floor's trade-off: every set held to the capacity model's every-set reps at the load less a fixed margin (the coach only):\n\n");
+        let frontier: Vec<&'static str> = FRONTIER.iter().flat_map(|(_, h, e)| [*h, *e]).collect();
+        out.push_str(&table(results, &members, &[COACH], &frontier));
         out.push_str("\nFirst loads (the coach only):\n\n");
         out.push_str(&table(
             results,
