@@ -2,16 +2,20 @@
 //! actually did last time. The next planned workout, SUGGEST_WEIGHT, AUTOFILL, the insight card
 //! and the weekly review all call [`prescribe`], so the lifter hears one number everywhere.
 //!
-//! Double progression inside a rep range, read off the latest session's top load:
+//! Double progression inside a rep range, one progression per rep slot, read off the latest
+//! session's top load:
 //! - every set at that load reached the top of the range at the target effort → add the
 //!   equipment's increment and go back to the bottom of the range;
 //! - inside the range → same load, one more rep;
-//! - harder than the target effort (more than one rep short of the reserve asked for) → hold;
+//! - harder than the target effort → ease to the load today's estimated max gives at the
+//!   target effort (once; then hold);
 //! - short of the reps that were planned → hold; short twice running at the same load → reduce;
 //! - a session at a rep count outside the range → convert through the estimated max.
 //!
 //! Effort that was not logged counts as on target: never as a miss, never as spare reserve.
 //! After a long break the load is reduced by [`detraining_allowance`] and never increased.
+//! Beside the reps to aim for, a floor every set should reach, from the lifter's own capacity.
+//! How the numbers compare with a logbook's on held-out lifters: `docs/coaching.md`.
 
 use chrono::{DateTime, Utc};
 use serde::Serialize;
