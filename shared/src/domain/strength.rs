@@ -10,9 +10,10 @@ use super::workout::{SetResult, SetType, Workout, WorkoutSet};
 pub const MAX_E1RM_REPS: u32 = 12;
 
 /// An external load lighter than this is no load: apps that need a weight on every set have
-/// lifters log "1 lb" (or 0.5 kg) for dips, sit-ups and push-ups, and a 0.5 kg "max" would
-/// anchor every figure of the exercise. The lightest loads lifters really move are 1 kg.
-pub const MIN_EXTERNAL_KG: f64 = 1.0;
+/// lifters log "1 lb" (0.45 kg) for dips, sit-ups and push-ups, and a 0.45 kg "max" would
+/// anchor every figure of the exercise. The lightest loads lifters really move (0.5 kg wrist
+/// weights, 1 and 2 lb dumbbells for rotator-cuff work) are at or above it.
+pub const MIN_EXTERNAL_KG: f64 = 0.5;
 
 /// Estimated one-rep max (Epley, `w × (1 + reps / 30)`), from a set of `reps` with `rir` reps
 /// left in reserve: the lifter could have done `reps + rir`, so that is the rep count Epley
@@ -525,10 +526,12 @@ mod tests {
         assert!(assisted.difficulty(20.0) > assisted.difficulty(30.0));
         assert_eq!(assisted.harder(30.0, 2.5), 27.5);
         assert_eq!(assisted.moved_kg(Some(90.0)), None);
-        // A "1 lb" on a dip the app would not log without a weight is no load; 1 kg is one.
+        // A "1 lb" on a dip the app would not log without a weight is no load; a 0.5 kg wrist
+        // weight and a 2 lb dumbbell are loads.
         let own = Lift::of("own-parallel-bar-triceps-dip", None);
-        assert_eq!(own.moved_kg(Some(0.45)), None);
-        assert_eq!(own.moved_kg(Some(1.0)), Some(1.0));
+        assert_eq!(own.moved_kg(Some(0.4536)), None);
+        assert_eq!(own.moved_kg(Some(0.5)), Some(0.5));
+        assert_eq!(own.moved_kg(Some(0.9072)), Some(0.9072));
         // Ten pull-ups at 80 kg are an e1RM of about 106.7 kg, never one of the belt alone.
         let pull_up = Lift::of("pull-up", Some(80.0));
         let set = WorkoutSet {
