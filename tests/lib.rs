@@ -43,11 +43,12 @@ fn wait_for_port(port: u16, timeout: Duration) -> bool {
 }
 
 /// The HTTP client of the black-box tests: a request (a stream read to its end included) that
-/// takes two minutes fails the case that made it, naming the request, instead of holding the
-/// whole run until CI's own limit.
+/// takes ten minutes fails the case that made it, naming the request, instead of holding the
+/// whole run until CI's own limit. Ten, not less: a function's first invocation may have cargo
+/// lambda watch build it (a minute or two here, after a change or another build's features).
 pub fn http_client() -> reqwest::Client {
     reqwest::Client::builder()
-        .timeout(Duration::from_secs(120))
+        .timeout(Duration::from_secs(600))
         .build()
         .expect("an HTTP client")
 }
