@@ -8,7 +8,8 @@
 //!   equipment's increment and go back to the bottom of the range;
 //! - inside the range → same load, one more rep;
 //! - harder than the target effort → ease to the load today's estimated max gives at the
-//!   target effort (once; then hold);
+//!   target effort (once; then hold), unless every set would have reached the top of the range
+//!   with the reserve asked (12 at RIR 0 in 8–10 at RIR 2): then add load;
 //! - short of the reps that were planned → hold; short twice running at the same load → reduce;
 //! - a session at a rep count outside the range → convert through the estimated max.
 //!
@@ -347,12 +348,31 @@ pub fn prescribe_for(
         .filter(|(w, _)| w.started_at <= now)
         .collect();
     let newest_any = all.first()?.0.started_at;
+    // A session above the slot's reps at a load at least as hard as the slot's newest is the
+    // slot outgrown (90 × 14 after 90 × 12 in an 8–10 slot), not a light day of another slot:
+    // it stays in, or a lifter who does more reps than the range at the same load would be
+    // read from their last session inside it for ever.
+    let tops: Vec<Option<Top>> = all
+        .iter()
+        .map(|(w, inst)| Top::of(&working_sets(w, inst)))
+        .collect();
+    let slot_top = tops
+        .iter()
+        .flatten()
+        .find(|t| target.in_slot(t.slot_reps()));
     let in_slot: Vec<_> = all
         .iter()
-        .filter(|(w, inst)| {
-            Top::of(&working_sets(w, inst)).is_some_and(|t| target.in_slot(t.slot_reps()))
+        .zip(&tops)
+        .filter(|(_, t)| {
+            t.is_some_and(|t| {
+                target.in_slot(t.slot_reps())
+                    || (t.slot_reps() > target.high + SLOT_TOLERANCE
+                        && slot_top.is_some_and(|s| {
+                            t.lift.difficulty(t.kg) >= s.lift.difficulty(s.kg) - 1e-6
+                        }))
+            })
         })
-        .cloned()
+        .map(|(session, _)| session.clone())
         .collect();
     // Nothing at this target yet: the newest session at any reps, converted.
     let converting = in_slot.is_empty();
@@ -373,6 +393,16 @@ pub fn prescribe_for(
     let beyond_estimates = e1rm(1.0, top.reps, effort).is_none()
         || e1rm(1.0, top.reps.min(target.high), Some(target.rir)).is_none();
     let on_target = beyond_estimates || effort.is_none_or(|r| r + EFFORT_TOLERANCE >= target.rir);
+    // Harder than asked, yet every set at the load would still have reached the top of the
+    // range with the reserve asked (reps in reserve are reps: 12 at RIR 0 is 10 at RIR 2): the
+    // range is done, and the load goes up. Without this a lifter who trains to failure in a
+    // range whose top and reserve reach the estimate's limit (8–10 at RIR 2) was held for ever:
+    // their sets beyond it give no estimated max to ease from.
+    let top_at_target = !on_target
+        && top
+            .rir
+            .or(effort)
+            .is_some_and(|r| top.reps + r >= target.high + target.rir);
     // Bodyweight work is prescribed at today's bodyweight (the profile's), else the last known.
     let lift = top.lift.at_bodyweight(profile.bodyweight_kg);
     let show = |kg: f64| lift.describe(kg, unit);
@@ -460,9 +490,10 @@ pub fn prescribe_for(
             )
         }
     } else if target.contains(top.reps)
-        || (top.reps > target.high && top.planned.is_some_and(|p| target.contains(p)))
+        || (top.reps > target.high
+            && (top_at_target || top.planned.is_some_and(|p| target.contains(p))))
     {
-        if !on_target {
+        if !on_target && !top_at_target {
             // Harder than the effort asked: the load today's estimated max gives for these reps
             // at the target effort, so a grinding lifter's load comes down a little and a
             // lifter who trains to failure still moves up as their max does.
@@ -1140,6 +1171,40 @@ mod tests {
         }
         assert!(loads.windows(2).all(|w| w[1] >= w[0]), "{loads:?}");
         assert!(loads[3] > loads[0], "{loads:?}");
+    }
+
+    #[test]
+    fn a_lifter_who_trains_to_failure_in_a_range_moves_up_with_their_max() {
+        // The reported defect, again: 8–10 at RIR 2, every set to failure (RIR 0). At 90 kg the
+        // sets went 12, 11, 10, then 13, 12, 11, ... 17, 16, 15 as the lifter's max rose from
+        // 127 to 142 kg over 24 weeks, and the load stayed at 90: a set of 13 at failure is
+        // beyond the reps an estimated max is read from, so nothing said the load could rise.
+        // The lifter here does what is prescribed, every set to failure, two sessions a week.
+        let p = Profile::default();
+        let t = RepTarget::range(8, 10, 2);
+        let mut h: Vec<Workout> = Vec::new();
+        let mut load = 90.0;
+        for i in 0..48_i64 {
+            let day = 1 + 7 * (i / 2) + 3 * (i % 2);
+            let max = 126.0 * (1.0 + 0.005 * day as f64 / 7.0);
+            let first = (30.0 * (max / load - 1.0)).floor() as u32;
+            let sets: Vec<_> = (0..3)
+                .map(|k| working(load, first.saturating_sub(k).max(1), None, Some(0)))
+                .collect();
+            h.push(session(day, "barbell-bench-press", &sets));
+            let n = prescribe(&h, "barbell-bench-press", bench(), t, &p, day_after(&h))
+                .expect("history");
+            // Never above what the lifter could do for the bottom of the range.
+            assert!(
+                n.weight_kg <= max * pct_1rm(t.low, 0) + 1e-6,
+                "session {i}: {} over a max of {max:.1}: {}",
+                n.weight_kg,
+                n.rationale
+            );
+            load = n.weight_kg;
+        }
+        // 24 weeks at 0.5 % a week: about 12 % stronger; the load follows (at least 7.5 kg on).
+        assert!(load >= 97.5, "still at {load} kg after 24 weeks");
     }
 
     #[test]
