@@ -26,8 +26,8 @@ use crate::analysis::history::{Basis, LoggedSet, sessions_with, working_sets};
 use crate::domain::catalog::{Exercise, Loading, catalog};
 use crate::domain::profile::{Experience, Profile};
 use crate::domain::strength::{
-    Lift, MIN_EXTERNAL_KG, e1rm, effective_rir, is_working_result, pct_1rm, reps_at, round_load,
-    round1, transfer_ratio,
+    Lift, e1rm, effective_rir, is_working_result, pct_1rm, reps_at, round_load, round1,
+    transfer_ratio,
 };
 use crate::domain::units::{Unit, format_weight};
 use crate::domain::workout::Workout;
@@ -200,9 +200,9 @@ struct Top {
 impl Top {
     fn of(sets: &[LoggedSet<'_>]) -> Option<Top> {
         // Bodyweight work without a weight is bodyweight alone; an external load needs one
-        // (a placeholder "1 lb" is none).
+        // (the load moved: a placeholder "1 lb" is none).
         let logged = |s: &LoggedSet<'_>| match s.lift.loading {
-            Loading::External => s.weight_kg().filter(|w| *w >= MIN_EXTERNAL_KG - 1e-9),
+            Loading::External => s.moved_kg(),
             _ => Some(s.weight_kg().unwrap_or(0.0).max(0.0)),
         };
         let (lift, kg) = sets
