@@ -18,6 +18,10 @@ pub fn suite(args: &Arguments) -> Conclusion {
             coach_answers_through_bedrock,
         ),
         (
+            "a_revision_after_a_tool_keeps_the_tool_configuration",
+            a_revision_after_a_tool_keeps_the_tool_configuration,
+        ),
+        (
             "throttling_is_retried_then_answered",
             throttling_is_retried_then_answered,
         ),
@@ -93,6 +97,38 @@ fn coach_answers_through_bedrock(ctx: &Ctx) -> Result<(), Failed> {
         "both sessions",
     )?;
     eq(ctx.secrets.calls().len(), 0, "no secret read")
+}
+
+/// A high-risk answer that broke a rule after a tool ran is revised by the model, not scrubbed:
+/// the revision turn still declares the tools (Converse refuses a history holding tool use
+/// without them; before, the revision failed and the draft was scrubbed).
+fn a_revision_after_a_tool_keeps_the_tool_configuration(ctx: &Ctx) -> Result<(), Failed> {
+    ctx.fake.reply(ModelReply::calls(&[(
+        "exercise_progress",
+        json!({"exercise_id": "bench press", "weeks": 8}),
+    )]));
+    ctx.fake.reply(ModelReply::text(&[
+        "Take 400 mg of ibuprofen and push through the pain.",
+    ]));
+    ctx.fake.reply(ModelReply::text(&[
+        "Rest the shoulder and have a doctor or physio look at it.",
+    ]));
+    let s = ctx.stream(
+        &unique_user("b-revise"),
+        json!({"message": "My shoulder hurts when I bench. What should I take?"}),
+    );
+    well_formed(&s)?;
+    let text = s.text();
+    check(
+        text.contains("physio") && !text.to_lowercase().contains("ibuprofen"),
+        format!("the model's revision is shown: {text}"),
+    )?;
+    let reqs = ctx.fake.requests();
+    eq(reqs.len(), 3, "tool turn, draft, revision")?;
+    check(
+        reqs[2].body["toolConfig"]["tools"].is_array(),
+        "the revision declares the tools",
+    )
 }
 
 fn throttling_is_retried_then_answered(ctx: &Ctx) -> Result<(), Failed> {

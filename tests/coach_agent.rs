@@ -58,6 +58,10 @@ pub fn suite(args: &Arguments) -> Conclusion {
             workout_mode_adds_curls_with_warmups,
         ),
         (
+            "model_loads_are_held_to_the_history_and_writes_keep_their_order",
+            model_loads_are_held_to_the_history_and_writes_keep_their_order,
+        ),
+        (
             "destructive_request_needs_an_explicit_yes",
             destructive_request_needs_an_explicit_yes,
         ),
@@ -749,9 +753,126 @@ fn high_risk_answer_is_revised_before_it_is_shown(ctx: &Ctx) -> Result<(), Faile
         "the revision request names the rules",
     )?;
     eq(
-        reqs[1].body["tools"].is_null(),
-        true,
-        "no tools in the revision",
+        reqs[1].body["toolConfig"]["functionCallingConfig"]["mode"].as_str(),
+        Some("NONE"),
+        "no tool may be called in the revision",
+    )
+}
+
+/// The codes of the tool errors the model was handed back after its first turn.
+fn refusal_codes(ctx: &Ctx) -> Vec<String> {
+    ctx.fake.requests()[1].body["contents"][2]["parts"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+        .iter()
+        .map(|p| {
+            p["functionResponse"]["response"]["error"]["code"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string()
+        })
+        .collect()
+}
+
+/// A load the model chooses is held to what the lifter's history supports (SUGGEST_WEIGHT's
+/// answer and a step); a load the lifter names is theirs. Two writes of one turn land in the
+/// order the model made them.
+fn model_loads_are_held_to_the_history_and_writes_keep_their_order(
+    ctx: &Ctx,
+) -> Result<(), Failed> {
+    let user = unique_user("c-bounds");
+    for w in [
+        bench_session(10, &[(100.0, 8, 2)]),
+        bench_session(4, &[(100.0, 8, 2)]),
+    ] {
+        ctx.rt
+            .block_on(ctx.stack.store.put_completed_workout(&user, &w))?;
+    }
+    ctx.rt.block_on(
+        ctx.stack
+            .store
+            .replace_active_workout(&user, &sample_workout("w-bounds", 3)),
+    )?;
+    let before = ctx
+        .rt
+        .block_on(ctx.stack.store.get_active_workout(&user))?
+        .ok_or("active")?;
+    let in_workout = |m: &str| json!({"message": format!("(context: workout_id=w-bounds) {m}")});
+    ctx.fake.reply(ModelReply::calls(&[
+        (
+            "prescribe_set",
+            json!({"set_id": "bench-2", "weight_kg": 140}),
+        ),
+        (
+            "add_exercise",
+            json!({"exercise_id": "back-squat", "sets": 3, "reps": 5, "weight_kg": 200}),
+        ),
+    ]));
+    ctx.fake
+        .reply(ModelReply::text(&["Your plan stays as it is."]));
+    let s = ctx.stream(&user, in_workout("make today harder"));
+    well_formed(&s)?;
+    eq(s.tool_oks(), vec![false, false], "both loads refused")?;
+    eq(
+        refusal_codes(ctx),
+        vec!["LOAD_ABOVE_HISTORY".to_string(); 2],
+        "refused as above the history",
+    )?;
+    let after = ctx
+        .rt
+        .block_on(ctx.stack.store.get_active_workout(&user))?
+        .ok_or("still active")?;
+    eq(after.version, before.version, "workout unchanged")?;
+
+    // The lifter names the load: it is used as given.
+    ctx.fake.reset();
+    ctx.fake.reply(ModelReply::calls(&[(
+        "prescribe_set",
+        json!({"set_id": "bench-2", "weight_kg": 140}),
+    )]));
+    ctx.fake.reply(ModelReply::text(&["Done."]));
+    let s = ctx.stream(&user, in_workout("put 140 kg on my second set"));
+    well_formed(&s)?;
+    eq(s.tool_oks(), vec![true], "the lifter's own load")?;
+    let w = ctx
+        .rt
+        .block_on(ctx.stack.store.get_active_workout(&user))?
+        .ok_or("still active")?
+        .value;
+    let target = |id: &str| w.find_set(id).map(|p| w.set_at(p).target.clone());
+    eq(
+        target("bench-2").and_then(|t| t.weight_kg),
+        Some(140.0),
+        "stored",
+    )?;
+
+    // Two sets logged in one turn, each on the current set: in the order the model made them.
+    ctx.fake.reset();
+    ctx.fake.reply(ModelReply::calls(&[
+        ("log_set", json!({"reps": 10})),
+        ("log_set", json!({"reps": 6})),
+    ]));
+    ctx.fake.reply(ModelReply::text(&["Both logged."]));
+    let s = ctx.stream(
+        &user,
+        in_workout("record my next two sets please, ten and then six reps"),
+    );
+    well_formed(&s)?;
+    eq(s.tool_oks(), vec![true, true], "both logged")?;
+    let w = ctx
+        .rt
+        .block_on(ctx.stack.store.get_active_workout(&user))?
+        .ok_or("still active")?
+        .value;
+    let reps = |id: &str| {
+        w.find_set(id)
+            .and_then(|p| w.set_at(p).actual.as_ref().map(|a| a.reps))
+    };
+    eq(
+        (reps("bench-1"), reps("bench-2")),
+        (Some(10), Some(6)),
+        "logged in order",
     )
 }
 

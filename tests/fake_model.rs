@@ -217,6 +217,31 @@ async fn serve(mut sock: TcpStream, state: Arc<Mutex<State>>) {
     let body_bytes = body.len() as u64;
     let body: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
     let text = body.to_string();
+    // Bedrock's own check: a conversation holding tool use needs its tool configuration.
+    if path.ends_with("/converse-stream")
+        && (text.contains("\"toolUse\"") || text.contains("\"toolResult\""))
+        && body.get("toolConfig").is_none()
+    {
+        state
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .requests
+            .push(Recorded {
+                path: path.clone(),
+                headers,
+                body,
+                at: std::time::Instant::now(),
+                replied_at: None,
+            });
+        let _ = write_status(
+            &mut sock,
+            400,
+            &json!({"message": "The toolConfig field must be defined when using toolUse and toolResult content blocks."}),
+            &[("x-amzn-errortype".into(), "ValidationException".into())],
+        )
+        .await;
+        return;
+    }
     let (reply, index) = {
         let mut s = state.lock().unwrap_or_else(|p| p.into_inner());
         let index = s.requests.len();

@@ -67,6 +67,7 @@ fn request(text: &str) -> Request {
                 "required": ["exercise_id"],
             })),
         }],
+        no_calls: false,
         json_output: false,
     }
 }

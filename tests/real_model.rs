@@ -43,6 +43,7 @@ fn request(text: &str, tools: bool) -> Request {
         } else {
             Vec::new()
         },
+        no_calls: false,
         json_output: false,
     }
 }

@@ -78,7 +78,8 @@ static CHANGE_CLAIM: LazyLock<Regex> = LazyLock::new(|| {
         .unwrap_or_else(|e| panic!("claim pattern: {e}"))
 });
 static HIGH_RISK: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(pain|painful|hurts?|hurting|injur(y|ed|ies)|sprain(ed)?|strain(ed)?|tweak(ed)?|pulled|torn|tear|numb(ness)?|tingling|dizzy|chest|medication|meds|pills?|painkillers?|ibuprofen|advil|tylenol|doctor)\b")
+    // Symptoms, injuries and medicine; a body part alone is training talk ("chest day").
+    Regex::new(r"(?i)\b(pain|painful|hurts?|hurting|aches?|aching|achy|twinges?|swollen|swelling|injur(y|ed|ies)|sprain(ed)?|strain(ed)?|tweak(ed)?|pulled (a|my|the)|torn|tear|numb(ness)?|tingling|dizzy|dizziness|faint(ed)?|light-?headed|short(ness)? of breath|chest (tightness|pressure)|tight chest|palpitations|medication|meds|pills?|painkillers?|ibuprofen|advil|tylenol|doctor)\b")
         .unwrap_or_else(|e| panic!("risk pattern: {e}"))
 });
 
@@ -437,17 +438,45 @@ pub fn check(answer: &str, facts: &Facts, wrote: bool) -> Vec<Violation> {
         .collect()
 }
 
-/// The answer without its offending sentences, followed by the corrections: the last resort
-/// for a buffered answer that is still unsafe after its revision.
+/// What replaces a weight the data does not back.
+pub const LEFT_OUT: &str = "[a figure I can't back with your data]";
+
+/// `text` with every weight the facts do not back replaced by [`LEFT_OUT`], and the weights
+/// left out as written.
+pub(super) fn mask_unbacked(text: &str, facts: &Facts) -> (String, Vec<String>) {
+    let mut out = String::with_capacity(text.len());
+    let mut left_out = Vec::new();
+    let mut from = 0;
+    for (kind, kg, raw, at) in weights_in(text, true) {
+        if is_checked(text, kg, &at) && !facts.backs(kind, kg, raw) {
+            out.push_str(&text[from..at.start]);
+            out.push_str(LEFT_OUT);
+            left_out.push(text[at.clone()].to_string());
+            from = at.end;
+        }
+    }
+    out.push_str(&text[from..]);
+    (out, left_out)
+}
+
+/// The last resort for a buffered answer that is still unsafe after its revision: a sentence of
+/// medication advice, of training through pain or claiming a change that was not made is
+/// dropped; in any other sentence only the unbacked figures are masked, so advice around them
+/// ("stay under [figure] and stop the moment the pain returns") still reaches the lifter. The
+/// dropped sentences' corrections follow.
 pub fn scrub(answer: &str, facts: &Facts, wrote: bool) -> String {
     let mut kept = String::new();
     let mut found = Vec::new();
     for s in sentences(answer) {
         let v = sentence_violations(s, facts, wrote);
-        if v.is_empty() {
-            kept.push_str(s);
+        let unsafe_advice = v
+            .iter()
+            .any(|v| !matches!(v, Violation::UnsupportedNumber(_)));
+        if unsafe_advice {
+            found.extend(v);
+        } else {
+            kept.push_str(&mask_unbacked(s, facts).0);
         }
-        found.extend(v);
     }
     let mut out = kept.trim().to_string();
     for n in notes(&found) {
@@ -692,5 +721,43 @@ mod tests {
         );
         assert!(is_high_risk("my knee hurts when I squat"));
         assert!(!is_high_risk("how is my bench going?"));
+    }
+
+    #[test]
+    fn scrub_masks_a_figure_and_keeps_the_safety_advice_around_it() {
+        let f = Facts::default();
+        let out = scrub(
+            "If you train, stay under 60 kg and stop the moment the pain returns. Take ibuprofen for it.",
+            &f,
+            false,
+        );
+        assert_eq!(
+            out,
+            format!(
+                "If you train, stay under {LEFT_OUT} and stop the moment the pain returns. I can't advise on medication or treatment; please ask a doctor or pharmacist."
+            )
+        );
+    }
+
+    #[test]
+    fn risk_is_read_from_symptoms_not_from_body_parts() {
+        for risky in [
+            "my elbow aches when I curl",
+            "felt a twinge in my lower back on deadlifts",
+            "my knee is swollen after squats",
+            "my wrist is aching",
+            "I got dizzy after the last set",
+            "I pulled my hamstring yesterday",
+            "tight chest and short of breath on the bike",
+        ] {
+            assert!(is_high_risk(risky), "{risky}");
+        }
+        for plain in [
+            "chest day today, what should I do?",
+            "I pulled 200 kg on deadlift today",
+            "how many sets for chest per week?",
+        ] {
+            assert!(!is_high_risk(plain), "{plain}");
+        }
     }
 }

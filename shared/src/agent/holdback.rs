@@ -5,10 +5,8 @@
 //! `critic::Facts`) replaced by a note: the lifter never reads an invented load, and no
 //! after-the-fact correction is needed for it.
 
-use super::critic::{Facts, is_checked, weights_in};
-
-/// What replaces a weight the data does not back.
-pub const LEFT_OUT: &str = "[a figure I can't back with your data]";
+pub use super::critic::LEFT_OUT;
+use super::critic::{Facts, mask_unbacked};
 
 pub struct HoldBack<'f> {
     facts: &'f Facts,
@@ -67,17 +65,8 @@ impl<'f> HoldBack<'f> {
     fn release(&mut self) -> String {
         self.dot = false;
         let held = std::mem::take(&mut self.held);
-        let mut out = String::with_capacity(held.len());
-        let mut from = 0;
-        for (kind, kg, raw, at) in weights_in(&held, true) {
-            if is_checked(&held, kg, &at) && !self.facts.backs(kind, kg, raw) {
-                out.push_str(&held[from..at.start]);
-                out.push_str(LEFT_OUT);
-                self.left_out.push(held[at.clone()].to_string());
-                from = at.end;
-            }
-        }
-        out.push_str(&held[from..]);
+        let (out, left_out) = mask_unbacked(&held, self.facts);
+        self.left_out.extend(left_out);
         out
     }
 }

@@ -182,6 +182,7 @@ impl Coach {
             ctx,
             app: &self.app,
             unit: loaded.profile.unit,
+            said: text,
         };
         let briefing = model_loop::Briefing {
             history,

@@ -1,7 +1,7 @@
 //! The agent loop: stream the model's answer to the lifter; when it calls tools, say so
-//! (`status`, then `tool_start`/`tool_end` pairs), run the calls concurrently, hand the results
-//! back and let it continue. At most `MAX_TOOL_TURNS` model turns with tools, then one closing
-//! turn without them. A failing tool is a structured error for the model, not the end of the
+//! (`status`, then `tool_start`/`tool_end` pairs), run the calls (reads together, writes one
+//! after another: `tools::run_groups`), hand the results back and let it continue. At most
+//! `MAX_TOOL_TURNS` model turns with tools, then one closing turn that may call none. A failing tool is a structured error for the model, not the end of the
 //! answer; a failing model is an `error` event. `done` always ends the stream.
 //!
 //! Every answer passes the critic (`critic`): a high-risk turn is buffered, revised once and
@@ -76,6 +76,7 @@ pub async fn run(
         system: instruction::system(env.ctx, intent, &briefing.context),
         turns,
         tools: tools::specs(env.ctx.workout_mode),
+        no_calls: false,
         json_output: false,
     };
     let mut facts = Facts::default();
@@ -96,7 +97,7 @@ pub async fn run(
         }
         let closing = out.model_turns == MAX_TOOL_TURNS;
         if closing {
-            req.tools.clear();
+            req.no_calls = true;
             req.turns.push(Turn::user(CLOSING_NOTE));
         }
         out.model_turns += 1;
@@ -146,14 +147,21 @@ pub async fn run(
             emit.send("tool_start", json!({ "tool": c.name, "call_id": c.id }))
                 .await;
         }
-        // Independent reads in one turn run concurrently; a name not offered runs nothing.
+        // Reads in one turn run together, writes one after another in the model's order; a
+        // name not offered runs nothing.
         let offered = &req.tools;
-        let results = futures_util::future::join_all(calls.iter().map(|c| async move {
-            let started = Instant::now();
-            let r = tools::run(env, offered, &c.name, &c.args).await;
-            (r, started.elapsed())
-        }))
-        .await;
+        let names: Vec<&str> = calls.iter().map(|c| c.name.as_str()).collect();
+        let mut results = Vec::with_capacity(calls.len());
+        for group in tools::run_groups(&names) {
+            results.extend(
+                futures_util::future::join_all(calls[group].iter().map(|c| async move {
+                    let started = Instant::now();
+                    let r = tools::run(env, offered, &c.name, &c.args).await;
+                    (r, started.elapsed())
+                }))
+                .await,
+            );
+        }
         let mut parts = Vec::with_capacity(calls.len());
         let mut artifacts = Vec::new();
         for (c, (r, took)) in calls.iter().zip(results) {
@@ -237,7 +245,12 @@ async fn review(
     out.model_turns += 1;
     let revised = match model_turn(model, req, emit, deadline, &mut out.usage, quiet).await {
         Ok(Some((t, _))) => t.text(),
-        _ => String::new(),
+        Ok(None) => String::new(),
+        Err(e) => {
+            // The draft is scrubbed instead; the failure is the operator's to see.
+            tracing::warn!(code = e.code(), "the revision call failed: {e}");
+            String::new()
+        }
     };
     let text = if !revised.trim().is_empty() && critic::check(&revised, facts, wrote).is_empty() {
         revised

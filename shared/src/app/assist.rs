@@ -88,6 +88,7 @@ impl Assist {
             system: system.to_string(),
             turns: vec![Turn::user(user)],
             tools: Vec::new(),
+            no_calls: false,
             json_output: true,
         };
         let deadline = tokio::time::Instant::now() + MODEL_TIMEOUT;

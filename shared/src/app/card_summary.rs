@@ -82,6 +82,7 @@ pub async fn summarise(model: Option<&Model>, card: &mut InsightCard) -> (Source
         system: INSTRUCTION.to_string(),
         turns: vec![Turn::user(facts.clone())],
         tools: Vec::new(),
+        no_calls: false,
         json_output: true,
     };
     let deadline = tokio::time::Instant::now() + SUMMARY_TIMEOUT;

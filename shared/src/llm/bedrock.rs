@@ -127,6 +127,9 @@ pub(super) fn request(
             .map_err(|e| built("message", e))?;
         call = call.messages(message);
     }
+    // Converse has no "none" choice: on a turn that may call no tool (`no_calls`) the tools stay
+    // declared, as Converse requires while the history holds tool use, and the caller ignores
+    // a call.
     if !req.tools.is_empty() {
         let mut tools = ToolConfiguration::builder()
             .tool_choice(ToolChoice::Auto(AutoToolChoice::builder().build()));

@@ -41,7 +41,8 @@ pub(super) fn request(cfg: &ModelConfig, req: &Request) -> (String, Value) {
             })
             .collect();
         body["tools"] = json!([{ "functionDeclarations": decls }]);
-        body["toolConfig"] = json!({ "functionCallingConfig": { "mode": "AUTO" } });
+        let mode = if req.no_calls { "NONE" } else { "AUTO" };
+        body["toolConfig"] = json!({ "functionCallingConfig": { "mode": mode } });
     }
     let mut generation = json!({
         "temperature": cfg.temperature,
@@ -444,6 +445,7 @@ mod tests {
                     json!({"type": "object", "properties": {"query": {"type": "string"}}}),
                 ),
             }],
+            no_calls: false,
             json_output: false,
         };
         let (url, body) = request(&cfg, &req);

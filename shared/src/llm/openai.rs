@@ -86,7 +86,7 @@ pub(super) fn request(cfg: &ModelConfig, req: &Request) -> (String, Value) {
             })
             .collect();
         body["tools"] = Value::Array(tools);
-        body["tool_choice"] = json!("auto");
+        body["tool_choice"] = json!(if req.no_calls { "none" } else { "auto" });
     }
     if req.json_output {
         body["response_format"] = json!({ "type": "json_object" });

@@ -117,6 +117,10 @@ pub struct Request {
     pub system: String,
     pub turns: Vec<Turn>,
     pub tools: Vec<ToolSpec>,
+    /// The tools stay declared but none may be called (a closing or revision turn). Declared,
+    /// because Bedrock refuses a history holding tool use without its `toolConfig`, and an
+    /// unchanged declaration keeps the prompt prefix the same from turn to turn.
+    pub no_calls: bool,
     /// Ask for a JSON object as the answer.
     pub json_output: bool,
 }

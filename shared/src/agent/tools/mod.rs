@@ -37,6 +37,8 @@ pub struct Env<'a> {
     pub app: &'a App,
     /// The lifter's unit: results are given to the model in it.
     pub unit: Unit,
+    /// The lifter's message this turn: a load they named is theirs to ask for.
+    pub said: &'a str,
 }
 
 /// What a successful tool did besides answering the model.
@@ -207,6 +209,33 @@ fn not_offered(workout_mode: bool, name: &str, offered: &[ToolSpec]) -> ToolErro
     )
 }
 
+/// Whether `name` only reads (the training data and its analysis): such calls of one turn may
+/// run together; any other call changes something and runs alone, in the model's order.
+pub fn is_read_only(name: &str) -> bool {
+    read::specs()
+        .iter()
+        .chain(analytics::specs().iter())
+        .any(|s| s.name == name)
+}
+
+/// The order a turn's calls run in: each group runs together, the groups one after another.
+/// Consecutive reads form one group; every other call is a group of its own, so two writes
+/// (two `log_set` without a set id, a swap then a prescription) land in the order asked.
+pub fn run_groups(names: &[&str]) -> Vec<std::ops::Range<usize>> {
+    let mut groups: Vec<std::ops::Range<usize>> = Vec::new();
+    for (i, name) in names.iter().enumerate() {
+        match groups.last_mut() {
+            Some(g)
+                if is_read_only(name) && names[g.start..g.end].iter().all(|n| is_read_only(n)) =>
+            {
+                g.end = i + 1;
+            }
+            _ => groups.push(i..i + 1),
+        }
+    }
+    groups
+}
+
 /// The names of the workout-mode write tools.
 pub fn is_workout_tool(name: &str) -> bool {
     workout::specs().iter().any(|s| s.name == name)
@@ -327,6 +356,25 @@ mod tests {
     }
 
     use super::*;
+
+    #[test]
+    fn reads_run_together_and_writes_one_after_another() {
+        assert_eq!(
+            run_groups(&[
+                "exercise_progress",
+                "workout_state",
+                "log_set",
+                "log_set",
+                "suggest_weight",
+                "prescribe_set",
+                "training_snapshot",
+                "routine",
+            ]),
+            vec![0..2, 2..3, 3..4, 4..5, 5..6, 6..8]
+        );
+        assert_eq!(run_groups(&[]), Vec::<std::ops::Range<usize>>::new());
+        assert!(!is_read_only("save_memory") && !is_read_only("propose_routine"));
+    }
 
     #[test]
     fn big_results_are_cut_and_say_so() {

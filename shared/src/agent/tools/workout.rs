@@ -8,14 +8,16 @@ use serde_json::{Value, json};
 use super::read::workout_brief;
 use super::{Env, ToolError, int_arg, spec, store_failed, str_arg};
 use crate::analysis::history::LOOKBACK_WEEKS;
+use crate::domain::catalog::Loading;
 use crate::domain::catalog::catalog;
 use crate::domain::limits::{self, MAX_REPS, MAX_RIR};
 use crate::domain::profile::Profile;
 use crate::domain::units::Unit;
+use crate::domain::units::format_weight;
 use crate::domain::workout::{SetAction, SetResult, SetStatus, Workout};
 use crate::llm::ToolSpec;
 use crate::retry::Attempts;
-use crate::skills::suggest::DEFAULT_TARGET_RIR;
+use crate::skills::suggest::{DEFAULT_TARGET_RIR, step_for, suggest_weight};
 use crate::skills::{swap, workouts};
 use crate::store::{CommitOutcome, Parts};
 
@@ -40,7 +42,7 @@ pub(super) fn specs() -> Vec<ToolSpec> {
         ),
         spec(
             "add_exercise",
-            "Add an exercise to the end of the active workout. Weight from the lifter's history unless given; warmup=true adds a ramp of 50/65/80% x 10/8/5 reps (none under 30 kg).",
+            "Add an exercise to the end of the active workout. Weight from the lifter's history unless given (a weight above what their history supports is refused unless the lifter named it); warmup=true adds a ramp of 50/65/80% x 10/8/5 reps (none under 30 kg).",
             Some(json!({"type": "object", "properties": {
                 "exercise_id": {"type": "string"},
                 "sets": {"type": "integer", "minimum": 1, "maximum": 10},
@@ -53,7 +55,7 @@ pub(super) fn specs() -> Vec<ToolSpec> {
         ),
         spec(
             "prescribe_set",
-            "Change the plan of a set not yet done: reps, weight in kg or lb, RIR.",
+            "Change the plan of a set not yet done: reps, weight in kg or lb, RIR. A heavier load than the lifter's history supports (suggest_weight) is refused unless the lifter named it.",
             Some(set_values(&["set_id"])),
         ),
         spec(
@@ -85,15 +87,21 @@ pub(super) async fn run(
     name: &str,
     args: &Value,
 ) -> Option<Result<Value, ToolError>> {
+    let said = env.said;
     Some(match name {
         "log_set" => edit(env, None, |w, _, _, now| log_set(w, args, now)).await,
         "add_exercise" => {
             edit(env, Some(args), |w, h, p, now| {
-                add_exercise(w, args, h, p, now)
+                add_exercise(w, args, h, p, now, said)
             })
             .await
         }
-        "prescribe_set" => edit(env, None, |w, _, _, _| prescribe_set(w, args)).await,
+        "prescribe_set" => {
+            edit(env, Some(args), |w, h, p, now| {
+                prescribe_set(w, args, h, p, now, said)
+            })
+            .await
+        }
         "swap_exercise" => {
             edit(env, Some(args), |w, h, p, now| {
                 swap_exercise(w, args, h, p, now)
@@ -110,7 +118,8 @@ pub(super) async fn run(
 type Change = (Option<Workout>, Value);
 
 /// With `history_for` (the tool's arguments), the change is planned from the history: the recent
-/// window plus the last session, however old, of the exercise the arguments name.
+/// window plus the last session, however old, of the exercise the arguments name (its
+/// `exercise_id`, or the exercise of its `set_id` in the active workout).
 async fn edit<F>(env: &Env<'_>, history_for: Option<&Value>, apply: F) -> Result<Value, ToolError>
 where
     F: Fn(&Workout, &[Workout], &Profile, DateTime<Utc>) -> Result<Change, ToolError>,
@@ -124,22 +133,11 @@ where
             profile: true,
             ..Parts::default()
         };
-        let (state, history) = tokio::join!(env.store.user_state(user, parts, None, now), async {
-            let Some(args) = history_for else {
-                return Ok(Vec::new());
-            };
-            let recent = env
-                .store
-                .completed_workouts_since(user, now - Duration::weeks(LOOKBACK_WEEKS))
-                .await?;
-            let named = args["exercise_id"]
-                .as_str()
-                .and_then(|t| catalog().resolve(t).exercise());
-            let ids: Vec<&str> = named.iter().map(|e| e.id.as_str()).collect();
-            env.store.with_last_sessions(user, recent, &ids).await
-        });
-        let state = state.map_err(|e| store_failed(&e))?;
-        let history = history.map_err(|e| store_failed(&e))?;
+        let state = env
+            .store
+            .user_state(user, parts, None, now)
+            .await
+            .map_err(|e| store_failed(&e))?;
         let Some(active) = state.workout else {
             return Err(ToolError::new(
                 "NO_ACTIVE_WORKOUT",
@@ -154,6 +152,12 @@ where
                 format!("workout {wanted} is not the active workout"),
             ));
         }
+        let history = match history_for {
+            None => Vec::new(),
+            Some(args) => history(env, user, &active.value, args, now)
+                .await
+                .map_err(|e| store_failed(&e))?,
+        };
         let profile = state.profile.unwrap_or_default();
         let (changed, mut answer) = apply(&active.value, &history, &profile, now)?;
         let Some(changed) = changed else {
@@ -176,6 +180,78 @@ where
         "CONFLICT",
         "the workout kept changing; nothing was changed, try again",
     ))
+}
+
+/// The history a change is planned from: the recent window plus the last session of the
+/// exercise `args` names, directly or through a set of `active`.
+async fn history(
+    env: &Env<'_>,
+    user: &str,
+    active: &Workout,
+    args: &Value,
+    now: DateTime<Utc>,
+) -> Result<Vec<Workout>, crate::store::StoreError> {
+    let recent = env
+        .store
+        .completed_workouts_since(user, now - Duration::weeks(LOOKBACK_WEEKS))
+        .await?;
+    let named = args["exercise_id"]
+        .as_str()
+        .and_then(|t| catalog().resolve(t).exercise())
+        .map(|e| e.id.clone());
+    let of_set = args["set_id"]
+        .as_str()
+        .and_then(|id| active.find_set(id))
+        .map(|pos| active.exercises[pos.exercise].exercise_id.clone());
+    let ids: Vec<&str> = named
+        .iter()
+        .chain(of_set.iter())
+        .map(String::as_str)
+        .collect();
+    env.store.with_last_sessions(user, recent, &ids).await
+}
+
+/// A load the model chose for `reps` at `rir` of `exercise_id`, held to what the lifter's
+/// history supports: at most SUGGEST_WEIGHT's answer for those reps and reserve plus one step
+/// (rounding), unless the lifter's own message this turn named it. A model never raises a load
+/// past the progression model on its own; a lighter load, and more assistance, always pass.
+#[allow(clippy::too_many_arguments)]
+fn check_model_load(
+    kg: f64,
+    exercise_id: &str,
+    reps: u32,
+    rir: u32,
+    history: &[Workout],
+    profile: &Profile,
+    now: DateTime<Utc>,
+    said: &str,
+) -> Result<(), ToolError> {
+    let exercise = catalog().get(exercise_id);
+    if exercise.is_some_and(|e| matches!(e.loading, Loading::Assisted { .. }))
+        || named_by_lifter(said, kg)
+    {
+        return Ok(());
+    }
+    let s = suggest_weight(exercise_id, exercise, reps, rir, history, profile, now);
+    let bound = s.weight_kg.max(0.0) + step_for(exercise, profile);
+    if kg <= bound + 1e-6 {
+        return Ok(());
+    }
+    Err(ToolError::new(
+        "LOAD_ABOVE_HISTORY",
+        format!(
+            "{} for {reps} reps at RIR {rir} is more than the lifter's history supports (suggest_weight: {}); prescribe at most that, or ask the lifter: a load they name themselves is used as given",
+            format_weight(kg, profile.unit),
+            format_weight(s.weight_kg.max(0.0), profile.unit),
+        ),
+    ))
+}
+
+/// Whether the lifter's message names `kg`, in kilograms or pounds (to the rounding of a plate).
+fn named_by_lifter(said: &str, kg: f64) -> bool {
+    said.split(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .filter_map(|n| n.trim_matches('.').parse::<f64>().ok())
+        .any(|n| (n - kg).abs() <= 0.25 || (Unit::Lb.to_kg(n) - kg).abs() <= 0.25)
 }
 
 fn invalid(e: limits::LimitError) -> ToolError {
@@ -265,6 +341,7 @@ fn add_exercise(
     history: &[Workout],
     profile: &Profile,
     now: DateTime<Utc>,
+    said: &str,
 ) -> Result<Change, ToolError> {
     let text = str_arg(args, "exercise_id")?;
     let exercise = catalog().resolve(text).exercise().ok_or_else(|| {
@@ -286,6 +363,18 @@ fn add_exercise(
             })?),
         },
     };
+    if let Some(kg) = add.weight_kg {
+        check_model_load(
+            kg,
+            &exercise.id,
+            add.reps,
+            add.rir,
+            history,
+            profile,
+            now,
+            said,
+        )?;
+    }
     let (changed, idx) = workouts::add_exercise(w, &add, history, profile, now);
     let inst = &changed.exercises[idx];
     let answer = json!({ "added": inst.instance_id, "sets": inst.sets.iter().map(|s| json!({
@@ -294,7 +383,14 @@ fn add_exercise(
     Ok((Some(changed), answer))
 }
 
-fn prescribe_set(w: &Workout, args: &Value) -> Result<Change, ToolError> {
+fn prescribe_set(
+    w: &Workout,
+    args: &Value,
+    history: &[Workout],
+    profile: &Profile,
+    now: DateTime<Utc>,
+    said: &str,
+) -> Result<Change, ToolError> {
     let id = set_arg(w, args)?
         .ok_or_else(|| ToolError::new("INVALID_ARGUMENT", "'set_id' is required"))?;
     let pos = w
@@ -306,6 +402,7 @@ fn prescribe_set(w: &Workout, args: &Value) -> Result<Change, ToolError> {
             format!("set {id} is already done; only planned sets can be changed"),
         ));
     }
+    let before = w.set_at(pos).target.clone();
     let mut changed = w.clone();
     let t = &mut changed.set_at_mut(pos).target;
     if let Some(r) = int_arg(args, "reps", 1..=i64::from(MAX_REPS))? {
@@ -316,6 +413,21 @@ fn prescribe_set(w: &Workout, args: &Value) -> Result<Change, ToolError> {
     }
     if let Some(r) = int_arg(args, "rir", 0..=i64::from(MAX_RIR))? {
         t.rir = Some(r as u32);
+    }
+    // No heavier and no more reps than the plan already asked: nothing to check.
+    let harder = t.weight_kg.unwrap_or(0.0) > before.weight_kg.unwrap_or(0.0) + 1e-6
+        || t.reps.unwrap_or(0) > before.reps.unwrap_or(0);
+    if harder && let Some(kg) = t.weight_kg {
+        check_model_load(
+            kg,
+            &w.exercises[pos.exercise].exercise_id,
+            t.reps.unwrap_or(workouts::DEFAULT_REPS),
+            t.rir.unwrap_or(DEFAULT_TARGET_RIR),
+            history,
+            profile,
+            now,
+            said,
+        )?;
     }
     let target = json!(t);
     Ok((Some(changed), json!({ "prescribed": id, "target": target })))
