@@ -4,7 +4,7 @@
 //! once and replayed into the next request, memories and notifications.
 
 use aws_sdk_dynamodb::types::AttributeValue;
-use blackbox::fake_model::Reply as ModelReply;
+use blackbox::fake_model::{Reply as ModelReply, Step};
 use blackbox::{
     JsonReply, ModelCase, ModelStack, bench_session, call_json, check, eq, sample_workout,
     unique_user, unselected, well_formed,
@@ -57,6 +57,7 @@ pub fn suite(args: &Arguments) -> Conclusion {
             "workout_mode_adds_curls_with_warmups",
             workout_mode_adds_curls_with_warmups,
         ),
+        ("a_models_slips_end_no_answer", a_models_slips_end_no_answer),
         (
             "model_loads_are_held_to_the_history_and_writes_keep_their_order",
             model_loads_are_held_to_the_history_and_writes_keep_their_order,
@@ -755,7 +756,78 @@ fn high_risk_answer_is_revised_before_it_is_shown(ctx: &Ctx) -> Result<(), Faile
     eq(
         reqs[1].body["toolConfig"]["functionCallingConfig"]["mode"].as_str(),
         Some("NONE"),
-        "no tool may be called in the revision",
+        &format!("no tool may be called in the revision: {}", reqs[1].body),
+    )
+}
+
+/// Real models' slips do not end the answer in an error: arguments that are not JSON go back to
+/// the model as a tool error and it calls again; Gemini's MALFORMED_FUNCTION_CALL is tried once
+/// more without thinking; an answer cut at the output cap says so.
+fn a_models_slips_end_no_answer(ctx: &Ctx) -> Result<(), Failed> {
+    let user = unique_user("c-slips");
+    ctx.fake.reply(ModelReply::Stream(vec![Step::RawCall(
+        "exercise_progress".into(),
+        "{'exercise_id': 'bench press'".into(),
+    )]));
+    ctx.fake.reply(ModelReply::calls(&[(
+        "exercise_progress",
+        json!({"exercise_id": "bench press"}),
+    )]));
+    ctx.fake.reply(ModelReply::text(&[
+        "You have no bench sessions logged yet.",
+    ]));
+    let s = ctx.stream(&user, json!({"message": "How is my bench press going?"}));
+    well_formed(&s)?;
+    check(
+        !s.kinds().contains(&"error"),
+        format!("no error: {:?}", s.kinds()),
+    )?;
+    eq(s.tool_oks(), vec![false, true], "refused, then run")?;
+    check(
+        s.text().contains("no bench sessions"),
+        format!("answered: {}", s.text()),
+    )?;
+    check(
+        ctx.fake.requests()[1]
+            .body
+            .to_string()
+            .contains("INVALID_ARGUMENTS"),
+        "the model was told what was wrong",
+    )?;
+
+    ctx.fake.reset();
+    ctx.fake.reply(ModelReply::Stream(vec![Step::Finish(
+        "MALFORMED_FUNCTION_CALL".into(),
+    )]));
+    ctx.fake
+        .reply(ModelReply::text(&["Rest well and train tomorrow."]));
+    let s = ctx.stream(&user, json!({"message": "Should I train today?"}));
+    well_formed(&s)?;
+    eq(
+        s.text(),
+        "Rest well and train tomorrow.".to_string(),
+        "answered",
+    )?;
+    let reqs = ctx.fake.requests();
+    eq(reqs.len(), 2, "tried once more")?;
+    let budget =
+        |i: usize| reqs[i].body["generationConfig"]["thinkingConfig"]["thinkingBudget"].as_i64();
+    eq(
+        (budget(0), budget(1)),
+        (Some(1024), Some(0)),
+        "the retry does not think",
+    )?;
+
+    ctx.fake.reset();
+    ctx.fake.reply(ModelReply::Stream(vec![
+        Step::Text("Start with three sets of".into()),
+        Step::Finish("MAX_TOKENS".into()),
+    ]));
+    let s = ctx.stream(&user, json!({"message": "Write me a long warm-up routine"}));
+    well_formed(&s)?;
+    check(
+        s.text().starts_with("Start with three sets of") && s.text().ends_with("ask me to go on.)"),
+        format!("the cut is said: {}", s.text()),
     )
 }
 

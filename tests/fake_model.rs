@@ -23,6 +23,13 @@ pub enum Step {
     Text(String),
     /// A whole tool call (name, arguments object).
     Call(String, Value),
+    /// A tool call whose arguments are this text as the model wrote it (not JSON, say); on
+    /// Gemini, whose arguments are JSON values, the text as a JSON string.
+    RawCall(String, String),
+    /// The finish reason the stream ends with, in the format's own words (`MALFORMED_FUNCTION_CALL`
+    /// or `MAX_TOKENS` on Gemini, `length` on chat completions, `max_tokens` on Bedrock); on
+    /// Gemini its last chunk then has no content, as Gemini sends it.
+    Finish(String),
     /// Wait before the next step (the connection stays open).
     Delay(Duration),
     /// Close the connection here, without the end of the stream.
@@ -447,6 +454,7 @@ async fn stream(
     )
     .await?;
     let mut calls = 0usize;
+    let mut finish: Option<String> = None;
     match format {
         Format::OpenAi => {
             chunk(
@@ -473,6 +481,38 @@ async fn stream(
                     _ => openai_chunk(json!({ "content": t }), None),
                 };
                 chunk(sock, &data).await?;
+            }
+            Step::Finish(reason) => finish = Some(reason.clone()),
+            Step::RawCall(name, raw) if format == Format::Gemini => {
+                calls += 1;
+                let part = json!({"functionCall": {"name": name, "args": raw}});
+                chunk(sock, &gemini_chunk(json!([part]), false, usage)).await?;
+            }
+            Step::RawCall(name, raw) => {
+                calls += 1;
+                let pieces = halves(raw);
+                if format == Format::Bedrock {
+                    let start = json!({"contentBlockIndex": calls, "start": {"toolUse": {"toolUseId": format!("tooluse_fake{calls}"), "name": name}}});
+                    bedrock_event(sock, "contentBlockStart", start).await?;
+                    for piece in pieces {
+                        let d = json!({"contentBlockIndex": calls, "delta": {"toolUse": {"input": piece}}});
+                        bedrock_event(sock, "contentBlockDelta", d).await?;
+                    }
+                    bedrock_event(
+                        sock,
+                        "contentBlockStop",
+                        json!({"contentBlockIndex": calls}),
+                    )
+                    .await?;
+                } else {
+                    let index = calls - 1;
+                    let first = json!({"tool_calls": [{"index": index, "id": format!("call_fake{calls}"), "type": "function", "function": {"name": name, "arguments": ""}}]});
+                    chunk(sock, &openai_chunk(first, None)).await?;
+                    for piece in pieces {
+                        let d = json!({"tool_calls": [{"index": index, "function": {"arguments": piece}}]});
+                        chunk(sock, &openai_chunk(d, None)).await?;
+                    }
+                }
             }
             Step::Call(name, args) => {
                 calls += 1;
@@ -541,15 +581,30 @@ async fn stream(
         }
     }
     match format {
-        Format::Gemini => chunk(sock, &gemini_chunk(json!([{ "text": "" }]), true, usage)).await?,
+        Format::Gemini => match &finish {
+            None => chunk(sock, &gemini_chunk(json!([{ "text": "" }]), true, usage)).await?,
+            Some(reason) => {
+                let v = json!({
+                    "candidates": [{"finishReason": reason, "index": 0}],
+                    "usageMetadata": {"promptTokenCount": usage.input, "candidatesTokenCount": usage.output, "totalTokenCount": usage.total()},
+                    "modelVersion": "fake-gemini",
+                });
+                chunk(sock, &format!("data: {v}\r\n\r\n")).await?
+            }
+        },
         Format::Bedrock => {
-            let reason = if calls > 0 { "tool_use" } else { "end_turn" };
+            let reason =
+                finish
+                    .as_deref()
+                    .unwrap_or(if calls > 0 { "tool_use" } else { "end_turn" });
             bedrock_event(sock, "messageStop", json!({"stopReason": reason})).await?;
             let usage = json!({"usage": {"inputTokens": usage.input, "outputTokens": usage.output, "totalTokens": usage.total()}, "metrics": {"latencyMs": 5}});
             bedrock_event(sock, "metadata", usage).await?;
         }
         Format::OpenAi => {
-            let reason = if calls > 0 { "tool_calls" } else { "stop" };
+            let reason = finish
+                .as_deref()
+                .unwrap_or(if calls > 0 { "tool_calls" } else { "stop" });
             chunk(sock, &openai_chunk(json!({}), Some(reason))).await?;
             let usage = json!({"id": "chatcmpl-fake", "object": "chat.completion.chunk", "choices": [], "usage": {"prompt_tokens": usage.input, "completion_tokens": usage.output, "total_tokens": usage.total()}});
             chunk(sock, &format!("data: {usage}\n\n")).await?;

@@ -68,6 +68,7 @@ fn request(text: &str) -> Request {
             })),
         }],
         no_calls: false,
+        no_thinking: false,
         json_output: false,
     }
 }

@@ -44,6 +44,7 @@ fn request(text: &str, tools: bool) -> Request {
             Vec::new()
         },
         no_calls: false,
+        no_thinking: false,
         json_output: false,
     }
 }

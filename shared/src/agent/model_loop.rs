@@ -16,11 +16,17 @@ use super::Emitter;
 use super::critic::{self, Facts};
 use super::holdback::HoldBack;
 use super::{instruction, tools};
-use crate::llm::{Event, Model, ModelError, Part, Request, Role, ToolResult, Turn, Usage};
+use crate::llm::{
+    ErrorKind, Event, Finish, Model, ModelError, Part, Request, Role, ToolResult, Turn, Usage,
+};
 use crate::router::Intent;
 
 /// Model turns that may call tools before the closing turn.
 pub const MAX_TOOL_TURNS: usize = 12;
+
+/// What the lifter reads after an answer cut at the model's output cap.
+pub const CUT_AT_CAP_NOTE: &str =
+    "\n\n(My answer hit its length limit and was cut here; ask me to go on.)";
 
 const CLOSING_NOTE: &str = "You have used all your tool calls for this message. Answer now \
 with what the tool results above show, and say what you could not check.";
@@ -77,6 +83,7 @@ pub async fn run(
         turns,
         tools: tools::specs(env.ctx.workout_mode),
         no_calls: false,
+        no_thinking: false,
         json_output: false,
     };
     let mut facts = Facts::default();
@@ -84,6 +91,10 @@ pub async fn run(
     facts.add_text(&briefing.context);
     let buffered = critic::is_high_risk(text);
     let mut said = String::new();
+    // Calls whose arguments were not JSON: the model is told once; after a second, it answers.
+    let mut malformed = 0usize;
+    // Gemini's failed call is tried once more without thinking.
+    let mut retried_call = false;
     loop {
         if briefing
             .tokens_left
@@ -95,7 +106,7 @@ pub async fn run(
                 .await;
             return out;
         }
-        let closing = out.model_turns == MAX_TOOL_TURNS;
+        let closing = out.model_turns == MAX_TOOL_TURNS || malformed > 1;
         if closing {
             req.no_calls = true;
             req.turns.push(Turn::user(CLOSING_NOTE));
@@ -107,7 +118,19 @@ pub async fn run(
             on: !buffered,
             hold,
         };
-        let turn = match model_turn(model, &req, emit, deadline, &mut out.usage, live).await {
+        let mut attempt = model_turn(model, &req, emit, deadline, &mut out.usage, live).await;
+        if let Err(e) = &attempt
+            && e.kind == ErrorKind::MalformedCall
+            && !retried_call
+        {
+            tracing::warn!("the model wrote a malformed call; once more without thinking");
+            retried_call = true;
+            req.no_thinking = true;
+            out.model_turns += 1;
+            attempt = model_turn(model, &req, emit, deadline, &mut out.usage, live).await;
+            req.no_thinking = false;
+        }
+        let turn = match attempt {
             Ok(Some((t, shown))) => {
                 said.push_str(&shown);
                 t
@@ -137,6 +160,7 @@ pub async fn run(
         }
         req.turns.push(turn);
         out.tool_calls += calls.len();
+        malformed += calls.iter().filter(|c| c.malformed.is_some()).count();
         if !emit
             .send("status", json!({ "text": status_text(&calls) }))
             .await
@@ -156,7 +180,10 @@ pub async fn run(
             results.extend(
                 futures_util::future::join_all(calls[group].iter().map(|c| async move {
                     let started = Instant::now();
-                    let r = tools::run(env, offered, &c.name, &c.args).await;
+                    let r = match &c.malformed {
+                        Some(raw) => Err(malformed_arguments(&c.name, raw)),
+                        None => tools::run(env, offered, &c.name, &c.args).await,
+                    };
                     (r, started.elapsed())
                 }))
                 .await,
@@ -233,7 +260,7 @@ async fn review(
         return said + &fix;
     }
     let rules: Vec<String> = found.iter().map(|v| format!("- {}", v.rule())).collect();
-    req.tools.clear();
+    req.no_calls = true;
     req.turns.push(Turn::user(format!(
         "Your answer broke these rules:\n{}\nWrite the whole answer again without breaking them.",
         rules.join("\n")
@@ -345,9 +372,33 @@ async fn stream_turn(
                     return Ok(Some((stream.turn(), shown)));
                 }
             }
+            Some(Ok(Event::Done(Finish::MaxTokens))) => {
+                // Said at the end of the text, whether the text is live or buffered.
+                text.push_str(CUT_AT_CAP_NOTE);
+                if live.on {
+                    let out = match hold.as_mut() {
+                        Some(h) => h.push(CUT_AT_CAP_NOTE),
+                        None => CUT_AT_CAP_NOTE.to_string(),
+                    };
+                    if !send(emit, &out).await {
+                        return Ok(None);
+                    }
+                }
+            }
             Some(Ok(Event::Usage(_) | Event::ToolCall(_) | Event::Done(_))) => {}
         }
     }
+}
+
+/// What the model reads for a call whose arguments were not a JSON object, with what it wrote.
+fn malformed_arguments(name: &str, raw: &str) -> tools::ToolError {
+    let shown: String = raw.chars().take(200).collect();
+    tools::ToolError::new(
+        "INVALID_ARGUMENTS",
+        format!(
+            "the arguments of {name} were not a JSON object ({shown}); nothing ran. Call it again with a JSON object, or answer without it"
+        ),
+    )
 }
 
 fn status_text(calls: &[crate::llm::ToolCall]) -> String {

@@ -89,6 +89,7 @@ impl Assist {
             turns: vec![Turn::user(user)],
             tools: Vec::new(),
             no_calls: false,
+            no_thinking: false,
             json_output: true,
         };
         let deadline = tokio::time::Instant::now() + MODEL_TIMEOUT;

@@ -83,6 +83,7 @@ pub async fn summarise(model: Option<&Model>, card: &mut InsightCard) -> (Source
         turns: vec![Turn::user(facts.clone())],
         tools: Vec::new(),
         no_calls: false,
+        no_thinking: false,
         json_output: true,
     };
     let deadline = tokio::time::Instant::now() + SUMMARY_TIMEOUT;

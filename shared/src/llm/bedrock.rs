@@ -257,13 +257,14 @@ impl Decoder {
                     "a Bedrock tool use without its start (id and name)",
                 ));
             }
-            let args = streamed_arguments(&c.name, &c.input)?;
+            let (args, malformed) = streamed_arguments(&c.input);
             self.finished_calls.push(ToolCall {
                 id: c.id,
                 provider_id: true,
                 name: c.name,
                 args,
                 signature: None,
+                malformed,
             });
         }
         for c in &self.finished_calls {
@@ -508,6 +509,7 @@ mod tests {
                     name: "get_progress".into(),
                     args: json!({"exercise": "Squat (Barbell)"}),
                     signature: None,
+                    malformed: None,
                 }),
                 Event::ToolCall(ToolCall {
                     id: "tooluse_B".into(),
@@ -515,6 +517,7 @@ mod tests {
                     name: "now".into(),
                     args: json!({}),
                     signature: None,
+                    malformed: None,
                 }),
                 Event::Usage(Usage {
                     input_tokens: 1200,
@@ -540,15 +543,22 @@ mod tests {
         assert_eq!(r.expect_err("blocked").kind, ErrorKind::Blocked);
         let (_, r, _) = decode(vec![stop(StopReason::ModelContextWindowExceeded)]);
         assert_eq!(r.expect_err("too long").kind, ErrorKind::Rejected);
-        // Tool input that is not an object is the model's error, named.
-        let (_, r, _) = decode(vec![
+        // Tool input that is not an object is the model's to correct: the call is kept, marked.
+        let (events, r, _) = decode(vec![
             start_tool(0, "t", "log"),
             delta(0, input("[1, 2")),
             stop(StopReason::ToolUse),
         ]);
-        let e = r.expect_err("malformed");
-        assert_eq!(e.kind, ErrorKind::Malformed);
-        assert!(e.message.contains("log"), "{e}");
+        r.expect("the answer goes on");
+        let call = events.iter().find_map(|e| match e {
+            Event::ToolCall(c) => Some(c),
+            _ => None,
+        });
+        assert_eq!(
+            call.and_then(|c| c.malformed.as_deref()),
+            Some("[1, 2"),
+            "{events:?}"
+        );
     }
 
     #[test]

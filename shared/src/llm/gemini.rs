@@ -48,7 +48,9 @@ pub(super) fn request(cfg: &ModelConfig, req: &Request) -> (String, Value) {
         "temperature": cfg.temperature,
         "maxOutputTokens": cfg.max_output_tokens,
     });
-    if let Some(budget) = cfg.thinking_budget {
+    if req.no_thinking {
+        generation["thinkingConfig"] = json!({ "thinkingBudget": 0 });
+    } else if let Some(budget) = cfg.thinking_budget {
         generation["thinkingConfig"] = json!({ "thinkingBudget": budget });
     }
     if req.json_output {
@@ -176,15 +178,10 @@ impl Decoder {
                     "a function call without a name",
                 ));
             }
-            let args = match &call["args"] {
-                Value::Null => Value::Object(Map::new()),
-                a @ Value::Object(_) => a.clone(),
-                _ => {
-                    return Err(ModelError::new(
-                        ErrorKind::Malformed,
-                        format!("arguments of {name} are not an object"),
-                    ));
-                }
+            let (args, malformed) = match &call["args"] {
+                Value::Null => (Value::Object(Map::new()), None),
+                a @ Value::Object(_) => (a.clone(), None),
+                other => (Value::Object(Map::new()), Some(other.to_string())),
             };
             self.calls += 1;
             let (id, provider_id) = match call["id"].as_str().filter(|s| !s.is_empty()) {
@@ -197,6 +194,7 @@ impl Decoder {
                 name,
                 args,
                 signature,
+                malformed,
             };
             self.parts.push(Part::Call(c.clone()));
             out.push_back(Event::ToolCall(c));
@@ -250,14 +248,23 @@ impl Decoder {
             _ if self.calls > 0 => Finish::ToolCalls,
             "STOP" => Finish::Stop,
             "MAX_TOKENS" => Finish::MaxTokens,
-            "MALFORMED_FUNCTION_CALL" => {
+            // With text already shown, the text is the answer; without, the caller may try again.
+            "MALFORMED_FUNCTION_CALL" if !has_content => {
                 return Err(ModelError::new(
-                    ErrorKind::Malformed,
+                    ErrorKind::MalformedCall,
                     "the model produced a malformed function call",
                 ));
             }
             other => Finish::Other(other.to_ascii_lowercase()),
         };
+        if !has_content && finish == Finish::MaxTokens {
+            // Thinking spent the whole output cap: nothing to show, and nothing wrong with the
+            // question.
+            return Err(ModelError::new(
+                ErrorKind::Truncated,
+                "the output cap was spent before any text (thinking)",
+            ));
+        }
         if !has_content && !matches!(finish, Finish::Stop) {
             return Err(ModelError::new(
                 ErrorKind::Blocked,
@@ -424,6 +431,7 @@ mod tests {
             name: "exercise_search".into(),
             args: json!({"query": "curl"}),
             signature: Some("SIG".into()),
+            malformed: None,
         };
         let req = Request {
             system: "You are a coach.".into(),
@@ -446,6 +454,7 @@ mod tests {
                 ),
             }],
             no_calls: false,
+            no_thinking: false,
             json_output: false,
         };
         let (url, body) = request(&cfg, &req);

@@ -538,17 +538,18 @@ fn made_up_call_id(n: usize) -> String {
 }
 
 /// A tool call's arguments streamed as JSON fragments, once whole: a JSON object (nothing at all
-/// is `{}`), else the model's error, naming the tool.
-fn streamed_arguments(tool: &str, fragments: &str) -> Result<Value, ModelError> {
+/// is `{}`), else `{}` with the fragments as written (`ToolCall::malformed`: small models write
+/// Python dicts and cut JSON; the model is told, rather than the answer ended).
+fn streamed_arguments(fragments: &str) -> (Value, Option<String>) {
     if fragments.trim().is_empty() {
-        return Ok(Value::Object(serde_json::Map::new()));
+        return (Value::Object(serde_json::Map::new()), None);
     }
     match serde_json::from_str::<Value>(fragments) {
-        Ok(v @ Value::Object(_)) => Ok(v),
-        _ => Err(ModelError::new(
-            ErrorKind::Malformed,
-            format!("arguments of {tool} are not a JSON object"),
-        )),
+        Ok(v @ Value::Object(_)) => (v, None),
+        _ => (
+            Value::Object(serde_json::Map::new()),
+            Some(fragments.to_string()),
+        ),
     }
 }
 

@@ -237,7 +237,7 @@ impl Decoder {
                     "a tool call without a name",
                 ));
             }
-            let args = streamed_arguments(&c.name, &c.arguments)?;
+            let (args, malformed) = streamed_arguments(&c.arguments);
             let (id, provider_id) = if c.id.is_empty() {
                 (made_up_call_id(n), false)
             } else {
@@ -249,6 +249,7 @@ impl Decoder {
                 name: c.name,
                 args,
                 signature: None,
+                malformed,
             });
         }
         for c in &self.finished_calls {
@@ -394,18 +395,27 @@ mod tests {
     }
 
     #[test]
-    fn eof_before_done_error_chunks_and_bad_arguments_are_errors() {
+    fn eof_before_done_and_error_chunks_are_errors_and_bad_arguments_are_the_models_to_fix() {
         let (_, r, _) = decode(&[r#"{"choices":[{"index":0,"delta":{"content":"Hel"}}]}"#]);
         assert_eq!(r.expect_err("cut").kind, ErrorKind::Truncated);
         let (_, r, _) = decode(&[
             r#"{"error":{"message":"overloaded","type":"server_error","param":null,"code":503}}"#,
         ]);
         assert_eq!(r.expect_err("in-stream").kind, ErrorKind::Unavailable);
-        let (_, r, _) = decode(&[
+        let (events, r, _) = decode(&[
             r#"{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"c1","function":{"name":"f","arguments":"{\"a\": "}}]}}]}"#,
             "[DONE]",
         ]);
-        assert_eq!(r.expect_err("bad JSON").kind, ErrorKind::Malformed);
+        assert!(r.is_ok(), "the answer goes on: {r:?}");
+        let call = events
+            .into_iter()
+            .find_map(|e| match e {
+                Event::ToolCall(c) => Some(c),
+                _ => None,
+            })
+            .expect("the call is kept");
+        assert_eq!(call.args, json!({}));
+        assert_eq!(call.malformed.as_deref(), Some("{\"a\": "));
     }
 
     #[test]
@@ -423,6 +433,7 @@ mod tests {
             name: "a".into(),
             args: json!({"x": 1}),
             signature: None,
+            malformed: None,
         };
         let b = ToolCall {
             id: "call_B".into(),
@@ -457,7 +468,7 @@ mod tests {
         assert_eq!(m[3]["tool_call_id"], "call_A");
         assert_eq!(m[3]["content"], "{\"ok\":true}");
         assert_eq!(m[4]["content"], "plain");
-        assert_eq!(body["max_tokens"], 2048);
+        assert_eq!(body["max_tokens"], 4096);
         assert!(body.get("tools").is_none());
     }
 }

@@ -38,6 +38,9 @@ pub enum ErrorKind {
     Truncated,
     /// Bytes we cannot read as the provider's format, or an invalid tool call.
     Malformed,
+    /// The model itself failed to write a tool call (Gemini's `MALFORMED_FUNCTION_CALL`, known
+    /// with streaming, tools and dynamic thinking together): worth one more try without thinking.
+    MalformedCall,
     /// The provider refused to answer (safety, recitation, prompt blocked).
     Blocked,
 }
@@ -94,7 +97,8 @@ impl ModelError {
             ErrorKind::Unavailable
             | ErrorKind::Connect
             | ErrorKind::Truncated
-            | ErrorKind::Malformed => "MODEL_UNAVAILABLE",
+            | ErrorKind::Malformed
+            | ErrorKind::MalformedCall => "MODEL_UNAVAILABLE",
         }
     }
 

@@ -69,17 +69,22 @@ impl ModelLane {
 
     fn default_max_output_tokens(self) -> u32 {
         match self {
-            ModelLane::Slow => 2048,
+            // Room for an answer after the thinking budget below (Gemini counts thinking
+            // against this cap: at 2,048 dynamic thinking could leave no answer).
+            ModelLane::Slow => 4096,
             ModelLane::Functional => 256,
             ModelLane::Worker => 1024,
         }
     }
 
-    /// Thinking is off on the functional lane's fast path (an 800 ms budget leaves no room).
+    /// Thinking is off on the functional lane's fast path (an 800 ms budget leaves no room);
+    /// the coach thinks within a fixed budget, not dynamically (dynamic thinking with streaming
+    /// and tools is where Gemini's malformed calls are reported, and it can spend the cap).
     fn default_thinking_budget(self) -> Option<i32> {
         match self {
             ModelLane::Functional => Some(0),
-            _ => None,
+            ModelLane::Slow => Some(1024),
+            ModelLane::Worker => None,
         }
     }
 }

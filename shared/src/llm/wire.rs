@@ -88,9 +88,12 @@ pub struct ToolCall {
     /// Whether `id` came from the provider (Gemini echoes it only then).
     pub provider_id: bool,
     pub name: String,
-    /// Always a JSON object.
+    /// Always a JSON object (`{}` when the model's were not one).
     pub args: Value,
     pub signature: Option<String>,
+    /// The arguments as the model wrote them when they were not a JSON object: the call is
+    /// answered with an error for the model to correct, not run and not the end of the answer.
+    pub malformed: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -121,6 +124,8 @@ pub struct Request {
     /// because Bedrock refuses a history holding tool use without its `toolConfig`, and an
     /// unchanged declaration keeps the prompt prefix the same from turn to turn.
     pub no_calls: bool,
+    /// No thinking this call (a retry after the model failed to write a call while thinking).
+    pub no_thinking: bool,
     /// Ask for a JSON object as the answer.
     pub json_output: bool,
 }
