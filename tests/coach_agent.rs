@@ -57,7 +57,15 @@ pub fn suite(args: &Arguments) -> Conclusion {
             "workout_mode_adds_curls_with_warmups",
             workout_mode_adds_curls_with_warmups,
         ),
+        (
+            "reasoning_and_calls_written_as_text_never_reach_the_lifter",
+            reasoning_and_calls_written_as_text_never_reach_the_lifter,
+        ),
         ("a_models_slips_end_no_answer", a_models_slips_end_no_answer),
+        (
+            "a_retried_stream_replays_its_writes",
+            a_retried_stream_replays_its_writes,
+        ),
         (
             "model_loads_are_held_to_the_history_and_writes_keep_their_order",
             model_loads_are_held_to_the_history_and_writes_keep_their_order,
@@ -757,6 +765,128 @@ fn high_risk_answer_is_revised_before_it_is_shown(ctx: &Ctx) -> Result<(), Faile
         reqs[1].body["toolConfig"]["functionCallingConfig"]["mode"].as_str(),
         Some("NONE"),
         &format!("no tool may be called in the revision: {}", reqs[1].body),
+    )
+}
+
+/// Reasoning and tool calls a model writes as text (Qwen2.5-Coder through llama.cpp's server
+/// wrote both) never reach the lifter nor the stored conversation; a call written as text that
+/// names an offered tool with JSON arguments runs; one that cannot run is explained to the
+/// model once.
+fn reasoning_and_calls_written_as_text_never_reach_the_lifter(ctx: &Ctx) -> Result<(), Failed> {
+    let user = unique_user("c-markup");
+    ctx.rt.block_on(
+        ctx.stack
+            .store
+            .put_completed_workout(&user, &bench_session(5, &[(100.0, 5, 2)])),
+    )?;
+    let conv = "(context: conversation_id=cv-markup)";
+    ctx.fake.reply(ModelReply::text(&[
+        "<think>They ask about the bench; guess 140",
+        " kg? No, call the tool.</think>Let me look. <tools><function name=\"exercise_",
+        "progress\" arguments='{\"exercise_id\": \"bench press\", \"weeks\": 8}'/></tools>",
+    ]));
+    ctx.fake
+        .reply(ModelReply::text(&["Your bench is moving up."]));
+    let s = ctx.stream(
+        &user,
+        json!({"message": format!("{conv} How is my bench press going?")}),
+    );
+    well_formed(&s)?;
+    eq(s.tool_oks(), vec![true], "the written call ran")?;
+    eq(
+        s.text(),
+        "Let me look. Your bench is moving up.".to_string(),
+        "what the lifter read",
+    )?;
+    check(
+        !s.raw.contains("think") && !s.raw.contains("<tools"),
+        "no markup in the stream",
+    )?;
+    let second = ctx.fake.requests()[1].body.to_string();
+    check(
+        second.contains("functionResponse") && second.contains("barbell-bench-press"),
+        "the result went back to the model",
+    )?;
+
+    // A call the model wrote to a tool that does not exist: told once, then its answer.
+    ctx.fake.reset();
+    ctx.fake.reply(ModelReply::text(&[
+        "<tool_call>{\"name\": \"delete_history\", \"arguments\": {}}</tool_call>",
+    ]));
+    ctx.fake
+        .reply(ModelReply::text(&["I can plan, log and review."]));
+    let s = ctx.stream(
+        &user,
+        json!({"message": format!("{conv} what else can you do for me?")}),
+    );
+    well_formed(&s)?;
+    eq(
+        s.text(),
+        "I can plan, log and review.".to_string(),
+        "answered",
+    )?;
+    let reqs = ctx.fake.requests();
+    eq(reqs.len(), 2, "told once")?;
+    let told = reqs[1].body.to_string();
+    check(
+        told.contains("nothing ran") && !told.contains("<think"),
+        "the model was told; the earlier turn is stored without its reasoning",
+    )
+}
+
+/// A stream that failed after a write (the model broke off) and is retried with the same
+/// `corr`: the model makes the same call again and gets the first answer back, marked replayed;
+/// the set is logged once, not on the next set too. Two identical calls in one answer are two
+/// writes.
+fn a_retried_stream_replays_its_writes(ctx: &Ctx) -> Result<(), Failed> {
+    let user = unique_user("c-retry");
+    ctx.rt.block_on(
+        ctx.stack
+            .store
+            .replace_active_workout(&user, &sample_workout("w-retry", 3)),
+    )?;
+    let message = json!({"message": "(context: workout_id=w-retry corr=r-retry-1) log 8 reps and another 8 please"});
+    let two_sets = || {
+        ModelReply::calls(&[
+            ("log_set", json!({"reps": 8})),
+            ("log_set", json!({"reps": 8})),
+        ])
+    };
+    ctx.fake.reply(two_sets());
+    ctx.fake.reply(ModelReply::status(
+        400,
+        json!({"error": {"code": 400, "message": "bad request"}}),
+    ));
+    let s = ctx.stream(&user, message.clone());
+    well_formed(&s)?;
+    check(
+        s.kinds().contains(&"error"),
+        format!("the first attempt failed: {:?}", s.kinds()),
+    )?;
+    ctx.fake.reset();
+    ctx.fake.reply(two_sets());
+    ctx.fake.reply(ModelReply::text(&["Both sets logged."]));
+    let s = ctx.stream(&user, message);
+    well_formed(&s)?;
+    eq(s.tool_oks(), vec![true, true], "both calls answered")?;
+    let back = ctx.fake.requests()[1].body.to_string();
+    eq(back.matches("already made").count(), 2, "both replayed")?;
+    let w = ctx
+        .rt
+        .block_on(ctx.stack.store.get_active_workout(&user))?
+        .ok_or("still active")?
+        .value;
+    let done: Vec<&str> = w
+        .exercises
+        .iter()
+        .flat_map(|e| e.sets.iter())
+        .filter(|s| s.actual.is_some())
+        .map(|s| s.id.as_str())
+        .collect();
+    eq(
+        done,
+        vec!["bench-1", "bench-2"],
+        "two sets logged, not four",
     )
 }
 

@@ -223,7 +223,7 @@ async fn text_streams_as_deltas_then_usage_and_done_in_both_formats() {
                     body["toolConfig"]["toolChoice"]["auto"].is_object(),
                     "{body}"
                 );
-                assert_eq!(body["inferenceConfig"]["maxTokens"], 2048);
+                assert_eq!(body["inferenceConfig"]["maxTokens"], 4096);
             }
         }
     }

@@ -18,6 +18,7 @@ pub mod emit;
 pub mod gate;
 pub mod holdback;
 pub mod instruction;
+pub mod markup;
 pub mod model_loop;
 pub mod tools;
 
@@ -183,6 +184,7 @@ impl Coach {
             app: &self.app,
             unit: loaded.profile.unit,
             said: text,
+            calls_made: Default::default(),
         };
         let briefing = model_loop::Briefing {
             history,

@@ -15,6 +15,7 @@ use serde_json::{Value, json};
 use super::Emitter;
 use super::critic::{self, Facts};
 use super::holdback::HoldBack;
+use super::markup::{self, Markup};
 use super::{instruction, tools};
 use crate::llm::{
     ErrorKind, Event, Finish, Model, ModelError, Part, Request, Role, ToolResult, Turn, Usage,
@@ -95,6 +96,8 @@ pub async fn run(
     let mut malformed = 0usize;
     // Gemini's failed call is tried once more without thinking.
     let mut retried_call = false;
+    // A call written as text that cannot run: the model is told once.
+    let mut told_written = false;
     loop {
         if briefing
             .tokens_left
@@ -131,9 +134,26 @@ pub async fn run(
             req.no_thinking = false;
         }
         let turn = match attempt {
-            Ok(Some((t, shown))) => {
-                said.push_str(&shown);
-                t
+            Ok(Some(t)) => {
+                said.push_str(&t.shown);
+                // Calls a model wrote as text run when they name an offered tool with valid
+                // arguments; otherwise the model is told once that nothing ran.
+                let (calls, unusable) = markup::calls_in(&t.written_calls, &req.tools);
+                let mut turn = t.turn;
+                if !closing && calls.is_empty() && !unusable.is_empty() && !told_written {
+                    told_written = true;
+                    if turn.parts.is_empty() {
+                        // The model reads back what it wrote (no turn may be empty).
+                        turn.parts.push(Part::text(unusable.join("\n")));
+                    }
+                    req.turns.push(turn);
+                    req.turns.push(Turn::user(written_call_note(&unusable)));
+                    continue;
+                }
+                if !closing {
+                    turn.parts.extend(calls.into_iter().map(Part::Call));
+                }
+                turn
             }
             // The client went away: stop here, the model call is already closed.
             Ok(None) => return out,
@@ -271,7 +291,7 @@ async fn review(
     };
     out.model_turns += 1;
     let revised = match model_turn(model, req, emit, deadline, &mut out.usage, quiet).await {
-        Ok(Some((t, _))) => t.text(),
+        Ok(Some(t)) => t.shown,
         Ok(None) => String::new(),
         Err(e) => {
             // The draft is scrubbed instead; the failure is the operator's to see.
@@ -301,10 +321,20 @@ struct Live<'f> {
     hold: Option<&'f Facts>,
 }
 
-/// Streams one model turn's text to the lifter (when live) and returns the whole turn with the
-/// text the lifter was shown (numbers held back replaced); `None` when the client disconnected
-/// (dropping the stream closes the model call). What the call cost is added to `usage` however
-/// it ended.
+/// One model turn as streamed.
+struct Streamed {
+    /// The turn for the conversation: reasoning and calls written as text taken out of its
+    /// text.
+    turn: Turn,
+    /// What the lifter was shown (numbers held back replaced).
+    shown: String,
+    /// Calls the model wrote as text (`markup`).
+    written_calls: Vec<String>,
+}
+
+/// Streams one model turn's text to the lifter (when live) and returns it (`Streamed`); `None`
+/// when the client disconnected (dropping the stream closes the model call). What the call
+/// cost is added to `usage` however it ended.
 async fn model_turn(
     model: &Model,
     req: &Request,
@@ -312,7 +342,7 @@ async fn model_turn(
     deadline: tokio::time::Instant,
     usage: &mut Usage,
     live: Live<'_>,
-) -> Result<Option<(Turn, String)>, ModelError> {
+) -> Result<Option<Streamed>, ModelError> {
     let mut stream = model.stream(req, deadline).await?;
     let turn = stream_turn(&mut stream, emit, live).await;
     *usage += stream.usage();
@@ -323,13 +353,51 @@ async fn stream_turn(
     stream: &mut crate::llm::ModelStream,
     emit: &Emitter,
     live: Live<'_>,
-) -> Result<Option<(Turn, String)>, ModelError> {
+) -> Result<Option<Streamed>, ModelError> {
+    // The text meant for the lifter: the model's, less reasoning and calls written as text.
     let mut text = String::new();
+    let mut markup = Markup::default();
     let mut hold = live.hold.filter(|_| live.on).map(HoldBack::new);
     // Sends `t` (through the hold when there is one); false when the client is gone.
     async fn send(emit: &Emitter, t: &str) -> bool {
         t.is_empty() || emit.send("message", json!({ "text": t })).await
     }
+    // Adds `t` to the text and, when live, shows it; false when the client is gone.
+    async fn show(
+        t: &str,
+        text: &mut String,
+        hold: &mut Option<HoldBack<'_>>,
+        emit: &Emitter,
+        on: bool,
+    ) -> bool {
+        text.push_str(t);
+        if !on {
+            return true;
+        }
+        let out = match hold.as_mut() {
+            Some(h) => h.push(t),
+            None => t.to_string(),
+        };
+        send(emit, &out).await
+    }
+    let finished = |stream: &crate::llm::ModelStream,
+                    markup: Markup,
+                    text: String,
+                    hold: Option<HoldBack<'_>>| {
+        let mut turn = stream.turn();
+        if markup.removed {
+            // The conversation keeps what the lifter was meant to read, not the markup.
+            turn.parts.retain(|p| !matches!(p, Part::Text { .. }));
+            if !text.is_empty() {
+                turn.parts.insert(0, Part::text(&text));
+            }
+        }
+        Streamed {
+            turn,
+            shown: hold.map_or(text, |h| h.shown),
+            written_calls: markup.written_calls,
+        }
+    };
     loop {
         if emit.client_gone() {
             return Ok(None);
@@ -341,53 +409,52 @@ async fn stream_turn(
         };
         match next {
             None => {
+                let rest = markup.finish();
+                if !show(&rest, &mut text, &mut hold, emit, live.on).await {
+                    return Ok(None);
+                }
                 let rest = hold.as_mut().map(HoldBack::finish).unwrap_or_default();
                 if !send(emit, &rest).await {
                     return Ok(None);
                 }
-                let shown = hold.map_or(text, |h| h.shown);
-                return Ok(Some((stream.turn(), shown)));
+                return Ok(Some(finished(stream, markup, text, hold)));
             }
             Some(Err(e)) => return Err(e),
             Some(Ok(Event::TextDelta(t))) => {
-                text.push_str(&t);
-                if live.on {
-                    let out = match hold.as_mut() {
-                        Some(h) => h.push(&t),
-                        None => t.clone(),
-                    };
-                    if !send(emit, &out).await {
-                        return Ok(None);
-                    }
+                let clean = markup.push(&t);
+                if !show(&clean, &mut text, &mut hold, emit, live.on).await {
+                    return Ok(None);
                 }
                 // A model looping on a paragraph is stopped (dropping the stream closes the
                 // call) rather than read to its token limit.
-                if t.contains(['.', '!', '?', '\n']) && critic::repeats_itself(&text) {
+                if clean.contains(['.', '!', '?', '\n']) && critic::repeats_itself(&text) {
                     tracing::warn!("the model's answer repeats itself; cut");
                     let rest = hold.as_mut().map(HoldBack::finish).unwrap_or_default();
                     if live.on {
                         send(emit, &format!("{rest}{}", critic::CUT_NOTE)).await;
                     }
-                    let shown = hold.map_or(text, |h| h.shown);
-                    return Ok(Some((stream.turn(), shown)));
+                    return Ok(Some(finished(stream, markup, text, hold)));
                 }
             }
             Some(Ok(Event::Done(Finish::MaxTokens))) => {
                 // Said at the end of the text, whether the text is live or buffered.
-                text.push_str(CUT_AT_CAP_NOTE);
-                if live.on {
-                    let out = match hold.as_mut() {
-                        Some(h) => h.push(CUT_AT_CAP_NOTE),
-                        None => CUT_AT_CAP_NOTE.to_string(),
-                    };
-                    if !send(emit, &out).await {
-                        return Ok(None);
-                    }
+                let rest = markup.finish();
+                let note = format!("{rest}{CUT_AT_CAP_NOTE}");
+                if !show(&note, &mut text, &mut hold, emit, live.on).await {
+                    return Ok(None);
                 }
             }
             Some(Ok(Event::Usage(_) | Event::ToolCall(_) | Event::Done(_))) => {}
         }
     }
+}
+
+/// What the model reads after writing a call as text that cannot run.
+fn written_call_note(unusable: &[String]) -> String {
+    format!(
+        "Your answer wrote a tool call as text ({}); nothing ran and the lifter did not see it. Call tools through the tool interface, by a name from the list with JSON arguments, or answer in plain words.",
+        unusable.join(" | ")
+    )
 }
 
 /// What the model reads for a call whose arguments were not a JSON object, with what it wrote.

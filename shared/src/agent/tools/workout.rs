@@ -19,7 +19,7 @@ use crate::llm::ToolSpec;
 use crate::retry::Attempts;
 use crate::skills::suggest::{DEFAULT_TARGET_RIR, step_for, suggest_weight};
 use crate::skills::{swap, workouts};
-use crate::store::{CommitOutcome, Parts};
+use crate::store::{CommitOutcome, IDEMPOTENCY_TTL_SECS, IdempotencyRecord, Parts};
 
 /// Read-apply-commit attempts before giving up on a workout that keeps changing.
 const MAX_ATTEMPTS: u32 = 4;
@@ -88,27 +88,29 @@ pub(super) async fn run(
     args: &Value,
 ) -> Option<Result<Value, ToolError>> {
     let said = env.said;
+    // Planned from the history: the tools whose change depends on the lifter's past.
+    let planned = Some(args);
     Some(match name {
-        "log_set" => edit(env, None, |w, _, _, now| log_set(w, args, now)).await,
+        "log_set" => edit(env, name, args, None, |w, _, _, now| log_set(w, args, now)).await,
         "add_exercise" => {
-            edit(env, Some(args), |w, h, p, now| {
+            edit(env, name, args, planned, |w, h, p, now| {
                 add_exercise(w, args, h, p, now, said)
             })
             .await
         }
         "prescribe_set" => {
-            edit(env, Some(args), |w, h, p, now| {
+            edit(env, name, args, planned, |w, h, p, now| {
                 prescribe_set(w, args, h, p, now, said)
             })
             .await
         }
         "swap_exercise" => {
-            edit(env, Some(args), |w, h, p, now| {
+            edit(env, name, args, planned, |w, h, p, now| {
                 swap_exercise(w, args, h, p, now)
             })
             .await
         }
-        "remove_set" => edit(env, None, |w, _, _, _| remove_set(w, args)).await,
+        "remove_set" => edit(env, name, args, None, |w, _, _, _| remove_set(w, args)).await,
         "complete_workout" => complete(env).await,
         _ => return None,
     })
@@ -117,14 +119,24 @@ pub(super) async fn run(
 /// A change to the workout and what to tell the model; `None` workout: nothing to change.
 type Change = (Option<Workout>, Value);
 
-/// With `history_for` (the tool's arguments), the change is planned from the history: the recent
-/// window plus the last session, however old, of the exercise the arguments name (its
+/// Applies the call `name(args)` to the active workout and commits it on the workout's version
+/// together with the call's idempotency record (`Env::call_key`): a retried stream that makes
+/// the same call again gets the first answer back, marked `replayed`, and changes nothing.
+/// With `history_for` (the tool's arguments), the change is planned from the history: the
+/// recent window plus the last session, however old, of the exercise the arguments name (its
 /// `exercise_id`, or the exercise of its `set_id` in the active workout).
-async fn edit<F>(env: &Env<'_>, history_for: Option<&Value>, apply: F) -> Result<Value, ToolError>
+async fn edit<F>(
+    env: &Env<'_>,
+    name: &str,
+    args: &Value,
+    history_for: Option<&Value>,
+    apply: F,
+) -> Result<Value, ToolError>
 where
     F: Fn(&Workout, &[Workout], &Profile, DateTime<Utc>) -> Result<Change, ToolError>,
 {
     let user = env.ctx.user_id.as_str();
+    let key = env.call_key(name, args);
     let mut attempts = Attempts::new(MAX_ATTEMPTS);
     while attempts.next().await {
         let now = Utc::now();
@@ -135,9 +147,16 @@ where
         };
         let state = env
             .store
-            .user_state(user, parts, None, now)
+            .user_state(user, parts, key.as_ref().map(|(k, _)| k.as_str()), now)
             .await
             .map_err(|e| store_failed(&e))?;
+        if let Some(done) = state.replay {
+            let mut answer: Value = serde_json::from_str(&done.body).unwrap_or_default();
+            answer["replayed"] = json!(
+                "this call was already made for this message (a retried request): nothing was changed again"
+            );
+            return Ok(answer);
+        }
         let Some(active) = state.workout else {
             return Err(ToolError::new(
                 "NO_ACTIVE_WORKOUT",
@@ -166,15 +185,22 @@ where
         workouts::validate(&changed).map_err(|e| {
             ToolError::new("INVALID_ARGUMENT", format!("{}: {}", e.field, e.message))
         })?;
+        answer["workout"] = workout_brief(&changed);
+        let record = key.as_ref().map(|(k, fp)| IdempotencyRecord {
+            corr: k.clone(),
+            fingerprint: fp.clone(),
+            status: 200,
+            body: answer.to_string(),
+            expires_at: now.timestamp() + IDEMPOTENCY_TTL_SECS,
+        });
         let committed = env
             .store
-            .commit_workout(user, &changed, active.version, None, now)
+            .commit_workout(user, &changed, active.version, record.as_ref(), now)
             .await
             .map_err(|e| store_failed(&e))?;
         if committed == CommitOutcome::Committed {
-            answer["workout"] = workout_brief(&changed);
             return Ok(answer);
-        } // else raced: the next attempt re-applies
+        } // else raced, or the same call committed meanwhile: the next attempt re-reads
     }
     Err(ToolError::new(
         "CONFLICT",

@@ -1,0 +1,303 @@
+//! What a model writes that is not for the lifter: reasoning (`<think>…</think>` from Qwen and
+//! DeepSeek, `<thinking>…</thinking>` from Nova) and tool calls written as text by a model or a
+//! server without a tool parser (Hermes-style `<tool_call>{…}</tool_call>`, Qwen2.5-Coder's
+//! `<tools><function name="…" arguments='{…}'/></tools>`, a fenced JSON `{"name", "arguments"}`).
+//!
+//! The model's text streams through [`Markup`], which holds it from a possible opening marker
+//! until it knows: reasoning is dropped, a call is kept for [`calls_in`] to read, anything else
+//! is released as it was written (a fence that is not a call is shown whole, once closed).
+
+use std::sync::LazyLock;
+
+use regex_lite::Regex;
+use serde_json::{Map, Value};
+
+use crate::llm::{ToolCall, ToolSpec};
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Reasoning,
+    Call,
+    /// A fenced block: a call if its content is one, else text.
+    Fence,
+}
+
+/// Opening markers, what closes each, and what the block is.
+const BLOCKS: &[(&str, &[&str], Kind)] = &[
+    ("<think>", &["</think>"], Kind::Reasoning),
+    ("<thinking>", &["</thinking>"], Kind::Reasoning),
+    ("<tool_call>", &["</tool_call>"], Kind::Call),
+    ("<tools>", &["</tools>"], Kind::Call),
+    ("<function", &["</function>", "/>"], Kind::Call),
+    ("```", &["```"], Kind::Fence),
+];
+
+/// A stream filter over one model turn's text.
+#[derive(Default)]
+pub struct Markup {
+    /// Text that may be the start of an opening marker.
+    pending: String,
+    /// The block being read: its entry in `BLOCKS` and its text so far (marker included).
+    block: Option<(usize, String)>,
+    /// Calls written as text, whole (markers included).
+    pub written_calls: Vec<String>,
+    /// Reasoning or calls were taken out of the text.
+    pub removed: bool,
+}
+
+impl Markup {
+    /// The text to show after the model's `delta`.
+    pub fn push(&mut self, delta: &str) -> String {
+        let mut out = String::new();
+        for ch in delta.chars() {
+            if let Some((i, block)) = &mut self.block {
+                block.push(ch);
+                let (opener, closers, _) = BLOCKS[*i];
+                if closers
+                    .iter()
+                    .any(|c| block.ends_with(c) && block.len() >= opener.len() + c.len())
+                {
+                    let (i, block) = self.block.take().unwrap_or_default();
+                    out.push_str(&self.close(i, block));
+                }
+                continue;
+            }
+            if self.pending.is_empty() && ch != '<' && ch != '`' {
+                out.push(ch);
+                continue;
+            }
+            self.pending.push(ch);
+            self.settle(&mut out);
+        }
+        out
+    }
+
+    /// What is left when the turn ends: an unclosed reasoning block is dropped, an unclosed
+    /// call kept, anything else shown.
+    pub fn finish(&mut self) -> String {
+        let mut out = std::mem::take(&mut self.pending);
+        if let Some((i, block)) = self.block.take() {
+            match BLOCKS[i].2 {
+                Kind::Reasoning => self.removed = true,
+                Kind::Call => {
+                    self.removed = true;
+                    self.written_calls.push(block);
+                }
+                Kind::Fence => out.push_str(&block),
+            }
+        }
+        out
+    }
+
+    /// Moves `pending` on: into a block when it is an opening marker, out as text once it
+    /// cannot become one.
+    fn settle(&mut self, out: &mut String) {
+        loop {
+            if let Some(i) = BLOCKS.iter().position(|(o, _, _)| *o == self.pending) {
+                self.block = Some((i, std::mem::take(&mut self.pending)));
+                return;
+            }
+            if self.pending.is_empty()
+                || BLOCKS.iter().any(|(o, _, _)| o.starts_with(&self.pending))
+            {
+                return;
+            }
+            // Not a marker: release up to the next character that could start one.
+            let next = self.pending[1..]
+                .find(['<', '`'])
+                .map_or(self.pending.len(), |p| p + 1);
+            out.extend(self.pending.drain(..next));
+        }
+    }
+
+    /// A closed block: what to show of it.
+    fn close(&mut self, i: usize, block: String) -> String {
+        match BLOCKS[i].2 {
+            Kind::Reasoning => {
+                self.removed = true;
+                String::new()
+            }
+            Kind::Call => {
+                self.removed = true;
+                self.written_calls.push(block);
+                String::new()
+            }
+            Kind::Fence if written_call(&block).is_some() => {
+                self.removed = true;
+                self.written_calls.push(block);
+                String::new()
+            }
+            Kind::Fence => block,
+        }
+    }
+}
+
+static FUNCTION_NAME: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r#"name\s*=\s*["']([A-Za-z0-9_\-]+)["']"#)
+        .unwrap_or_else(|e| panic!("function name pattern: {e}"))
+});
+static FUNCTION_ARGUMENTS: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r#"(?s)arguments\s*=\s*(?:'(.*?)'|"((?:[^"\\]|\\.)*)")\s*/?>"#)
+        .unwrap_or_else(|e| panic!("function arguments pattern: {e}"))
+});
+
+/// The (name, arguments) a block of text writes, if it writes a call at all; the arguments are
+/// `None` when they are not a JSON object.
+fn written_call(block: &str) -> Option<(String, Option<Value>)> {
+    if let Some(name) = FUNCTION_NAME.captures(block).map(|c| c[1].to_string())
+        && block.contains("<function")
+    {
+        let args = FUNCTION_ARGUMENTS
+            .captures(block)
+            .and_then(|c| c.get(1).or(c.get(2)))
+            .and_then(|m| serde_json::from_str::<Value>(m.as_str()).ok())
+            .filter(Value::is_object);
+        return Some((name, args));
+    }
+    // A JSON object with a name and its arguments (or parameters), possibly as a JSON string.
+    let start = block.find('{')?;
+    let end = block.rfind('}')?;
+    let v: Value = serde_json::from_str(block.get(start..=end)?).ok()?;
+    let name = v["name"].as_str()?.to_string();
+    let args = match v.get("arguments").or(v.get("parameters")) {
+        None | Some(Value::Null) => Some(Value::Object(Map::new())),
+        Some(a @ Value::Object(_)) => Some(a.clone()),
+        Some(Value::String(s)) => serde_json::from_str::<Value>(s)
+            .ok()
+            .filter(Value::is_object),
+        Some(_) => None,
+    };
+    Some((name, args))
+}
+
+/// The calls written as text that can run: each names a tool `offered` this turn with
+/// arguments that are a JSON object. The others are returned as written, for the model to be
+/// told.
+pub fn calls_in(written: &[String], offered: &[ToolSpec]) -> (Vec<ToolCall>, Vec<String>) {
+    let mut calls = Vec::new();
+    let mut unusable = Vec::new();
+    for block in written {
+        match written_call(block) {
+            Some((name, Some(args))) if offered.iter().any(|s| s.name == name) => {
+                calls.push(ToolCall {
+                    id: format!("text_call_{}", calls.len() + 1),
+                    provider_id: false,
+                    name,
+                    args,
+                    signature: None,
+                    malformed: None,
+                });
+            }
+            _ => unusable.push(block.chars().take(300).collect()),
+        }
+    }
+    (calls, unusable)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// Feeds `text` in chunks of `n` characters; returns what the lifter saw and the filter.
+    fn streamed(text: &str, n: usize) -> (String, Markup) {
+        let mut m = Markup::default();
+        let chars: Vec<char> = text.chars().collect();
+        let mut seen = String::new();
+        for c in chars.chunks(n) {
+            seen.push_str(&m.push(&c.iter().collect::<String>()));
+        }
+        seen.push_str(&m.finish());
+        (seen, m)
+    }
+
+    fn offered() -> Vec<ToolSpec> {
+        ["exercise_progress", "propose_routine"]
+            .iter()
+            .map(|n| ToolSpec {
+                name: (*n).into(),
+                description: String::new(),
+                parameters: None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn reasoning_never_reaches_the_lifter() {
+        for n in [1, 2, 5, 100] {
+            let (seen, m) = streamed(
+                "<think>The lifter wants 100 kg? Let me guess 140.</think>Your bench is moving up. <thinking>check</thinking>Keep going.",
+                n,
+            );
+            assert_eq!(
+                seen, "Your bench is moving up. Keep going.",
+                "chunks of {n}"
+            );
+            assert!(m.removed && m.written_calls.is_empty());
+        }
+        // Unclosed at the end: still dropped.
+        let (seen, _) = streamed("Rest today.<think>maybe", 3);
+        assert_eq!(seen, "Rest today.");
+    }
+
+    #[test]
+    fn calls_written_as_text_are_taken_out_and_read() {
+        let qwen = r#"<tools><function name="exercise_progress" arguments='{"exercise_id": "front squat", "weeks": 26}'/></tools>"#;
+        let hermes = r#"<tool_call>
+{"name": "exercise_progress", "arguments": {"exercise_id": "bench press"}}
+</tool_call>"#;
+        let fenced = "```json\n{\"name\": \"propose_routine\", \"arguments\": \"{\\\"name\\\": \\\"A\\\"}\"}\n```";
+        for n in [1, 4, 100] {
+            let (seen, m) = streamed(
+                &format!("Let me check. {qwen}{hermes}\n{fenced}\nOne moment."),
+                n,
+            );
+            assert_eq!(seen, "Let me check. \n\nOne moment.", "chunks of {n}");
+            let (calls, unusable) = calls_in(&m.written_calls, &offered());
+            assert!(unusable.is_empty(), "{unusable:?}");
+            let got: Vec<(&str, &Value)> =
+                calls.iter().map(|c| (c.name.as_str(), &c.args)).collect();
+            let (a, b, c) = (
+                json!({"exercise_id": "front squat", "weeks": 26}),
+                json!({"exercise_id": "bench press"}),
+                json!({"name": "A"}),
+            );
+            assert_eq!(
+                got,
+                vec![
+                    ("exercise_progress", &a),
+                    ("exercise_progress", &b),
+                    ("propose_routine", &c)
+                ]
+            );
+        }
+    }
+
+    #[test]
+    fn other_text_passes_as_written() {
+        for n in [1, 3, 100] {
+            for text in [
+                "Keep 5 < 6 and <b>bold</b> as they are.",
+                "Use `RIR 2` here.",
+                "```\nsquat 3x5\n```\nThat is the plan.",
+                "A fence ```{\"sets\": 3}``` stays.",
+            ] {
+                let (seen, m) = streamed(text, n);
+                assert_eq!(seen, text, "chunks of {n}");
+                assert!(!m.removed);
+            }
+        }
+    }
+
+    #[test]
+    fn a_call_to_a_tool_not_offered_or_without_json_cannot_run() {
+        let written = vec![
+            r#"<tool_call>{"name": "delete_everything", "arguments": {}}</tool_call>"#.to_string(),
+            r#"<tools><function name="exercise_progress" arguments='{exercise_id: bench}'/></tools>"#
+                .to_string(),
+        ];
+        let (calls, unusable) = calls_in(&written, &offered());
+        assert!(calls.is_empty());
+        assert_eq!(unusable.len(), 2);
+    }
+}
