@@ -63,6 +63,10 @@ pub fn suite(args: &Arguments) -> Conclusion {
         ),
         ("a_models_slips_end_no_answer", a_models_slips_end_no_answer),
         (
+            "the_coach_changes_only_what_the_lifter_said",
+            the_coach_changes_only_what_the_lifter_said,
+        ),
+        (
             "a_retried_stream_replays_its_writes",
             a_retried_stream_replays_its_writes,
         ),
@@ -887,6 +891,111 @@ fn a_retried_stream_replays_its_writes(ctx: &Ctx) -> Result<(), Failed> {
         done,
         vec!["bench-1", "bench-2"],
         "two sets logged, not four",
+    )
+}
+
+/// What only the lifter may decide: a new goal joins the others (it used to replace the list),
+/// a unit the lifter never mentioned is refused and the call writes nothing, and a workout is
+/// finished only when the lifter's message asks for it.
+fn the_coach_changes_only_what_the_lifter_said(ctx: &Ctx) -> Result<(), Failed> {
+    let user = unique_user("c-said");
+    let goals = || -> Result<Vec<String>, Failed> {
+        let state = ctx.rt.block_on(ctx.stack.store.user_state(
+            &user,
+            coach::store::Parts {
+                coaching: true,
+                ..Default::default()
+            },
+            None,
+            chrono::Utc::now(),
+        ))?;
+        Ok(state.coaching.unwrap_or_default().goals.objectives)
+    };
+    let turn = |args: Value, message: &str| -> Result<Vec<bool>, Failed> {
+        ctx.fake.reset();
+        ctx.fake
+            .reply(ModelReply::calls(&[("update_user_context", args)]));
+        ctx.fake.reply(ModelReply::text(&["Noted."]));
+        let s = ctx.stream(&user, json!({ "message": message }));
+        well_formed(&s)?;
+        Ok(s.tool_oks())
+    };
+    eq(
+        turn(
+            json!({"objectives": ["bench 100 kg"]}),
+            "I want to bench 100 kg",
+        )?,
+        vec![true],
+        "first goal",
+    )?;
+    eq(
+        turn(
+            json!({"objectives": ["squat 140 kg"], "unit": "lb"}),
+            "I also want to squat 140 kg",
+        )?,
+        vec![false],
+        "a unit the lifter did not mention",
+    )?;
+    check(
+        ctx.fake.requests()[1]
+            .body
+            .to_string()
+            .contains("NOT_STATED"),
+        "the model is told why",
+    )?;
+    eq(
+        goals()?,
+        vec!["bench 100 kg".to_string()],
+        "nothing written",
+    )?;
+    eq(
+        turn(
+            json!({"objectives": ["squat 140 kg"]}),
+            "I also want to squat 140 kg",
+        )?,
+        vec![true],
+        "second goal",
+    )?;
+    eq(
+        goals()?,
+        vec!["bench 100 kg".to_string(), "squat 140 kg".to_string()],
+        "added, not replaced",
+    )?;
+    eq(
+        turn(
+            json!({"drop_objectives": ["Bench 100 kg"]}),
+            "I hit the 100 kg bench, drop that goal",
+        )?,
+        vec![true],
+        "dropped",
+    )?;
+    eq(
+        goals()?,
+        vec!["squat 140 kg".to_string()],
+        "the other stays",
+    )?;
+
+    // A workout is finished only when the lifter asks.
+    ctx.rt.block_on(
+        ctx.stack
+            .store
+            .replace_active_workout(&user, &sample_workout("w-said", 2)),
+    )?;
+    ctx.fake.reset();
+    ctx.fake
+        .reply(ModelReply::calls(&[("complete_workout", json!({}))]));
+    ctx.fake.reply(ModelReply::text(&["Two sets left."]));
+    let s = ctx.stream(
+        &user,
+        json!({"message": "(context: workout_id=w-said) how many sets are left?"}),
+    );
+    well_formed(&s)?;
+    eq(s.tool_oks(), vec![false], "not asked to finish")?;
+    check(
+        ctx.rt
+            .block_on(ctx.stack.store.get_active_workout(&user))?
+            .is_some(),
+        "still active",
     )
 }
 

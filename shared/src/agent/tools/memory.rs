@@ -10,6 +10,7 @@ use crate::app::profile::ProfilePatch;
 use crate::domain::artifact::time_id;
 use crate::domain::coaching::{MAX_MEMORIES, MAX_MEMORY_CHARS, Memory};
 use crate::domain::limits;
+use crate::domain::units::Unit;
 use crate::llm::ToolSpec;
 use crate::skills::notify::{self, Notification, Priority};
 use crate::store::Parts;
@@ -52,7 +53,7 @@ pub(super) fn specs() -> Vec<ToolSpec> {
         ),
         spec(
             "update_user_context",
-            "Update what the lifter told you about themselves: their profile (the intake's answers: name, age, experience, bodyweight, unit, equipment, notification preference; the same fields the app's settings change) and their goals (objectives, timeline, current cycle such as 'cutting until May', active focus such as 'bench 100 kg by summer'). Only what the lifter said; leave out the rest.",
+            "Update what the lifter told you about themselves: their profile (the intake's answers: name, age, experience, bodyweight, unit, equipment, notification preference; the same fields the app's settings change) and their goals (objectives, timeline, current cycle such as 'cutting until May', active focus such as 'bench 100 kg by summer'). Only what the lifter said; leave out the rest (name, age, bodyweight and unit are refused unless the lifter's message states them).",
             Some(json!({"type": "object", "properties": {
                 "name": {"type": "string", "description": "what the lifter wants to be called"},
                 "age": {"type": "integer", "minimum": 13, "maximum": 120},
@@ -61,7 +62,8 @@ pub(super) fn specs() -> Vec<ToolSpec> {
                 "unit": {"type": "string", "enum": ["kg", "lb"]},
                 "equipment": {"type": "array", "items": {"type": "string"}, "description": "what they can train with: barbell, dumbbell, machine, cable, kettlebell, band, bodyweight, ..."},
                 "notification_preference": {"type": "string", "enum": ["off", "minimal", "balanced", "proactive"]},
-                "objectives": {"type": "array", "items": {"type": "string"}},
+                "objectives": {"type": "array", "items": {"type": "string"}, "description": "goals to add (the others stay)"},
+                "drop_objectives": {"type": "array", "items": {"type": "string"}, "description": "goals the lifter gave up or reached, as listed"},
                 "timeline": {"type": "string"},
                 "current_cycle": {"type": "string"},
                 "active_focus": {"type": "string"}
@@ -180,11 +182,11 @@ fn opt_text(args: &Value, name: &str) -> Result<Option<String>, ToolError> {
     }
 }
 
-async fn update_context(env: &Env<'_>, args: &Value) -> Result<Value, ToolError> {
-    // Validate everything before reading or writing.
-    let objectives = match &args["objectives"] {
-        Value::Null => None,
-        Value::Array(items) if items.len() <= 10 => Some(
+/// A list of goals in the arguments (at most 10 short strings), if given.
+fn goal_list(args: &Value, name: &str) -> Result<Option<Vec<String>>, ToolError> {
+    match &args[name] {
+        Value::Null => Ok(None),
+        Value::Array(items) if items.len() <= 10 => Ok(Some(
             items
                 .iter()
                 .map(|i| {
@@ -200,14 +202,61 @@ async fn update_context(env: &Env<'_>, args: &Value) -> Result<Value, ToolError>
                         })
                 })
                 .collect::<Result<Vec<_>, _>>()?,
-        ),
-        _ => {
-            return Err(ToolError::new(
-                "INVALID_ARGUMENT",
-                "'objectives' is a list of at most 10 strings",
-            ));
-        }
+        )),
+        _ => Err(ToolError::new(
+            "INVALID_ARGUMENT",
+            format!("'{name}' is a list of at most 10 strings"),
+        )),
+    }
+}
+
+/// The profile fields a model may set only when the lifter's own message states them: they
+/// change every number the lifter reads (`unit`) or every load prescribed (`bodyweight_kg`), or
+/// who the lifter is (`name`, `age`). Experience, equipment and the notification preference may
+/// be read from what the lifter said ("lifting 3 years" is intermediate).
+fn check_stated(field: &str, value: &Value, said: &str) -> Result<(), ToolError> {
+    let lower = said.to_lowercase();
+    let numbers: Vec<f64> = said
+        .split(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .filter_map(|n| n.trim_matches('.').parse().ok())
+        .collect();
+    let words = |ws: &[&str]| {
+        lower
+            .split(|c: char| !c.is_alphanumeric())
+            .any(|w| ws.contains(&w))
     };
+    let stated = match (field, value) {
+        ("unit", Value::String(u)) if u == "lb" => words(&["lb", "lbs", "pound", "pounds"]),
+        ("unit", Value::String(_)) => {
+            words(&["kg", "kgs", "kilo", "kilos", "kilogram", "kilograms"])
+        }
+        ("bodyweight_kg", v) => v.as_f64().is_some_and(|kg| {
+            numbers
+                .iter()
+                .any(|n| (n - kg).abs() <= 0.5 || (Unit::Lb.to_kg(*n) - kg).abs() <= 0.5)
+        }),
+        ("age", v) => v
+            .as_f64()
+            .is_some_and(|a| numbers.iter().any(|n| (n - a).abs() < 0.5)),
+        ("name", Value::String(n)) => lower.contains(&n.trim().to_lowercase()),
+        _ => true,
+    };
+    if stated {
+        Ok(())
+    } else {
+        Err(ToolError::new(
+            "NOT_STATED",
+            format!(
+                "the lifter's message does not state their {field}; ask them, and set it when they say it"
+            ),
+        ))
+    }
+}
+
+async fn update_context(env: &Env<'_>, args: &Value) -> Result<Value, ToolError> {
+    // Validate everything before reading or writing.
+    let objectives = goal_list(args, "objectives")?;
+    let dropped = goal_list(args, "drop_objectives")?;
     let timeline = opt_text(args, "timeline")?;
     let cycle = opt_text(args, "current_cycle")?;
     let focus = opt_text(args, "active_focus")?;
@@ -221,6 +270,9 @@ async fn update_context(env: &Env<'_>, args: &Value) -> Result<Value, ToolError>
             ))
         })
         .collect();
+    for (field, value) in &said {
+        check_stated(field, value, env.said)?;
+    }
     let patch = if said.is_empty() {
         None
     } else {
@@ -229,11 +281,15 @@ async fn update_context(env: &Env<'_>, args: &Value) -> Result<Value, ToolError>
             ToolError::new("INVALID_ARGUMENT", format!("{field}: {}", e.message))
         })?)
     };
-    let goals = objectives.is_some() || timeline.is_some() || cycle.is_some() || focus.is_some();
+    let goals = objectives.is_some()
+        || dropped.is_some()
+        || timeline.is_some()
+        || cycle.is_some()
+        || focus.is_some();
     if !goals && patch.is_none() {
         return Err(ToolError::new(
             "INVALID_ARGUMENT",
-            "give at least one of the profile's fields or objectives, timeline, current_cycle, active_focus",
+            "give at least one of the profile's fields or objectives, drop_objectives, timeline, current_cycle, active_focus",
         ));
     }
     let profile = match &patch {
@@ -258,8 +314,21 @@ async fn update_context(env: &Env<'_>, args: &Value) -> Result<Value, ToolError>
         .await
         .map_err(|e| store_failed(&e))?;
     let mut c = state.coaching.unwrap_or_default();
-    if let Some(o) = objectives {
-        c.goals.objectives = o;
+    // Objectives are added to the list and dropped by name: a new goal never deletes the others.
+    let same = |a: &str, b: &str| a.trim().eq_ignore_ascii_case(b.trim());
+    if let Some(d) = &dropped {
+        c.goals.objectives.retain(|o| !d.iter().any(|x| same(o, x)));
+    }
+    for o in objectives.unwrap_or_default() {
+        if !c.goals.objectives.iter().any(|x| same(x, &o)) {
+            c.goals.objectives.push(o);
+        }
+    }
+    if c.goals.objectives.len() > 10 {
+        return Err(ToolError::new(
+            "TOO_MANY_OBJECTIVES",
+            "the lifter would have more than 10 objectives; ask which to drop (drop_objectives)",
+        ));
     }
     c.goals.timeline = timeline.or(c.goals.timeline);
     c.goals.current_cycle = cycle.or(c.goals.current_cycle);
@@ -325,4 +394,32 @@ async fn send(env: &Env<'_>, args: &Value) -> Result<Output, ToolError> {
             json!({ "sent": false, "suppressed": notify::Suppressed::RateLimited.as_str() }),
         )
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn identity_unit_and_bodyweight_only_as_the_lifter_states_them() {
+        let said = "Call me Sam, I'm 34, I weigh 180 pounds, show me pounds";
+        assert!(check_stated("name", &json!("Sam"), said).is_ok());
+        assert!(check_stated("age", &json!(34), said).is_ok());
+        assert!(check_stated("unit", &json!("lb"), said).is_ok());
+        // 180 lb as kilograms.
+        assert!(check_stated("bodyweight_kg", &json!(81.6), said).is_ok());
+        let plain = "How is my bench going? I weigh 80 kg these days.";
+        for (field, value) in [
+            ("unit", json!("lb")),
+            ("bodyweight_kg", json!(90)),
+            ("age", json!(30)),
+            ("name", json!("Alex")),
+        ] {
+            let e = check_stated(field, &value, plain).expect_err(field);
+            assert_eq!(e.code, "NOT_STATED");
+        }
+        assert!(check_stated("bodyweight_kg", &json!(80), plain).is_ok());
+        // Read from what was said, not stated word for word.
+        assert!(check_stated("experience", &json!("intermediate"), "lifting 3 years").is_ok());
+    }
 }

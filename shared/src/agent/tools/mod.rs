@@ -49,7 +49,7 @@ impl Env<'_> {
     /// two calls; on a retried stream the first of them is the first again). `None` without a
     /// `corr`.
     pub(super) fn call_key(&self, name: &str, args: &Value) -> Option<(String, String)> {
-        let corr = self.ctx.corr.as_deref().filter(|_| false)?;
+        let corr = self.ctx.corr.as_deref()?;
         let fp = crate::app::fingerprint(&[name, &args.to_string()]);
         let mut made = self.calls_made.lock().unwrap_or_else(|p| p.into_inner());
         let n = made.entry(fp.clone()).or_insert(0);

@@ -76,7 +76,7 @@ pub(super) fn specs() -> Vec<ToolSpec> {
         ),
         spec(
             "complete_workout",
-            "Finish the active workout (the lifter asked to finish). Its analysis is queued.",
+            "Finish the active workout when the lifter's message asks to finish (refused otherwise). Its analysis is queued.",
             None,
         ),
     ]
@@ -510,7 +510,36 @@ fn remove_set(w: &Workout, args: &Value) -> Result<Change, ToolError> {
     Ok((Some(changed), json!({ "removed": id })))
 }
 
+/// Whether the lifter's message asks to end the workout ("finish", "I'm done", "wrap up").
+fn asks_to_finish(said: &str) -> bool {
+    let lower = said.to_lowercase();
+    let words: Vec<&str> = lower
+        .split(|c: char| !c.is_alphanumeric() && c != '\'')
+        .filter(|w| !w.is_empty())
+        .collect();
+    words.iter().any(|w| {
+        matches!(
+            *w,
+            "finish" | "finished" | "finishing" | "end" | "ending" | "complete" | "completed"
+        )
+    }) || lower.contains("wrap up")
+        || lower.contains("wrap it up")
+        || lower.contains("i'm done")
+        || lower.contains("im done")
+        || lower.contains("done for today")
+        || lower.contains("that's it")
+        || lower.contains("call it a day")
+}
+
+/// Finishing is the lifter's to ask for: a model that ends a workout unasked would close it on
+/// them mid-session.
 async fn complete(env: &Env<'_>) -> Result<Value, ToolError> {
+    if !asks_to_finish(env.said) {
+        return Err(ToolError::new(
+            "NOT_ASKED",
+            "the lifter did not ask to finish the workout; ask them first, and finish when they say so",
+        ));
+    }
     let active = env
         .store
         .get_active_workout(&env.ctx.user_id)
@@ -523,4 +552,38 @@ async fn complete(env: &Env<'_>) -> Result<Value, ToolError> {
         .await
         .map_err(|e| ToolError::new("COMPLETE_FAILED", e.message))?;
     Ok(json!({ "completed": active.value.id, "job": done.job }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_workout_ends_when_the_lifter_asks() {
+        for asked in [
+            "finish my workout",
+            "I'm done, wrap it up",
+            "that's it for today",
+            "end the session",
+            "Log 8 at 100 and finish",
+        ] {
+            assert!(asks_to_finish(asked), "{asked}");
+        }
+        for not in [
+            "how many sets are left?",
+            "log 8 reps",
+            "what's next?",
+            "is my bench done improving?",
+        ] {
+            assert!(!asks_to_finish(not), "{not}");
+        }
+    }
+
+    #[test]
+    fn a_load_the_lifter_names_is_theirs() {
+        assert!(named_by_lifter("put 140 kg on it", 140.0));
+        assert!(named_by_lifter("make it 225", Unit::Lb.to_kg(225.0)));
+        assert!(!named_by_lifter("make it heavier", 140.0));
+        assert!(!named_by_lifter("set 2 please", 140.0));
+    }
 }
