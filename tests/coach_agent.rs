@@ -63,6 +63,10 @@ pub fn suite(args: &Arguments) -> Conclusion {
         ),
         ("a_models_slips_end_no_answer", a_models_slips_end_no_answer),
         (
+            "memories_back_no_figures_and_corrections_are_the_apps",
+            memories_back_no_figures_and_corrections_are_the_apps,
+        ),
+        (
             "the_coach_changes_only_what_the_lifter_said",
             the_coach_changes_only_what_the_lifter_said,
         ),
@@ -996,6 +1000,54 @@ fn the_coach_changes_only_what_the_lifter_said(ctx: &Ctx) -> Result<(), Failed> 
             .block_on(ctx.stack.store.get_active_workout(&user))?
             .is_some(),
         "still active",
+    )
+}
+
+/// A memory is text a model wrote down, not logged data: a figure in it backs no claim (a squat
+/// "best" of 180 kg in a memory used to pass the check). The correction that follows such a
+/// claim is replayed to the model in the next turn as the app's fact check, not as the coach's
+/// own words.
+fn memories_back_no_figures_and_corrections_are_the_apps(ctx: &Ctx) -> Result<(), Failed> {
+    let user = unique_user("c-memory-fig");
+    ctx.rt.block_on(ctx.stack.store.put_memory(
+        &user,
+        &coach::domain::coaching::Memory {
+            id: "m-squat".into(),
+            text: "Squat best 180 kg".into(),
+            kind: None,
+            created_at: chrono::Utc::now(),
+            retired_at: None,
+        },
+    ))?;
+    ctx.rt.block_on(
+        ctx.stack
+            .store
+            .put_completed_workout(&user, &bench_session(5, &[(100.0, 5, 2)])),
+    )?;
+    let conv = "(context: conversation_id=cv-memfig)";
+    ctx.fake.reply(ModelReply::calls(&[(
+        "exercise_progress",
+        json!({"exercise_id": "bench press"}),
+    )]));
+    ctx.fake
+        .reply(ModelReply::text(&["Your squat best is 180 kg."]));
+    let s = ctx.stream(
+        &user,
+        json!({"message": format!("{conv} how strong am I?")}),
+    );
+    well_formed(&s)?;
+    check(
+        s.text().contains("Correction") && s.text().contains("180 kg"),
+        format!("the memory's figure is not data: {}", s.text()),
+    )?;
+    ctx.fake.reset();
+    ctx.fake.reply(ModelReply::text(&["Noted."]));
+    let s = ctx.stream(&user, json!({"message": format!("{conv} thanks")}));
+    well_formed(&s)?;
+    let history = ctx.fake.requests()[0].body.to_string();
+    check(
+        history.contains("The app's fact check, not the coach") && !history.contains("Correction:"),
+        "the correction is replayed as the app's",
     )
 }
 

@@ -60,6 +60,10 @@ pub struct Loaded {
     pub now: DateTime<Utc>,
 }
 
+/// The context line of the memories, and the head of the folded conversation.
+const MEMORIES_HEAD: &str = "Memories: ";
+const EARLIER_HEAD: &str = "Earlier in this conversation:";
+
 /// Exercises named in the strength summary, most trained first.
 pub const STRENGTH_SUMMARY_EXERCISES: usize = 5;
 
@@ -266,7 +270,7 @@ impl Loaded {
             lines.push(line);
         }
         if let Some(s) = summary.filter(|s| !s.text.is_empty()) {
-            let earlier = format!("Earlier in this conversation:\n{}", s.text);
+            let earlier = format!("{EARLIER_HEAD}\n{}", s.text);
             // A few lines of it at least, or none.
             if left >= 200 {
                 lines.push(within(earlier, &mut left, " … (cut)"));
@@ -288,7 +292,7 @@ impl Loaded {
                 std::cmp::Reverse(m.created_at),
             )
         });
-        const HEAD: &str = "Memories: ";
+        const HEAD: &str = MEMORIES_HEAD;
         // Room for the head, the closing note ("(50 more: list_memories).") and the newline.
         let mut used = HEAD.len() + 30;
         let mut shown = Vec::new();
@@ -351,6 +355,19 @@ impl Loaded {
         })
     }
 
+    /// The part of a `context` (from [`Loaded::context`]) whose figures are the lifter's data:
+    /// without the memories and the folded conversation, which repeat what someone said (a model
+    /// wrote the memories), not what was logged, and so back no figure.
+    pub fn data_part(context: &str) -> String {
+        let data = context
+            .split_once(EARLIER_HEAD)
+            .map_or(context, |(data, _)| data);
+        data.lines()
+            .filter(|l| !l.starts_with(MEMORIES_HEAD))
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
     /// The exchanges replayed to the model (oldest first) and, when exchanges fell out of the
     /// budget since the last fold, the new summary to store.
     pub fn history(&self) -> (Vec<Turn>, Option<Summary>) {
@@ -367,7 +384,7 @@ impl Loaded {
         let mut turns = Vec::with_capacity(kept * 2);
         for e in self.exchanges[..kept].iter().rev() {
             turns.push(Turn::user(e.message.clone()));
-            turns.push(Turn::model(e.answer.clone()));
+            turns.push(Turn::model(super::critic::as_replayed(&e.answer)));
         }
         let old = self.summary.clone().unwrap_or_default();
         let mut folding: Vec<&Exchange> = self.exchanges[kept..]

@@ -488,9 +488,23 @@ pub fn scrub(answer: &str, facts: &Facts, wrote: bool) -> String {
     out
 }
 
+/// What starts the correction after a streamed answer that broke rules.
+pub const CORRECTION_MARK: &str = "\n\nCorrection: ";
+
 /// The correction sent after a streamed answer that broke rules.
 pub fn correction(violations: &[Violation]) -> String {
-    format!("\n\nCorrection: {}", notes(violations).join(" "))
+    format!("{CORRECTION_MARK}{}", notes(violations).join(" "))
+}
+
+/// A stored answer as the model reads it back in a later turn: the correction is the app's,
+/// not the coach's own words, and says so.
+pub fn as_replayed(answer: &str) -> String {
+    match answer.split_once(CORRECTION_MARK) {
+        Some((said, fix)) => {
+            format!("{said}\n\n[The app's fact check, not the coach, then told the lifter: {fix}]")
+        }
+        None => answer.to_string(),
+    }
 }
 
 /// Each distinct correction once, in order.
@@ -721,6 +735,21 @@ mod tests {
         );
         assert!(is_high_risk("my knee hurts when I squat"));
         assert!(!is_high_risk("how is my bench going?"));
+    }
+
+    #[test]
+    fn a_correction_is_replayed_as_the_apps_not_the_coachs() {
+        let f = Facts::default();
+        let answer = format!(
+            "Your best is 140 kg.{}",
+            correction(&check("Your best is 140 kg.", &f, false))
+        );
+        let replayed = as_replayed(&answer);
+        assert!(
+            replayed.starts_with("Your best is 140 kg.\n\n[The app's fact check, not the coach")
+        );
+        assert!(!replayed.contains("Correction:"), "{replayed}");
+        assert_eq!(as_replayed("Rest well."), "Rest well.");
     }
 
     #[test]

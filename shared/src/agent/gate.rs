@@ -52,6 +52,42 @@ const DATA_OBJECTS: [&str; 17] = [
     "profile",
 ];
 
+/// Words of a question that asks the lifter to decide on a proposal.
+const DECIDING: [&str; 18] = [
+    "confirm",
+    "save",
+    "apply",
+    "go ahead",
+    "go with",
+    "sound good",
+    "sounds good",
+    "look good",
+    "looks good",
+    "look right",
+    "want me to",
+    "shall i",
+    "should i",
+    "use it",
+    "use this",
+    "happy with",
+    "want this",
+    "ready to",
+];
+
+/// Whether a "yes" after the coach's `answer` answers its proposal: the answer's last question,
+/// if it asked one, is about deciding on it ("Want me to save it?"), not something else ("Do you
+/// train on Sundays?", where a yes applying the plan would change it on the wrong word).
+pub fn yes_means_the_proposal(answer: &str) -> bool {
+    let question = super::critic::sentences(answer)
+        .into_iter()
+        .rev()
+        .find(|s| s.trim_end().ends_with('?'));
+    question.is_none_or(|q| {
+        let q = q.to_lowercase();
+        DECIDING.iter().any(|w| q.contains(w))
+    })
+}
+
 fn words(text: &str) -> Vec<String> {
     text.to_lowercase()
         .split(|c: char| !c.is_alphanumeric() && c != '\'')
@@ -144,6 +180,24 @@ mod tests {
         }
         assert!(confirms_destructive("yes"));
         assert!(!confirms_destructive("yes wipe my squat notes"));
+    }
+
+    #[test]
+    fn a_yes_applies_a_proposal_only_when_it_was_the_question() {
+        for asked in [
+            "Here is a three-day plan. Confirm it to make it your routine.",
+            "I've drafted a push day. Want me to save it?",
+            "The plan is ready. Does it look good? Say yes to apply it.",
+            "A new template for you.",
+        ] {
+            assert!(yes_means_the_proposal(asked), "{asked}");
+        }
+        for other in [
+            "Here is a three-day plan. Do you train on Sundays?",
+            "I drafted a routine. Is your knee still sore?",
+        ] {
+            assert!(!yes_means_the_proposal(other), "{other}");
+        }
     }
 
     #[test]

@@ -279,7 +279,7 @@ async fn offered_proposal(
         // None, or several: a bare "yes" does not say which.
         return Ok(None);
     };
-    if previous.kind != "coach" {
+    if previous.kind != "coach" || !gate::yes_means_the_proposal(&previous.answer) {
         return Ok(None);
     }
     let a = store.get_artifact(&ctx.user_id, &shown.id).await?;

@@ -89,7 +89,7 @@ pub async fn run(
     };
     let mut facts = Facts::default();
     facts.add_said(text);
-    facts.add_text(&briefing.context);
+    facts.add_text(&super::briefing::Loaded::data_part(&briefing.context));
     let buffered = critic::is_high_risk(text);
     let mut said = String::new();
     // Calls whose arguments were not JSON: the model is told once; after a second, it answers.
