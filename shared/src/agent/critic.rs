@@ -191,10 +191,67 @@ const CHANGE_AFTER: &[&str] = &[
     "lighter",
 ];
 
+/// Implements sold at fixed weights, and those weights (kg; pound bars as their kg): "the empty
+/// 20 kg bar", "a 16 kg kettlebell" are general knowledge, not the lifter's data. Dumbbells are
+/// not among them: their weight is the load of a dumbbell lift.
+const IMPLEMENTS: &[(&[&str], &[f64])] = &[
+    (
+        &[
+            "bar",
+            "barbell",
+            "empty bar",
+            "olympic bar",
+            "women's bar",
+            "trap bar",
+        ],
+        &[7.5, 10.0, 15.0, 20.0, 25.0, 6.8, 15.9, 20.4],
+    ),
+    (
+        &["kettlebell", "kettlebells", "kb", "bell"],
+        &[
+            4.0, 6.0, 8.0, 10.0, 12.0, 14.0, 16.0, 18.0, 20.0, 24.0, 28.0, 32.0, 36.0, 40.0, 48.0,
+        ],
+    ),
+];
+
+/// Words just before a figure that make it an approximation ("about 140 kg").
+const ABOUT_BEFORE: &[&str] = &[
+    "about",
+    "around",
+    "roughly",
+    "approximately",
+    "approx",
+    "nearly",
+    "almost",
+    "~",
+    "circa",
+];
+/// How far an approximation may be from the data: 2.5 % (at least the usual tolerance).
+const ABOUT_SHARE: f64 = 0.025;
+
 /// Whether the weight at `at` in `text` is one the check applies to: at least
-/// [`MIN_CHECKED_KG`], and not a change ("add 5 kg", "+10 kg", "10 kg per side").
+/// [`MIN_CHECKED_KG`], not a change ("add 5 kg", "+10 kg", "10 kg per side") and not an
+/// implement's fixed weight ("the 20 kg bar").
 pub(super) fn is_checked(text: &str, kg: f64, at: &std::ops::Range<usize>) -> bool {
     if kg < MIN_CHECKED_KG {
+        return false;
+    }
+    let after_words = text
+        .get(at.end..)
+        .unwrap_or_default()
+        .trim_start()
+        .to_ascii_lowercase();
+    let implement = IMPLEMENTS.iter().any(|(names, weights)| {
+        weights.iter().any(|w| (w - kg).abs() < 0.05)
+            && names.iter().any(|n| {
+                after_words.starts_with(n)
+                    && after_words[n.len()..]
+                        .chars()
+                        .next()
+                        .is_none_or(|c| !c.is_alphanumeric())
+            })
+    });
+    if implement {
         return false;
     }
     let before = text.get(..at.start).unwrap_or_default().trim_end();
@@ -329,10 +386,35 @@ impl Facts {
         }
     }
 
-    /// Whether a `kind` of `kg` (stated as `raw` in its own unit) is backed.
-    pub(super) fn backs(&self, kind: Kind, kg: f64, raw: f64) -> bool {
+    /// Whether a `kind` of `kg` (stated as `raw` in its own unit) at `at` in `text` is backed:
+    /// within a kilogram of a figure of its kind, or 2.5 % for an approximation ("about 140 kg").
+    pub(super) fn backs_in(
+        &self,
+        text: &str,
+        at: &std::ops::Range<usize>,
+        kind: Kind,
+        kg: f64,
+        raw: f64,
+    ) -> bool {
+        let before = text.get(..at.start).unwrap_or_default().trim_end();
+        let last_word = before
+            .rsplit(|c: char| c.is_whitespace())
+            .next()
+            .unwrap_or_default()
+            .to_ascii_lowercase();
+        let about = ABOUT_BEFORE.contains(&last_word.as_str()) || before.ends_with('~');
+        let tolerance = if about {
+            (kg * ABOUT_SHARE).max(TOLERANCE_KG)
+        } else {
+            TOLERANCE_KG
+        };
+        self.backs_within(kind, kg, raw, tolerance)
+    }
+
+    /// Whether a `kind` of `kg` (as written: `raw`) is within `tolerance_kg` of a fact.
+    fn backs_within(&self, kind: Kind, kg: f64, raw: f64, tolerance_kg: f64) -> bool {
         let close = |fact_kg: f64, fact_raw: f64| {
-            (fact_kg - kg).abs() <= TOLERANCE_KG || (fact_raw - raw).abs() < 0.01
+            (fact_kg - kg).abs() <= tolerance_kg || (fact_raw - raw).abs() < 0.01
         };
         self.said.iter().any(|n| close(*n, *n))
             || self
@@ -413,7 +495,7 @@ fn sentence_violations(s: &str, facts: &Facts, wrote: bool) -> Vec<Violation> {
         v.push(Violation::ThroughPain(short.clone()));
     }
     for (kind, kg, raw, at) in weights_in(s, true) {
-        if is_checked(s, kg, &at) && !facts.backs(kind, kg, raw) {
+        if is_checked(s, kg, &at) && !facts.backs_in(s, &at, kind, kg, raw) {
             v.push(Violation::UnsupportedNumber(s[at].to_string()));
         }
     }
@@ -444,11 +526,24 @@ pub const LEFT_OUT: &str = "[a figure I can't back with your data]";
 /// `text` with every weight the facts do not back replaced by [`LEFT_OUT`], and the weights
 /// left out as written.
 pub(super) fn mask_unbacked(text: &str, facts: &Facts) -> (String, Vec<String>) {
-    let mut out = String::with_capacity(text.len());
+    mask_unbacked_after(text, 0, facts)
+}
+
+/// [`mask_unbacked`] of `text[from..]`, read with the words before `from` ("Add " already
+/// shown makes the held "5 kg next week." a change).
+pub(super) fn mask_unbacked_after(
+    text: &str,
+    start: usize,
+    facts: &Facts,
+) -> (String, Vec<String>) {
+    let mut out = String::with_capacity(text.len() - start);
     let mut left_out = Vec::new();
-    let mut from = 0;
+    let mut from = start;
     for (kind, kg, raw, at) in weights_in(text, true) {
-        if is_checked(text, kg, &at) && !facts.backs(kind, kg, raw) {
+        if at.start < start {
+            continue;
+        }
+        if is_checked(text, kg, &at) && !facts.backs_in(text, &at, kind, kg, raw) {
             out.push_str(&text[from..at.start]);
             out.push_str(LEFT_OUT);
             left_out.push(text[at.clone()].to_string());
@@ -735,6 +830,28 @@ mod tests {
         );
         assert!(is_high_risk("my knee hurts when I squat"));
         assert!(!is_high_risk("how is my bench going?"));
+    }
+
+    #[test]
+    fn implements_and_approximations_are_not_invented_figures() {
+        let mut f = Facts::default();
+        f.add_json(&serde_json::json!({"e1rm_kg": 141.8}));
+        for fine in [
+            "Start with the empty 20 kg bar.",
+            "Grab a 16 kg kettlebell for swings.",
+            "Your e1RM is about 140 kg.",
+            "Your e1RM is roughly 138.5 kg.",
+        ] {
+            assert!(check(fine, &f, false).is_empty(), "{fine}");
+        }
+        for invented in [
+            "Your e1RM is 140 kg.",
+            "Your e1RM is about 130 kg.",
+            "Load the 60 kg bar.",
+            "Use 24 kg dumbbells.",
+        ] {
+            assert!(!check(invented, &f, false).is_empty(), "{invented}");
+        }
     }
 
     #[test]

@@ -6,7 +6,7 @@
 //! after-the-fact correction is needed for it.
 
 pub use super::critic::LEFT_OUT;
-use super::critic::{Facts, mask_unbacked};
+use super::critic::{Facts, mask_unbacked_after};
 
 pub struct HoldBack<'f> {
     facts: &'f Facts,
@@ -65,7 +65,11 @@ impl<'f> HoldBack<'f> {
     fn release(&mut self) -> String {
         self.dot = false;
         let held = std::mem::take(&mut self.held);
-        let (out, left_out) = mask_unbacked(&held, self.facts);
+        // The sentence's words already shown (none hold a digit) give the held figures their
+        // sense: "Add " makes "5 kg next week." a change.
+        let start = self.shown.rfind(['.', '!', '?', '\n']).map_or(0, |i| i + 1);
+        let sentence = format!("{}{held}", &self.shown[start..]);
+        let (out, left_out) = mask_unbacked_after(&sentence, self.shown.len() - start, self.facts);
         self.left_out.extend(left_out);
         out
     }
@@ -125,6 +129,29 @@ mod tests {
                 "chunks of {chunk}"
             );
             assert_eq!(left, ["105", "90"]);
+        }
+    }
+
+    #[test]
+    fn a_change_is_read_with_the_words_already_shown() {
+        let facts = Facts::default();
+        for chunk in [1, 4, 100] {
+            let (seen, left) = streamed(
+                &facts,
+                "Good session. Add 5 kg next week, then 2.5 kg.",
+                chunk,
+            );
+            assert_eq!(
+                seen, "Good session. Add 5 kg next week, then 2.5 kg.",
+                "chunks of {chunk}"
+            );
+            assert!(left.is_empty());
+            let (seen, _) = streamed(&facts, "Good session. Squat 140 kg next week.", chunk);
+            assert_eq!(
+                seen,
+                format!("Good session. Squat {LEFT_OUT} next week."),
+                "chunks of {chunk}"
+            );
         }
     }
 
