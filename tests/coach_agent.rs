@@ -130,6 +130,19 @@ fn count(ctx: &Ctx, user: &str, prefix: &str) -> Result<usize, Failed> {
     Ok(ctx.rt.block_on(ctx.stack.store.count_items(user, prefix))?)
 }
 
+/// The context block of the lifter's first turn in a Gemini request (the per-request data).
+fn context_text(body: &Value) -> String {
+    body["contents"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|c| c["role"] == "user")
+        .filter_map(|c| c["parts"][0]["text"].as_str())
+        .filter_map(|t| t.split_once("</context>").map(|(data, _)| data.to_string()))
+        .next_back()
+        .unwrap_or_default()
+}
+
 fn system_text(body: &Value) -> String {
     body["systemInstruction"]["parts"][0]["text"]
         .as_str()
@@ -1277,7 +1290,7 @@ fn workout_mode_adds_curls_with_warmups(ctx: &Ctx) -> Result<(), Failed> {
     let reqs = ctx.fake.requests();
     let first = &reqs[0].body;
     check(
-        system_text(first).contains("Workout mode") && system_text(first).contains("w-curls"),
+        system_text(first).contains("Workout mode") && context_text(first).contains("w-curls"),
         "workout overlay and brief in the instruction",
     )?;
     let refused = reqs[1].body.to_string();
@@ -1463,14 +1476,25 @@ fn turns_stored_once_and_replayed_as_history(ctx: &Ctx) -> Result<(), Failed> {
         .as_array()
         .cloned()
         .unwrap_or_default();
+    let raw: Vec<&str> = contents
+        .iter()
+        .map(|c| c["parts"][0]["text"].as_str().unwrap_or_default())
+        .collect();
+    check(
+        raw.last().is_some_and(|t| t.starts_with("<context>"))
+            && raw[..raw.len().saturating_sub(1)]
+                .iter()
+                .all(|t| !t.contains("<context>")),
+        "the context goes with the new message only",
+    )?;
     let texts: Vec<(String, String)> = contents
         .iter()
         .map(|c| {
+            let t = c["parts"][0]["text"].as_str().unwrap_or_default();
             (
                 c["role"].as_str().unwrap_or_default().to_string(),
-                c["parts"][0]["text"]
-                    .as_str()
-                    .unwrap_or_default()
+                t.rsplit_once("</context>\n\n")
+                    .map_or(t, |(_, m)| m)
                     .to_string(),
             )
         })
@@ -1530,7 +1554,7 @@ fn memories_and_notifications_through_the_gate(ctx: &Ctx) -> Result<(), Failed> 
     )?;
     eq(count(ctx, &user, "NOTIFY#")?, 1, "still one notification")?;
     // The memory reaches the next request's context.
-    let system = system_text(&ctx.fake.requests()[0].body);
+    let system = context_text(&ctx.fake.requests()[0].body);
     check(
         system.contains("Left shoulder is cranky on overhead work"),
         "memory in the context",
@@ -1626,7 +1650,7 @@ fn analytics_tools_and_flags_share_the_analysis(ctx: &Ctx) -> Result<(), Failed>
     );
     well_formed(&s)?;
     let reqs = ctx.fake.requests();
-    let system = system_text(&reqs[0].body);
+    let system = context_text(&reqs[0].body);
     // e1RM of 80 × 8 at RIR 1: 80 × (1 + 9/30) = 104.
     check(
         system.contains("Training flags: Plateau: Bench Press (")

@@ -16,8 +16,10 @@ use serde_json::{Value, json};
 
 type Ctx = ModelStack;
 
-/// What one call of the progress question may send, in tokens (the goal).
-const PROGRESS_INPUT_TOKENS: u64 = 4_000;
+/// What one call of the progress question may send, in tokens. With every tool declared it
+/// sent 3,911 (26 Nov); with the progress question's tools, 2,565. The real-model issue's goal
+/// is 2,000.
+const PROGRESS_INPUT_TOKENS: u64 = 3_000;
 
 pub fn suite(args: &Arguments) -> Conclusion {
     const SUITE: &str = "coach_eval";
@@ -196,12 +198,18 @@ fn the_suite(ctx: &Ctx) -> Result<(), Failed> {
             )?;
         }
     }
-    let tools_of = |name: &str| sent[name].first().map(|b| b["tools"].to_string());
-    eq(
-        tools_of("progress"),
-        tools_of("returning_after_a_break"),
-        "the same tool declarations",
-    )?;
+    // Within an answer every call declares the same tools (the closing turn too: it may call
+    // none, but keeps them, so the cached prefix holds).
+    for (name, bodies) in &sent {
+        let first = bodies.first().map(|b| b["tools"].to_string());
+        for b in bodies {
+            eq(
+                Some(b["tools"].to_string()),
+                first.clone(),
+                &format!("{name}: the same tool declarations in every call"),
+            )?;
+        }
+    }
 
     let plan = r("plan_routine")?;
     eq(
@@ -274,10 +282,15 @@ fn the_suite(ctx: &Ctx) -> Result<(), Failed> {
         vec!["training_snapshot".to_string()],
         "returning: tools",
     )?;
+    // The context is data in the lifter's turn, not the instruction.
     let context = sent["returning_after_a_break"]
         .first()
         .and_then(|b| {
-            b["systemInstruction"]["parts"][0]["text"]
+            b["contents"]
+                .as_array()?
+                .iter()
+                .rev()
+                .find(|c| c["role"] == "user")?["parts"][0]["text"]
                 .as_str()
                 .map(str::to_string)
         })

@@ -78,11 +78,15 @@ pub async fn run(
         ..Outcome::default()
     };
     let mut turns = briefing.history;
-    turns.push(Turn::user(text));
+    turns.push(Turn::user(instruction::with_context(
+        env.ctx,
+        &briefing.context,
+        text,
+    )));
     let mut req = Request {
-        system: instruction::system(env.ctx, intent, &briefing.context),
+        system: instruction::system(env.ctx, intent),
         turns,
-        tools: tools::specs(env.ctx.workout_mode),
+        tools: tools::specs_for(env.ctx.workout_mode, intent),
         no_calls: false,
         no_thinking: false,
         json_output: false,

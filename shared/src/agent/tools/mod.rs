@@ -120,6 +120,36 @@ fn spec(name: &str, description: &str, parameters: Option<Value>) -> ToolSpec {
     }
 }
 
+/// The tools offered for a routed intent (seed 003's permission boundaries): a progress question
+/// reads and analyses, a planning request reads and proposes, the rest (a general question, a
+/// workout in progress) gets them all as `specs` gives them. Fewer declarations are most of a
+/// call's input saved, and a call outside the set is refused as any tool not offered is.
+pub fn specs_for(workout_mode: bool, intent: Option<crate::router::Intent>) -> Vec<ToolSpec> {
+    use crate::router::Intent;
+    let all = specs(workout_mode);
+    if workout_mode {
+        return all;
+    }
+    let keep: fn(&str) -> bool = match intent {
+        Some(Intent::AnalyzeProgress) => {
+            |n| is_read_only(n) || matches!(n, "save_memory" | "list_memories")
+        }
+        Some(
+            Intent::PlanRoutine
+            | Intent::EditPlan
+            | Intent::PlanWorkout
+            | Intent::StartWorkout
+            | Intent::NextWorkout,
+        ) => |n| {
+            is_read_only(n) && !matches!(n, "training_set_query")
+                || n.starts_with("propose_")
+                || matches!(n, "save_memory" | "list_memories" | "update_user_context")
+        },
+        _ => return all,
+    };
+    all.into_iter().filter(|s| keep(&s.name)).collect()
+}
+
 /// The tools offered for this request: in workout mode the workout writes and no heavy tool.
 pub fn specs(workout_mode: bool) -> Vec<ToolSpec> {
     let mut all = read::specs();

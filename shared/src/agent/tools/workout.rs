@@ -106,7 +106,7 @@ pub(super) async fn run(
         }
         "swap_exercise" => {
             edit(env, name, args, planned, |w, h, p, now| {
-                swap_exercise(w, args, h, p, now)
+                swap_exercise(w, args, h, p, now, said)
             })
             .await
         }
@@ -465,11 +465,13 @@ fn swap_exercise(
     history: &[Workout],
     profile: &Profile,
     now: DateTime<Utc>,
+    said: &str,
 ) -> Result<Change, ToolError> {
     let instance = str_arg(args, "exercise_instance_id")?;
     let target = swap::resolve_target(str_arg(args, "exercise_id")?, history)
         .map_err(|m| ToolError::new("UNKNOWN_EXERCISE", m))?;
-    let confirm = args["confirm"].as_bool().unwrap_or(false);
+    // The model's confirm=true counts only as the lifter's answer: their message agrees.
+    let confirm = args["confirm"].as_bool().unwrap_or(false) && agrees(said);
     match swap::apply(w, instance, target, confirm, history, profile, now) {
         Ok(a) => Ok((
             Some(a.workout),
@@ -508,6 +510,21 @@ fn remove_set(w: &Workout, args: &Value) -> Result<Change, ToolError> {
         changed.exercises.remove(pos.exercise);
     }
     Ok((Some(changed), json!({ "removed": id })))
+}
+
+/// Whether the lifter's message agrees to what the coach asked ("yes", "ok, keep them").
+fn agrees(said: &str) -> bool {
+    let lower = said.to_lowercase();
+    lower
+        .split(|c: char| !c.is_alphanumeric() && c != '\'')
+        .any(|w| {
+            matches!(
+                w,
+                "yes" | "yeah" | "yep" | "ok" | "okay" | "sure" | "keep" | "confirm" | "fine"
+            )
+        })
+        || lower.contains("go ahead")
+        || lower.contains("do it")
 }
 
 /// Whether the lifter's message asks to end the workout ("finish", "I'm done", "wrap up").
@@ -577,6 +594,14 @@ mod tests {
         ] {
             assert!(!asks_to_finish(not), "{not}");
         }
+    }
+
+    #[test]
+    fn a_swap_over_logged_sets_needs_the_lifters_yes() {
+        assert!(agrees("yes, keep them"));
+        assert!(agrees("ok go ahead"));
+        assert!(!agrees("swap bench for dumbbell press"));
+        assert!(!agrees("what would you swap it for?"));
     }
 
     #[test]
