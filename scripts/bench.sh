@@ -35,6 +35,9 @@
 #                              tests/data/exports (development and held-out lifters apart), with
 #                              bootstrap intervals; files in EXPORTS are measured as held-out
 #                              lifters too (never tuned on, not committed)
+#   scripts/bench.sh qwen      the coach evaluation (devstack eval) against Qwen2.5-Coder-1.5B
+#                              served by llama.cpp's llama-server --jinja (scripts/eval-qwen.sh;
+#                              a minute or more a call; ONLY=<scenario> for one; not in "all")
 #   scripts/bench.sh           all of them
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -326,6 +329,7 @@ case "${1:-all}" in
   micro) micro ;; size) size ;; cold) cold ;; e2e) e2e ;; slow) slow ;; import) import ;;
   load) load ;; profile) profile ;; replay) replay ;; lifter) lifter ;; sync) sync ;;
   coaching) coaching ;;
+  qwen) ./scripts/eval-qwen.sh ;;
   all) micro; size; cold; profile; e2e; slow; import; lifter; sync; load; replay; coaching ;;
   *) echo "usage: scripts/bench.sh [micro|size|cold|profile|e2e|slow|import|lifter|sync|load|replay|coaching]"; exit 2 ;;
 esac

@@ -63,6 +63,10 @@ pub fn suite(args: &Arguments) -> Conclusion {
         ),
         ("a_models_slips_end_no_answer", a_models_slips_end_no_answer),
         (
+            "a_turn_runs_at_most_eight_calls",
+            a_turn_runs_at_most_eight_calls,
+        ),
+        (
             "memories_back_no_figures_and_corrections_are_the_apps",
             memories_back_no_figures_and_corrections_are_the_apps,
         ),
@@ -1061,6 +1065,30 @@ fn memories_back_no_figures_and_corrections_are_the_apps(ctx: &Ctx) -> Result<()
     check(
         history.contains("The app's fact check, not the coach") && !history.contains("Correction:"),
         "the correction is replayed as the app's",
+    )
+}
+
+/// A model that asks for ten lookups in one turn gets eight run and two refused, each answered.
+fn a_turn_runs_at_most_eight_calls(ctx: &Ctx) -> Result<(), Failed> {
+    let user = unique_user("c-calls");
+    let calls: Vec<(&str, Value)> = (0..10)
+        .map(|i| ("exercise_search", json!({"query": format!("press {i}")})))
+        .collect();
+    ctx.fake.reply(ModelReply::calls(&calls));
+    ctx.fake.reply(ModelReply::text(&["Found them."]));
+    let s = ctx.stream(&user, json!({"message": "find me every press variation"}));
+    well_formed(&s)?;
+    let mut want = vec![true; 8];
+    want.extend([false, false]);
+    eq(s.tool_oks(), want, "eight run, two refused")?;
+    eq(
+        ctx.fake.requests()[1]
+            .body
+            .to_string()
+            .matches("TOO_MANY_CALLS")
+            .count(),
+        2,
+        "the model is told which did not run",
     )
 }
 

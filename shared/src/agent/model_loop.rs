@@ -24,6 +24,11 @@ use crate::router::Intent;
 
 /// Model turns that may call tools before the closing turn.
 pub const MAX_TOOL_TURNS: usize = 12;
+/// Calls one model turn may have run; the rest are answered with an error, not run.
+pub const MAX_CALLS_PER_TURN: usize = 8;
+/// Tool results an answer may hand the model, in bytes (each is at most
+/// `tools::MAX_RESULT_BYTES`); past it a call is answered with an error, not run.
+pub const MAX_RESULT_BYTES_PER_ANSWER: usize = 60_000;
 
 /// What the lifter reads after an answer cut at the model's output cap.
 pub const CUT_AT_CAP_NOTE: &str =
@@ -102,6 +107,8 @@ pub async fn run(
     let mut retried_call = false;
     // A call written as text that cannot run: the model is told once.
     let mut told_written = false;
+    // Tool-result bytes handed to the model so far.
+    let mut result_bytes = 0usize;
     loop {
         if briefing
             .tokens_left
@@ -200,16 +207,31 @@ pub async fn run(
         let offered = &req.tools;
         let names: Vec<&str> = calls.iter().map(|c| c.name.as_str()).collect();
         let mut results = Vec::with_capacity(calls.len());
+        let over_budget = result_bytes >= MAX_RESULT_BYTES_PER_ANSWER;
         for group in tools::run_groups(&names) {
             results.extend(
-                futures_util::future::join_all(calls[group].iter().map(|c| async move {
-                    let started = Instant::now();
-                    let r = match &c.malformed {
-                        Some(raw) => Err(malformed_arguments(&c.name, raw)),
-                        None => tools::run(env, offered, &c.name, &c.args).await,
-                    };
-                    (r, started.elapsed())
-                }))
+                futures_util::future::join_all(calls[group.clone()].iter().enumerate().map(
+                    |(k, c)| async move {
+                        let started = Instant::now();
+                        let r = if group.start + k >= MAX_CALLS_PER_TURN {
+                            Err(tools::ToolError::new(
+                                "TOO_MANY_CALLS",
+                                format!("at most {MAX_CALLS_PER_TURN} calls run in one turn; this one did not run. Ask again for what you still need"),
+                            ))
+                        } else if over_budget {
+                            Err(tools::ToolError::new(
+                                "RESULT_BUDGET_SPENT",
+                                "this answer has read all the tool data it may; answer with what you have",
+                            ))
+                        } else {
+                            match &c.malformed {
+                                Some(raw) => Err(malformed_arguments(&c.name, raw)),
+                                None => tools::run(env, offered, &c.name, &c.args).await,
+                            }
+                        };
+                        (r, started.elapsed())
+                    },
+                ))
                 .await,
             );
         }
@@ -233,6 +255,7 @@ pub async fn run(
                 }
                 Err(e) => e.to_json(),
             };
+            result_bytes += content.to_string().len();
             if emit.tracing() {
                 end["result"] = content.clone();
             }
