@@ -17,9 +17,12 @@ async fn main() -> Result<(), Error> {
             .await
             .map_err(failed)?,
     );
-    lambda_http::run_with_streaming_response(service_fn(move |req| {
+    coach::lanes::keep_serving(|| {
         let lane = lane.clone();
-        async move { Ok::<_, Error>(lane.handle(req).await) }
-    }))
+        lambda_http::run_with_streaming_response(service_fn(move |req| {
+            let lane = lane.clone();
+            async move { Ok::<_, Error>(lane.handle(req).await) }
+        }))
+    })
     .await
 }

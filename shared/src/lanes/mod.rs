@@ -7,11 +7,49 @@ pub mod functional;
 pub mod slow;
 pub mod worker;
 
+use std::future::Future;
+use std::time::Duration;
+
 use lambda_http::{Body, Request, Response};
 
 use crate::api::{self, ApiError, ErrorCode};
 use crate::context::{AuthError, AuthMode, SessionContext, authenticate, split_prefix};
 use crate::telemetry::RequestLog;
+
+/// Runtime loops that may end in a row, each within a second of the last, before the process
+/// gives up (the runtime API is gone, not one invocation's response).
+const MAX_QUICK_RESTARTS: u32 = 5;
+
+/// Serves invocations for as long as the runtime API answers: `run` is the runtime's loop
+/// (`lambda_http::run_with_streaming_response(…)`), which ends with an error when posting one
+/// invocation's response fails (a client that went away mid-stream can do it). One failed
+/// response is not a reason to end the process: in Lambda that costs a cold start, and under
+/// `cargo lambda watch` the next invocation waited for a function that had exited. A loop that
+/// keeps ending at once, though, is the process's end.
+pub async fn keep_serving<F, Fut, E>(mut run: F) -> Result<(), E>
+where
+    F: FnMut() -> Fut,
+    Fut: Future<Output = Result<(), E>>,
+    E: std::fmt::Display,
+{
+    let mut quick = 0;
+    loop {
+        let started = std::time::Instant::now();
+        let Err(e) = run().await else {
+            return Ok(());
+        };
+        quick = if started.elapsed() < Duration::from_secs(1) {
+            quick + 1
+        } else {
+            1
+        };
+        tracing::error!(error = %e, restarts = quick, "the runtime loop ended; serving on");
+        if quick >= MAX_QUICK_RESTARTS {
+            return Err(e);
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
 
 /// Binds a request to its context: splits the message's prefix, authenticates (the prefix
 /// `user_id` must match the authenticated user) and returns the context and the message text.
@@ -57,4 +95,40 @@ pub(crate) fn finish(
     log.latency_us = started.elapsed().as_micros() as u64;
     log.emit();
     resp
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test(start_paused = true)]
+    async fn one_failed_response_does_not_end_the_process() {
+        // Ends twice after serving a while, then for good: served three times.
+        let mut runs = 0;
+        let r: Result<(), String> = keep_serving(|| {
+            runs += 1;
+            let n = runs;
+            async move {
+                tokio::time::sleep(Duration::from_secs(5)).await;
+                if n < 3 {
+                    Err(format!("post failed {n}"))
+                } else {
+                    Ok(())
+                }
+            }
+        })
+        .await;
+        assert_eq!((r, runs), (Ok(()), 3));
+        // A loop that keeps ending at once is given up.
+        let mut runs = 0;
+        let r: Result<(), String> = keep_serving(|| {
+            runs += 1;
+            async { Err("runtime API gone".to_string()) }
+        })
+        .await;
+        assert_eq!(
+            (r, runs),
+            (Err("runtime API gone".to_string()), MAX_QUICK_RESTARTS)
+        );
+    }
 }
