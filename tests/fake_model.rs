@@ -490,29 +490,7 @@ async fn stream(
             }
             Step::RawCall(name, raw) => {
                 calls += 1;
-                let pieces = halves(raw);
-                if format == Format::Bedrock {
-                    let start = json!({"contentBlockIndex": calls, "start": {"toolUse": {"toolUseId": format!("tooluse_fake{calls}"), "name": name}}});
-                    bedrock_event(sock, "contentBlockStart", start).await?;
-                    for piece in pieces {
-                        let d = json!({"contentBlockIndex": calls, "delta": {"toolUse": {"input": piece}}});
-                        bedrock_event(sock, "contentBlockDelta", d).await?;
-                    }
-                    bedrock_event(
-                        sock,
-                        "contentBlockStop",
-                        json!({"contentBlockIndex": calls}),
-                    )
-                    .await?;
-                } else {
-                    let index = calls - 1;
-                    let first = json!({"tool_calls": [{"index": index, "id": format!("call_fake{calls}"), "type": "function", "function": {"name": name, "arguments": ""}}]});
-                    chunk(sock, &openai_chunk(first, None)).await?;
-                    for piece in pieces {
-                        let d = json!({"tool_calls": [{"index": index, "function": {"arguments": piece}}]});
-                        chunk(sock, &openai_chunk(d, None)).await?;
-                    }
-                }
+                streamed_call(sock, format, calls, name, raw).await?;
             }
             Step::Call(name, args) => {
                 calls += 1;
@@ -525,29 +503,7 @@ async fn stream(
                         }
                         chunk(sock, &gemini_chunk(json!([part]), false, usage)).await?;
                     }
-                    Format::Bedrock => {
-                        let start = json!({"contentBlockIndex": calls, "start": {"toolUse": {"toolUseId": format!("tooluse_fake{calls}"), "name": name}}});
-                        bedrock_event(sock, "contentBlockStart", start).await?;
-                        for piece in halves(&args.to_string()) {
-                            let d = json!({"contentBlockIndex": calls, "delta": {"toolUse": {"input": piece}}});
-                            bedrock_event(sock, "contentBlockDelta", d).await?;
-                        }
-                        bedrock_event(
-                            sock,
-                            "contentBlockStop",
-                            json!({"contentBlockIndex": calls}),
-                        )
-                        .await?;
-                    }
-                    Format::OpenAi => {
-                        let index = calls - 1;
-                        let first = json!({"tool_calls": [{"index": index, "id": format!("call_fake{calls}"), "type": "function", "function": {"name": name, "arguments": ""}}]});
-                        chunk(sock, &openai_chunk(first, None)).await?;
-                        for piece in halves(&args.to_string()) {
-                            let d = json!({"tool_calls": [{"index": index, "function": {"arguments": piece}}]});
-                            chunk(sock, &openai_chunk(d, None)).await?;
-                        }
-                    }
+                    _ => streamed_call(sock, format, calls, name, &args.to_string()).await?,
                 }
             }
             Step::Delay(d) => tokio::time::sleep(*d).await,
@@ -613,6 +569,34 @@ async fn stream(
     }
     sock.write_all(b"0\r\n\r\n").await?;
     sock.shutdown().await
+}
+
+/// The `n`th tool call of a turn with its arguments as `raw` text, streamed in two pieces in
+/// Bedrock's or chat completions' shape (Gemini sends whole JSON arguments).
+async fn streamed_call(
+    sock: &mut TcpStream,
+    format: Format,
+    n: usize,
+    name: &str,
+    raw: &str,
+) -> std::io::Result<()> {
+    if format == Format::Bedrock {
+        let start = json!({"contentBlockIndex": n, "start": {"toolUse": {"toolUseId": format!("tooluse_fake{n}"), "name": name}}});
+        bedrock_event(sock, "contentBlockStart", start).await?;
+        for piece in halves(raw) {
+            let d = json!({"contentBlockIndex": n, "delta": {"toolUse": {"input": piece}}});
+            bedrock_event(sock, "contentBlockDelta", d).await?;
+        }
+        return bedrock_event(sock, "contentBlockStop", json!({"contentBlockIndex": n})).await;
+    }
+    let index = n - 1;
+    let first = json!({"tool_calls": [{"index": index, "id": format!("call_fake{n}"), "type": "function", "function": {"name": name, "arguments": ""}}]});
+    chunk(sock, &openai_chunk(first, None)).await?;
+    for piece in halves(raw) {
+        let d = json!({"tool_calls": [{"index": index, "function": {"arguments": piece}}]});
+        chunk(sock, &openai_chunk(d, None)).await?;
+    }
+    Ok(())
 }
 
 /// A string in two pieces, split at a character boundary (streamed arguments arrive in pieces).

@@ -5,7 +5,7 @@
 use chrono::Utc;
 use serde_json::{Value, json};
 
-use super::{Env, Output, ToolError, spec, store_failed, str_arg};
+use super::{Env, Output, ToolError, numbers_in, spec, store_failed, str_arg};
 use crate::app::profile::ProfilePatch;
 use crate::domain::artifact::time_id;
 use crate::domain::coaching::{MAX_MEMORIES, MAX_MEMORY_CHARS, Memory};
@@ -216,10 +216,7 @@ fn goal_list(args: &Value, name: &str) -> Result<Option<Vec<String>>, ToolError>
 /// be read from what the lifter said ("lifting 3 years" is intermediate).
 fn check_stated(field: &str, value: &Value, said: &str) -> Result<(), ToolError> {
     let lower = said.to_lowercase();
-    let numbers: Vec<f64> = said
-        .split(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .filter_map(|n| n.trim_matches('.').parse().ok())
-        .collect();
+    let numbers = numbers_in(said);
     let words = |ws: &[&str]| {
         lower
             .split(|c: char| !c.is_alphanumeric())

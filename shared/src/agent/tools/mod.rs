@@ -334,6 +334,13 @@ pub fn bounded(v: Value) -> Value {
     }
 }
 
+/// The numbers written in `text` ("140", "82.5"), for checking what the lifter stated.
+pub(super) fn numbers_in(text: &str) -> Vec<f64> {
+    text.split(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .filter_map(|n| n.trim_matches('.').parse().ok())
+        .collect()
+}
+
 pub(super) fn str_arg<'a>(args: &'a Value, name: &str) -> Result<&'a str, ToolError> {
     args[name]
         .as_str()

@@ -6,7 +6,7 @@ use chrono::{DateTime, Duration, Utc};
 use serde_json::{Value, json};
 
 use super::read::workout_brief;
-use super::{Env, ToolError, int_arg, spec, store_failed, str_arg};
+use super::{Env, ToolError, int_arg, numbers_in, spec, store_failed, str_arg};
 use crate::analysis::history::LOOKBACK_WEEKS;
 use crate::domain::catalog::Loading;
 use crate::domain::catalog::catalog;
@@ -275,8 +275,8 @@ fn check_model_load(
 
 /// Whether the lifter's message names `kg`, in kilograms or pounds (to the rounding of a plate).
 fn named_by_lifter(said: &str, kg: f64) -> bool {
-    said.split(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .filter_map(|n| n.trim_matches('.').parse::<f64>().ok())
+    numbers_in(said)
+        .into_iter()
         .any(|n| (n - kg).abs() <= 0.25 || (Unit::Lb.to_kg(n) - kg).abs() <= 0.25)
 }
 
