@@ -26,8 +26,7 @@ use crate::analysis::history::{Basis, LoggedSet, sessions_with, working_sets};
 use crate::domain::catalog::{Exercise, Loading, catalog};
 use crate::domain::profile::{Experience, Profile};
 use crate::domain::strength::{
-    Lift, e1rm, effective_rir, is_working_result, pct_1rm, reps_at, round_load, round1,
-    transfer_ratio,
+    Lift, e1rm, effective_rir, is_working_result, pct_1rm, reps_at, round_load, round1, same_family,
 };
 use crate::domain::units::{Unit, format_weight};
 use crate::domain::workout::Workout;
@@ -302,8 +301,7 @@ fn last_trained(
         .filter(|w| w.started_at <= now)
         .filter(|w| {
             w.exercises.iter().any(|e| {
-                transfer_ratio(&e.exercise_id, exercise_id).is_some()
-                    && e.sets.iter().any(is_working_result)
+                same_family(&e.exercise_id, exercise_id) && e.sets.iter().any(is_working_result)
             })
         })
         .map(|w| w.started_at)

@@ -374,14 +374,40 @@ fn family(id: &str) -> Option<(&'static str, f64, f64)> {
 
 /// The load of `to` as a share of the load of `from` for the same reps and effort, when the two
 /// are of one family in [`TRANSFERS`]: the conservative end of each range (down to a variant at
-/// its low end, up from one at its high end). None for any other pair.
+/// its low end, up from one at its high end). None for any other pair, and none from a
+/// dumbbell or kettlebell lift to one that is not: lifters log those loads a hand or the pair
+/// as their app lets them, and read up through a ratio of 2.5 to 3.5 the pair taken for a hand
+/// doubles a barbell load (an 80 lb dumbbell press, 40s in each hand, read as a 200 lb strict
+/// press). The other way errs light: a hand read as the pair halves the dumbbells.
 pub fn transfer_ratio(from: &str, to: &str) -> Option<f64> {
     if from == to {
         return Some(1.0);
     }
+    if per_hand(from) && !per_hand(to) {
+        return None;
+    }
     let (main_from, _, high_from) = family(from)?;
     let (main_to, low_to, _) = family(to)?;
     (main_from == main_to).then(|| low_to / high_from)
+}
+
+/// Whether `from` and `to` are of one family of [`TRANSFERS`] (whether or not a load carries
+/// from one to the other): training one keeps the other's pattern trained.
+pub fn same_family(from: &str, to: &str) -> bool {
+    from == to || matches!((family(from), family(to)), (Some((a, ..)), Some((b, ..))) if a == b)
+}
+
+/// Whether a transfer is one ratio (a lift and its family's main lift) rather than two (two
+/// variants, through the main lift): one ratio is the narrower estimate.
+pub fn transfer_is_direct(from: &str, to: &str) -> bool {
+    family(from).is_some_and(|(main, ..)| main == from || main == to)
+}
+
+/// A lift whose logged load may be one hand's or both hands'.
+fn per_hand(id: &str) -> bool {
+    catalog()
+        .get(id)
+        .is_some_and(|e| matches!(e.equipment, Equipment::Dumbbell | Equipment::Kettlebell))
 }
 
 /// Rounds a kilogram load to the lifter's step for the equipment, in the lifter's unit (a pound
@@ -447,6 +473,23 @@ mod tests {
         // Two variants of one family go through the main lift.
         let r = transfer_ratio("romanian-deadlift", "trap-bar-deadlift").unwrap();
         assert!((r - 0.95 / 0.75).abs() < 1e-12);
+        // Dumbbells feed barbells no load (a hand or the pair?), barbells feed dumbbells one.
+        assert_eq!(
+            transfer_ratio("dumbbell-shoulder-press", "overhead-press"),
+            None
+        );
+        assert_eq!(
+            transfer_ratio("overhead-press", "dumbbell-shoulder-press"),
+            Some(0.30)
+        );
+        let r = transfer_ratio("dumbbell-bench-press", "incline-dumbbell-press").unwrap();
+        assert!((r - 0.28 / 0.42).abs() < 1e-12);
+        assert!(same_family("dumbbell-shoulder-press", "overhead-press"));
+        assert!(!same_family("deadlift", "good-morning"));
+        // One ratio from the main lift, two between variants.
+        assert!(transfer_is_direct("deadlift", "paused-deadlift"));
+        assert!(transfer_is_direct("paused-deadlift", "deadlift"));
+        assert!(!transfer_is_direct("romanian-deadlift", "paused-deadlift"));
         // No ratio: other families, unrelated lifts, machines and the leg press.
         for (from, to) in [
             ("deadlift", "good-morning"),

@@ -112,10 +112,13 @@ fn from_related_lift(
     now: DateTime<Utc>,
 ) -> Option<Suggestion> {
     let cat = catalog();
-    // The related exercise with the most recent history wins.
+    // Each related exercise at its most recent session; the closest relation wins (the family's
+    // main lift or the variant itself: one ratio, not two through the main lift), then the
+    // most recent.
     let mut seen = std::collections::HashSet::new();
     let mut ordered: Vec<&Workout> = history.iter().collect();
     ordered.sort_by_key(|w| std::cmp::Reverse(w.started_at));
+    let mut candidates = Vec::new();
     for w in ordered {
         for inst in &w.exercises {
             if inst.exercise_id == ex.id || !seen.insert(inst.exercise_id.as_str()) {
@@ -131,58 +134,61 @@ fn from_related_lift(
             let Some(best) = best_by_e1rm(&sets) else {
                 continue;
             };
-            // A test set, not a work set: two more reps in reserve than asked.
-            let estimate = best.e1rm().unwrap_or_default()
-                * ratio
-                * pct_1rm(target_reps, target_rir + TEST_SET_RESERVE);
-            // The most done on the related lift for at least these reps, at the ratio.
-            let shown = history
-                .iter()
-                .flat_map(|h| {
-                    h.exercises
-                        .iter()
-                        .filter(|e| e.exercise_id == related.id)
-                        .map(move |e| (h, e))
-                })
-                .flat_map(|(h, e)| working_sets(h, &[e]))
-                .filter(|s| s.reps() >= target_reps)
-                .filter_map(|s| s.weight_kg())
-                .fold(None, |m: Option<f64>, kg| Some(m.map_or(kg, |m| m.max(kg))))
-                .map(|kg| kg * ratio);
-            let step = step_for(Some(ex), profile);
-            // A related lift last done long ago is read as a lift after a break would be.
-            let days = (now - w.started_at).num_days().max(0);
-            let away = progression::detraining_allowance(days);
-            let kg = shown.map_or(estimate, |s| s.min(estimate)) * (1.0 - away);
-            // Rounded down: a test set errs light.
-            let weight = round_load(kg - step / 2.0 + 1e-9, step, profile.unit).max(0.0);
-            return Some(Suggestion {
-                weight_kg: weight,
-                confidence: Confidence::Low,
-                source: Source::RelatedLift,
-                rationale: format!(
-                    "No {} in your history yet: a test set of {} × {target_reps}, read from your {} ({} × {} on {}) at ×{ratio:.2}, the cautious end of the usual ratio between the two{}. Log the reps and how hard it was, and the next set is worked out from it.",
-                    ex.name,
-                    format_weight(weight, profile.unit),
-                    related.name,
-                    format_weight(best.weight_kg().unwrap_or_default(), profile.unit),
-                    best.reps(),
-                    w.started_at.format("%-d %b %Y"),
-                    if away > 0.0 {
-                        format!(
-                            ", {:.0} % lighter for the {} since",
-                            away * 100.0,
-                            progression::time_away(days)
-                        )
-                    } else {
-                        String::new()
-                    },
-                ),
-                basis: vec![best.basis()],
-            });
+            candidates.push((w, related, ratio, best));
         }
     }
-    None
+    // A stable sort keeps the recency order within each kind of relation.
+    candidates.sort_by_key(|(_, related, ..)| !strength::transfer_is_direct(&related.id, &ex.id));
+    let (w, related, ratio, best) = candidates.into_iter().next()?;
+    // A test set, not a work set: two more reps in reserve than asked.
+    let estimate = best.e1rm().unwrap_or_default()
+        * ratio
+        * pct_1rm(target_reps, target_rir + TEST_SET_RESERVE);
+    // The most done on the related lift for at least these reps, at the ratio.
+    let shown = history
+        .iter()
+        .flat_map(|h| {
+            h.exercises
+                .iter()
+                .filter(|e| e.exercise_id == related.id)
+                .map(move |e| (h, e))
+        })
+        .flat_map(|(h, e)| working_sets(h, &[e]))
+        .filter(|s| s.reps() >= target_reps)
+        .filter_map(|s| s.weight_kg())
+        .fold(None, |m: Option<f64>, kg| Some(m.map_or(kg, |m| m.max(kg))))
+        .map(|kg| kg * ratio);
+    let step = step_for(Some(ex), profile);
+    // A related lift last done long ago is read as a lift after a break would be.
+    let days = (now - w.started_at).num_days().max(0);
+    let away = progression::detraining_allowance(days);
+    let kg = shown.map_or(estimate, |s| s.min(estimate)) * (1.0 - away);
+    // Rounded down: a test set errs light.
+    let weight = round_load(kg - step / 2.0 + 1e-9, step, profile.unit).max(0.0);
+    Some(Suggestion {
+        weight_kg: weight,
+        confidence: Confidence::Low,
+        source: Source::RelatedLift,
+        rationale: format!(
+            "No {} in your history yet: a test set of {} × {target_reps}, read from your {} ({} × {} on {}) at ×{ratio:.2}, the cautious end of the usual ratio between the two{}. Log the reps and how hard it was, and the next set is worked out from it.",
+            ex.name,
+            format_weight(weight, profile.unit),
+            related.name,
+            format_weight(best.weight_kg().unwrap_or_default(), profile.unit),
+            best.reps(),
+            w.started_at.format("%-d %b %Y"),
+            if away > 0.0 {
+                format!(
+                    ", {:.0} % lighter for the {} since",
+                    away * 100.0,
+                    progression::time_away(days)
+                )
+            } else {
+                String::new()
+            },
+        ),
+        basis: vec![best.basis()],
+    })
 }
 
 /// Assistance that is a typical start on an assisted exercise, as a share of the bodyweight it
@@ -592,7 +598,7 @@ mod tests {
         // lifter trained 3 days ago: no detraining, and no step up on a rested lift: 100 kg.
         let h = vec![
             session(70, "barbell-bench-press", vec![done(100.0, 8, 2)]),
-            session(3, "dumbbell-bench-press", vec![done(36.0, 8, 2)]),
+            session(3, "close-grip-bench-press", vec![done(90.0, 8, 2)]),
         ];
         let s = suggest_weight(
             "barbell-bench-press",
@@ -622,14 +628,17 @@ mod tests {
             (s.source, s.confidence),
             (Source::RelatedLift, Confidence::Low)
         );
-        // 36 kg dumbbells a hand for 8: a dumbbell pair is at most about 84 % of the barbell
-        // (a hand 0.42 of it), so a barbell max of at least 114; a test set of 8 at RIR 4 is
-        // 71 % of it, 81: 80 kg.
-        assert_eq!(s.weight_kg, 80.0, "{}", s.rationale);
+        // A close-grip 90 × 8 at RIR 2 (an estimated max of 120) is at least 95 % of the bench,
+        // so a bench max of at least 126.3; a test set of 8 at RIR 4 is 71 % of it, 90.2: 90 kg.
+        assert_eq!(s.weight_kg, 90.0, "{}", s.rationale);
         assert!(s.rationale.contains("test set"), "{}", s.rationale);
-        // The same dumbbells ten weeks ago and nothing since: lighter still, as after a break
-        // (81.1 less 2.5 % for each of the 7 weeks beyond three: 66.9, 65 kg below).
-        let old = vec![session(70, "dumbbell-bench-press", vec![done(36.0, 8, 2)])];
+        // The same close-grip ten weeks ago and nothing since: lighter still, as after a break
+        // (90.2 less 2.5 % for each of the 7 weeks beyond three: 74.4, 72.5 kg below).
+        let old = vec![session(
+            70,
+            "close-grip-bench-press",
+            vec![done(90.0, 8, 2)],
+        )];
         let s = suggest_weight(
             "barbell-bench-press",
             Some(bench()),
@@ -640,12 +649,49 @@ mod tests {
             Utc::now(),
         );
         assert_eq!(s.source, Source::RelatedLift);
-        assert_eq!(s.weight_kg, 65.0, "{}", s.rationale);
+        assert_eq!(s.weight_kg, 72.5, "{}", s.rationale);
         assert!(
             s.rationale.contains("lighter for the 10 weeks since"),
             "{}",
             s.rationale
         );
+    }
+
+    #[test]
+    fn a_first_load_reads_the_closest_relation_and_no_barbell_reads_dumbbells() {
+        let p = Profile::default();
+        let paused = catalog().get("paused-deadlift");
+        // Seen on a public Strong export (not a committed one): a paused deadlift read from the
+        // Romanian deadlift of last week (through the deadlift, two ratios: ×1.07, 245 lb × 6)
+        // while the deadlift itself was in the history. Now the deadlift's one ratio: 180 × 5
+        // (an estimated max of 210) at 80 %, 8 reps of a test set at RIR 4 (71 %): 120 kg.
+        let h = vec![
+            session(10, "deadlift", vec![done(180.0, 5, 0)]),
+            session(3, "romanian-deadlift", vec![done(150.0, 5, 0)]),
+        ];
+        let s = suggest_weight("paused-deadlift", paused, 8, 2, &h, &p, Utc::now());
+        assert_eq!(s.source, Source::RelatedLift);
+        assert!(s.rationale.contains("your Deadlift"), "{}", s.rationale);
+        assert_eq!(s.weight_kg, 120.0, "{}", s.rationale);
+        // Only the Romanian deadlift: read through both ratios.
+        let s = suggest_weight("paused-deadlift", paused, 8, 2, &h[1..], &p, Utc::now());
+        assert!(s.rationale.contains("Romanian"), "{}", s.rationale);
+        // Also seen there: "80 lb × 10" on the dumbbell shoulder press, 40s in each hand, read
+        // as one hand gave a 165 lb × 12 strict press to a lifter who then did 70 lb. Dumbbell
+        // loads give barbells none: a calibration set; the barbell still gives the dumbbells one.
+        let h = vec![session(
+            3,
+            "dumbbell-shoulder-press",
+            vec![done(36.0, 10, 2)],
+        )];
+        let ohp = catalog().get("overhead-press");
+        let s = suggest_weight("overhead-press", ohp, 12, 2, &h, &p, Utc::now());
+        assert_eq!(s.source, Source::Level, "{}", s.rationale);
+        let h = vec![session(3, "overhead-press", vec![done(60.0, 8, 2)])];
+        let db = catalog().get("dumbbell-shoulder-press");
+        let s = suggest_weight("dumbbell-shoulder-press", db, 8, 2, &h, &p, Utc::now());
+        assert_eq!(s.source, Source::RelatedLift, "{}", s.rationale);
+        assert!(s.weight_kg <= 18.0, "{}", s.rationale);
     }
 
     #[test]
