@@ -69,7 +69,7 @@ if [ -z "$up" ]; then
 fi
 cargo build --workspace --quiet
 # A 400-token cap keeps an answer (and the run) bounded.
-STACK_ENV="MODEL_PROVIDER=openai,OPENAI_BASE_URL=http://127.0.0.1:$port/v1,SLOW_MODEL=qwen2.5-coder-1.5b-instruct,SLOW_MAX_OUTPUT_TOKENS=400" \
+STACK_ENV="MODEL_PROVIDER=openai,OPENAI_BASE_URL=http://127.0.0.1:$port/v1,PROMPT_CACHE=cache_prompt,SLOW_MODEL=qwen2.5-coder-1.5b-instruct,SLOW_MAX_OUTPUT_TOKENS=400" \
   start_local_stack "" target/qwen-stack.log
 ./target/debug/devstack eval --base "http://127.0.0.1:$STACK_PORT" ${ONLY:+--only "$ONLY"} \
   | tee target/eval-qwen.md

@@ -22,6 +22,10 @@ pub fn suite(args: &Arguments) -> Conclusion {
             a_revision_after_a_tool_keeps_the_tool_configuration,
         ),
         (
+            "the_fixed_prefix_is_cached_and_charged_at_its_price",
+            the_fixed_prefix_is_cached_and_charged_at_its_price,
+        ),
+        (
             "throttling_is_retried_then_answered",
             throttling_is_retried_then_answered,
         ),
@@ -39,6 +43,9 @@ pub fn suite(args: &Arguments) -> Conclusion {
             ("AWS_ENDPOINT_URL_BEDROCK_RUNTIME", fake.bedrock_endpoint()),
             // Bedrock needs no key: no secret is configured, none is read.
             ("MODEL_API_KEY_SECRET_ARN", String::new()),
+            // The fake's model id is no Claude or Nova: cache points asked for by name.
+            ("PROMPT_CACHE", "cache_points".to_string()),
+            ("SLOW_CACHED_INPUT_PRICE", "0.1".to_string()),
         ]
     });
     ctx.fake.reply(ModelReply::text(&["warm"]));
@@ -50,12 +57,16 @@ fn coach_answers_through_bedrock(ctx: &Ctx) -> Result<(), Failed> {
     let s = ctx.ask_bench_progress(&unique_user("b-progress"))?;
     eq(s.text(), "Your bench is moving up.".to_string(), "text")?;
     let done = s.first("done").cloned().unwrap_or_default();
-    // The fake's metadata frame says 132 tokens a turn; two turns.
+    // The fake's metadata frame says 120 uncached input and 12 output tokens a turn; two turns
+    // (the cached prefix comes on top: the next case).
+    let usage = &done["usage"];
+    let n = |k: &str| usage[k].as_u64().unwrap_or(0);
     eq(
-        done["usage"]["total_tokens"].as_u64(),
-        Some(264),
-        "usage from Bedrock's metadata",
+        n("input_tokens") - n("cached_input_tokens") - n("cache_write_tokens"),
+        240,
+        "uncached input from Bedrock's metadata",
     )?;
+    eq(n("output_tokens"), 24, "output from Bedrock's metadata")?;
     let reqs = ctx.fake.requests();
     eq(reqs.len(), 2, "two model turns")?;
     for r in &reqs {
@@ -128,6 +139,65 @@ fn a_revision_after_a_tool_keeps_the_tool_configuration(ctx: &Ctx) -> Result<(),
     check(
         reqs[2].body["toolConfig"]["tools"].is_array(),
         "the revision declares the tools",
+    )
+}
+
+/// The instruction and the tools are the same bytes for every lifter asking the same kind of
+/// question: a cache point closes each, the first such request writes the prefix to the cache,
+/// later ones read it, and the lifter's allowance is charged a tenth for what was read
+/// (`SLOW_CACHED_INPUT_PRICE`), as is the day's counter.
+fn the_fixed_prefix_is_cached_and_charged_at_its_price(ctx: &Ctx) -> Result<(), Failed> {
+    let first = ctx.fake.requests().len();
+    let _ = ctx.ask_bench_progress(&unique_user("b-cache-1"))?;
+    let user = unique_user("b-cache-2");
+    let s = ctx.ask_bench_progress(&user)?;
+    let reqs = ctx.fake.requests();
+    let r = &reqs[first];
+    let system = r.body["system"].as_array().cloned().unwrap_or_default();
+    eq(system.len(), 2, "the instruction, then a cache point")?;
+    check(
+        system[1]["cachePoint"]["type"] == "default",
+        format!("a cache point after the instruction: {system:?}"),
+    )?;
+    let tools = r.body["toolConfig"]["tools"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    check(
+        tools.last().is_some_and(|t| t.get("cachePoint").is_some())
+            && tools[..tools.len() - 1]
+                .iter()
+                .all(|t| t.get("toolSpec").is_some()),
+        "one cache point, after the last tool",
+    )?;
+    // Every request of the second lifter reads the prefix the first one wrote.
+    let done = s.first("done").cloned().unwrap_or_default();
+    let usage = &done["usage"];
+    let n = |k: &str| usage[k].as_u64().unwrap_or(0);
+    check(
+        n("cached_input_tokens") > 1_000,
+        format!("the prefix read from the cache: {usage}"),
+    )?;
+    eq(n("cache_write_tokens"), 0, "nothing written again")?;
+    let cached = n("cached_input_tokens");
+    eq(
+        n("charged_tokens"),
+        n("total_tokens") - cached + (cached as f64 * 0.1).ceil() as u64,
+        "a cached token charged a tenth",
+    )?;
+    let state = ctx.rt.block_on(ctx.stack.store.user_state(
+        &user,
+        coach::store::Parts {
+            token_usage: true,
+            ..Default::default()
+        },
+        None,
+        chrono::Utc::now(),
+    ))?;
+    eq(
+        state.tokens_today,
+        n("charged_tokens"),
+        "the day's counter is charged the same",
     )
 }
 

@@ -623,11 +623,7 @@ fn tools_not_offered_this_turn_run_nothing(ctx: &Ctx) -> Result<(), Failed> {
 /// time the allowance resets; commands keep working.
 fn a_spent_daily_allowance_stops_the_coach_not_the_commands(ctx: &Ctx) -> Result<(), Failed> {
     let user = unique_user("c-quota");
-    let spent = |n: u64| coach::llm::Usage {
-        input_tokens: n,
-        output_tokens: 0,
-        total_tokens: n,
-    };
+    let spent = |n: u64| coach::llm::Usage::new(n, 0, 0, 0, coach::llm::CachePrice::WHOLE);
     ctx.rt.block_on(
         ctx.stack
             .store

@@ -54,6 +54,18 @@ fn script(name: &str) -> Vec<ModelReply> {
             ),
             text("Your front squat is moving up steadily; keep the plan you are on."),
         ],
+        "progress_follow_up" => vec![
+            call(
+                "exercise_progress",
+                json!({"exercise_id": "front squat", "weeks": 12}),
+            ),
+            text("Your front squat is moving up steadily; keep the plan you are on."),
+            call(
+                "exercise_progress",
+                json!({"exercise_id": "deadlift", "weeks": 12}),
+            ),
+            text("Your deadlift is holding; keep pulling twice a week."),
+        ],
         "plan_routine" => vec![
             call("training_snapshot", json!({})),
             call(

@@ -104,18 +104,24 @@ impl Recorded {
 /// The usage a stream reports: fixed (120 in, 12 out), or estimated from the sizes.
 #[derive(Clone, Copy)]
 struct Usage {
+    /// Input not read from or written to a cache.
     input: u64,
     output: u64,
+    /// Bedrock's cache: input read from it and written to it (four bytes a token).
+    cache_read: u64,
+    cache_write: u64,
 }
 
 impl Usage {
     const FIXED: Usage = Usage {
         input: 120,
         output: 12,
+        cache_read: 0,
+        cache_write: 0,
     };
 
     fn total(self) -> u64 {
-        self.input + self.output
+        self.input + self.output + self.cache_read + self.cache_write
     }
 }
 
@@ -128,6 +134,26 @@ struct State {
     requests: Vec<Recorded>,
     /// Streams the client closed before the server finished writing them.
     client_disconnects: usize,
+    /// Bedrock prefixes cached so far (up to a request's last cache point).
+    cached_prefixes: std::collections::HashSet<String>,
+}
+
+/// A Converse request's prefix up to its last cache point (the system blocks, then the tools),
+/// as Bedrock caches it; None without a cache point.
+fn bedrock_cached_prefix(body: &Value) -> Option<String> {
+    let system = body["system"].as_array().cloned().unwrap_or_default();
+    let tools = body["toolConfig"]["tools"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let blocks: Vec<&Value> = system.iter().chain(tools.iter()).collect();
+    let last = blocks.iter().rposition(|b| b.get("cachePoint").is_some())?;
+    let prefix: Vec<&Value> = blocks[..last]
+        .iter()
+        .copied()
+        .filter(|b| b.get("cachePoint").is_none())
+        .collect();
+    Some(serde_json::to_string(&prefix).unwrap_or_default())
 }
 
 pub struct FakeModel {
@@ -224,6 +250,7 @@ async fn serve(mut sock: TcpStream, state: Arc<Mutex<State>>) {
     let body_bytes = body.len() as u64;
     let body: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
     let text = body.to_string();
+    let bedrock_prefix = bedrock_cached_prefix(&body);
     // Bedrock's own check: a conversation holding tool use needs its tool configuration.
     if path.ends_with("/converse-stream")
         && (text.contains("\"toolUse\"") || text.contains("\"toolResult\""))
@@ -318,9 +345,33 @@ async fn serve(mut sock: TcpStream, state: Arc<Mutex<State>>) {
                 Usage {
                     input: body_bytes.div_ceil(4),
                     output: (reply_bytes as u64).div_ceil(4),
+                    ..Usage::FIXED
                 }
             } else {
                 Usage::FIXED
+            };
+            // Bedrock reads a prefix it has seen up to a cache point, and writes a new one.
+            let usage = match (format, bedrock_prefix) {
+                (Format::Bedrock, Some(prefix)) => {
+                    let tokens = (prefix.len() as u64).div_ceil(4);
+                    let seen = !state
+                        .lock()
+                        .unwrap_or_else(|p| p.into_inner())
+                        .cached_prefixes
+                        .insert(prefix);
+                    if seen {
+                        Usage {
+                            cache_read: tokens,
+                            ..usage
+                        }
+                    } else {
+                        Usage {
+                            cache_write: tokens,
+                            ..usage
+                        }
+                    }
+                }
+                _ => usage,
             };
             if let Some(r) = state
                 .lock()
@@ -554,7 +605,7 @@ async fn stream(
                     .as_deref()
                     .unwrap_or(if calls > 0 { "tool_use" } else { "end_turn" });
             bedrock_event(sock, "messageStop", json!({"stopReason": reason})).await?;
-            let usage = json!({"usage": {"inputTokens": usage.input, "outputTokens": usage.output, "totalTokens": usage.total()}, "metrics": {"latencyMs": 5}});
+            let usage = json!({"usage": {"inputTokens": usage.input, "outputTokens": usage.output, "totalTokens": usage.total(), "cacheReadInputTokens": usage.cache_read, "cacheWriteInputTokens": usage.cache_write}, "metrics": {"latencyMs": 5}});
             bedrock_event(sock, "metadata", usage).await?;
         }
         Format::OpenAi => {

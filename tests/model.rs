@@ -70,6 +70,7 @@ fn request(text: &str) -> Request {
         no_calls: false,
         no_thinking: false,
         json_output: false,
+        cache_key: None,
     }
 }
 

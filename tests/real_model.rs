@@ -46,6 +46,7 @@ fn request(text: &str, tools: bool) -> Request {
         no_calls: false,
         no_thinking: false,
         json_output: false,
+        cache_key: None,
     }
 }
 

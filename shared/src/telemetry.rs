@@ -127,7 +127,7 @@ struct Line<'a> {
 
 /// CloudWatch's embedded metric format: a log line with these fields is also a data point of
 /// `Requests`, `Errors` (server errors, or failed jobs), `Latency` (milliseconds) and the model
-/// tokens spent, `InputTokens` and `OutputTokens` (0 without a model call), under the
+/// tokens spent, `InputTokens`, `OutputTokens` and `CachedInputTokens` (0 without a model call), under the
 /// dimension `lane`, in the namespace `METRICS_NAMESPACE` (the stack's name; `Coach` when
 /// unset). CloudWatch extracts them from the log: no API call, no agent, nothing added to the
 /// request's time. The template's alarms watch these metrics.
@@ -145,6 +145,8 @@ pub struct Metrics {
     input_tokens: u64,
     #[serde(rename = "OutputTokens")]
     output_tokens: u64,
+    #[serde(rename = "CachedInputTokens")]
+    cached_input_tokens: u64,
 }
 
 #[derive(Debug, Serialize)]
@@ -159,7 +161,7 @@ struct EmfMeta {
 struct EmfDirective {
     namespace: &'static str,
     dimensions: [[&'static str; 1]; 1],
-    metrics: [EmfMetric; 5],
+    metrics: [EmfMetric; 6],
 }
 
 #[derive(Debug, Serialize)]
@@ -210,6 +212,10 @@ impl Metrics {
                             name: "OutputTokens",
                             unit: "Count",
                         },
+                        EmfMetric {
+                            name: "CachedInputTokens",
+                            unit: "Count",
+                        },
                     ],
                 }],
             },
@@ -218,6 +224,7 @@ impl Metrics {
             latency_ms: latency_us as f64 / 1000.0,
             input_tokens: tokens.input_tokens,
             output_tokens: tokens.output_tokens,
+            cached_input_tokens: tokens.cached_input_tokens,
         }
     }
 }
@@ -373,16 +380,19 @@ mod tests {
         );
 
         log.status = 404;
-        log.record_tokens(Usage {
-            input_tokens: 1_200,
-            output_tokens: 80,
-            total_tokens: 1_280,
-        });
+        log.record_tokens(Usage::new(
+            1_200,
+            80,
+            900,
+            0,
+            crate::domain::usage::CachePrice::WHOLE,
+        ));
         let v: serde_json::Value = serde_json::from_str(&log.to_line()).unwrap();
         assert_eq!(v["Errors"], 0, "a client error is not the service's error");
         assert_eq!(
             (v["InputTokens"].as_u64(), v["OutputTokens"].as_u64()),
             (Some(1_200), Some(80))
         );
+        assert_eq!(v["CachedInputTokens"], 900);
     }
 }

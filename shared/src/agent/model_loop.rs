@@ -95,6 +95,7 @@ pub async fn run(
         no_calls: false,
         no_thinking: false,
         json_output: false,
+        cache_key: Some(crate::llm::cache_key(&env.ctx.user_id)),
     };
     let mut facts = Facts::default();
     facts.add_said(text);
@@ -112,7 +113,7 @@ pub async fn run(
     loop {
         if briefing
             .tokens_left
-            .is_some_and(|left| out.usage.total_tokens >= left)
+            .is_some_and(|left| out.usage.charged_tokens >= left)
         {
             // The day's allowance ran out during this answer: no further model call.
             out.error = Some("QUOTA_EXCEEDED");

@@ -91,6 +91,7 @@ impl Assist {
             no_calls: false,
             no_thinking: false,
             json_output: true,
+            cache_key: None,
         };
         let deadline = tokio::time::Instant::now() + MODEL_TIMEOUT;
         let out = tokio::time::timeout(MODEL_TIMEOUT, model.complete(&req, deadline)).await;

@@ -85,6 +85,7 @@ pub async fn summarise(model: Option<&Model>, card: &mut InsightCard) -> (Source
         no_calls: false,
         no_thinking: false,
         json_output: true,
+        cache_key: None,
     };
     let deadline = tokio::time::Instant::now() + SUMMARY_TIMEOUT;
     let (answer, tokens) =

@@ -20,17 +20,17 @@ use aws_sdk_bedrockruntime::operation::converse_stream::ConverseStreamError;
 use aws_sdk_bedrockruntime::operation::converse_stream::builders::ConverseStreamFluentBuilder;
 use aws_sdk_bedrockruntime::types::error::ConverseStreamOutputError;
 use aws_sdk_bedrockruntime::types::{
-    AutoToolChoice, ContentBlock, ContentBlockDelta, ContentBlockStart, ConversationRole,
-    ConverseStreamOutput, InferenceConfiguration, Message, StopReason, SystemContentBlock, Tool,
-    ToolChoice, ToolConfiguration, ToolInputSchema, ToolResultBlock, ToolResultContentBlock,
-    ToolSpecification, ToolUseBlock,
+    AutoToolChoice, CachePointBlock, CachePointType, ContentBlock, ContentBlockDelta,
+    ContentBlockStart, ConversationRole, ConverseStreamOutput, InferenceConfiguration, Message,
+    StopReason, SystemContentBlock, Tool, ToolChoice, ToolConfiguration, ToolInputSchema,
+    ToolResultBlock, ToolResultContentBlock, ToolSpecification, ToolUseBlock,
 };
 use aws_smithy_types::{Document, Number};
 use serde_json::{Value, json};
 
 use super::{
-    ErrorKind, Event, Finish, ModelConfig, ModelError, Part, Request, Role, ToolCall, Turn, Usage,
-    streamed_arguments, streamed_turn,
+    CachePrice, ErrorKind, Event, Finish, ModelConfig, ModelError, Part, PromptCache, Request,
+    Role, ToolCall, Turn, Usage, streamed_arguments, streamed_turn,
 };
 
 /// Time to open a connection to Bedrock; the answer itself is bounded by the caller's deadline.
@@ -73,8 +73,19 @@ pub(super) fn request(
                 .temperature(cfg.temperature)
                 .build(),
         );
+    // A cache point closes each part of the fixed prefix: the instruction, then the tools.
+    let caching = cfg.prompt_cache == PromptCache::CachePoints;
+    let cache_point = || {
+        CachePointBlock::builder()
+            .r#type(CachePointType::Default)
+            .build()
+            .map_err(|e| built("cache point", e))
+    };
     if !req.system.is_empty() {
         call = call.system(SystemContentBlock::Text(req.system.clone()));
+        if caching {
+            call = call.system(SystemContentBlock::CachePoint(cache_point()?));
+        }
     }
     for turn in &req.turns {
         let mut content = Vec::new();
@@ -146,6 +157,9 @@ pub(super) fn request(
                 .build()
                 .map_err(|e| built("tool", e))?;
             tools = tools.tools(Tool::ToolSpec(spec));
+        }
+        if caching {
+            tools = tools.tools(Tool::CachePoint(cache_point()?));
         }
         call = call.tool_config(tools.build().map_err(|e| built("tool configuration", e))?);
     }
@@ -226,11 +240,17 @@ impl Decoder {
             ConverseStreamOutput::Metadata(e) => {
                 if let Some(u) = e.usage {
                     let n = |v: i32| u64::try_from(v).unwrap_or(0);
-                    self.usage = Some(Usage {
-                        input_tokens: n(u.input_tokens),
-                        output_tokens: n(u.output_tokens),
-                        total_tokens: n(u.total_tokens),
-                    });
+                    // Converse's `inputTokens` leaves out what was read from or written to
+                    // the cache; ours counts every input token.
+                    let read = n(u.cache_read_input_tokens.unwrap_or(0));
+                    let written = n(u.cache_write_input_tokens.unwrap_or(0));
+                    self.usage = Some(Usage::new(
+                        n(u.input_tokens) + read + written,
+                        n(u.output_tokens),
+                        read,
+                        written,
+                        CachePrice::WHOLE,
+                    ));
                 }
             }
             _ => {}
@@ -519,11 +539,7 @@ mod tests {
                     signature: None,
                     malformed: None,
                 }),
-                Event::Usage(Usage {
-                    input_tokens: 1200,
-                    output_tokens: 40,
-                    total_tokens: 1240
-                }),
+                Event::Usage(Usage::new(1200, 40, 0, 0, CachePrice::WHOLE)),
                 Event::Done(Finish::ToolCalls),
             ]
         );

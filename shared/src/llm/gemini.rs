@@ -11,8 +11,8 @@ use std::collections::VecDeque;
 use serde_json::{Map, Value, json};
 
 use super::{
-    ErrorKind, Event, Finish, ModelConfig, ModelError, Part, Request, Role, ToolCall, Turn, Usage,
-    made_up_call_id,
+    CachePrice, ErrorKind, Event, Finish, ModelConfig, ModelError, Part, Request, Role, ToolCall,
+    Turn, Usage, made_up_call_id,
 };
 
 /// The documented dummy for calls the model did not make itself (history written by us).
@@ -133,12 +133,15 @@ impl Decoder {
             self.blocked = Some(format!("prompt blocked: {reason}"));
         }
         if let Some(u) = v.get("usageMetadata") {
-            self.usage = Some(Usage {
-                input_tokens: u["promptTokenCount"].as_u64().unwrap_or(0),
-                output_tokens: u["candidatesTokenCount"].as_u64().unwrap_or(0)
+            // `promptTokenCount` counts the cached ones; thinking is billed as output.
+            self.usage = Some(Usage::new(
+                u["promptTokenCount"].as_u64().unwrap_or(0),
+                u["candidatesTokenCount"].as_u64().unwrap_or(0)
                     + u["thoughtsTokenCount"].as_u64().unwrap_or(0),
-                total_tokens: u["totalTokenCount"].as_u64().unwrap_or(0),
-            });
+                u["cachedContentTokenCount"].as_u64().unwrap_or(0),
+                0,
+                CachePrice::WHOLE,
+            ));
         }
         let candidate = &v["candidates"][0];
         if let Some(parts) = candidate["content"]["parts"].as_array() {
@@ -336,11 +339,7 @@ mod tests {
                 Event::TextDelta("The".into()),
                 Event::TextDelta(" capital of Wyoming".into()),
                 Event::TextDelta(" is **Cheyenne**.\n".into()),
-                Event::Usage(Usage {
-                    input_tokens: 7,
-                    output_tokens: 10,
-                    total_tokens: 17
-                }),
+                Event::Usage(Usage::new(7, 10, 0, 0, CachePrice::WHOLE)),
                 Event::Done(Finish::Stop),
             ]
         );
@@ -456,6 +455,7 @@ mod tests {
             no_calls: false,
             no_thinking: false,
             json_output: false,
+            cache_key: None,
         };
         let (url, body) = request(&cfg, &req);
         assert_eq!(

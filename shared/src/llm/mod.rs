@@ -26,7 +26,7 @@ use serde_json::Value;
 
 use tokio::time::Instant;
 
-pub use crate::domain::usage::Usage;
+pub use crate::domain::usage::{CachePrice, Usage};
 pub use retry::{ErrorKind, MAX_ATTEMPTS, ModelError};
 pub use settings::*;
 pub use wire::*;
@@ -88,6 +88,7 @@ impl Model {
                         Source::Http(Some(response), StreamDecoder::new(format)),
                         deadline,
                         body.len() as u64,
+                        self.config.cache_price,
                     );
                     if !with_tools || stream.starts().await? {
                         return Ok(stream);
@@ -138,6 +139,7 @@ impl Model {
                         Source::Bedrock(output, bedrock::Decoder::default()),
                         deadline,
                         request_bytes,
+                        self.config.cache_price,
                     ));
                 }
                 Ok(Err(e)) => bedrock::call_error(e),
@@ -180,7 +182,12 @@ impl Model {
         let sse = format!("data: {chunk}\n\ndata: [DONE]\n\n");
         decoder.push(sse.as_bytes(), &mut pending)?;
         decoder.finish(&mut pending)?;
-        let mut stream = ModelStream::new(Source::Http(None, decoder), deadline, body.len() as u64);
+        let mut stream = ModelStream::new(
+            Source::Http(None, decoder),
+            deadline,
+            body.len() as u64,
+            self.config.cache_price,
+        );
         stream.pending = pending;
         stream.ended = true;
         Ok(stream)
@@ -399,10 +406,17 @@ pub struct ModelStream {
     request_bytes: u64,
     /// The usage the provider reported, once it has.
     reported: Option<Usage>,
+    /// What cached input costs against the allowance.
+    price: CachePrice,
 }
 
 impl ModelStream {
-    fn new(source: Source, deadline: Instant, request_bytes: u64) -> ModelStream {
+    fn new(
+        source: Source,
+        deadline: Instant,
+        request_bytes: u64,
+        price: CachePrice,
+    ) -> ModelStream {
         ModelStream {
             source,
             pending: VecDeque::new(),
@@ -410,6 +424,7 @@ impl ModelStream {
             deadline,
             request_bytes,
             reported: None,
+            price,
         }
     }
 
@@ -440,8 +455,9 @@ impl ModelStream {
     /// The next event; `None` after `Done` or after an error.
     pub async fn next(&mut self) -> Option<Result<Event, ModelError>> {
         loop {
-            if let Some(ev) = self.pending.pop_front() {
-                if let Event::Usage(u) = &ev {
+            if let Some(mut ev) = self.pending.pop_front() {
+                if let Event::Usage(u) = &mut ev {
+                    u.charged_tokens = u.charge(self.price);
                     self.reported = Some(*u);
                 }
                 return Some(Ok(ev));
@@ -522,14 +538,23 @@ impl ModelStream {
                 Part::Result(r) => r.content.to_string().len() as u64,
             })
             .sum();
-        let input_tokens = self.request_bytes.div_ceil(BYTES_PER_TOKEN);
-        let output_tokens = answer_bytes.div_ceil(BYTES_PER_TOKEN);
-        Usage {
-            input_tokens,
-            output_tokens,
-            total_tokens: input_tokens + output_tokens,
-        }
+        Usage::new(
+            self.request_bytes.div_ceil(BYTES_PER_TOKEN),
+            answer_bytes.div_ceil(BYTES_PER_TOKEN),
+            0,
+            0,
+            self.price,
+        )
     }
+}
+
+/// The prompt-cache key of a lifter's requests: a hash of their id (the provider learns which
+/// requests share a prefix, never who sent them).
+pub fn cache_key(user_id: &str) -> String {
+    use sha2::{Digest, Sha256};
+    let digest = Sha256::digest(format!("coach prompt cache\n{user_id}").as_bytes());
+    let hex: String = digest.iter().take(12).map(|b| format!("{b:02x}")).collect();
+    format!("coach-{hex}")
 }
 
 /// A call id of our own, for providers that send none.

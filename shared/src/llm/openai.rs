@@ -11,8 +11,8 @@ use std::collections::{BTreeMap, VecDeque};
 use serde_json::{Value, json};
 
 use super::{
-    ErrorKind, Event, Finish, ModelConfig, ModelError, Part, Request, Role, ToolCall, Turn, Usage,
-    made_up_call_id, streamed_arguments, streamed_turn,
+    CachePrice, ErrorKind, Event, Finish, ModelConfig, ModelError, Part, PromptCache, Request,
+    Role, ToolCall, Turn, Usage, made_up_call_id, streamed_arguments, streamed_turn,
 };
 
 pub(super) fn request(cfg: &ModelConfig, req: &Request) -> (String, Value) {
@@ -90,6 +90,15 @@ pub(super) fn request(cfg: &ModelConfig, req: &Request) -> (String, Value) {
     }
     if req.json_output {
         body["response_format"] = json!({ "type": "json_object" });
+    }
+    match cfg.prompt_cache {
+        PromptCache::Key => {
+            if let Some(key) = &req.cache_key {
+                body["prompt_cache_key"] = json!(key);
+            }
+        }
+        PromptCache::LlamaCpp => body["cache_prompt"] = json!(true),
+        PromptCache::Off | PromptCache::CachePoints => {}
     }
     (url, body)
 }
@@ -172,11 +181,16 @@ impl Decoder {
             return Err(stream_error(e));
         }
         if let Some(u) = v.get("usage").filter(|u| u.is_object()) {
-            self.usage = Some(Usage {
-                input_tokens: u["prompt_tokens"].as_u64().unwrap_or(0),
-                output_tokens: u["completion_tokens"].as_u64().unwrap_or(0),
-                total_tokens: u["total_tokens"].as_u64().unwrap_or(0),
-            });
+            // `prompt_tokens` counts the cached ones (OpenAI and llama-server alike).
+            self.usage = Some(Usage::new(
+                u["prompt_tokens"].as_u64().unwrap_or(0),
+                u["completion_tokens"].as_u64().unwrap_or(0),
+                u["prompt_tokens_details"]["cached_tokens"]
+                    .as_u64()
+                    .unwrap_or(0),
+                0,
+                CachePrice::WHOLE,
+            ));
         }
         let Some(choice) = v["choices"].as_array().and_then(|c| c.first()) else {
             return Ok(());
@@ -363,11 +377,7 @@ mod tests {
         assert_eq!(calls[1].args, json!({"ticker": "AAPL"}));
         // "stop" after calls is still a tool turn.
         assert!(events.contains(&Event::Done(Finish::ToolCalls)));
-        assert!(events.contains(&Event::Usage(Usage {
-            input_tokens: 149,
-            output_tokens: 60,
-            total_tokens: 209
-        })));
+        assert!(events.contains(&Event::Usage(Usage::new(149, 60, 0, 0, CachePrice::WHOLE))));
         assert_eq!(turn.calls().count(), 2);
     }
 
@@ -470,5 +480,87 @@ mod tests {
         assert_eq!(m[4]["content"], "plain");
         assert_eq!(body["max_tokens"], 4096);
         assert!(body.get("tools").is_none());
+    }
+
+    #[test]
+    fn the_prefix_is_cached_by_key_on_openai_and_by_cache_prompt_on_llama_cpp() {
+        let cfg = |base: Option<&str>, cache: Option<&str>| {
+            let (base, cache) = (base.map(String::from), cache.map(String::from));
+            ModelConfig::from_vars(ModelLane::Slow, move |k| match k {
+                "SLOW_MODEL" => Some("m".into()),
+                "MODEL_PROVIDER" => Some("openai".into()),
+                "OPENAI_BASE_URL" => base.clone(),
+                "PROMPT_CACHE" => cache.clone(),
+                _ => None,
+            })
+        };
+        let req = Request {
+            system: "sys".into(),
+            turns: vec![Turn::user("hi")],
+            cache_key: Some(super::super::cache_key("user-1")),
+            ..Request::default()
+        };
+        // OpenAI itself: the lifter's hashed key, never their id.
+        let openai = cfg(None, None).expect("valid").expect("configured");
+        assert_eq!(openai.prompt_cache, PromptCache::Key);
+        let (_, body) = request(&openai, &req);
+        let key = body["prompt_cache_key"].as_str().expect("a key");
+        assert!(
+            key.starts_with("coach-") && !key.contains("user-1"),
+            "{key}"
+        );
+        assert_eq!(
+            key,
+            super::super::cache_key("user-1"),
+            "the same every time"
+        );
+        assert_ne!(key, super::super::cache_key("user-2"));
+        assert!(body.get("cache_prompt").is_none());
+        // Another server is asked nothing it may refuse, unless told what it takes.
+        let other = cfg(Some("http://127.0.0.1:8080/v1"), None)
+            .unwrap()
+            .unwrap();
+        let (_, body) = request(&other, &req);
+        assert!(body.get("prompt_cache_key").is_none() && body.get("cache_prompt").is_none());
+        let llama = cfg(Some("http://127.0.0.1:8080/v1"), Some("cache_prompt"))
+            .unwrap()
+            .unwrap();
+        let (_, body) = request(&llama, &req);
+        assert_eq!(body["cache_prompt"], true);
+        assert!(body.get("prompt_cache_key").is_none());
+        // A setting the provider cannot take is an error that says what it can.
+        let e = cfg(None, Some("cache_points")).expect_err("not OpenAI's");
+        assert!(e.contains("prompt_cache_key or cache_prompt"), "{e}");
+        assert!(cfg(None, Some("sometimes")).is_err());
+        assert_eq!(
+            cfg(None, Some("off")).unwrap().unwrap().prompt_cache,
+            PromptCache::Off
+        );
+    }
+
+    #[test]
+    fn cached_prompt_tokens_are_read_from_the_usage() {
+        // llama-server's usage (OpenAI's has the same shape): 2,120 prompt tokens, 2,048 cached.
+        let (events, r, _) = decode(&[
+            r#"{"choices":[{"index":0,"delta":{"content":"Hi"},"finish_reason":"stop"}]}"#,
+            r#"{"choices":[],"usage":{"completion_tokens":5,"prompt_tokens":2120,"total_tokens":2125,"prompt_tokens_details":{"cached_tokens":2048}}}"#,
+            "[DONE]",
+        ]);
+        r.expect("complete");
+        let usage = events
+            .iter()
+            .find_map(|e| match e {
+                Event::Usage(u) => Some(*u),
+                _ => None,
+            })
+            .expect("usage");
+        assert_eq!(
+            (
+                usage.input_tokens,
+                usage.cached_input_tokens,
+                usage.total_tokens
+            ),
+            (2_120, 2_048, 2_125)
+        );
     }
 }

@@ -4,6 +4,8 @@
 
 use std::time::Duration;
 
+use crate::domain::usage::CachePrice;
+
 /// Which wire format a model speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Provider {
@@ -40,6 +42,92 @@ pub struct ModelConfig {
     pub thinking_budget: Option<i32>,
     /// OpenAI-style token-limit field: `max_tokens`, or `max_completion_tokens` for reasoning models.
     pub max_tokens_field: String,
+    /// How the provider is asked to cache the prompt's fixed prefix (instruction and tools).
+    pub prompt_cache: PromptCache,
+    /// What a cached input token costs against the daily allowance.
+    pub cache_price: CachePrice,
+}
+
+/// How the fixed prefix of every request (the instruction and the tool declarations, byte for
+/// byte the same across lifters and turns) is cached by the provider (`PROMPT_CACHE`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PromptCache {
+    /// Nothing asked: Gemini caches implicitly, and an unknown OpenAI-compatible server may
+    /// refuse a field it does not know.
+    Off,
+    /// OpenAI's `prompt_cache_key`, one per lifter (hashed), so that their requests reach the
+    /// servers holding their prefix.
+    Key,
+    /// llama.cpp's `cache_prompt`: the server reuses the KV cache of the common prefix.
+    LlamaCpp,
+    /// Bedrock cache points after the instruction and after the tools (Claude and Nova).
+    CachePoints,
+}
+
+impl PromptCache {
+    fn parse(s: &str, provider: Provider, model: &str, base_url: &str) -> Result<Self, String> {
+        let fits = |c: PromptCache| match (c, provider) {
+            (PromptCache::Off, _)
+            | (PromptCache::Key | PromptCache::LlamaCpp, Provider::OpenAi)
+            | (PromptCache::CachePoints, Provider::Bedrock) => Ok(c),
+            _ => Err(format!(
+                "PROMPT_CACHE is '{s}', which the {provider:?} provider does not take; use auto or off{}",
+                match provider {
+                    Provider::OpenAi => ", prompt_cache_key or cache_prompt",
+                    Provider::Bedrock => " or cache_points",
+                    Provider::Gemini => " (Gemini caches on its own)",
+                }
+            )),
+        };
+        match s.trim().to_ascii_lowercase().as_str() {
+            "" | "auto" => Ok(match provider {
+                Provider::OpenAi if base_url.trim_end_matches('/') == OPENAI_DEFAULT_BASE => {
+                    PromptCache::Key
+                }
+                Provider::Bedrock if bedrock_caches(model) => PromptCache::CachePoints,
+                _ => PromptCache::Off,
+            }),
+            "off" | "none" => Ok(PromptCache::Off),
+            "prompt_cache_key" | "key" => fits(PromptCache::Key),
+            "cache_prompt" | "llama" | "llama.cpp" => fits(PromptCache::LlamaCpp),
+            "cache_points" | "cachepoint" => fits(PromptCache::CachePoints),
+            _ => Err(format!(
+                "PROMPT_CACHE is '{s}'; use auto, off, prompt_cache_key, cache_prompt or cache_points"
+            )),
+        }
+    }
+}
+
+/// Bedrock models that take cache points: Anthropic's Claude and Amazon's Nova (others refuse
+/// a request holding one).
+fn bedrock_caches(model: &str) -> bool {
+    model.contains("anthropic.claude") || model.contains("amazon.nova")
+}
+
+/// The default price of cached input against the allowance, as a share of an uncached input
+/// token: the ratios of the providers' price lists (Gemini's implicit cache a quarter; OpenAI's
+/// cached input half or less; Claude on Bedrock a tenth to read and a quarter more to write;
+/// Nova a quarter, writes free). `{LANE}_CACHED_INPUT_PRICE` and `{LANE}_CACHE_WRITE_PRICE`
+/// set a contract's own.
+fn default_cache_price(provider: Provider, model: &str) -> CachePrice {
+    match provider {
+        Provider::Gemini => CachePrice {
+            read: 0.25,
+            write: 1.0,
+        },
+        Provider::OpenAi => CachePrice {
+            read: 0.5,
+            write: 1.0,
+        },
+        Provider::Bedrock if model.contains("anthropic.claude") => CachePrice {
+            read: 0.1,
+            write: 1.25,
+        },
+        Provider::Bedrock => CachePrice {
+            read: 0.25,
+            write: 1.0,
+        },
+    }
 }
 
 /// The lanes that may call a model, with their default temperature and thinking budget.
@@ -171,6 +259,17 @@ impl ModelConfig {
                 "OPENAI_MAX_TOKENS_FIELD is '{max_tokens_field}'; use max_tokens or max_completion_tokens"
             ));
         }
+        let prompt_cache = PromptCache::parse(
+            &get("PROMPT_CACHE").unwrap_or_default(),
+            provider,
+            &model,
+            &base_url,
+        )?;
+        let price = default_cache_price(provider, &model);
+        let cache_price = CachePrice {
+            read: number(format!("{p}_CACHED_INPUT_PRICE"), price.read, 0.0..=1.0)?,
+            write: number(format!("{p}_CACHE_WRITE_PRICE"), price.write, 0.0..=10.0)?,
+        };
         Ok(Some(ModelConfig {
             provider,
             model,
@@ -180,6 +279,8 @@ impl ModelConfig {
             max_output_tokens,
             thinking_budget,
             max_tokens_field,
+            prompt_cache,
+            cache_price,
         }))
     }
 }

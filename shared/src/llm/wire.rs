@@ -128,6 +128,9 @@ pub struct Request {
     pub no_thinking: bool,
     /// Ask for a JSON object as the answer.
     pub json_output: bool,
+    /// Whose prefix this is, for a provider that routes by a cache key (OpenAI's
+    /// `prompt_cache_key`): a hash, never the lifter's id.
+    pub cache_key: Option<String>,
 }
 
 /// A whole answer and what it cost.

@@ -54,6 +54,18 @@ pub fn scenarios() -> Vec<Scenario> {
             2,
             vec![Step::Say("How is my front squat progressing?")],
         ),
+        // A follow-up: the second question's prompt starts with the first's (the instruction, the
+        // tools, the first exchange), which a prompt cache need not read again. It routes by its
+        // own words: "And my deadlift?" is a general question, offered other tools, and its
+        // prompt shares only the instruction's first part with the first.
+        s(
+            "progress_follow_up",
+            2,
+            vec![
+                Step::Say("How is my front squat progressing?"),
+                Step::Say("And how is my deadlift progressing?"),
+            ],
+        ),
         s(
             "plan_routine",
             2,
@@ -126,6 +138,8 @@ pub struct Record {
     /// Model calls, and the input tokens of the largest one (what one call sends).
     pub model_turns: u64,
     pub input_tokens: u64,
+    /// Input the model server read from its prompt cache (part of `input_tokens`).
+    pub cached_input_tokens: u64,
     pub output_tokens: u64,
     pub answer: String,
 }
@@ -236,6 +250,7 @@ impl TurnSeen {
         rec.errors.extend(self.error);
         let usage = &self.done["usage"];
         rec.input_tokens += usage["input_tokens"].as_u64().unwrap_or(0);
+        rec.cached_input_tokens += usage["cached_input_tokens"].as_u64().unwrap_or(0);
         rec.output_tokens += usage["output_tokens"].as_u64().unwrap_or(0);
         let trace = &self.done["trace"];
         rec.model_turns += trace["model_turns"].as_u64().unwrap_or(0);
@@ -544,7 +559,7 @@ pub fn parse_prices(text: &str) -> Result<Vec<Price>, String> {
 /// The per-scenario table and the suite's estimated cost under each price row (markdown).
 pub fn table(records: &[Record], prices: &[Price]) -> String {
     let mut t = String::from(
-        "| scenario | route | tools | proposals (confirmed) | gate | critic | held back | unbacked numbers | errors | first text ms | total ms | model calls | input tokens | per call | output tokens |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
+        "| scenario | route | tools | proposals (confirmed) | gate | critic | held back | unbacked numbers | errors | first text ms | total ms | model calls | input tokens | cached | per call | output tokens |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
     );
     for r in records {
         let tools: BTreeSet<&str> = r.tools.iter().map(String::as_str).collect();
@@ -555,7 +570,7 @@ pub fn table(records: &[Record], prices: &[Price]) -> String {
             .collect::<Vec<_>>()
             .join(", ");
         t.push_str(&format!(
-            "| {} | {} | {} | {} ({}) | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+            "| {} | {} | {} | {} ({}) | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
             r.scenario,
             r.routes.join(", "),
             if tools.is_empty() {
@@ -582,6 +597,7 @@ pub fn table(records: &[Record], prices: &[Price]) -> String {
             r.total.as_millis(),
             r.model_turns,
             r.input_tokens,
+            r.cached_input_tokens,
             r.input_per_call(),
             r.output_tokens,
         ));
