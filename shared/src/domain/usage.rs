@@ -40,8 +40,10 @@ impl Usage {
             .cache_write_tokens
             .min(self.input_tokens.saturating_sub(cached));
         let plain = self.input_tokens - cached - written + self.output_tokens;
-        let priced = cached as f64 * price.read + written as f64 * price.write;
-        plain + priced.ceil() as u64
+        // In thousandths of a token, so that 10 tokens at 0.7 are 7, not 7.000000000000001.
+        let milli = |p: f64| (p * 1000.0).round().max(0.0) as u64;
+        let priced = cached * milli(price.read) + written * milli(price.write);
+        plain + priced.div_ceil(1000)
     }
 }
 
@@ -92,6 +94,11 @@ mod tests {
         assert_eq!(Usage::new(2_000, 100, 0, 0, price).charged_tokens, 2_100);
         let odd = Usage::new(100, 0, 400, 400, CachePrice::WHOLE);
         assert_eq!((odd.cached_input_tokens, odd.cache_write_tokens), (100, 0));
+        let seventy = CachePrice {
+            read: 0.7,
+            write: 1.0,
+        };
+        assert_eq!(Usage::new(10, 0, 10, 0, seventy).charged_tokens, 7);
         let mut sum = Usage::new(2_000, 100, 1_500, 0, price);
         sum += Usage::new(2_000, 100, 0, 0, price);
         assert_eq!(

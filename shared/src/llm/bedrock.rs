@@ -158,7 +158,7 @@ pub(super) fn request(
                 .map_err(|e| built("tool", e))?;
             tools = tools.tools(Tool::ToolSpec(spec));
         }
-        if caching {
+        if caching && super::bedrock_caches_tools(&cfg.model) {
             tools = tools.tools(Tool::CachePoint(cache_point()?));
         }
         call = call.tool_config(tools.build().map_err(|e| built("tool configuration", e))?);

@@ -325,6 +325,30 @@ mod tests {
     }
 
     #[test]
+    fn implicitly_cached_prompt_tokens_and_thinking_are_read_from_the_usage() {
+        // Gemini 2.5 caches implicitly: `promptTokenCount` counts the cached tokens too.
+        let (events, r, _) = decode(&[
+            r#"{"candidates": [{"content": {"parts": [{"text": "Hi"}],"role": "model"},"finishReason": "STOP"}],"usageMetadata": {"promptTokenCount": 2400,"cachedContentTokenCount": 2048,"candidatesTokenCount": 5,"thoughtsTokenCount": 30,"totalTokenCount": 2435}}"#,
+        ]);
+        r.expect("complete stream");
+        let usage = events
+            .iter()
+            .find_map(|e| match e {
+                Event::Usage(u) => Some(*u),
+                _ => None,
+            })
+            .expect("usage");
+        assert_eq!(
+            (
+                usage.input_tokens,
+                usage.cached_input_tokens,
+                usage.output_tokens
+            ),
+            (2_400, 2_048, 35)
+        );
+    }
+
+    #[test]
     fn text_deltas_then_usage_and_done() {
         // Example A-1 of the wire-format reference.
         let (events, r, turn) = decode(&[

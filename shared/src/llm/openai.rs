@@ -484,16 +484,17 @@ mod tests {
 
     #[test]
     fn the_prefix_is_cached_by_key_on_openai_and_by_cache_prompt_on_llama_cpp() {
-        let cfg = |base: Option<&str>, cache: Option<&str>| {
+        let with = |base: Option<&str>, var: &'static str, cache: Option<&str>| {
             let (base, cache) = (base.map(String::from), cache.map(String::from));
             ModelConfig::from_vars(ModelLane::Slow, move |k| match k {
                 "SLOW_MODEL" => Some("m".into()),
                 "MODEL_PROVIDER" => Some("openai".into()),
                 "OPENAI_BASE_URL" => base.clone(),
-                "PROMPT_CACHE" => cache.clone(),
+                k if k == var => cache.clone(),
                 _ => None,
             })
         };
+        let cfg = |base: Option<&str>, cache: Option<&str>| with(base, "PROMPT_CACHE", cache);
         let req = Request {
             system: "sys".into(),
             turns: vec![Turn::user("hi")],
@@ -528,9 +529,15 @@ mod tests {
         let (_, body) = request(&llama, &req);
         assert_eq!(body["cache_prompt"], true);
         assert!(body.get("prompt_cache_key").is_none());
-        // A setting the provider cannot take is an error that says what it can.
-        let e = cfg(None, Some("cache_points")).expect_err("not OpenAI's");
-        assert!(e.contains("prompt_cache_key or cache_prompt"), "{e}");
+        // A lane's setting its provider cannot take is an error that says what it can; the
+        // shared one is off for such a lane (another lane may be on Bedrock).
+        let e = with(None, "SLOW_PROMPT_CACHE", Some("cache_points")).expect_err("not OpenAI's");
+        assert!(
+            e.contains("SLOW_PROMPT_CACHE") && e.contains("prompt_cache_key or cache_prompt"),
+            "{e}"
+        );
+        let shared = cfg(None, Some("cache_points")).unwrap().unwrap();
+        assert_eq!(shared.prompt_cache, PromptCache::Off);
         assert!(cfg(None, Some("sometimes")).is_err());
         assert_eq!(
             cfg(None, Some("off")).unwrap().unwrap().prompt_cache,

@@ -60,18 +60,29 @@ pub enum PromptCache {
     Key,
     /// llama.cpp's `cache_prompt`: the server reuses the KV cache of the common prefix.
     LlamaCpp,
-    /// Bedrock cache points after the instruction and after the tools (Claude and Nova).
+    /// Bedrock cache points: after the instruction, and after the tools where the model takes
+    /// one there (Claude; Nova takes them in the system and messages only).
     CachePoints,
 }
 
 impl PromptCache {
-    fn parse(s: &str, provider: Provider, model: &str, base_url: &str) -> Result<Self, String> {
+    /// `var` is the variable read (`SLOW_PROMPT_CACHE` or `PROMPT_CACHE`); a lane's own setting
+    /// must fit its provider, the shared one is off for a lane whose provider cannot take it.
+    fn parse(
+        var: &str,
+        s: &str,
+        provider: Provider,
+        model: &str,
+        base_url: &str,
+        shared: bool,
+    ) -> Result<Self, String> {
         let fits = |c: PromptCache| match (c, provider) {
             (PromptCache::Off, _)
             | (PromptCache::Key | PromptCache::LlamaCpp, Provider::OpenAi)
             | (PromptCache::CachePoints, Provider::Bedrock) => Ok(c),
+            _ if shared => Ok(PromptCache::Off),
             _ => Err(format!(
-                "PROMPT_CACHE is '{s}', which the {provider:?} provider does not take; use auto or off{}",
+                "{var} is '{s}', which the {provider:?} provider does not take; use auto or off{}",
                 match provider {
                     Provider::OpenAi => ", prompt_cache_key or cache_prompt",
                     Provider::Bedrock => " or cache_points",
@@ -92,23 +103,38 @@ impl PromptCache {
             "cache_prompt" | "llama" | "llama.cpp" => fits(PromptCache::LlamaCpp),
             "cache_points" | "cachepoint" => fits(PromptCache::CachePoints),
             _ => Err(format!(
-                "PROMPT_CACHE is '{s}'; use auto, off, prompt_cache_key, cache_prompt or cache_points"
+                "{var} is '{s}'; use auto, off, prompt_cache_key, cache_prompt or cache_points"
             )),
         }
     }
 }
 
-/// Bedrock models that take cache points: Anthropic's Claude and Amazon's Nova (others refuse
-/// a request holding one).
+/// Bedrock models that take cache points: Amazon's Nova and the Claude models Bedrock caches
+/// for (3.5 Haiku, 3.7 Sonnet, the 4 family); others, older Claude models among them, refuse a
+/// request holding one, and a model not listed here is asked nothing unless
+/// `PROMPT_CACHE=cache_points` says so.
 fn bedrock_caches(model: &str) -> bool {
-    model.contains("anthropic.claude") || model.contains("amazon.nova")
+    const CLAUDE: [&str; 5] = [
+        "claude-3-5-haiku",
+        "claude-3-7-sonnet",
+        "claude-sonnet-4",
+        "claude-opus-4",
+        "claude-haiku-4",
+    ];
+    model.contains("amazon.nova") || CLAUDE.iter().any(|c| model.contains(c))
+}
+
+/// Whether a Bedrock model takes a cache point after the tools (Nova does not).
+pub fn bedrock_caches_tools(model: &str) -> bool {
+    !model.contains("amazon.nova")
 }
 
 /// The default price of cached input against the allowance, as a share of an uncached input
 /// token: the ratios of the providers' price lists (Gemini's implicit cache a quarter; OpenAI's
-/// cached input half or less; Claude on Bedrock a tenth to read and a quarter more to write;
-/// Nova a quarter, writes free). `{LANE}_CACHED_INPUT_PRICE` and `{LANE}_CACHE_WRITE_PRICE`
-/// set a contract's own.
+/// cached input half or less; Claude on Bedrock a tenth; Nova a quarter). A write is charged
+/// whole, not at Claude's quarter more: the prefix is shared by every lifter, and the one whose
+/// request happens to write it is not to pay for the others. `{LANE}_CACHED_INPUT_PRICE` and
+/// `{LANE}_CACHE_WRITE_PRICE` set a contract's own.
 fn default_cache_price(provider: Provider, model: &str) -> CachePrice {
     match provider {
         Provider::Gemini => CachePrice {
@@ -121,7 +147,7 @@ fn default_cache_price(provider: Provider, model: &str) -> CachePrice {
         },
         Provider::Bedrock if model.contains("anthropic.claude") => CachePrice {
             read: 0.1,
-            write: 1.25,
+            write: 1.0,
         },
         Provider::Bedrock => CachePrice {
             read: 0.25,
@@ -179,8 +205,9 @@ impl ModelLane {
 
 impl ModelConfig {
     /// Reads `<LANE>_MODEL`, `<LANE>_MODEL_PROVIDER` (else `MODEL_PROVIDER`, default gemini),
-    /// `<LANE>_TEMPERATURE`, `<LANE>_MAX_OUTPUT_TOKENS`, `<LANE>_THINKING_BUDGET`, and the
-    /// provider's `*_BASE_URL` / `*_API_KEY`.
+    /// `<LANE>_TEMPERATURE`, `<LANE>_MAX_OUTPUT_TOKENS`, `<LANE>_THINKING_BUDGET`, the
+    /// provider's `*_BASE_URL` / `*_API_KEY`, `<LANE>_PROMPT_CACHE` (else `PROMPT_CACHE`),
+    /// `<LANE>_CACHED_INPUT_PRICE` and `<LANE>_CACHE_WRITE_PRICE`.
     pub fn from_vars(
         lane: ModelLane,
         var: impl Fn(&str) -> Option<String>,
@@ -259,12 +286,18 @@ impl ModelConfig {
                 "OPENAI_MAX_TOKENS_FIELD is '{max_tokens_field}'; use max_tokens or max_completion_tokens"
             ));
         }
-        let prompt_cache = PromptCache::parse(
-            &get("PROMPT_CACHE").unwrap_or_default(),
-            provider,
-            &model,
-            &base_url,
-        )?;
+        let lane_cache = format!("{p}_PROMPT_CACHE");
+        let prompt_cache = match get(&lane_cache) {
+            Some(s) => PromptCache::parse(&lane_cache, &s, provider, &model, &base_url, false)?,
+            None => PromptCache::parse(
+                "PROMPT_CACHE",
+                &get("PROMPT_CACHE").unwrap_or_default(),
+                provider,
+                &model,
+                &base_url,
+                true,
+            )?,
+        };
         let price = default_cache_price(provider, &model);
         let cache_price = CachePrice {
             read: number(format!("{p}_CACHED_INPUT_PRICE"), price.read, 0.0..=1.0)?,
