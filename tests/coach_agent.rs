@@ -67,6 +67,10 @@ pub fn suite(args: &Arguments) -> Conclusion {
             a_turn_runs_at_most_eight_calls,
         ),
         (
+            "a_memory_is_retired_only_when_the_lifter_confirms",
+            a_memory_is_retired_only_when_the_lifter_confirms,
+        ),
+        (
             "memories_back_no_figures_and_corrections_are_the_apps",
             memories_back_no_figures_and_corrections_are_the_apps,
         ),
@@ -1014,6 +1018,71 @@ fn the_coach_changes_only_what_the_lifter_said(ctx: &Ctx) -> Result<(), Failed> 
             .is_some(),
         "still active",
     )
+}
+
+/// An injury the coach plans around is not forgotten on the model's word: `retire_memory`
+/// proposes it, the memory stays active (and in the next context) until the lifter confirms,
+/// and confirming retires exactly that memory. Before, the tool retired it at once.
+fn a_memory_is_retired_only_when_the_lifter_confirms(ctx: &Ctx) -> Result<(), Failed> {
+    let user = unique_user("c-retire");
+    let knee = coach::domain::coaching::Memory {
+        id: "m-knee".into(),
+        text: "Left knee hurts on deep squats".into(),
+        kind: Some("injury".into()),
+        created_at: chrono::Utc::now(),
+        retired_at: None,
+    };
+    ctx.rt.block_on(ctx.stack.store.put_memory(&user, &knee))?;
+    let active = |ctx: &Ctx| -> Result<bool, Failed> {
+        let all = ctx.rt.block_on(ctx.stack.store.memories(&user))?;
+        Ok(all
+            .iter()
+            .any(|m| m.id == "m-knee" && m.retired_at.is_none()))
+    };
+    ctx.fake.reply(ModelReply::calls(&[(
+        "retire_memory",
+        json!({"memory_id": "m-knee"}),
+    )]));
+    ctx.fake.reply(ModelReply::text(&[
+        "Shall I stop planning around the knee? Confirm and I will.",
+    ]));
+    let s = ctx.stream(&user, json!({"message": "hi coach, anything new?"}));
+    well_formed(&s)?;
+    let art = s.first("artifact").cloned().ok_or("a proposal")?;
+    eq(
+        art["artifact_type"].as_str(),
+        Some("memory_retirement"),
+        "type",
+    )?;
+    eq(
+        art["artifact_content"]["memory"]["text"].as_str(),
+        Some("Left knee hurts on deep squats"),
+        "the memory shown",
+    )?;
+    check(active(ctx)?, "the memory stays until the lifter confirms")?;
+    // The next request's context still holds it.
+    ctx.fake.reply(ModelReply::text(&["Noted."]));
+    let _ = ctx.stream(&user, json!({"message": "ok thanks"}));
+    let last = ctx.fake.requests().last().map(|r| r.body.to_string());
+    check(
+        last.is_some_and(|b| b.contains("Left knee hurts on deep squats")),
+        "still in the coach's context",
+    )?;
+    let id = art["artifact_id"].as_str().unwrap_or_default().to_string();
+    let hash = art["content_hash"].as_str().unwrap_or_default().to_string();
+    let r = functional(
+        ctx,
+        &user,
+        &format!("/v1/artifacts/{id}/confirm"),
+        Some(json!({"content_hash": hash})),
+    );
+    eq(r.status, 200, &format!("confirm: {}", r.body))?;
+    eq(
+        r.body["applied"]["memory_id"].as_str(),
+        Some("m-knee"),
+        "applied",
+    )?;
+    check(!active(ctx)?, "retired once confirmed")
 }
 
 /// A memory is text a model wrote down, not logged data: a figure in it backs no claim (a squat

@@ -344,5 +344,8 @@ fn applied_text(a: &Artifact) -> String {
                 .first()
                 .map_or("your first exercise", |e| e.name.as_str())
         ),
+        Proposal::MemoryRetirement { memory } => {
+            format!("Done: I no longer keep \"{}\".", memory.text)
+        }
     }
 }

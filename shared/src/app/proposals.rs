@@ -150,6 +150,9 @@ async fn plan_writes(
         }
         Proposal::TemplateUpdate { template } => (None, json!({ "template_id": template.id })),
         Proposal::Workout { workout } => (None, json!({ "workout_id": workout.id })),
+        Proposal::MemoryRetirement { memory } => {
+            (None, json!({ "memory_id": memory.id, "retired": true }))
+        }
     })
 }
 

@@ -5,6 +5,7 @@
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
+use super::coaching::Memory;
 use super::plan::{Routine, Template};
 use super::workout::Workout;
 
@@ -59,6 +60,9 @@ pub enum Proposal {
     TemplateUpdate { template: Template },
     /// A planned workout (weights and warm-ups included) that confirming starts.
     Workout { workout: Workout },
+    /// A memory the coach would stop planning around (an injury healed, a schedule changed):
+    /// confirming retires it. The lifter says so, not the model alone.
+    MemoryRetirement { memory: Memory },
 }
 
 impl Proposal {
@@ -69,6 +73,7 @@ impl Proposal {
             Proposal::RoutineUpdate { .. } => "routine_update",
             Proposal::TemplateUpdate { .. } => "template_update",
             Proposal::Workout { .. } => "workout",
+            Proposal::MemoryRetirement { .. } => "memory_retirement",
         }
     }
 

@@ -11,6 +11,7 @@ use chrono::{DateTime, Utc};
 use super::timing::Timed;
 use super::{SK_ACTIVE, SK_PROFILE, Store, StoreError, from_item, key, s, string, to_doc, user_pk};
 use crate::domain::artifact::{Artifact, ArtifactStatus, PROPOSAL_TTL_DAYS, Proposal};
+use crate::domain::coaching::Memory;
 use crate::domain::profile::Profile;
 
 fn sk(id: &str) -> String {
@@ -188,6 +189,17 @@ impl Store {
                     .expression_attribute_values(":one", AttributeValue::N("1".into()))
                     .build()?;
                 items.push(TransactWriteItem::builder().update(started).build());
+            }
+            Proposal::MemoryRetirement { memory } => {
+                let retired = Memory {
+                    retired_at: Some(memory.retired_at.unwrap_or(now)),
+                    ..memory.clone()
+                };
+                items.push(put(
+                    format!("MEMORY#{}", memory.id),
+                    to_doc("memory", &retired)?,
+                    true,
+                )?);
             }
         }
         Ok(match self.transact(items).await? {

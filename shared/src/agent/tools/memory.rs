@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 
 use super::{Env, Output, ToolError, numbers_in, spec, store_failed, str_arg};
 use crate::app::profile::ProfilePatch;
-use crate::domain::artifact::time_id;
+use crate::domain::artifact::{Proposal, time_id};
 use crate::domain::coaching::{MAX_MEMORIES, MAX_MEMORY_CHARS, Memory};
 use crate::domain::limits;
 use crate::domain::units::Unit;
@@ -41,7 +41,7 @@ pub(super) fn specs() -> Vec<ToolSpec> {
         ),
         spec(
             "retire_memory",
-            "Retire a memory that is no longer true (by memory_id from list_memories).",
+            "Propose retiring a memory that is no longer true (by memory_id from list_memories): the lifter confirms it, and until then it stays.",
             Some(
                 json!({"type": "object", "properties": {"memory_id": {"type": "string"}}, "required": ["memory_id"]}),
             ),
@@ -87,7 +87,7 @@ pub(super) async fn run(
 ) -> Option<Result<Output, ToolError>> {
     Some(match name {
         "save_memory" => save(env, args).await.map(Output::wrote),
-        "retire_memory" => retire(env, args).await.map(Output::wrote),
+        "retire_memory" => retire(env, args).await,
         "list_memories" => list(env).await.map(Output::read),
         "update_user_context" => update_context(env, args).await.map(Output::wrote),
         "send_notification" => send(env, args).await,
@@ -124,7 +124,9 @@ async fn save(env: &Env<'_>, args: &Value) -> Result<Value, ToolError> {
     if active.len() >= MAX_MEMORIES {
         return Err(ToolError::new(
             "TOO_MANY_MEMORIES",
-            format!("{MAX_MEMORIES} memories are kept; retire one first"),
+            format!(
+                "{MAX_MEMORIES} memories are kept; propose retiring one (retire_memory) and save this once the lifter confirms"
+            ),
         ));
     }
     let now = Utc::now();
@@ -142,24 +144,21 @@ async fn save(env: &Env<'_>, args: &Value) -> Result<Value, ToolError> {
     Ok(json!({ "memory_id": m.id, "saved": true }))
 }
 
-async fn retire(env: &Env<'_>, args: &Value) -> Result<Value, ToolError> {
+/// A memory is what the coach plans around (an injury above all): the model proposes retiring
+/// it and the lifter confirms, never the model alone.
+async fn retire(env: &Env<'_>, args: &Value) -> Result<Output, ToolError> {
     let id = str_arg(args, "memory_id")?;
-    let all = env
-        .store
-        .memories(&env.ctx.user_id)
-        .await
-        .map_err(|e| store_failed(&e))?;
-    let mut m = all.into_iter().find(|m| m.id == id).ok_or_else(|| {
-        ToolError::new("NOT_FOUND", format!("no memory '{id}'; use list_memories"))
-    })?;
-    if m.retired_at.is_none() {
-        m.retired_at = Some(Utc::now());
-        env.store
-            .put_memory(&env.ctx.user_id, &m)
-            .await
-            .map_err(|e| store_failed(&e))?;
-    }
-    Ok(json!({ "memory_id": id, "retired": true }))
+    let memory = active_memories(env)
+        .await?
+        .into_iter()
+        .find(|m| m.id == id)
+        .ok_or_else(|| {
+            ToolError::new(
+                "NOT_FOUND",
+                format!("no active memory '{id}'; use list_memories"),
+            )
+        })?;
+    super::propose::offer(env, Proposal::MemoryRetirement { memory }).await
 }
 
 async fn list(env: &Env<'_>) -> Result<Value, ToolError> {

@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 use super::{Effect, Env, Output, ToolError, spec, store_failed, str_arg};
 use crate::analysis::history::LOOKBACK_WEEKS;
 use crate::app::proposals as artifacts;
-use crate::domain::artifact::Artifact;
+use crate::domain::artifact::{Artifact, Proposal};
 use crate::llm::ToolSpec;
 use crate::skills::proposals::{self, ProposalError};
 use crate::store::Parts;
@@ -140,9 +140,15 @@ async fn propose(env: &Env<'_>, name: &str, args: &Value) -> Result<Output, Tool
             ));
         }
     };
+    offer(env, proposal).await
+}
+
+/// Stores `proposal` for the lifter to confirm or dismiss, and streams it to them.
+pub(super) async fn offer(env: &Env<'_>, proposal: Proposal) -> Result<Output, ToolError> {
+    let now = Utc::now();
     let artifact = Artifact::new(proposal, env.ctx.conversation_id.clone(), now);
-    store
-        .put_artifact(user, &artifact)
+    env.store
+        .put_artifact(&env.ctx.user_id, &artifact)
         .await
         .map_err(|e| store_failed(&e))?;
     let view = artifacts::view(&artifact, now);
