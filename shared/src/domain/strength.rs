@@ -397,12 +397,6 @@ pub fn same_family(from: &str, to: &str) -> bool {
     from == to || matches!((family(from), family(to)), (Some((a, ..)), Some((b, ..))) if a == b)
 }
 
-/// Whether a transfer is one ratio (a lift and its family's main lift) rather than two (two
-/// variants, through the main lift): one ratio is the narrower estimate.
-pub fn transfer_is_direct(from: &str, to: &str) -> bool {
-    family(from).is_some_and(|(main, ..)| main == from || main == to)
-}
-
 /// A lift whose logged load may be one hand's or both hands'.
 fn per_hand(id: &str) -> bool {
     catalog()
@@ -486,10 +480,6 @@ mod tests {
         assert!((r - 0.28 / 0.42).abs() < 1e-12);
         assert!(same_family("dumbbell-shoulder-press", "overhead-press"));
         assert!(!same_family("deadlift", "good-morning"));
-        // One ratio from the main lift, two between variants.
-        assert!(transfer_is_direct("deadlift", "paused-deadlift"));
-        assert!(transfer_is_direct("paused-deadlift", "deadlift"));
-        assert!(!transfer_is_direct("romanian-deadlift", "paused-deadlift"));
         // No ratio: other families, unrelated lifts, machines and the leg press.
         for (from, to) in [
             ("deadlift", "good-morning"),

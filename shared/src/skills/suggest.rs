@@ -112,9 +112,10 @@ fn from_related_lift(
     now: DateTime<Utc>,
 ) -> Option<Suggestion> {
     let cat = catalog();
-    // Each related exercise at its most recent session; the closest relation wins (the family's
-    // main lift or the variant itself: one ratio, not two through the main lift), then the
-    // most recent.
+    // Each related exercise at its most recent session, read as a test set; the lightest
+    // wins: each is the cautious end of one estimate, and the lightest is the most cautious
+    // (a main lift done years ago or a variant through two ratios is not preferred to last
+    // week's closer evidence, nor the other way round).
     let mut seen = std::collections::HashSet::new();
     let mut ordered: Vec<&Workout> = history.iter().collect();
     ordered.sort_by_key(|w| std::cmp::Reverse(w.started_at));
@@ -137,32 +138,35 @@ fn from_related_lift(
             candidates.push((w, related, ratio, best));
         }
     }
-    // A stable sort keeps the recency order within each kind of relation.
-    candidates.sort_by_key(|(_, related, ..)| !strength::transfer_is_direct(&related.id, &ex.id));
-    let (w, related, ratio, best) = candidates.into_iter().next()?;
-    // A test set, not a work set: two more reps in reserve than asked.
-    let estimate = best.e1rm().unwrap_or_default()
-        * ratio
-        * pct_1rm(target_reps, target_rir + TEST_SET_RESERVE);
-    // The most done on the related lift for at least these reps, at the ratio.
-    let shown = history
-        .iter()
-        .flat_map(|h| {
-            h.exercises
-                .iter()
-                .filter(|e| e.exercise_id == related.id)
-                .map(move |e| (h, e))
-        })
-        .flat_map(|(h, e)| working_sets(h, &[e]))
-        .filter(|s| s.reps() >= target_reps)
-        .filter_map(|s| s.weight_kg())
-        .fold(None, |m: Option<f64>, kg| Some(m.map_or(kg, |m| m.max(kg))))
-        .map(|kg| kg * ratio);
     let step = step_for(Some(ex), profile);
-    // A related lift last done long ago is read as a lift after a break would be.
-    let days = (now - w.started_at).num_days().max(0);
-    let away = progression::detraining_allowance(days);
-    let kg = shown.map_or(estimate, |s| s.min(estimate)) * (1.0 - away);
+    let (w, related, ratio, best, days, away, kg) = candidates
+        .into_iter()
+        .map(|(w, related, ratio, best)| {
+            // A test set, not a work set: two more reps in reserve than asked.
+            let estimate = best.e1rm().unwrap_or_default()
+                * ratio
+                * pct_1rm(target_reps, target_rir + TEST_SET_RESERVE);
+            // The most done on the related lift for at least these reps, at the ratio.
+            let shown = history
+                .iter()
+                .flat_map(|h| {
+                    h.exercises
+                        .iter()
+                        .filter(|e| e.exercise_id == related.id)
+                        .map(move |e| (h, e))
+                })
+                .flat_map(|(h, e)| working_sets(h, &[e]))
+                .filter(|s| s.reps() >= target_reps)
+                .filter_map(|s| s.weight_kg())
+                .fold(None, |m: Option<f64>, kg| Some(m.map_or(kg, |m| m.max(kg))))
+                .map(|kg| kg * ratio);
+            // A related lift last done long ago is read as a lift after a break would be.
+            let days = (now - w.started_at).num_days().max(0);
+            let away = progression::detraining_allowance(days);
+            let kg = shown.map_or(estimate, |s| s.min(estimate)) * (1.0 - away);
+            (w, related, ratio, best, days, away, kg)
+        })
+        .min_by(|a, b| a.6.total_cmp(&b.6))?;
     // Rounded down: a test set errs light.
     let weight = round_load(kg - step / 2.0 + 1e-9, step, profile.unit).max(0.0);
     Some(Suggestion {
@@ -658,13 +662,14 @@ mod tests {
     }
 
     #[test]
-    fn a_first_load_reads_the_closest_relation_and_no_barbell_reads_dumbbells() {
+    fn a_first_load_reads_the_most_cautious_relation_and_no_barbell_reads_dumbbells() {
         let p = Profile::default();
         let paused = catalog().get("paused-deadlift");
         // Seen on a public Strong export (not a committed one): a paused deadlift read from the
         // Romanian deadlift of last week (through the deadlift, two ratios: ×1.07, 245 lb × 6)
-        // while the deadlift itself was in the history. Now the deadlift's one ratio: 180 × 5
-        // (an estimated max of 210) at 80 %, 8 reps of a test set at RIR 4 (71 %): 120 kg.
+        // while the deadlift itself was in the history. Now every relation is read and the
+        // lightest wins: the deadlift's, 180 × 5 (an estimated max of 210) at 80 %, 8 reps of a
+        // test set at RIR 4 (71 %): 120 kg; the Romanian deadlift's says 133.
         let h = vec![
             session(10, "deadlift", vec![done(180.0, 5, 0)]),
             session(3, "romanian-deadlift", vec![done(150.0, 5, 0)]),
@@ -676,6 +681,17 @@ mod tests {
         // Only the Romanian deadlift: read through both ratios.
         let s = suggest_weight("paused-deadlift", paused, 8, 2, &h[1..], &p, Utc::now());
         assert!(s.rationale.contains("Romanian"), "{}", s.rationale);
+        // A coach's review: a bench of 140 × 5 three years ago (163 less the 20 % allowance)
+        // is not preferred to last week's 28 kg dumbbells × 8: the incline dumbbell press is
+        // read from the dumbbells (about 17.5 kg a hand), not the old bench (about 26).
+        let h = vec![
+            session(3 * 365, "barbell-bench-press", vec![done(140.0, 5, 0)]),
+            session(7, "dumbbell-bench-press", vec![done(28.0, 8, 2)]),
+        ];
+        let incline = catalog().get("incline-dumbbell-press");
+        let s = suggest_weight("incline-dumbbell-press", incline, 8, 2, &h, &p, Utc::now());
+        assert!(s.rationale.contains("Dumbbell Bench"), "{}", s.rationale);
+        assert!(s.weight_kg <= 18.0, "{}", s.rationale);
         // Also seen there: "80 lb × 10" on the dumbbell shoulder press, 40s in each hand, read
         // as one hand gave a 165 lb × 12 strict press to a lifter who then did 70 lb. Dumbbell
         // loads give barbells none: a calibration set; the barbell still gives the dumbbells one.

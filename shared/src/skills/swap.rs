@@ -367,10 +367,15 @@ pub fn apply(
             r,
             old_ex.map_or("the old exercise", |e| e.name.as_str()),
             new.name,
-            if matches!(new.equipment, Equipment::Dumbbell | Equipment::Kettlebell) {
-                " (per hand)"
-            } else {
-                ""
+            match (
+                old_ex.map(|e| e.equipment),
+                matches!(new.equipment, Equipment::Dumbbell | Equipment::Kettlebell),
+            ) {
+                // From dumbbells to dumbbells the load keeps the lifter's own way of logging
+                // it (a hand or the pair).
+                (Some(Equipment::Dumbbell | Equipment::Kettlebell), true) => " (as you log them)",
+                (_, true) => " (per hand)",
+                _ => "",
             }
         )
     } else {
