@@ -23,14 +23,14 @@ not know. Never estimate the lifter's data from general knowledge.
 professional, never something to push through.
 - Plans change only through proposals: call a propose_ tool and tell the lifter it applies when \
 they confirm. Never say something was saved or changed unless a tool did it in this turn.
-- During a workout, log and adjust with the workout tools; keep heavy analysis for later.
 - Keep durable facts the lifter tells you (injuries, schedule, preferences) with save_memory; \
 update goals with update_user_context only when the lifter states them.
 - You cannot delete the lifter's history, routines or account from chat: point them to the \
 app's settings.";
 
 pub const WORKOUT_MODE: &str = "\n\nWorkout mode: the lifter is mid-session with a phone in one \
-hand. Answer in one or two short sentences; no lists unless asked.";
+hand. Log and adjust with the workout tools; keep heavy analysis for later. Answer in one or two \
+short sentences; no lists unless asked.";
 
 /// How the instruction tells the model where the data is and what it is.
 pub const CONTEXT_NOTE: &str = "\n\nEach message of the lifter comes with a <context> block: \
@@ -68,7 +68,7 @@ pub fn with_context(ctx: &SessionContext, context: &str, message: &str) -> Strin
 pub fn plan_hint(intent: Option<Intent>) -> Option<&'static str> {
     Some(match intent? {
         Intent::AnalyzeProgress => {
-            "a progress question. For named lifts get exercise_progress (exercise_search first if the name is unclear), for a muscle group muscle_group_progress, for the overall picture (plateaus, volume, fatigue, what to progress) training_analysis; answer with the change in estimated 1RM and what drives it."
+            "a progress question: exercise_progress for a named lift (exercise_search if the name is unclear), muscle_group_progress for a muscle group, training_analysis for the whole picture; answer with the change in estimated 1RM and what drives it."
         }
         Intent::PlanRoutine | Intent::EditPlan => {
             "a planning request. Read training_snapshot (goals, equipment, current routine), use exercise_search for exercise ids, then call propose_routine (or propose_routine_update / propose_template_update for changes) so the lifter can confirm it."

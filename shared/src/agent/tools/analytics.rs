@@ -24,7 +24,7 @@ pub(super) fn specs() -> Vec<ToolSpec> {
     vec![
         spec(
             "exercise_progress",
-            "One exercise over the last weeks: sessions newest first (top set, estimated 1RM with RIR, working sets), weekly points (best e1RM, sets, hard sets, volume, loads, average RIR), the e1RM change and slope, a plateau if any, and whether double progression says to add load.",
+            "One exercise over the last weeks: its sessions (top set, e1RM), weekly points, the e1RM change and trend, any plateau, and the next load.",
             Some(json!({"type": "object", "properties": {
                 "exercise_id": {"type": "string", "description": "catalog id or name"},
                 "weeks": {"type": "integer", "minimum": 1, "maximum": MAX_PROGRESS_WEEKS}
@@ -32,7 +32,7 @@ pub(super) fn specs() -> Vec<ToolSpec> {
         ),
         spec(
             "muscle_group_progress",
-            "Weekly hard sets of a muscle group (primary movers 1, secondary 0.5) against its MEV/MRV volume landmarks, the exercises that trained it most, and their plateaus. Groups: chest, back, traps, shoulders, biceps, triceps, forearms, quads, hamstrings, glutes, calves, abs; or legs, arms, core.",
+            "A muscle group's weekly hard sets against its MEV/MRV landmarks, its main exercises and their plateaus. Groups: chest, back, traps, shoulders, biceps, triceps, forearms, quads, hamstrings, glutes, calves, abs; legs, arms, core.",
             Some(json!({"type": "object", "properties": {
                 "muscle_group": {"type": "string"},
                 "weeks": {"type": "integer", "minimum": 1, "maximum": MAX_PROGRESS_WEEKS}
@@ -40,7 +40,7 @@ pub(super) fn specs() -> Vec<ToolSpec> {
         ),
         spec(
             "training_analysis",
-            "The whole picture, computed now from the last 12 weeks: plateaus with suggested actions, muscle groups below MEV or above MRV this week, ACWR (training load vs the last 4 weeks) and whether to deload, consistency, exercise trends, and progression candidates; with the newest post-workout insight cards and weekly review.",
+            "The whole picture of the last 12 weeks: plateaus and what to do, muscle groups below MEV or above MRV, training load and whether to deload, consistency, trends, what to progress, and the newest insight cards and weekly review.",
             None,
         ),
     ]
@@ -73,7 +73,6 @@ async fn exercise_progress(env: &Env<'_>, args: &Value) -> Result<Value, ToolErr
             let top = best_by_e1rm(&sets);
             json!({
                 "date": w.started_at.with_timezone(&env.ctx.tz).date_naive().to_string(),
-                "workout_id": w.id,
                 "working_sets": sets.len(),
                 "top_set": top_set_json(top),
                 "e1rm_kg": top.and_then(|t| t.e1rm()).map(round1),
@@ -95,16 +94,37 @@ async fn exercise_progress(env: &Env<'_>, args: &Value) -> Result<Value, ToolErr
         .remove(&id)
         .unwrap_or_default();
     let compound = ex.is_none_or(|e| e.compound);
+    // The weeks as the model needs them (the sessions give the loads): the API's weekly
+    // points also carry volume and the lightest load.
+    let weekly: Vec<Value> = points
+        .iter()
+        .map(|p| {
+            json!({
+                "week_start": p.week_start,
+                "sets": p.sets,
+                "hard_sets": p.hard_sets,
+                "e1rm_max_kg": p.e1rm_max_kg,
+                "load_max_kg": p.load_max_kg,
+                "avg_rir": p.avg_rir,
+            })
+        })
+        .collect();
+    let mut next = json!(progression::candidate(&history, &id, &profile, Utc::now()));
+    if let Some(n) = next.as_object_mut() {
+        // Said once, at the top.
+        n.remove("exercise_id");
+        n.remove("exercise_name");
+    }
     Ok(json!({
         "exercise_id": id,
         "name": analysis::name_of(&history, &id),
         "weeks": weeks,
         "sessions": sessions,
         "e1rm_change": change,
-        "weekly": points,
+        "weekly": weekly,
         "trend": series::trend(&points, compound),
         "plateau": series::plateau(&points),
-        "progression": progression::candidate(&history, &id, &profile, Utc::now()),
+        "progression": next,
     }))
 }
 

@@ -131,9 +131,21 @@ pub fn specs_for(workout_mode: bool, intent: Option<crate::router::Intent>) -> V
         return all;
     }
     let keep: fn(&str) -> bool = match intent {
-        Some(Intent::AnalyzeProgress) => {
-            |n| is_read_only(n) || matches!(n, "save_memory" | "list_memories")
-        }
+        // What a progress question reads: the lift, the muscle group, the whole picture, the
+        // sets themselves and a load for next time (the routine, templates, the active workout,
+        // the snapshot and memories are other questions' tools; the context block has the
+        // profile and the memories).
+        Some(Intent::AnalyzeProgress) => |n| {
+            matches!(
+                n,
+                "exercise_search"
+                    | "exercise_progress"
+                    | "muscle_group_progress"
+                    | "training_analysis"
+                    | "training_set_query"
+                    | "suggest_weight"
+            )
+        },
         Some(
             Intent::PlanRoutine
             | Intent::EditPlan
@@ -197,9 +209,24 @@ pub async fn run(
         return Err(not_offered(env.ctx.workout_mode, name, offered));
     }?;
     Ok(Output {
-        value: bounded(in_unit(out.value, env.unit)),
+        value: bounded(in_unit(without_nulls(out.value), env.unit)),
         effect: out.effect,
     })
+}
+
+/// A result without its null fields: an absent field says as much to the model, in fewer
+/// tokens (a progress result's sessions and weeks carry `rir: null` on every unrated set).
+pub fn without_nulls(v: Value) -> Value {
+    match v {
+        Value::Array(a) => Value::Array(a.into_iter().map(without_nulls).collect()),
+        Value::Object(m) => Value::Object(
+            m.into_iter()
+                .filter(|(_, x)| !x.is_null())
+                .map(|(k, x)| (k, without_nulls(x)))
+                .collect(),
+        ),
+        other => other,
+    }
 }
 
 /// A result as the model should read it for a lifter in `unit`: for pounds, every `…_kg`

@@ -27,7 +27,7 @@ pub(super) fn specs() -> Vec<ToolSpec> {
         ),
         spec(
             "exercise_search",
-            "Find catalog exercises by name, alias, muscle or equipment words. Returns exercise ids to use with the other tools.",
+            "Catalog exercises matching name, alias, muscle or equipment words, with the ids the other tools take.",
             Some(json!({"type": "object", "properties": {
                 "query": {"type": "string", "description": "e.g. 'incline dumbbell press' or 'hamstrings machine'"},
                 "limit": {"type": "integer", "minimum": 1, "maximum": 10}
