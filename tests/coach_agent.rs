@@ -67,6 +67,10 @@ pub fn suite(args: &Arguments) -> Conclusion {
             a_turn_runs_at_most_eight_calls,
         ),
         (
+            "an_empty_answer_is_an_error_not_silence",
+            an_empty_answer_is_an_error_not_silence,
+        ),
+        (
             "a_memory_is_retired_only_when_the_lifter_confirms",
             a_memory_is_retired_only_when_the_lifter_confirms,
         ),
@@ -1018,6 +1022,28 @@ fn the_coach_changes_only_what_the_lifter_said(ctx: &Ctx) -> Result<(), Failed> 
             .is_some(),
         "still active",
     )
+}
+
+/// Qwen2.5-Coder-1.5B once answered a progress question with only calls written as text that
+/// could not run (here a tool that is not offered), twice: the lifter got a stream with no text
+/// at all. Now an answer with
+/// nothing in it is an `error` the app shows.
+fn an_empty_answer_is_an_error_not_silence(ctx: &Ctx) -> Result<(), Failed> {
+    ctx.fake.reply(ModelReply::text(&[
+        "<tool_call>{\"name\": \"get_progress\", \"arguments\": {\"lift\": \"front squat\"}}</tool_call>",
+    ]));
+    ctx.fake.reply(ModelReply::text(&[
+        "<tool_call>{\"name\": \"get_progress\", \"arguments\": {}}</tool_call>",
+    ]));
+    let s = ctx.stream(
+        &unique_user("c-empty"),
+        json!({"message": "How is my front squat progressing?"}),
+    );
+    well_formed(&s)?;
+    eq(s.text(), String::new(), "no text reached the lifter")?;
+    let error = s.first("error").cloned().ok_or("an error event")?;
+    eq(error["code"].as_str(), Some("MODEL_EMPTY_ANSWER"), "code")?;
+    eq(ctx.fake.requests().len(), 2, "told once, then stopped")
 }
 
 /// An injury the coach plans around is not forgotten on the model's word: `retire_memory`

@@ -69,6 +69,12 @@ static THROUGH_PAIN: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)\b((push|work|train|grind|power|fight|lift|keep going)\s+(through|past|into)\s+(the\s+|your\s+|that\s+|this\s+|any\s+)?(pain|hurt|hurting|injury|twinge|ache)|ignore\s+(the\s+|your\s+|that\s+)?(pain|twinge|ache)|no pain,?\s+no gain)")
         .unwrap_or_else(|e| panic!("pain pattern: {e}"))
 });
+/// Advice to load at or above the lifter's maximum ("load your front squat with a weight 10 %
+/// above your current E1RM", Qwen2.5-Coder-1.5B, 26 Nov): no working set is there.
+static ABOVE_MAX: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(load|loading|use|using|try|put|attempt|work at|train at|aim for|start at|go for|go up to|weight|load of)\b.*\b(above|over|beyond|more than|heavier than|past)\s+(your\s+|the\s+)?((current|estimated|predicted|new|best)\s+)*(e1rm|1rm|one[- ]rep max(imum)?|rep max|max(imum)?)\b")
+        .unwrap_or_else(|e| panic!("above-max pattern: {e}"))
+});
 static NEGATED: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)\b(don't|do not|never|not|avoid|stop|shouldn't|should not|no need to)\b")
         .unwrap_or_else(|e| panic!("negation pattern: {e}"))
@@ -109,8 +115,10 @@ impl Kind {
 }
 
 static E1RM_WORDS: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)(e1rm|1rm|1-rm|one[- ]rep max|estimated max|max(imum)? (of|at|is|was)|max)")
-        .unwrap_or_else(|e| panic!("e1rm pattern: {e}"))
+    Regex::new(
+        r"(?i)(e1rm|1rm|1-rm|one[- ]rep max|estimated max|max(imum)? (of|at|is|was)|\bmax\b)",
+    )
+    .unwrap_or_else(|e| panic!("e1rm pattern: {e}"))
 });
 static BEST_WORDS: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
@@ -428,6 +436,7 @@ impl Facts {
 pub enum Violation {
     Medication(String),
     ThroughPain(String),
+    AboveMax(String),
     UnsupportedNumber(String),
     UnbackedChange(String),
 }
@@ -441,6 +450,9 @@ impl Violation {
             ),
             Violation::ThroughPain(s) => format!(
                 "telling the lifter to train through pain (\"{s}\"): pain means stop and get it checked"
+            ),
+            Violation::AboveMax(s) => format!(
+                "advising a load above the lifter's maximum (\"{s}\"): working loads come from suggest_weight, below the max"
             ),
             Violation::UnsupportedNumber(s) => format!(
                 "the number \"{s}\" is not in this turn's tool data: fetch it or leave it out"
@@ -456,6 +468,7 @@ impl Violation {
         match self {
             Violation::Medication(_) => "I can't advise on medication or treatment; please ask a doctor or pharmacist.".into(),
             Violation::ThroughPain(_) => "Don't train through pain: stop the movement that hurts and get it checked by a professional.".into(),
+            Violation::AboveMax(_) => "Don't load above your estimated max: working sets stay below it. Ask me for a load for your next sets and I'll work it out from your logged sets.".into(),
             Violation::UnsupportedNumber(s) => format!("I can't back \"{s}\" with your logged data; treat that figure as unverified."),
             Violation::UnbackedChange(_) => "Nothing in your plan or workout was changed by this answer.".into(),
         }
@@ -493,6 +506,11 @@ fn sentence_violations(s: &str, facts: &Facts, wrote: bool) -> Vec<Violation> {
         && !NEGATED.is_match(&s[..m.start()])
     {
         v.push(Violation::ThroughPain(short.clone()));
+    }
+    if let Some(m) = ABOVE_MAX.find(s)
+        && !NEGATED.is_match(&s[..m.start()])
+    {
+        v.push(Violation::AboveMax(short.clone()));
     }
     for (kind, kg, raw, at) in weights_in(s, true) {
         if is_checked(s, kg, &at) && !facts.backs_in(s, &at, kind, kg, raw) {
@@ -806,6 +824,31 @@ mod tests {
         ));
         assert!(check("Don't push through the pain; stop and rest.", &f, false).is_empty());
         assert!(check("Push through the last two reps.", &f, false).is_empty());
+        // Qwen2.5-Coder-1.5B's advice on a progress question.
+        let qwen = "Given your current E1RM of 99 kg, you could consider loading your front squat with a weight that is 10% above your current E1RM.";
+        assert!(
+            check(qwen, &f, false)
+                .iter()
+                .any(|v| matches!(v, Violation::AboveMax(_)))
+        );
+        assert!(matches!(
+            check("Try a weight just over your 1RM today.", &f, false)[0],
+            Violation::AboveMax(_)
+        ));
+        // Praise and the right advice are not advice above the max.
+        for fine in [
+            "You lifted 5 kg over your previous best.",
+            "Your estimated max is 10 % above where it was in August.",
+            "Never load above your max; work sets sit below it.",
+            "Use a load about 80 % of your estimated max.",
+        ] {
+            assert!(
+                !check(fine, &f, false)
+                    .iter()
+                    .any(|v| matches!(v, Violation::AboveMax(_))),
+                "{fine}"
+            );
+        }
     }
 
     #[test]

@@ -152,6 +152,9 @@ pub async fn run(
                 // arguments; otherwise the model is told once that nothing ran.
                 let (calls, unusable) = markup::calls_in(&t.written_calls, &req.tools);
                 let mut turn = t.turn;
+                if !unusable.is_empty() {
+                    tracing::warn!(written = ?unusable, "calls written as text could not run");
+                }
                 if !closing && calls.is_empty() && !unusable.is_empty() && !told_written {
                     told_written = true;
                     if turn.parts.is_empty() {
@@ -183,6 +186,18 @@ pub async fn run(
         let calls: Vec<_> = turn.calls().cloned().collect();
         if calls.is_empty() || closing {
             req.turns.push(turn);
+            if said.trim().is_empty() && out.writes.is_empty() && out.proposals == 0 {
+                // Nothing for the lifter (a small model's calls written as text that cannot
+                // run, twice, left Qwen 1.5B's answer empty): said as a failure, not silence.
+                tracing::warn!("the model's answer was empty");
+                out.error = Some(EMPTY_ANSWER);
+                emit.send(
+                    "error",
+                    json!({ "code": EMPTY_ANSWER, "message": "The coach could not put an answer together; try again, or say which lift and what you want to know." }),
+                )
+                .await;
+                return out;
+            }
             let checked = review(
                 model, &mut req, said, &facts, &mut out, buffered, emit, deadline,
             )
@@ -528,6 +543,9 @@ fn status_text(calls: &[crate::llm::ToolCall]) -> String {
 }
 
 /// What the lifter reads when the model fails (the provider's words stay in the log).
+/// The `error` code of an answer with nothing in it.
+const EMPTY_ANSWER: &str = "MODEL_EMPTY_ANSWER";
+
 fn lifter_message(e: &ModelError) -> String {
     match e.code() {
         "MODEL_RATE_LIMITED" => "The coach is busy right now; try again in a minute.",
