@@ -15,8 +15,11 @@ async fn main() -> Result<(), Error> {
         .await
         .map_err(failed)?;
     let lane = &lane;
-    lambda_http::run(service_fn(move |req| async move {
-        Ok::<_, Error>(lane.handle(req).await)
-    }))
+    // One failed response post does not end the process (`keep_serving`).
+    coach::lanes::keep_serving(|| {
+        lambda_http::run(service_fn(move |req| async move {
+            Ok::<_, Error>(lane.handle(req).await)
+        }))
+    })
     .await
 }

@@ -29,12 +29,16 @@ async fn main() -> Result<(), Error> {
     let failed = |e: String| Error::from(format!("worker configuration: {e}"));
     let config = coach::config::Config::from_env().map_err(failed)?;
     let lane = Arc::new(WorkerLane::from_config(&config).await.map_err(failed)?);
-    lambda_runtime::run(service_fn(move |event: LambdaEvent<SqsEvent>| {
+    // One failed response post does not end the process (`keep_serving`).
+    coach::lanes::keep_serving(|| {
         let lane = lane.clone();
-        async move {
-            let until = deadline(event.context.deadline);
-            Ok::<_, Error>(lane.handle(&event.payload, until).await)
-        }
-    }))
+        lambda_runtime::run(service_fn(move |event: LambdaEvent<SqsEvent>| {
+            let lane = lane.clone();
+            async move {
+                let until = deadline(event.context.deadline);
+                Ok::<_, Error>(lane.handle(&event.payload, until).await)
+            }
+        }))
+    })
     .await
 }

@@ -21,7 +21,8 @@ use crate::telemetry::RequestLog;
 const MAX_QUICK_RESTARTS: u32 = 5;
 
 /// Serves invocations for as long as the runtime API answers: `run` is the runtime's loop
-/// (`lambda_http::run_with_streaming_response(…)`), which ends with an error when posting one
+/// (`lambda_http::run_with_streaming_response(…)`, `lambda_http::run(…)` or
+/// `lambda_runtime::run(…)`: every binary), which ends with an error when posting one
 /// invocation's response fails (a client that went away mid-stream can do it). One failed
 /// response is not a reason to end the process: in Lambda that costs a cold start, and under
 /// `cargo lambda watch` the next invocation waited for a function that had exited. A loop that
