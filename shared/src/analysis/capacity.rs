@@ -20,7 +20,9 @@
 //!   prescription for every working set can ask.
 //! - **The estimated max ahead.** An exponentially smoothed level of the recent sessions' maxima
 //!   blended with their recent best (a session below the best is mostly a submaximal day, not
-//!   lost strength), moved forward at the lift's rate of progress. The rate is the robust slope
+//!   lost strength), moved forward at the lift's rate of progress over the weeks of training
+//!   between now and the day forecast (none across a break before now, none a session on).
+//!   The rate is the robust slope
 //!   (Theil–Sen) of the log max over the last weeks, shrunk towards the lifter's rate over all
 //!   their lifts, which is shrunk towards a population prior. The 80 % interval is the lifter's
 //!   own: the 10th and 90th percentiles of this forecaster's past errors on their lifts.
@@ -229,14 +231,17 @@ impl Lifter {
                 if before.len() < 2 || now - t.at > Duration::weeks(52) {
                     continue;
                 }
-                if let Some(f) = level(before, PRIOR_RATE, t.at) {
+                if let Some(f) = level(before, PRIOR_RATE, 0.0, t.at) {
                     next_errors.push((y / f).ln());
                 }
                 if let Some(f) = before
                     .iter()
                     .position(|b| t.at - b.at >= Duration::days(28))
                     .filter(|j| before.len() - j >= 2)
-                    .and_then(|j| level(&before[j..], PRIOR_RATE, t.at))
+                    .and_then(|j| {
+                        let ahead = weeks_between(before[j].at, t.at);
+                        level(&before[j..], PRIOR_RATE, ahead, t.at)
+                    })
                 {
                     later_errors.push((y / f).ln());
                 }
@@ -391,8 +396,9 @@ fn weighted_median(v: &[(f64, f64)]) -> Option<f64> {
 }
 
 /// The forecast of the estimated max at `at` from `tops` (newest first): the smoothed level
-/// blended with the recent best, moved forward at `rate` from the newest session.
-fn level(tops: &[SessionTop], rate: f64, at: DateTime<Utc>) -> Option<f64> {
+/// blended with the recent best, moved forward at `rate` over the `weeks_ahead` of training
+/// between the forecast and `at`.
+fn level(tops: &[SessionTop], rate: f64, weeks_ahead: f64, at: DateTime<Utc>) -> Option<f64> {
     let maxima: Vec<f64> = tops
         .iter()
         .take(MAX_SESSIONS)
@@ -408,7 +414,6 @@ fn level(tops: &[SessionTop], rate: f64, at: DateTime<Utc>) -> Option<f64> {
         .iter()
         .take(RECENT_BEST_SESSIONS)
         .fold(f64::NAN, |a, b| a.max(*b));
-    // No gain is assumed across a break: strength is kept for weeks, not gained.
     let weeks = weeks_between(tops.first()?.at, at).clamp(0.0, 8.0);
     let b = if weeks >= 3.0 {
         RECENT_BEST_WEIGHT_LATER
@@ -416,7 +421,10 @@ fn level(tops: &[SessionTop], rate: f64, at: DateTime<Utc>) -> Option<f64> {
         RECENT_BEST_WEIGHT_NEXT
     };
     let blended = ((1.0 - b) * smoothed.ln() + b * best.ln()).exp();
-    Some(blended * (rate * weeks).exp())
+    // Progress is made by training: none across the gap before the forecast (a break keeps
+    // strength for weeks, it does not add to it; moving across it erred more on the
+    // development lifters, 7.29 % against 7.19 % a session on).
+    Some(blended * (rate * weeks_ahead.clamp(0.0, 8.0)).exp())
 }
 
 /// One exercise's capacity for a lifter at a time.
@@ -480,7 +488,7 @@ impl Capacity {
 
     /// The estimated max at `at`, with its 80 % interval.
     pub fn forecast(&self, at: DateTime<Utc>) -> Option<Forecast> {
-        let mid = level(&self.tops, self.rate, at)?;
+        let mid = level(&self.tops, self.rate, weeks_between(self.now, at), at)?;
         let later = at - self.tops.first()?.at >= Duration::days(21);
         let (low, high) = if later {
             // Weeks ahead, the past errors understate the future's (a lifter's pace changes):
@@ -652,6 +660,24 @@ mod tests {
         assert_eq!(l.changes, 39);
         // Their own −41 reps per unit of log load, pulled towards the prior (−5).
         assert!(l.response < -20.0 && l.response > -42.0, "{l:?}");
+    }
+
+    #[test]
+    fn no_progress_is_forecast_across_a_break() {
+        // Ten weeks of 1 % a week, then six weeks off the lift.
+        let h: Vec<Workout> = (0..10)
+            .map(|i| session(7 * (16 - i), &[(100.0 * 1.01f64.powi(i as i32), 5, None)]))
+            .collect();
+        let lifter = Lifter::learn(&h, now());
+        let c = Capacity::of(&h, "barbell-bench-press", lifter, now()).unwrap();
+        assert!(c.rate > 0.0, "{c:?}");
+        let best = c.tops.iter().filter_map(|t| t.e1rm_kg).fold(0.0, f64::max);
+        // Back today: no more than the best before the break.
+        let today = c.forecast(now()).unwrap();
+        assert!(today.kg <= best + 1e-9, "{today:?} vs {best}");
+        // Four weeks of training on: progress again.
+        let later = c.forecast(now() + Duration::days(28)).unwrap();
+        assert!(later.kg > today.kg, "{later:?} vs {today:?}");
     }
 
     #[test]
