@@ -20,26 +20,32 @@ use std::sync::LazyLock;
 use regex_lite::Regex;
 use serde_json::Value;
 
+use super::lifts::LiftNames;
+
 /// Smallest load (kg) the number check applies to: micro-plates (2.5 kg) are advice, not data.
 /// It was 20 kg until the coach evaluation showed a real small model stating "Front squat:
 /// 12.7 kg" unchecked; a change ("add 5 kg", "+10 kg", "10 kg per side") is never checked.
 pub const MIN_CHECKED_KG: f64 = 5.0;
+/// Smallest change already made (kg) the number check applies to.
+const MIN_CHECKED_CHANGE_KG: f64 = 1.0;
 /// How close a stated load must be to a number in the data (rounding, unit conversion).
 const TOLERANCE_KG: f64 = 1.0;
 const LB_PER_KG: f64 = 2.204_622_6;
 
 static LOAD: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(\d{1,4}(?:[.,]\d{1,2})?)\s?(kg|kgs|kilos?|kilograms?|lb|lbs|pounds?)\b")
+    Regex::new(r"(?i)\b(\d{1,3}(?:,\d{3})+(?:\.\d{1,2})?|\d{1,5}(?:[.,]\d{1,2})?)\s?(kg|kgs|kilos?|kilograms?|lb|lbs|pounds?)\b")
         .unwrap_or_else(|e| panic!("load pattern: {e}"))
 });
 /// Smallest number written without a unit that is checked as a load: below it, "5 x 5" and
 /// "3 x 10" are sets and reps.
 const MIN_BARE_LOAD: f64 = 20.0;
 /// A load written without a unit, as lifters and models write sets: the load of "100 x 5",
-/// "100 × 5" or "100 for 5" (`a`), of "5 @ 100", "5 at 100" or "5 reps at 100" (`b`), and of
-/// "benched 100" or "worked up to 100" (`c`; a lift's verb: "did 100" may be push-ups). Two or three digits: a year is no load.
+/// "100 × 5" or "100 for 5" (`a`), of "5 @ 100", "5 at 100" or "5 reps at 100" (`b`), of
+/// "benched 100" or "worked up to 100" (`c`; a lift's verb: "did 100" may be push-ups), of
+/// "your 1RM is around 130" (`d`), "triples at 395" (`e`) and the first of "from 105 to 125
+/// lb" (`f`). Two or three digits: a year is no load.
 static BARE_LOAD: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(?:(?P<a>\d{2,3}(?:\.\d{1,2})?)\s?(?:x|×|for)\s?\d{1,2}\b|\d{1,2}\s?(?:reps?\s)?(?:@|at)\s?(?P<b>\d{2,3}(?:\.\d{1,2})?)\b|(?:benched|squatted|deadlifted|pressed|rowed|pulled|lifted|handled|(?:worked|built|work|build) up to)\s(?P<c>\d{2,3}(?:\.\d{1,2})?)\b)")
+    Regex::new(r"(?i)\b(?:(?P<a>\d{2,3}(?:\.\d{1,2})?)\s?(?:x|×|for)\s?\d{1,2}\b|\d{1,2}\s?(?:reps?\s)?(?:@|at)\s?(?P<b>\d{2,3}(?:\.\d{1,2})?)\b|(?:benched|squatted|deadlifted|pressed|rowed|pulled|lifted|handled|(?:worked|built|work|build) up to)\s(?P<c>\d{2,3}(?:\.\d{1,2})?)\b|(?:e1rm|1rm|max|best|pr)\s(?:is|was|of|at)\s(?:now\s)?(?:about\s|around\s|roughly\s|nearly\s|~\s?)?(?P<d>\d{2,3}(?:\.\d{1,2})?)\b|(?:singles?|doubles?|triples?|sets|top set)\s(?:at|@|with)\s(?P<e>\d{2,3}(?:\.\d{1,2})?)\b|\bfrom\s(?:about\s|around\s)?(?P<f>\d{2,3}(?:\.\d{1,2})?)\s?(?:to|-|–)\s?(?:about\s|around\s)?\d)")
         .unwrap_or_else(|e| panic!("bare load pattern: {e}"))
 });
 /// What, right after a shorthand set, makes it no load: a time, a share, a clock ("30 for 10
@@ -54,6 +60,11 @@ const NOT_A_LOAD_AFTER: &[&str] = &[
     "kg", "kilo", "lb", "pound", "rep", "set", "m ", "km", "mile", "meter", "metre", "cal", "step",
     "bpm",
 ];
+/// A change written after a figure in the briefing: "121 kg (+7.5 since week of …)".
+static CHANGE_SINCE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^\s*\(\s*[+\-−]?\s*(\d+(?:\.\d+)?)\s+since\b")
+        .unwrap_or_else(|e| panic!("change pattern: {e}"))
+});
 static NUMBER: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"\d+(?:\.\d+)?").unwrap_or_else(|e| panic!("number pattern: {e}"))
 });
@@ -101,6 +112,8 @@ pub enum Kind {
     Volume,
     /// A best, a record or a stall ("stalled at 104 kg"): a load or an e1RM.
     Best,
+    /// A change over time ("up 7.5 kg since September"), as a size.
+    Change,
 }
 
 impl Kind {
@@ -145,18 +158,41 @@ fn kind_of(before: &str, claim: bool) -> Kind {
     }
 }
 
-/// The kind of a number in tool data from its key; `None`: not a weight (a count, a date, an
-/// id, reps).
-fn kind_of_key(key: &str) -> Option<Kind> {
+/// The kind of a number in tool data from its key, or from the key above it for a key that
+/// only says "a weight" (`e1rm_change.to_kg` is an e1RM); `None`: not a weight (a count, a
+/// date, an id, reps).
+fn kind_of_key(key: &str, above: Option<Kind>) -> Option<Kind> {
     let k = key.to_ascii_lowercase();
-    if k.contains("e1rm") || k.contains("1rm") || k.contains("max") {
+    if k.contains("change") || k.contains("delta") || k.contains("diff") {
+        Some(Kind::Change)
+    } else if k.contains("e1rm") || k.contains("1rm") {
         Some(Kind::E1rm)
     } else if k.contains("volume") || k.contains("tonnage") {
         Some(Kind::Volume)
-    } else if k.contains("weight") || k.contains("kg") || k.contains("_lb") || k == "lb" {
+    } else if k.contains("load") || k.contains("weight") || k.contains("bodyweight") {
         Some(Kind::Load)
+    } else if k.contains("max") {
+        Some(Kind::E1rm)
+    } else if k.contains("kg") || k.contains("_lb") || k == "lb" {
+        // "from_kg", "to_kg": what the object above is about.
+        Some(match above {
+            Some(Kind::Change) | None => Kind::Load,
+            Some(kind) => kind,
+        })
     } else {
         None
+    }
+}
+
+/// The kind the children of `key` take when their own key only says "a weight".
+fn kind_above(key: Option<&str>, above: Option<Kind>) -> Option<Kind> {
+    let k = key?.to_ascii_lowercase();
+    if k.contains("e1rm") || k.contains("1rm") || k.contains("max") {
+        Some(Kind::E1rm)
+    } else if k.contains("volume") {
+        Some(Kind::Volume)
+    } else {
+        above
     }
 }
 
@@ -197,6 +233,10 @@ const CHANGE_AFTER: &[&str] = &[
     "less",
     "heavier",
     "lighter",
+    "weight vest",
+    "vest",
+    "bumper",
+    "chain",
 ];
 
 /// Implements sold at fixed weights, and those weights (kg; pound bars as their kg): "the empty
@@ -241,7 +281,13 @@ const ABOUT_SHARE: f64 = 0.025;
 /// [`MIN_CHECKED_KG`], not a change ("add 5 kg", "+10 kg", "10 kg per side") and not an
 /// implement's fixed weight ("the 20 kg bar").
 pub(super) fn is_checked(text: &str, kg: f64, at: &std::ops::Range<usize>) -> bool {
-    if kg < MIN_CHECKED_KG {
+    // A change made is checked down to a kilogram ("up 10 lb since September").
+    let least = if past_change(text, at) {
+        MIN_CHECKED_CHANGE_KG
+    } else {
+        MIN_CHECKED_KG
+    };
+    if kg < least {
         return false;
     }
     let after_words = text
@@ -275,39 +321,140 @@ pub(super) fn is_checked(text: &str, kg: f64, at: &std::ops::Range<usize>) -> bo
         .to_ascii_lowercase();
     let change = before.ends_with(['+', '-', '−', '±'])
         || CHANGE_BEFORE.contains(&last_word.as_str())
-        || CHANGE_AFTER.iter().any(|w| after.starts_with(w));
-    !change
+        || CHANGE_AFTER.iter().any(|w| after.starts_with(w))
+        || PLATES_AFTER.is_match(&after);
+    let implement_before = IMPLEMENT_BEFORE.is_match(before);
+    (!change || past_change(text, at)) && !implement_before
 }
 
-/// Each weight in `text`: its kind (from the words before it), in kg, as written, and where. Prose
-/// in the data gives weights with a unit; a claim (`claim`, the answer) also those written
-/// without one, in a lifter's shorthand.
-pub(super) fn weights_in(text: &str, claim: bool) -> Vec<(Kind, f64, f64, std::ops::Range<usize>)> {
-    // (kg, as written, where), in the order written.
-    let mut found: Vec<(f64, f64, std::ops::Range<usize>)> = Vec::new();
+/// "20 kg and 10 kg plates": the first is a plate too.
+static PLATES_AFTER: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)^(and|or|,|/)\s*\d+(\.\d+)?\s?(kg|kgs|lb|lbs)\s+(plates?|bumpers?)\b")
+        .unwrap_or_else(|e| panic!("plates pattern: {e}"))
+});
+/// "An Olympic bar is 20 kg", "a kettlebell weighs 16 kg": an implement's weight.
+static IMPLEMENT_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(bar|barbell|kettlebell|bell|plate)s?\s+(is|are|weighs|weigh)(\s+(about|usually|typically))?\s*$")
+        .unwrap_or_else(|e| panic!("implement pattern: {e}"))
+});
+
+/// A weight written in text.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct Stated {
+    /// What it claims to be, from the words before it.
+    pub kind: Kind,
+    /// In kg, and as written (in its own unit).
+    pub kg: f64,
+    pub raw: f64,
+    /// Where it is written.
+    pub at: std::ops::Range<usize>,
+    /// Written without a unit ("100 x 5"): in the lifter's unit, whichever that is.
+    pub bare: bool,
+}
+
+/// Each weight in `text`, in the order written. Prose in the data gives weights with a unit; a
+/// claim (`claim`, the answer) also those written without one, in a lifter's shorthand.
+pub(super) fn weights_in(text: &str, claim: bool) -> Vec<Stated> {
+    // (kg, as written, where, bare), in the order written.
+    let mut found: Vec<(f64, f64, std::ops::Range<usize>, bool)> = Vec::new();
     for c in LOAD.captures_iter(text) {
         let Some(m) = c.get(0) else { continue };
-        let raw: f64 = c[1].replace(',', ".").parse().unwrap_or(0.0);
+        // "4,500 kg" is thousands, "102,5 kg" a decimal comma.
+        let digits = &c[1];
+        let thousands = digits.split(',').skip(1).all(|g| g.len() == 3) && digits.contains(',');
+        let raw: f64 = if thousands {
+            digits.replace(',', "")
+        } else {
+            digits.replace(',', ".")
+        }
+        .parse()
+        .unwrap_or(0.0);
         let unit = c[2].to_ascii_lowercase();
         let kg = if unit.starts_with('l') || unit.starts_with('p') {
             raw / LB_PER_KG
         } else {
             raw
         };
-        found.push((kg, raw, m.range()));
+        found.push((kg, raw, m.range(), false));
     }
     if claim {
-        found.extend(bare_loads(text));
-        found.sort_by_key(|(_, _, at)| at.start);
+        found.extend(
+            bare_loads(text)
+                .into_iter()
+                .map(|(kg, raw, at)| (kg, raw, at, true)),
+        );
+        found.sort_by_key(|(_, _, at, _)| at.start);
     }
-    let mut out = Vec::with_capacity(found.len());
+    let mut out: Vec<Stated> = Vec::with_capacity(found.len());
     let mut from = 0;
-    for (kg, raw, at) in found {
+    for (kg, raw, at, bare) in found {
         let before = text.get(from..at.start).unwrap_or_default();
-        out.push((kind_of(before, claim), kg, raw, at.clone()));
         from = at.end;
+        let mut kind = kind_of(before, claim);
+        if claim {
+            let after = text.get(at.end..).unwrap_or_default();
+            if let Some(k) = kind_after(after) {
+                kind = k;
+            } else if let Some(prev) = out.last().filter(|_| COMPARED.is_match(before)) {
+                // "e1RM 121 kg (was 119.6 kg)": the same kind as the figure compared.
+                kind = prev.kind;
+            }
+            if past_change(text, &at) {
+                kind = Kind::Change;
+            }
+        }
+        out.push(Stated {
+            kind,
+            kg,
+            raw,
+            at,
+            bare,
+        });
     }
     out
+}
+
+/// Words between two figures that compare them ("121 kg (was 119.6 kg)", "from 117 to 121 kg").
+static COMPARED: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)^[\s,;(\[]*((was|were|from|vs\.?|versus|up from|down from|compared (to|with)|to|or|i\.e\.|→|->|-|–|=|≈)\s*)?((about|around|roughly|approximately|~)\s*)?$")
+        .unwrap_or_else(|e| panic!("compared pattern: {e}"))
+});
+/// What a figure is by the words right after it: "105 kg x 5" a load, "121 kg e1RM" an e1RM.
+fn kind_after(after: &str) -> Option<Kind> {
+    static SET: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?i)^\s*(x|×|for)\s*\d").unwrap_or_else(|e| panic!("set pattern: {e}"))
+    });
+    static MAX: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?i)^\s*([a-z]+\s+){0,2}(e1rm|1rm|e1-rm|estimated (1rm|max)|max\b)")
+            .unwrap_or_else(|e| panic!("max-after pattern: {e}"))
+    });
+    if SET.is_match(after) {
+        Some(Kind::Load)
+    } else if MAX.is_match(after) {
+        Some(Kind::E1rm)
+    } else {
+        None
+    }
+}
+
+/// Words that make a figure a change already made ("up 10 kg since September", "you've added
+/// 20 kg this block"): a claim about the data, checked against its changes. A change asked
+/// for ("add 2.5 kg") is advice and is not checked.
+static PAST_CHANGE_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)((\b(is|are|was|were|has been|have been|went|gone|come|came)|[’'‘]s|^|[,;(—–-])\s*(up|down)|\b(climbed|gained|added|improved|rose|risen|increased|grew|grown|dropped|fell|fallen|lost|jumped|put on))\s+(by\s+)?((about|around|roughly|nearly|almost|over|just|another|a further)\s+)?[+\-−]?\s*$")
+        .unwrap_or_else(|e| panic!("past change pattern: {e}"))
+});
+static SINCE_AFTER: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)^[^.!?\n]{0,40}\b(since|over the (last|past)|in the (last|past)|this (block|cycle|year|month)|so far)\b")
+        .unwrap_or_else(|e| panic!("since pattern: {e}"))
+});
+
+/// Whether the figure at `at` is a change already made.
+fn past_change(text: &str, at: &std::ops::Range<usize>) -> bool {
+    let before = text.get(..at.start).unwrap_or_default();
+    let after = text.get(at.end..).unwrap_or_default();
+    let signed = before.trim_end().ends_with(['+', '-', '−']);
+    PAST_CHANGE_BEFORE.is_match(before) || (signed && SINCE_AFTER.is_match(after))
 }
 
 /// The loads an answer writes without a unit ("you benched 100 for 5"): each read as written
@@ -319,8 +466,10 @@ fn bare_loads(text: &str) -> Vec<(f64, f64, std::ops::Range<usize>)> {
     };
     let mut out = Vec::new();
     for c in BARE_LOAD.captures_iter(text) {
-        let (Some(set), Some(load)) = (c.get(0), c.name("a").or(c.name("b")).or(c.name("c")))
-        else {
+        let load = ["a", "b", "c", "d", "e", "f"]
+            .iter()
+            .find_map(|n| c.name(n));
+        let (Some(set), Some(load)) = (c.get(0), load) else {
             continue;
         };
         let after_set = text.get(set.end()..).unwrap_or_default();
@@ -336,16 +485,43 @@ fn bare_loads(text: &str) -> Vec<(f64, f64, std::ops::Range<usize>)> {
     out
 }
 
-/// The weights the answer may state, by kind: those in this turn's tool results and the
-/// briefing (as what they are: a load backs a load, an e1RM an e1RM), and any number the lifter
-/// wrote. Counts, dates and ids back nothing.
+/// The weights the answer may state, by kind and lift: those in this turn's tool results and
+/// the briefing (as what they are: a load backs a load, an e1RM an e1RM; the squat's backs the
+/// squat, not the front squat), and any number the lifter wrote. Counts, dates and ids back
+/// nothing.
 #[derive(Debug, Default, Clone)]
 pub struct Facts {
-    /// (kind, kg, as written).
-    weights: Vec<(Kind, f64, f64)>,
+    weights: Vec<Fact>,
     /// Numbers in the lifter's own message: they back a claim of any kind.
     said: Vec<f64>,
+    /// The lifter's own exercise names seen in the data, with the catalog's.
+    names: LiftNames,
 }
+
+/// A weight in the lifter's data.
+#[derive(Debug, Clone)]
+struct Fact {
+    kind: Kind,
+    kg: f64,
+    /// As written (its own unit).
+    raw: f64,
+    /// The lift it belongs to; none: no lift in particular (bodyweight, a total).
+    lift: Option<String>,
+}
+
+/// What an object of a tool result says about the numbers inside it.
+#[derive(Debug, Default, Clone)]
+struct Under {
+    /// The lift it is about.
+    lift: Option<String>,
+    /// Its kind, for keys that only say "a weight" (`e1rm_change.to_kg`).
+    kind: Option<Kind>,
+    /// Its "unit" is lb.
+    in_lb: bool,
+}
+
+/// Keys of a tool result's object that say which lift it is about.
+const LIFT_KEYS: &[&str] = &["exercise_id", "exercise_name", "exercise", "name"];
 
 impl Facts {
     /// The lifter's message: their numbers back any claim ("I did 100 for 5").
@@ -358,53 +534,116 @@ impl Facts {
         self.add_text(text);
     }
 
-    /// Prose (the briefing, a string in tool data): its weights with units, by kind.
+    /// Prose (the briefing, a string in tool data): its weights with units, by kind and lift.
     pub fn add_text(&mut self, text: &str) {
-        for (kind, kg, raw, _) in weights_in(text, false) {
-            self.weights.push((kind, kg, raw));
+        self.add_prose(text, None, None);
+    }
+
+    /// Prose whose weights are `kind` when given, else what the words say, and about `lift`
+    /// when the words name none. A line headed by what its figures are ("Strength (weekly best
+    /// e1RM): Squat 121 kg; Bench Press 92.5 kg") gives every figure in it that kind.
+    fn add_prose(&mut self, text: &str, kind: Option<Kind>, lift: Option<&str>) {
+        let mut offset = 0;
+        for line in text.split_inclusive('\n') {
+            // A heading is words alone: "From 245 lb x 6 (e1RM 294 lb): …" is no heading.
+            let head = line
+                .split_once(':')
+                .map_or("", |(h, _)| h)
+                .trim_start_matches(|c: char| !c.is_alphanumeric());
+            let headed = (E1RM_WORDS.is_match(head) && weights_in(head, false).is_empty())
+                .then_some(Kind::E1rm);
+            for w in weights_in(line, false) {
+                let named = self
+                    .names
+                    .lift_at(text, offset + w.at.start..offset + w.at.end);
+                let lift = named.or(lift.map(str::to_string));
+                // "Squat 121 kg (+7.5 since …)": the change is in the figure's unit.
+                if let Some(c) = CHANGE_SINCE.captures(&line[w.at.end..])
+                    && let Ok(x) = c[1].parse::<f64>()
+                {
+                    self.weights.push(Fact {
+                        kind: Kind::Change,
+                        kg: x * w.kg / w.raw,
+                        raw: x,
+                        lift: lift.clone(),
+                    });
+                }
+                self.weights.push(Fact {
+                    kind: kind.or(headed).unwrap_or(w.kind),
+                    kg: w.kg,
+                    raw: w.raw,
+                    lift,
+                });
+            }
+            offset += line.len();
         }
     }
 
-    /// A tool result: numbers under weight keys, by key; strings as prose.
+    /// A tool result: numbers under weight keys, by key; strings as prose; each about the lift
+    /// its object (or an enclosing one) names.
     pub fn add_json(&mut self, v: &Value) {
-        self.add_json_under(None, v);
+        self.add_json_under(None, v, &Under::default());
     }
 
-    fn add_json_under(&mut self, key: Option<&str>, v: &Value) {
+    fn add_json_under(&mut self, key: Option<&str>, v: &Value, under: &Under) {
+        let lift = under.lift.as_deref();
+        let kind = key.and_then(|k| kind_of_key(k, under.kind));
         match v {
             Value::Number(n) => {
-                if let (Some(k), Some(x)) = (key.and_then(kind_of_key), n.as_f64()) {
-                    let in_lb = key.is_some_and(|k| k.ends_with("_lb") || k == "lb");
+                if let (Some(k), Some(x)) = (kind, n.as_f64()) {
+                    // An object whose "unit" is lb gives its plain weights ("weight": 225) in
+                    // pounds; a key naming kilograms is in kilograms.
+                    let in_lb = key.is_some_and(|k| {
+                        k.ends_with("_lb") || k == "lb" || (under.in_lb && !k.contains("kg"))
+                    });
+                    // A change is read as its size: "up 4 kg" and "+4.0".
+                    let x = if k == Kind::Change { x.abs() } else { x };
                     let kg = if in_lb { x / LB_PER_KG } else { x };
-                    self.weights.push((k, kg, x));
+                    self.weights.push(Fact {
+                        kind: k,
+                        kg,
+                        raw: x,
+                        lift: lift.map(str::to_string),
+                    });
                 }
             }
-            Value::String(s) => match key.and_then(kind_of_key) {
-                // "display": "100 kg" under a weight key is that kind whatever the words.
-                Some(k) => {
-                    for (_, kg, raw, _) in weights_in(s, false) {
-                        self.weights.push((k, kg, raw));
-                    }
-                }
-                None => self.add_text(s),
-            },
-            Value::Array(a) => a.iter().for_each(|x| self.add_json_under(key, x)),
-            Value::Object(m) => m.iter().for_each(|(k, x)| self.add_json_under(Some(k), x)),
+            // "display": "100 kg" under a weight key is that kind whatever the words.
+            Value::String(s) => self.add_prose(s, kind, lift),
+            Value::Array(a) => a.iter().for_each(|x| self.add_json_under(key, x, under)),
+            Value::Object(m) => {
+                let inner = Under {
+                    lift: self.lift_of(m).or(under.lift.clone()),
+                    kind: kind_above(key, under.kind),
+                    in_lb: m.get("unit").and_then(Value::as_str) == Some("lb"),
+                };
+                m.iter()
+                    .filter(|(k, x)| !(x.is_string() && LIFT_KEYS.contains(&k.as_str())))
+                    .for_each(|(k, x)| self.add_json_under(Some(k), x, &inner));
+            }
             _ => {}
         }
     }
 
-    /// Whether a `kind` of `kg` (stated as `raw` in its own unit) at `at` in `text` is backed:
-    /// within a kilogram of a figure of its kind, or 2.5 % for an approximation ("about 140 kg").
-    pub(super) fn backs_in(
-        &self,
-        text: &str,
-        at: &std::ops::Range<usize>,
-        kind: Kind,
-        kg: f64,
-        raw: f64,
-    ) -> bool {
-        let before = text.get(..at.start).unwrap_or_default().trim_end();
+    /// The lift a tool result's object is about, from its id or name; a name the catalog does
+    /// not know is learned as the lifter's own.
+    fn lift_of(&mut self, m: &serde_json::Map<String, Value>) -> Option<String> {
+        let text = |k: &str| m.get(k).and_then(Value::as_str).filter(|s| !s.is_empty());
+        let name = text("exercise_name").or(text("name")).or(text("exercise"));
+        match text("exercise_id") {
+            Some(id) => {
+                if let Some(n) = name {
+                    self.names.add(n, id);
+                }
+                Some(id.to_string())
+            }
+            None => name.and_then(|n| self.names.id_of(n)),
+        }
+    }
+
+    /// Whether the weight `w` in `text` is backed: within a kilogram of a figure of its kind
+    /// and lift, or 2.5 % for an approximation ("about 140 kg").
+    pub(super) fn backs_in(&self, text: &str, w: &Stated) -> bool {
+        let before = text.get(..w.at.start).unwrap_or_default().trim_end();
         let last_word = before
             .rsplit(|c: char| c.is_whitespace())
             .next()
@@ -412,23 +651,41 @@ impl Facts {
             .to_ascii_lowercase();
         let about = ABOUT_BEFORE.contains(&last_word.as_str()) || before.ends_with('~');
         let tolerance = if about {
-            (kg * ABOUT_SHARE).max(TOLERANCE_KG)
+            (w.kg * ABOUT_SHARE).max(TOLERANCE_KG)
         } else {
             TOLERANCE_KG
         };
-        self.backs_within(kind, kg, raw, tolerance)
+        let lift = self.names.lift_at(text, w.at.clone());
+        // Written without a unit, a load is in the lifter's unit: kilograms or pounds.
+        let readings: &[f64] = if w.bare {
+            &[w.raw, w.raw / LB_PER_KG]
+        } else {
+            &[w.kg]
+        };
+        readings
+            .iter()
+            .any(|kg| self.backs_within(w.kind, *kg, w.raw, tolerance, lift.as_deref()))
     }
 
-    /// Whether a `kind` of `kg` (as written: `raw`) is within `tolerance_kg` of a fact.
-    fn backs_within(&self, kind: Kind, kg: f64, raw: f64, tolerance_kg: f64) -> bool {
+    /// Whether a `kind` of `kg` (as written: `raw`) about `lift` is within `tolerance_kg` of a
+    /// fact of that lift or of none in particular.
+    fn backs_within(
+        &self,
+        kind: Kind,
+        kg: f64,
+        raw: f64,
+        tolerance_kg: f64,
+        lift: Option<&str>,
+    ) -> bool {
         let close = |fact_kg: f64, fact_raw: f64| {
             (fact_kg - kg).abs() <= tolerance_kg || (fact_raw - raw).abs() < 0.01
         };
         self.said.iter().any(|n| close(*n, *n))
-            || self
-                .weights
-                .iter()
-                .any(|(k, fact_kg, fact_raw)| k.backs(kind) && close(*fact_kg, *fact_raw))
+            || self.weights.iter().any(|f| {
+                f.kind.backs(kind)
+                    && close(f.kg, f.raw)
+                    && (lift.is_none() || f.lift.is_none() || f.lift.as_deref() == lift)
+            })
     }
 }
 
@@ -512,9 +769,9 @@ fn sentence_violations(s: &str, facts: &Facts, wrote: bool) -> Vec<Violation> {
     {
         v.push(Violation::AboveMax(short.clone()));
     }
-    for (kind, kg, raw, at) in weights_in(s, true) {
-        if is_checked(s, kg, &at) && !facts.backs_in(s, &at, kind, kg, raw) {
-            v.push(Violation::UnsupportedNumber(s[at].to_string()));
+    for w in weights_in(s, true) {
+        if is_checked(s, w.kg, &w.at) && !facts.backs_in(s, &w) {
+            v.push(Violation::UnsupportedNumber(s[w.at].to_string()));
         }
     }
     let about_proposal = ["propos", "draft", "confirm", "suggest"]
@@ -557,15 +814,15 @@ pub(super) fn mask_unbacked_after(
     let mut out = String::with_capacity(text.len() - start);
     let mut left_out = Vec::new();
     let mut from = start;
-    for (kind, kg, raw, at) in weights_in(text, true) {
-        if at.start < start {
+    for w in weights_in(text, true) {
+        if w.at.start < start {
             continue;
         }
-        if is_checked(text, kg, &at) && !facts.backs_in(text, &at, kind, kg, raw) {
-            out.push_str(&text[from..at.start]);
+        if is_checked(text, w.kg, &w.at) && !facts.backs_in(text, &w) {
+            out.push_str(&text[from..w.at.start]);
             out.push_str(LEFT_OUT);
-            left_out.push(text[at.clone()].to_string());
-            from = at.end;
+            left_out.push(text[w.at.clone()].to_string());
+            from = w.at.end;
         }
     }
     out.push_str(&text[from..]);
@@ -712,6 +969,35 @@ mod tests {
         );
         let v = check("Your best is 140 kg.", &f, false);
         assert_eq!(v, vec![Violation::UnsupportedNumber("140 kg".into())]);
+    }
+
+    #[test]
+    fn a_weight_is_backed_only_by_the_lift_it_belongs_to() {
+        let mut f = Facts::default();
+        f.add_text("Strength (weekly best e1RM, last 12 weeks): Squat 121 kg (+3.7 since week of 2026-09-07); Front Squat 98 kg (-7.7 since week of 2026-09-07).");
+        f.add_json(&json!({"exercise_id": "back-squat", "name": "Squat",
+            "sessions": [{"top_set": {"weight_kg": 105, "reps": 5}, "e1rm_kg": 121.0}]}));
+        // Qwen2.5-Coder-1.5B gave the squat's figure as the front squat's (26 Nov).
+        let v = check(
+            "Your front squat is at 121 kg (+3.7 since September).",
+            &f,
+            false,
+        );
+        assert_eq!(v, vec![Violation::UnsupportedNumber("121 kg".into())]);
+        assert!(check("Your squat e1RM is 121 kg.", &f, false).is_empty());
+        assert!(check("Your front squat e1RM is 98 kg.", &f, false).is_empty());
+        // Every figure of the strength line is an e1RM, not only the first.
+        assert_eq!(check("You front squatted 98 kg for 5.", &f, false).len(), 1);
+        // The squat's top set does not back a bench press.
+        assert_eq!(check("Your bench is 105 kg for 5.", &f, false).len(), 1);
+        assert!(check("Squat: 105 kg x 5.", &f, false).is_empty());
+        // A change made is a claim too, of its lift; a change asked for is advice.
+        assert!(check("Your squat is up 3.7 kg since September.", &f, false).is_empty());
+        assert_eq!(
+            check("Your squat is up 12 kg since September.", &f, false).len(),
+            1
+        );
+        assert!(check("Add 2.5 kg next week.", &f, false).is_empty());
     }
 
     #[test]
@@ -950,3 +1236,6 @@ mod tests {
         }
     }
 }
+
+#[cfg(test)]
+mod labelled;

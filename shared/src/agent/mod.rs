@@ -18,6 +18,7 @@ pub mod emit;
 pub mod gate;
 pub mod holdback;
 pub mod instruction;
+pub mod lifts;
 pub mod markup;
 pub mod model_loop;
 pub mod tools;

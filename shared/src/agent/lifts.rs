@@ -1,0 +1,210 @@
+//! Which lift a figure is about, for the number check: a coach's "your front squat e1RM is
+//! 121 kg" is backed only by the front squat's data, not by the squat's 121 kg.
+//!
+//! A lift is named in text by a catalog name or alias ("Front Squat", "RDL", "bench"), the
+//! lifter's own exercise names, or a lift's verb ("you benched 100"); the longest name wins
+//! where names overlap ("front squat" is not "squat"). A figure is about the lift named
+//! nearest before it in its sentence or line, else the first named after it ("105 kg on the
+//! squat"), else no lift in particular.
+
+use std::collections::HashMap;
+use std::sync::LazyLock;
+
+use crate::domain::catalog::catalog;
+
+/// Verbs that name a lift ("you squatted 105 for 5"), with the catalog id they name.
+const LIFT_VERBS: &[(&str, &str)] = &[
+    ("squatted", "back-squat"),
+    ("benched", "barbell-bench-press"),
+    ("deadlifted", "deadlift"),
+];
+
+/// Names of lifts, as lower-case words, by their first word: each with the lift's id.
+#[derive(Debug, Default, Clone)]
+pub struct LiftNames {
+    by_first: HashMap<String, Vec<(Vec<String>, String)>>,
+}
+
+/// The catalog's names, aliases and ids, and the lift verbs.
+static CATALOG_NAMES: LazyLock<LiftNames> = LazyLock::new(|| {
+    let mut names = LiftNames::default();
+    for e in catalog().all() {
+        names.add(&e.name, &e.id);
+        names.add(&e.id, &e.id);
+        for a in &e.aliases {
+            names.add(a, &e.id);
+        }
+    }
+    for (verb, id) in LIFT_VERBS {
+        names.add(verb, id);
+    }
+    names
+});
+
+/// The lower-case words of `text` with where each starts and ends (letters and digits; "1rm"
+/// is a word, "front-squat" two).
+fn words(text: &str) -> Vec<(String, usize, usize)> {
+    let mut out = Vec::new();
+    let mut start = None;
+    for (i, c) in text.char_indices() {
+        match (c.is_alphanumeric(), start) {
+            (true, None) => start = Some(i),
+            (false, Some(s)) => {
+                out.push((text[s..i].to_lowercase(), s, i));
+                start = None;
+            }
+            _ => {}
+        }
+    }
+    if let Some(s) = start {
+        out.push((text[s..].to_lowercase(), s, text.len()));
+    }
+    out
+}
+
+impl LiftNames {
+    /// Adds `name` as a name of `id` (the first id to claim a name keeps it).
+    pub fn add(&mut self, name: &str, id: &str) {
+        let w: Vec<String> = words(name).into_iter().map(|(w, _, _)| w).collect();
+        let Some(first) = w.first() else { return };
+        let list = self.by_first.entry(first.clone()).or_default();
+        if !list.iter().any(|(n, _)| *n == w) {
+            list.push((w, id.to_string()));
+        }
+    }
+
+    /// The lift `name` (an exercise id or a name) is, by the catalog or these names.
+    pub fn id_of(&self, name: &str) -> Option<String> {
+        if catalog().get(name).is_some() {
+            return Some(name.to_string());
+        }
+        let w: Vec<String> = words(name).into_iter().map(|(w, _, _)| w).collect();
+        [self, &*CATALOG_NAMES].iter().find_map(|names| {
+            names
+                .by_first
+                .get(w.first()?)?
+                .iter()
+                .find(|(n, _)| *n == w)
+                .map(|(_, id)| id.clone())
+        })
+    }
+
+    /// The lifts named in `text`: (start, end, id), in order, the longest name where names
+    /// overlap; these names and the catalog's.
+    pub fn mentions(&self, text: &str) -> Vec<(usize, usize, String)> {
+        let w = words(text);
+        let mut out = Vec::new();
+        let mut i = 0;
+        while i < w.len() {
+            let mut best: Option<(usize, &str)> = None;
+            for names in [self, &*CATALOG_NAMES] {
+                let word = w[i].0.as_str();
+                let singular = word.strip_suffix('s').unwrap_or(word);
+                let firsts = [word, singular];
+                let candidates = firsts[..if singular == word { 1 } else { 2 }]
+                    .iter()
+                    .filter_map(|f| names.by_first.get(*f))
+                    .flatten();
+                for (name, id) in candidates {
+                    let n = name.len();
+                    // "front squats", "RDLs": a plural names the lift too.
+                    let fits = i + n <= w.len()
+                        && name
+                            .iter()
+                            .zip(&w[i..i + n])
+                            .all(|(a, (b, _, _))| a == b || b.strip_suffix('s') == Some(a));
+                    if fits && best.is_none_or(|(m, _)| n > m) {
+                        best = Some((n, id));
+                    }
+                }
+            }
+            match best {
+                Some((n, id)) => {
+                    out.push((w[i].1, w[i + n - 1].2, id.to_string()));
+                    i += n;
+                }
+                None => i += 1,
+            }
+        }
+        out
+    }
+
+    /// The lift a figure at `at` (a byte offset) in `text` is about: the lift named nearest
+    /// before it in its sentence or line, else the first named after it there.
+    pub fn lift_at(&self, text: &str, at: std::ops::Range<usize>) -> Option<String> {
+        let start = text[..at.start]
+            .rfind(['.', '!', '?', '\n', ';'])
+            .map_or(0, |i| i + 1);
+        let end = text[at.end..]
+            .find(['.', '!', '?', '\n', ';'])
+            .map_or(text.len(), |i| at.end + i);
+        let found = self.mentions(&text[start..end]);
+        let before = found.iter().rfind(|(_, e, _)| start + e <= at.start);
+        let after = found.iter().find(|(s, _, _)| start + s >= at.end);
+        before.or(after).map(|(_, _, id)| id.clone())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_longest_name_is_the_lift() {
+        let names = LiftNames::default();
+        let text = "Your front squat e1RM is 98 kg and your squat is at 121 kg.";
+        let ids: Vec<String> = names.mentions(text).into_iter().map(|m| m.2).collect();
+        assert_eq!(ids, ["front-squat", "back-squat"]);
+        let at = |fig: &str| {
+            let s = text.find(fig).unwrap();
+            names.lift_at(text, s..s + fig.len())
+        };
+        assert_eq!(at("98 kg").as_deref(), Some("front-squat"));
+        assert_eq!(at("121 kg").as_deref(), Some("back-squat"));
+    }
+
+    #[test]
+    fn aliases_verbs_and_a_name_after_the_figure_name_the_lift() {
+        let names = LiftNames::default();
+        let lift = |text: &str, fig: &str| {
+            let s = text.find(fig).unwrap();
+            names.lift_at(text, s..s + fig.len())
+        };
+        assert_eq!(
+            lift("Your RDL: 225 lb x 8.", "225").as_deref(),
+            Some("romanian-deadlift")
+        );
+        assert_eq!(
+            lift("You benched 72.5 for 8.", "72.5").as_deref(),
+            Some("barbell-bench-press")
+        );
+        assert_eq!(
+            lift("Put 105 kg on the squat.", "105 kg").as_deref(),
+            Some("back-squat")
+        );
+        assert_eq!(
+            lift("Hold your RDLs at 170 kg.", "170").as_deref(),
+            Some("romanian-deadlift")
+        );
+        assert_eq!(
+            lift("Front squats: 80 kg.", "80").as_deref(),
+            Some("front-squat")
+        );
+        assert_eq!(lift("Squat went well. Then 80 kg for 8.", "80 kg"), None);
+    }
+
+    #[test]
+    fn the_lifters_own_names_are_lifts_too() {
+        let mut names = LiftNames::default();
+        names.add("Zercher Good Morning", "own-zgm");
+        assert_eq!(
+            names.id_of("zercher good morning").as_deref(),
+            Some("own-zgm")
+        );
+        assert_eq!(names.id_of("Front Squat").as_deref(), Some("front-squat"));
+        assert_eq!(names.id_of("front-squat").as_deref(), Some("front-squat"));
+        let text = "Your zercher good morning at 60 kg.";
+        let at = text.find("60 kg").unwrap();
+        assert_eq!(names.lift_at(text, at..at + 5).as_deref(), Some("own-zgm"));
+    }
+}
