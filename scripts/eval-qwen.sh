@@ -7,7 +7,8 @@
 # 127.0.0.1, through a local stack. The table goes to target/eval-qwen.md.
 #
 # About 50 prompt tokens a second on two cores: a call takes a minute or more, so this is a
-# benchmark (`scripts/bench.sh qwen`), not part of `make test`. ONLY=<scenario> runs one.
+# benchmark (`scripts/bench.sh qwen`), not part of `make test`. ONLY=<scenario> runs one; K=<runs>
+# runs each scenario that many times (pass^k; default 1).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/tools.sh
@@ -71,5 +72,5 @@ cargo build --workspace --quiet
 # A 400-token cap keeps an answer (and the run) bounded.
 STACK_ENV="MODEL_PROVIDER=openai,OPENAI_BASE_URL=http://127.0.0.1:$port/v1,PROMPT_CACHE=cache_prompt,SLOW_MODEL=qwen2.5-coder-1.5b-instruct,SLOW_MAX_OUTPUT_TOKENS=400" \
   start_local_stack "" target/qwen-stack.log
-./target/debug/devstack eval --base "http://127.0.0.1:$STACK_PORT" ${ONLY:+--only "$ONLY"} \
+./target/debug/devstack eval --base "http://127.0.0.1:$STACK_PORT" ${ONLY:+--only "$ONLY"} --k "${K:-1}" \
   | tee target/eval-qwen.md

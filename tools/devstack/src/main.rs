@@ -6,7 +6,7 @@
 //!   first binary given (the baseline), measured with a local Runtime API.
 //! - `devstack e2e --url URL [--n N]`: seeds a user with a workout of N planned sets, sends N
 //!   "done" requests one after another, and prints the median and p99 round trip.
-//! - `devstack eval [--base URL] [--only SCENARIO] [--prices FILE] [--export CSV]`: the coach
+//! - `devstack eval [--base URL] [--only SCENARIO] [--k RUNS] [--prices FILE] [--export CSV]`: the coach
 //!   evaluation against a running stack (`make dev`, any model): a table of what each scenario
 //!   did and cost (see `eval.rs`).
 //! - `devstack smoke --url URL (--token ID_TOKEN | --user U)`: a short journey against a running
@@ -42,7 +42,7 @@ use devstack::{demo, strong};
 use std::path::PathBuf;
 
 fn usage() -> String {
-    "usage: devstack setup | devstack coldstart [--runs N] [--env K=V]... BASELINE_BIN BIN... | devstack e2e --url URL [--n N] | devstack e2e-functional --base URL [--n N] | devstack eval [--base URL] [--only SCENARIO] [--prices FILE] [--export CSV] | devstack smoke --url URL (--token ID_TOKEN | --user U) | devstack chat [--url URL] [--token ID_TOKEN | --user U] [--conversation C] [--workout W] | devstack import-strong --user U --file F [--tz TZ] [--unit kg|lb] | devstack strong-sample --rows N [--last-day YYYY-MM-DD] | devstack load-fast [--procs N] [--commands N] [--users N] FAST_BIN | devstack init-profile [--runs N] [--env K=V]... | devstack replay [--unit kg|lb] FILE... | devstack coaching [--split development|held-out|given|all] [FILE...] | devstack job [--dry-run] '{\"type\":\"weekly_review\",\"user_id\":\"demo\",\"week_ending\":\"YYYY-MM-DD\"}'".into()
+    "usage: devstack setup | devstack coldstart [--runs N] [--env K=V]... BASELINE_BIN BIN... | devstack e2e --url URL [--n N] | devstack e2e-functional --base URL [--n N] | devstack eval [--base URL] [--only SCENARIO] [--k RUNS] [--prices FILE] [--export CSV] | devstack smoke --url URL (--token ID_TOKEN | --user U) | devstack chat [--url URL] [--token ID_TOKEN | --user U] [--conversation C] [--workout W] | devstack import-strong --user U --file F [--tz TZ] [--unit kg|lb] | devstack strong-sample --rows N [--last-day YYYY-MM-DD] | devstack load-fast [--procs N] [--commands N] [--users N] FAST_BIN | devstack init-profile [--runs N] [--env K=V]... | devstack replay [--unit kg|lb] FILE... | devstack coaching [--split development|held-out|given|all] [FILE...] | devstack job [--dry-run] '{\"type\":\"weekly_review\",\"user_id\":\"demo\",\"week_ending\":\"YYYY-MM-DD\"}'".into()
 }
 
 #[tokio::main]
@@ -259,8 +259,10 @@ async fn run() -> Result<(), String> {
                 base: "http://127.0.0.1:9000".into(),
                 user_prefix: format!("eval-{}", chrono::Utc::now().format("%Y%m%d%H%M%S")),
                 export: root.join(devstack::eval::EXPORT),
+                pound_export: root.join(devstack::eval::POUND_EXPORT),
             };
             let (mut prices, mut only) = (root.join("tools/devstack/prices.tsv"), None);
+            let mut k = 1;
             let mut it = args.iter().skip(1);
             while let Some(a) = it.next() {
                 let v = it.next().cloned().ok_or_else(usage)?;
@@ -269,13 +271,14 @@ async fn run() -> Result<(), String> {
                     "--export" => target.export = PathBuf::from(v),
                     "--prices" => prices = PathBuf::from(v),
                     "--only" => only = Some(v),
+                    "--k" => k = v.parse().map_err(|_| usage())?,
                     _ => return Err(usage()),
                 }
             }
             let text = std::fs::read_to_string(&prices)
                 .map_err(|e| format!("cannot read {}: {e}", prices.display()))?;
             let prices = devstack::eval::parse_prices(&text)?;
-            let table = devstack::eval::run_cli(target, &prices, only.as_deref()).await?;
+            let table = devstack::eval::run_cli(target, &prices, only.as_deref(), k).await?;
             println!("{table}");
             Ok(())
         }
