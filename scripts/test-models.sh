@@ -40,4 +40,4 @@ cargo build --workspace --quiet
 # A 400-token cap keeps a runaway small model's answers (and the run) short.
 STACK_ENV="MODEL_PROVIDER=openai,OPENAI_BASE_URL=http://127.0.0.1:$eval_port/v1,SLOW_MODEL=smollm2-135m,SLOW_MAX_OUTPUT_TOKENS=400" \
   start_local_stack "" target/models-stack.log
-./target/debug/devstack eval --base "http://127.0.0.1:$STACK_PORT" | tee target/eval-smollm2.md
+./target/debug/devstack eval --base "http://127.0.0.1:$STACK_PORT" --k "${K:-1}" | tee target/eval-smollm2.md

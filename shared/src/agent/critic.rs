@@ -45,7 +45,7 @@ const MIN_BARE_LOAD: f64 = 20.0;
 /// "your 1RM is around 130" (`d`), "triples at 395" (`e`) and the first of "from 105 to 125
 /// lb" (`f`). Two or three digits: a year is no load.
 static BARE_LOAD: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(?:(?P<a>\d{2,3}(?:\.\d{1,2})?)\s?(?:x|×|for)\s?\d{1,2}\b|\d{1,2}\s?(?:reps?\s)?(?:@|at)\s?(?P<b>\d{2,3}(?:\.\d{1,2})?)\b|(?:benched|squatted|deadlifted|pressed|rowed|pulled|lifted|handled|(?:worked|built|work|build) up to)\s(?P<c>\d{2,3}(?:\.\d{1,2})?)\b|(?:e1rm|1rm|max|best|pr)\s(?:is|was|of|at)\s(?:now\s)?(?:about\s|around\s|roughly\s|nearly\s|~\s?)?(?P<d>\d{2,3}(?:\.\d{1,2})?)\b|(?:singles?|doubles?|triples?|sets|top set)\s(?:at|@|with)\s(?P<e>\d{2,3}(?:\.\d{1,2})?)\b|\bfrom\s(?:about\s|around\s)?(?P<f>\d{2,3}(?:\.\d{1,2})?)\s?(?:to|-|–)\s?(?:about\s|around\s)?\d)")
+    Regex::new(r"(?i)\b(?:(?P<a>\d{2,3}(?:\.\d{1,2})?)\s?(?:x|×|for)\s?\d{1,2}\b|\d{1,2}\s?(?:reps?\s)?(?:@|at)\s?(?P<b>\d{2,3}(?:\.\d{1,2})?)\b|(?:benched|squatted|deadlifted|pressed|rowed|pulled|lifted|handled|(?:worked|built|work|build) up to)\s(?P<c>\d{2,3}(?:\.\d{1,2})?)\b|(?:e1rm|1rm|max|best|pr)\s(?:(?:is|was|of|at)\s)?(?:now\s)?(?:about\s|around\s|roughly\s|nearly\s|~\s?)?(?P<d>\d{2,3}(?:\.\d{1,2})?)\b|(?:singles?|doubles?|triples?|sets|top set)\s(?:at|@|with)\s(?P<e>\d{2,3}(?:\.\d{1,2})?)\b|\bfrom\s(?:about\s|around\s)?(?P<f>\d{2,3}(?:\.\d{1,2})?)\s?(?:to|-|–)\s?(?:about\s|around\s)?\d)")
         .unwrap_or_else(|e| panic!("bare load pattern: {e}"))
 });
 /// What, right after a shorthand set, makes it no load: a time, a share, a clock ("30 for 10
@@ -129,7 +129,7 @@ impl Kind {
 
 static E1RM_WORDS: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"(?i)(e1rm|1rm|1-rm|one[- ]rep max|estimated max|max(imum)? (of|at|is|was)|\bmax\b)",
+        r"(?i)(e1rm|1rm|1-rm|one[- ]rep max|estimated max|\bestimated?\b|max(imum)? (of|at|is|was)|\bmax\b)",
     )
     .unwrap_or_else(|e| panic!("e1rm pattern: {e}"))
 });
@@ -334,7 +334,7 @@ static PLATES_AFTER: LazyLock<Regex> = LazyLock::new(|| {
 });
 /// "An Olympic bar is 20 kg", "a kettlebell weighs 16 kg": an implement's weight.
 static IMPLEMENT_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(bar|barbell|kettlebell|bell|plate)s?\s+(is|are|weighs|weigh)(\s+(about|usually|typically))?\s*$")
+    Regex::new(r"(?i)\b(bar|barbell|kettlebell|bell|plate|sled|carriage)s?\s+(itself\s+)?(is|are|weighs|weigh)(\s+(about|usually|typically|around|roughly))?\s*$")
         .unwrap_or_else(|e| panic!("implement pattern: {e}"))
 });
 
@@ -393,13 +393,22 @@ pub(super) fn weights_in(text: &str, claim: bool) -> Vec<Stated> {
         let mut kind = kind_of(before, claim);
         if claim {
             let after = text.get(at.end..).unwrap_or_default();
+            let prev = out.last().map(|p| p.kind);
             if let Some(k) = kind_after(after) {
                 kind = k;
-            } else if let Some(prev) = out.last().filter(|_| COMPARED.is_match(before)) {
+            } else if let Some(p) = prev.filter(|_| COMPARED.is_match(before)) {
                 // "e1RM 121 kg (was 119.6 kg)": the same kind as the figure compared.
-                kind = prev.kind;
+                kind = p;
+            } else if kind == Kind::Load
+                && !LOAD_WORDS.is_match(before)
+                && E1RM_WORDS.is_match(text.get(..at.start).unwrap_or_default())
+            {
+                // "Your estimated max was 34.7 kg last week and 36.4 kg this week": nothing
+                // since the sentence named what its figures are says otherwise.
+                kind = Kind::E1rm;
             }
-            if past_change(text, &at) {
+            let listed_change = prev == Some(Kind::Change) && SINCE_AFTER.is_match(after);
+            if past_change(text, &at) || listed_change || OVER_WEEKS_AFTER.is_match(after) {
                 kind = Kind::Change;
             }
         }
@@ -414,6 +423,16 @@ pub(super) fn weights_in(text: &str, claim: bool) -> Vec<Stated> {
     out
 }
 
+/// Words that make a figure a load done or to do ("did", "for 5", "try").
+static LOAD_WORDS: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(did|do|done|lifted|hit|try|use|using|go|load|start|work|put|aim|sets?|reps?|top set|working|pressed|pulled|squatted|benched|goals?|target|for \d|x \d)\b")
+        .unwrap_or_else(|e| panic!("load words pattern: {e}"))
+});
+/// "12 lb in three weeks": a change made over a time.
+static OVER_WEEKS_AFTER: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)^\s*(in|over)\s+(the\s+)?((last|past)\s+)?(\w+\s+)?(weeks?|months?)\b")
+        .unwrap_or_else(|e| panic!("over weeks pattern: {e}"))
+});
 /// Words between two figures that compare them ("121 kg (was 119.6 kg)", "from 117 to 121 kg").
 static COMPARED: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)^[\s,;(\[]*((was|were|from|vs\.?|versus|up from|down from|compared (to|with)|to|or|i\.e\.|→|->|-|–|=|≈)\s*)?((about|around|roughly|approximately|~)\s*)?$")
@@ -425,10 +444,14 @@ fn kind_after(after: &str) -> Option<Kind> {
         Regex::new(r"(?i)^\s*(x|×|for)\s*\d").unwrap_or_else(|e| panic!("set pattern: {e}"))
     });
     static MAX: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r"(?i)^\s*([a-z]+\s+){0,2}(e1rm|1rm|e1-rm|estimated (1rm|max)|max\b)")
+        Regex::new(r"(?i)^\s*([a-z]+\s+){0,2}(e1rm|1rm|e1-rm|estimated?\b|max\b)")
             .unwrap_or_else(|e| panic!("max-after pattern: {e}"))
     });
-    if SET.is_match(after) {
+    static GOAL: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?i)^\s*(goal|target)\b").unwrap_or_else(|e| panic!("goal pattern: {e}"))
+    });
+    // A goal is kept as the load the lifter wants to lift.
+    if SET.is_match(after) || GOAL.is_match(after) {
         Some(Kind::Load)
     } else if MAX.is_match(after) {
         Some(Kind::E1rm)
@@ -441,7 +464,7 @@ fn kind_after(after: &str) -> Option<Kind> {
 /// 20 kg this block"): a claim about the data, checked against its changes. A change asked
 /// for ("add 2.5 kg") is advice and is not checked.
 static PAST_CHANGE_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)((\b(is|are|was|were|has been|have been|went|gone|come|came)|[’'‘]s|^|[,;(—–-])\s*(up|down)|\b(climbed|gained|added|improved|rose|risen|increased|grew|grown|dropped|fell|fallen|lost|jumped|put on))\s+(by\s+)?((about|around|roughly|nearly|almost|over|just|another|a further)\s+)?[+\-−]?\s*$")
+    Regex::new(r"(?i)((\b(is|are|was|were|has been|have been|went|gone|come|came|crept|moved|inched|ticked|climbed|crawled)|[’'‘]s|^|[,;(—–-])\s*(up|down)|\b(increase|gain|improvement|rise|drop|jump) of|\b(climbed|gained|added|improved|rose|risen|increased|grew|grown|dropped|fell|fallen|lost|jumped|put on))\s+(by\s+)?((about|around|roughly|nearly|almost|over|just|another|a further)\s+)?[+\-−]?\s*$")
         .unwrap_or_else(|e| panic!("past change pattern: {e}"))
 });
 static SINCE_AFTER: LazyLock<Regex> = LazyLock::new(|| {
@@ -492,8 +515,10 @@ fn bare_loads(text: &str) -> Vec<(f64, f64, std::ops::Range<usize>)> {
 #[derive(Debug, Default, Clone)]
 pub struct Facts {
     weights: Vec<Fact>,
-    /// Numbers in the lifter's own message: they back a claim of any kind.
+    /// Numbers in the lifter's own message: they back a claim of any kind (an e1RM only when
+    /// the lifter spoke of one: "I hit 315 for a double" is no max of 315).
     said: Vec<f64>,
+    said_max: bool,
     /// The lifter's own exercise names seen in the data, with the catalog's.
     names: LiftNames,
 }
@@ -526,6 +551,7 @@ const LIFT_KEYS: &[&str] = &["exercise_id", "exercise_name", "exercise", "name"]
 impl Facts {
     /// The lifter's message: their numbers back any claim ("I did 100 for 5").
     pub fn add_said(&mut self, text: &str) {
+        self.said_max |= E1RM_WORDS.is_match(text);
         self.said.extend(
             NUMBER
                 .find_iter(text)
@@ -680,7 +706,8 @@ impl Facts {
         let close = |fact_kg: f64, fact_raw: f64| {
             (fact_kg - kg).abs() <= tolerance_kg || (fact_raw - raw).abs() < 0.01
         };
-        self.said.iter().any(|n| close(*n, *n))
+        let said = kind != Kind::E1rm || self.said_max;
+        (said && self.said.iter().any(|n| close(*n, *n)))
             || self.weights.iter().any(|f| {
                 f.kind.backs(kind)
                     && close(f.kg, f.raw)

@@ -66,6 +66,15 @@ impl LiftNames {
     /// Adds `name` as a name of `id` (the first id to claim a name keeps it).
     pub fn add(&mut self, name: &str, id: &str) {
         let w: Vec<String> = words(name).into_iter().map(|(w, _, _)| w).collect();
+        // "Paused Bench Press" is also "paused bench" (three words or more: "bench" alone is
+        // the catalog's own alias, "overhead" is no lift).
+        if w.len() >= 3 && w.last().is_some_and(|l| l == "press") {
+            self.add_words(w[..w.len() - 1].to_vec(), id);
+        }
+        self.add_words(w, id);
+    }
+
+    fn add_words(&mut self, w: Vec<String>, id: &str) {
         let Some(first) = w.first() else { return };
         let list = self.by_first.entry(first.clone()).or_default();
         if !list.iter().any(|(n, _)| *n == w) {
