@@ -3,7 +3,9 @@
 //! in `contexts.json`): nothing correct is masked, and invented or mis-attributed weights are.
 //!
 //! Every third sentence (index 2, 5, 8, …) is held out: checker changes are made looking at
-//! the others' failures only, and the held-out figures are reported apart.
+//! the others' failures only, and the held-out figures are reported apart. Two more sets on
+//! four new lifters followed: the "fresh" one, measured once and then used for development,
+//! and the "third", held out (its failures are not printed).
 
 use serde_json::Value;
 
@@ -14,6 +16,9 @@ const SENTENCES: &str = include_str!("../../../../tests/data/critic/sentences.js
 /// A second set, written afterwards by another helper on two new lifters, measured once.
 const FRESH_CONTEXTS: &str = include_str!("../../../../tests/data/critic/fresh-contexts.json");
 const FRESH_SENTENCES: &str = include_str!("../../../../tests/data/critic/fresh-sentences.json");
+/// A third set, two more lifters by a third helper: held out, measured once, never tuned on.
+const THIRD_CONTEXTS: &str = include_str!("../../../../tests/data/critic/third-contexts.json");
+const THIRD_SENTENCES: &str = include_str!("../../../../tests/data/critic/third-sentences.json");
 
 /// Precision on correct and general sentences (nothing masked) and recall on invented and
 /// mis-attributed weights (masked), the coach issue's bar (development sentences).
@@ -181,4 +186,23 @@ fn the_number_check_on_a_fresh_set_of_two_new_lifters() {
     // made looking at its failures: it is development data now, and these are its floors.
     assert!(fresh.clean_kept >= 80, "fresh: {} kept", fresh.clean_kept);
     assert!(fresh.bad_masked >= 69, "fresh: {} masked", fresh.bad_masked);
+}
+
+#[test]
+fn the_number_check_on_a_third_set_held_out() {
+    let (_, third) = measure(THIRD_CONTEXTS, THIRD_SENTENCES, |_| true);
+    // Only the figures: its failures are not printed, so that nothing is tuned on it.
+    println!(
+        "third: precision {}/{} ({:.1} %), recall {}/{} ({:.1} %)",
+        third.clean_kept,
+        third.clean,
+        100.0 * third.precision(),
+        third.bad_masked,
+        third.bad_figures,
+        100.0 * third.recall()
+    );
+    assert!(third.clean >= 60 && third.bad_figures >= 50, "{third:?}");
+    // As measured once (docs/models.md): below the issue's bar on recall.
+    assert!(third.clean_kept >= 67, "third: {} kept", third.clean_kept);
+    assert!(third.bad_masked >= 40, "third: {} masked", third.bad_masked);
 }
