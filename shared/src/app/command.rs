@@ -6,17 +6,17 @@
 use chrono::{DateTime, Duration, Utc};
 use serde::Serialize;
 
-use super::{MAX_ATTEMPTS, store_error};
+use super::active::{Edit, EditRead, EditRequest, edit_active, kept};
+use super::store_error;
 use crate::analysis::history::LOOKBACK_WEEKS;
 use crate::api::{ApiError, ErrorCode};
 use crate::context::SessionContext;
 use crate::domain::profile::Profile;
 use crate::domain::units::Unit;
 use crate::domain::workout::Workout;
-use crate::retry::Attempts;
 use crate::router::{Command, Intent, Lane, Route};
 use crate::skills::copilot::{self, CommandData, CopilotError};
-use crate::store::{CommitOutcome, IDEMPOTENCY_TTL_SECS, IdempotencyRecord, Store};
+use crate::store::Store;
 
 /// What a command came to.
 #[allow(clippy::large_enum_variant)] // one per request, as `CommandData`
@@ -78,68 +78,66 @@ pub async fn run(
     pre_validate(&cmd)?;
     copilot::set_time(ctx.client_time, Utc::now(), None)?;
     let fingerprint = fingerprint(intent, text, ctx.workout_id.as_deref());
+    let keys: Vec<&str> = ctx.corr.as_deref().into_iter().collect();
+    let req = EditRequest {
+        user: &ctx.user_id,
+        workout_id: ctx.workout_id.as_deref(),
+        needs_active: false,
+        keys: &keys,
+        recent_history: false,
+    };
     // Each loser of a race re-reads and applies its command to the new state (two "done" log
     // two sets).
-    let mut attempts = Attempts::new(MAX_ATTEMPTS);
-    while attempts.next().await {
-        let state = store
-            .copilot_state(&ctx.user_id, ctx.corr.as_deref(), Utc::now())
-            .await;
-        let state = state.map_err(|e| store_error(&e))?;
-        if let Some(rec) = state.replay {
-            if rec.fingerprint != fingerprint {
+    let (cmd, fingerprint) = (&cmd, &fingerprint);
+    edit_active(store, req, move |read: EditRead| async move {
+        if let Some(rec) = ctx.corr.as_ref().and_then(|c| read.replays.get(c)) {
+            if &rec.fingerprint != fingerprint {
                 return Err(ApiError::new(
                     ErrorCode::IdempotencyKeyReused,
                     "this corr was already used for a different request",
                 ));
             }
             crate::telemetry::record(|log| log.outcome = "replayed");
-            return Ok(Outcome::Replay {
+            return Ok(Edit::Answer(Outcome::Replay {
                 status: rec.status,
-                body: rec.body,
-            });
+                body: rec.body.clone(),
+            }));
         }
-        let profile = state.profile.unwrap_or_default();
-        let (workout, version) = match &state.workout {
-            Some(v) => (Some(&v.value), v.version),
-            None => (None, 0),
-        };
-        let history = history_for(store, ctx, &cmd, workout).await?;
-        let now = Utc::now();
+        let workout = read.active.as_ref().map(|v| &v.value);
+        let history = history_for(store, ctx, cmd, workout).await?;
         let step = Step {
             ctx,
-            cmd: &cmd,
-            profile: &profile,
+            cmd,
+            profile: &read.profile,
             history: &history,
             client_time: ctx.client_time,
-            now,
+            now: read.now,
         };
         let (text, data, changed) = apply_one(&step, workout)?;
         let Some(changed) = changed else {
             crate::telemetry::record(|log| log.outcome = "no_change");
-            return Ok(Outcome::Answer { intent, text, data });
+            return Ok(Edit::Answer(Outcome::Answer { intent, text, data }));
         };
-        // The record stores the answer exactly as the first request got it.
-        let record = ctx.corr.as_ref().map(|corr| IdempotencyRecord {
-            corr: corr.clone(),
-            fingerprint: fingerprint.clone(),
-            status: 200,
-            body: Outcome::render_answer(intent, &text, &data),
-            expires_at: now.timestamp() + IDEMPOTENCY_TTL_SECS,
-        });
-        let committed = store
-            .commit_workout(&ctx.user_id, &changed, version, record.as_ref(), now)
-            .await;
-        match committed.map_err(|e| store_error(&e))? {
-            CommitOutcome::Committed => return Ok(Outcome::Answer { intent, text, data }),
-            // Someone else wrote first: the next attempt re-applies to what they wrote.
-            CommitOutcome::VersionConflict | CommitOutcome::DuplicateRequest => {}
-        }
-    }
-    Err(ApiError::new(
-        ErrorCode::Conflict,
-        "the workout kept changing while this command was applied; nothing was logged, please retry",
-    ))
+        // The record keeps the answer exactly as the first request got it.
+        let records = ctx
+            .corr
+            .iter()
+            .map(|corr| {
+                kept(
+                    corr,
+                    fingerprint,
+                    Outcome::render_answer(intent, &text, &data),
+                    read.now,
+                )
+            })
+            .collect();
+        Ok(Edit::Write {
+            workout: changed,
+            records,
+            answer: Outcome::Answer { intent, text, data },
+        })
+    })
+    .await
 }
 
 /// The FAST command of a route, or the error that says where the message belongs.

@@ -22,6 +22,7 @@
 //! the store's conditions and are re-applied on the new state.
 
 pub mod account;
+pub(crate) mod active;
 pub mod assist;
 pub mod buttons;
 pub mod card_summary;
@@ -42,8 +43,8 @@ pub mod workout_edit;
 
 use std::borrow::Cow;
 
-use chrono::{DateTime, Duration, Utc};
-use serde_json::{Value, json};
+use chrono::{Duration, Utc};
+use serde_json::Value;
 
 use crate::analysis::history::LOOKBACK_WEEKS;
 use crate::api::{ApiError, ErrorCode};
@@ -51,9 +52,7 @@ use crate::context::SessionContext;
 use crate::domain::catalog::catalog;
 use crate::domain::workout::Workout;
 use crate::queue::JobQueue;
-use crate::store::{
-    CommitOutcome, IDEMPOTENCY_TTL_SECS, IdempotencyRecord, Parts, Store, UserState,
-};
+use crate::store::{Parts, Store, UserState};
 
 /// Read-apply-write attempts before a 409.
 pub(crate) const MAX_ATTEMPTS: u32 = 6;
@@ -124,32 +123,6 @@ impl App {
             .map(|e| e.exercise_id.as_str())
             .collect();
         self.with_last_sessions(ctx, history, &ids).await
-    }
-
-    /// Commits a changed active workout with the request's idempotency record.
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) async fn commit(
-        &self,
-        ctx: &SessionContext,
-        workout: &Workout,
-        version: u64,
-        fingerprint: &str,
-        action: &str,
-        data: &Value,
-        now: DateTime<Utc>,
-    ) -> Result<CommitOutcome, ApiError> {
-        let record = ctx.corr.as_ref().map(|corr| IdempotencyRecord {
-            corr: corr.clone(),
-            fingerprint: fingerprint.to_string(),
-            status: 200,
-            body: json!({ "action": action, "data": data }).to_string(),
-            expires_at: now.timestamp() + IDEMPOTENCY_TTL_SECS,
-        });
-        let out = self
-            .store
-            .commit_workout(&ctx.user_id, workout, version, record.as_ref(), now)
-            .await;
-        out.map_err(|e| store_error(&e))
     }
 }
 

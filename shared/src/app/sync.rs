@@ -10,17 +10,16 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::active::{Edit, EditFailed, EditRead, EditRequest, edit_active, kept};
 use super::command::{self, Outcome, Step};
 use super::params::read;
-use super::{App, MAX_ATTEMPTS, checked_id, conflict, invalid, store_error};
+use super::{App, checked_id, invalid, store_error};
 use crate::api::{ApiError, ErrorCode};
 use crate::context::{SessionContext, is_valid_id};
 use crate::domain::limits::MAX_MESSAGE_CHARS;
 use crate::domain::workout::Workout;
-use crate::retry::Attempts;
 use crate::router::{self, Command, Intent};
 use crate::skills::copilot;
-use crate::store::{CommitOutcome, IDEMPOTENCY_TTL_SECS, IdempotencyRecord};
 
 /// Most commands in one batch (a transaction holds the workout and one record per command).
 pub const MAX_SYNC_COMMANDS: usize = 50;
@@ -170,33 +169,39 @@ impl App {
     ) -> Result<Synced, ApiError> {
         checked_id(workout_id, "id")?;
         let corrs: Vec<&str> = commands.iter().map(|c| c.corr.as_str()).collect();
-        let mut attempts = Attempts::new(MAX_ATTEMPTS);
-        while attempts.next().await {
-            let now = Utc::now();
-            let (state, replays) = self
-                .store
-                .sync_state(&ctx.user_id, &corrs, now)
-                .await
-                .map_err(|e| store_error(&e))?;
-            let Some(active) = state.workout.filter(|w| w.value.id == workout_id) else {
-                return Err(self.not_active(ctx, workout_id).await);
+        let req = EditRequest {
+            user: &ctx.user_id,
+            workout_id: Some(workout_id),
+            needs_active: true,
+            keys: &corrs,
+            recent_history: false,
+        };
+        // Raced (another command, or this batch sent twice at once): `edit_active` re-reads and
+        // this replays what the other request applied.
+        let synced = edit_active(&self.store, req, move |read: EditRead| async move {
+            let Some(active) = &read.active else {
+                return Err(Refused::NotActive);
             };
-            let profile = state.profile.unwrap_or_default();
-            let mut workout: Workout = active.value;
+            let mut workout: Workout = active.value.clone();
             let mut history: Option<Vec<Workout>> = None;
             let mut records = Vec::new();
             let mut results = Vec::with_capacity(commands.len());
             for (i, c) in commands.iter().enumerate() {
                 let intent = Intent::of_command(&c.command);
                 let fingerprint = command::fingerprint(intent, &c.text, Some(workout_id));
-                if let Some(rec) = replays.get(&c.corr) {
+                if let Some(rec) = read.replays.get(&c.corr) {
                     let bare = command::fingerprint(intent, &c.text, None);
                     if rec.fingerprint != fingerprint && rec.fingerprint != bare {
-                        return Err(ApiError::new(
-                            ErrorCode::IdempotencyKeyReused,
-                            format!("corr '{}' was already used for a different command", c.corr),
-                        )
-                        .field(format!("commands[{i}].corr")));
+                        return Err(Refused::Api(
+                            ApiError::new(
+                                ErrorCode::IdempotencyKeyReused,
+                                format!(
+                                    "corr '{}' was already used for a different command",
+                                    c.corr
+                                ),
+                            )
+                            .field(format!("commands[{i}].corr")),
+                        ));
                     }
                     results.push(SyncResult {
                         corr: c.corr.clone(),
@@ -222,10 +227,10 @@ impl App {
                 let step = Step {
                     ctx: &cmd_ctx,
                     cmd: &c.command,
-                    profile: &profile,
+                    profile: &read.profile,
                     history: history.as_deref().unwrap_or_default(),
                     client_time: c.at,
-                    now,
+                    now: read.now,
                 };
                 let (text, data, changed) =
                     command::apply_one(&step, Some(&workout)).map_err(|e| {
@@ -239,13 +244,7 @@ impl App {
                 let status = match changed {
                     Some(w) => {
                         workout = w;
-                        records.push(IdempotencyRecord {
-                            corr: c.corr.clone(),
-                            fingerprint,
-                            status: 200,
-                            body: body.clone(),
-                            expires_at: now.timestamp() + IDEMPOTENCY_TTL_SECS,
-                        });
+                        records.push(kept(&c.corr, &fingerprint, body.clone(), read.now));
                         "applied"
                     }
                     None => "unchanged",
@@ -256,28 +255,26 @@ impl App {
                     answer: serde_json::from_str(&body).unwrap_or(Value::Null),
                 });
             }
-            if records.is_empty() {
-                return Ok(Synced {
-                    workout_id: workout_id.to_string(),
-                    version: active.version,
-                    results,
-                });
-            }
-            let committed = self
-                .store
-                .commit_workout_records(&ctx.user_id, &workout, active.version, &records, now)
-                .await
-                .map_err(|e| store_error(&e))?;
-            if committed == CommitOutcome::Committed {
-                return Ok(Synced {
-                    workout_id: workout_id.to_string(),
-                    version: active.version + 1,
-                    results,
-                });
-            }
-            // Raced (another command, or this batch sent twice at once): re-read and replay.
+            let answer = |version| Synced {
+                workout_id: workout_id.to_string(),
+                version,
+                results,
+            };
+            Ok(match records.is_empty() {
+                true => Edit::Answer(answer(active.version)),
+                false => Edit::Write {
+                    workout,
+                    records,
+                    answer: answer(active.version + 1),
+                },
+            })
+        })
+        .await;
+        match synced {
+            Ok(s) => Ok(s),
+            Err(Refused::Api(e)) => Err(e),
+            Err(Refused::NotActive) => Err(self.not_active(ctx, workout_id).await),
         }
-        Err(conflict())
     }
 
     /// Why `workout_id` takes no commands: completed (409), or not the lifter's (404).
@@ -299,6 +296,28 @@ impl App {
             ),
             Err(e) => store_error(&e),
         }
+    }
+}
+
+/// Why a batch changed nothing: its workout is not the active one (the answer says whether it
+/// was completed), or any other refusal.
+enum Refused {
+    NotActive,
+    Api(ApiError),
+}
+
+impl From<EditFailed> for Refused {
+    fn from(e: EditFailed) -> Refused {
+        match e {
+            EditFailed::NoActiveWorkout | EditFailed::WorkoutMismatch { .. } => Refused::NotActive,
+            e => Refused::Api(e.into()),
+        }
+    }
+}
+
+impl From<ApiError> for Refused {
+    fn from(e: ApiError) -> Refused {
+        Refused::Api(e)
     }
 }
 

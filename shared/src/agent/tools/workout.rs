@@ -1,13 +1,14 @@
-//! Workout-mode tools: changes to the active workout while the lifter trains. Each one reads
-//! the workout, applies the change with the same skills as the app's buttons and the copilot,
-//! and commits it on the workout's version (re-applied if something else wrote first).
+//! Workout-mode tools: changes to the active workout while the lifter trains. Each one is an
+//! edit of the active workout through the same use case as the app's commands, buttons and
+//! offline sync (`app::active::edit_active`: the read, the checks, the versioned commit, the
+//! retry and the replay), applying the change with the same skills.
 
-use chrono::{DateTime, Duration, Utc};
+use chrono::{DateTime, Utc};
 use serde_json::{Value, json};
 
 use super::read::workout_brief;
 use super::{Env, ToolError, int_arg, numbers_in, spec, store_failed, str_arg};
-use crate::analysis::history::LOOKBACK_WEEKS;
+use crate::app::active::{Edit, EditFailed, EditRead, EditRequest, edit_active, kept};
 use crate::domain::catalog::Loading;
 use crate::domain::catalog::catalog;
 use crate::domain::limits::{self, MAX_REPS, MAX_RIR};
@@ -16,13 +17,8 @@ use crate::domain::units::Unit;
 use crate::domain::units::format_weight;
 use crate::domain::workout::{SetAction, SetResult, SetStatus, Workout};
 use crate::llm::ToolSpec;
-use crate::retry::Attempts;
 use crate::skills::suggest::{DEFAULT_TARGET_RIR, step_for, suggest_weight};
 use crate::skills::{swap, workouts};
-use crate::store::{CommitOutcome, IDEMPOTENCY_TTL_SECS, IdempotencyRecord, Parts};
-
-/// Read-apply-commit attempts before giving up on a workout that keeps changing.
-const MAX_ATTEMPTS: u32 = 4;
 
 pub(super) fn specs() -> Vec<ToolSpec> {
     let set_values = |required: &[&str]| {
@@ -137,90 +133,81 @@ where
 {
     let user = env.ctx.user_id.as_str();
     let key = env.call_key(name, args);
-    let mut attempts = Attempts::new(MAX_ATTEMPTS);
-    while attempts.next().await {
-        let now = Utc::now();
-        let parts = Parts {
-            workout: true,
-            profile: true,
-            ..Parts::default()
-        };
-        let state = env
-            .store
-            .user_state(user, parts, key.as_ref().map(|(k, _)| k.as_str()), now)
-            .await
-            .map_err(|e| store_failed(&e))?;
-        if let Some(done) = state.replay {
+    let keys: Vec<&str> = key.iter().map(|(k, _)| k.as_str()).collect();
+    let req = EditRequest {
+        user,
+        workout_id: env.ctx.workout_id.as_deref(),
+        needs_active: true,
+        keys: &keys,
+        recent_history: history_for.is_some(),
+    };
+    let (key, apply) = (&key, &apply);
+    edit_active(env.store, req, move |read: EditRead| async move {
+        if let Some(done) = key.as_ref().and_then(|(k, _)| read.replays.get(k)) {
             let mut answer: Value = serde_json::from_str(&done.body).unwrap_or_default();
             answer["replayed"] = json!(
                 "this call was already made for this message (a retried request): nothing was changed again"
             );
-            return Ok(answer);
+            return Ok(Edit::Answer(answer));
         }
-        let Some(active) = state.workout else {
-            return Err(ToolError::new(
-                "NO_ACTIVE_WORKOUT",
-                "the lifter has no active workout",
-            ));
+        let Some(active) = &read.active else {
+            return Err(EditFailed::NoActiveWorkout.into());
         };
-        if let Some(wanted) = env.ctx.workout_id.as_deref()
-            && wanted != active.value.id
-        {
-            return Err(ToolError::new(
-                "WORKOUT_MISMATCH",
-                format!("workout {wanted} is not the active workout"),
-            ));
-        }
         let history = match history_for {
             None => Vec::new(),
-            Some(args) => history(env, user, &active.value, args, now)
+            Some(args) => with_last_session(env, user, &active.value, args, read.history)
                 .await
                 .map_err(|e| store_failed(&e))?,
         };
-        let profile = state.profile.unwrap_or_default();
-        let (changed, mut answer) = apply(&active.value, &history, &profile, now)?;
+        let (changed, mut answer) = apply(&active.value, &history, &read.profile, read.now)?;
         let Some(changed) = changed else {
-            return Ok(answer);
+            return Ok(Edit::Answer(answer));
         };
-        workouts::validate(&changed).map_err(|e| {
-            ToolError::new("INVALID_ARGUMENT", format!("{}: {}", e.field, e.message))
-        })?;
         answer["workout"] = workout_brief(&changed);
-        let record = key.as_ref().map(|(k, fp)| IdempotencyRecord {
-            corr: k.clone(),
-            fingerprint: fp.clone(),
-            status: 200,
-            body: answer.to_string(),
-            expires_at: now.timestamp() + IDEMPOTENCY_TTL_SECS,
-        });
-        let committed = env
-            .store
-            .commit_workout(user, &changed, active.version, record.as_ref(), now)
-            .await
-            .map_err(|e| store_failed(&e))?;
-        if committed == CommitOutcome::Committed {
-            return Ok(answer);
-        } // else raced, or the same call committed meanwhile: the next attempt re-reads
+        let records = key
+            .iter()
+            .map(|(k, fp)| kept(k, fp, answer.to_string(), read.now))
+            .collect();
+        Ok(Edit::Write {
+            workout: changed,
+            records,
+            answer,
+        })
+    })
+    .await
+}
+
+impl From<EditFailed> for ToolError {
+    fn from(e: EditFailed) -> ToolError {
+        match e {
+            EditFailed::Store(e) => store_failed(&e),
+            EditFailed::NoActiveWorkout => {
+                ToolError::new("NO_ACTIVE_WORKOUT", "the lifter has no active workout")
+            }
+            EditFailed::WorkoutMismatch { wanted } => ToolError::new(
+                "WORKOUT_MISMATCH",
+                format!("workout {wanted} is not the active workout"),
+            ),
+            EditFailed::Invalid(l) => {
+                ToolError::new("INVALID_ARGUMENT", format!("{}: {}", l.field, l.message))
+            }
+            EditFailed::Conflict => ToolError::new(
+                "CONFLICT",
+                "the workout kept changing; nothing was changed, try again",
+            ),
+        }
     }
-    Err(ToolError::new(
-        "CONFLICT",
-        "the workout kept changing; nothing was changed, try again",
-    ))
 }
 
 /// The history a change is planned from: the recent window plus the last session of the
 /// exercise `args` names, directly or through a set of `active`.
-async fn history(
+async fn with_last_session(
     env: &Env<'_>,
     user: &str,
     active: &Workout,
     args: &Value,
-    now: DateTime<Utc>,
+    recent: Vec<Workout>,
 ) -> Result<Vec<Workout>, crate::store::StoreError> {
-    let recent = env
-        .store
-        .completed_workouts_since(user, now - Duration::weeks(LOOKBACK_WEEKS))
-        .await?;
     let named = args["exercise_id"]
         .as_str()
         .and_then(|t| catalog().resolve(t).exercise())

@@ -17,8 +17,8 @@ pub use answers::*;
 
 use super::params::*;
 use super::{
-    App, MAX_ATTEMPTS, active_in_prefix, assist, conflict, fingerprint, invalid, not_in_workout,
-    reused, store_error, unknown_exercise,
+    App, active_in_prefix, assist, fingerprint, invalid, not_in_workout, reused, store_error,
+    unknown_exercise,
 };
 use crate::api::{ApiError, ErrorCode};
 use crate::context::SessionContext;
@@ -26,10 +26,9 @@ use crate::domain::catalog::{Equipment, Exercise, catalog};
 use crate::domain::limits::{MAX_REPS, MAX_RIR, MAX_SETS_PER_EXERCISE};
 use crate::domain::profile::Profile;
 use crate::domain::workout::Workout;
-use crate::retry::Attempts;
 use crate::router::{self, Intent};
-use crate::skills::{autofill, monitor, suggest, swap, workouts};
-use crate::store::{CommitOutcome, Parts, UserState};
+use crate::skills::{autofill, monitor, suggest, swap};
+use crate::store::{IdempotencyRecord, Parts};
 
 /// How long a monitor nudge stays claimed (longer than any workout).
 const MONITOR_CLAIM_DAYS: i64 = 7;
@@ -220,9 +219,12 @@ impl App {
     }
 }
 
-/// A replayed answer for this request's corr, if it already ran.
-fn replay(state: &UserState, fingerprint: &str) -> Result<Option<ButtonAnswer>, ApiError> {
-    let Some(rec) = &state.replay else {
+/// A replayed answer for this request's corr, if it already ran (`done`: its kept answer).
+fn replay(
+    done: Option<&IdempotencyRecord>,
+    fingerprint: &str,
+) -> Result<Option<ButtonAnswer>, ApiError> {
+    let Some(rec) = done else {
         return Ok(None);
     };
     if rec.fingerprint != fingerprint {

@@ -2,6 +2,8 @@
 //! and with `exercise_instance_id` the best one replaces the exercise in the active workout.
 
 use super::*;
+use crate::app::active::{Edit, EditRead, EditRequest, edit_active, kept};
+use serde_json::json;
 
 impl App {
     pub(super) async fn swap(
@@ -22,34 +24,44 @@ impl App {
             (target_text.as_str(), instance_id.as_deref(), *confirm);
         let fingerprint = fingerprint(&[payload, ctx.workout_id.as_deref().unwrap_or("")]);
         // The model's pick (exercise id, reason), asked once even if the write is retried.
-        let mut model_pick: Option<Option<(String, String)>> = None;
-        let mut attempts = Attempts::new(MAX_ATTEMPTS);
-        while attempts.next().await {
-            let parts = Parts {
-                workout: true,
-                profile: true,
-                ..Parts::default()
-            };
-            let (state, history) = self.load(ctx, parts).await?;
-            if let Some(r) = replay(&state, &fingerprint)? {
+        let model_pick: std::sync::Mutex<Option<Option<(String, String)>>> = Default::default();
+        let (model_pick, fingerprint) = (&model_pick, &fingerprint);
+        let keys: Vec<&str> = ctx.corr.as_deref().into_iter().collect();
+        let req = EditRequest {
+            user: &ctx.user_id,
+            // Only a swap into the workout is about the prefix's workout; a list is not.
+            workout_id: instance_id.and(ctx.workout_id.as_deref()),
+            needs_active: false,
+            keys: &keys,
+            recent_history: true,
+        };
+        edit_active(&self.store, req, move |read: EditRead| async move {
+            let done = ctx.corr.as_ref().and_then(|c| read.replays.get(c));
+            if let Some(r) = replay(done, fingerprint)? {
                 crate::telemetry::record(|log| log.outcome = "replayed");
-                return Ok(r);
+                return Ok(Edit::Answer(r));
             }
-            let profile = state.profile.clone().unwrap_or_default();
-            let target = swap::resolve_target(target_text, &history)
+            let (profile, history) = (&read.profile, &read.history);
+            let target = swap::resolve_target(target_text, history)
                 .map_err(|m| ApiError::new(ErrorCode::UnknownExercise, m).field("target"))?;
             let query = swap::SwapQuery {
                 constraint: *constraint,
                 muscle: *muscle,
                 exclude: exclude.clone(),
             };
-            let familiar = familiarity(&history);
-            let ranked = swap::rank(target, catalog().all(), &query, &profile, &familiar);
-            if model_pick.is_none() {
-                let pick = self.assist.pick_swap(target, &ranked).await;
-                model_pick = Some(pick.map(|(i, why)| (ranked[i].exercise.id.to_string(), why)));
-            }
-            let (ranked, chosen) = with_model_pick(ranked, model_pick.clone().flatten());
+            let familiar = familiarity(history);
+            let ranked = swap::rank(target, catalog().all(), &query, profile, &familiar);
+            let asked = model_pick.lock().unwrap_or_else(|p| p.into_inner()).clone();
+            let pick = match asked {
+                Some(pick) => pick,
+                None => {
+                    let pick = self.assist.pick_swap(target, &ranked).await;
+                    let pick = pick.map(|(i, why)| (ranked[i].exercise.id.to_string(), why));
+                    *model_pick.lock().unwrap_or_else(|p| p.into_inner()) = Some(pick.clone());
+                    pick
+                }
+            };
+            let (ranked, chosen) = with_model_pick(ranked, pick);
             let Some(best) = ranked.first() else {
                 return Err(ApiError::new(
                     ErrorCode::NoAlternatives,
@@ -83,22 +95,20 @@ impl App {
                 weights: None,
             };
             let Some(instance_id) = instance_id else {
-                return Ok(ButtonAnswer::ReplaceExercise(answer));
+                return Ok(Edit::Answer(ButtonAnswer::ReplaceExercise(answer)));
             };
-            let active = active_in_prefix(&state, ctx)?;
-            let Some((workout, version)) = active else {
+            let Some(active) = &read.active else {
                 return Err(not_in_workout(instance_id));
             };
-            let now = Utc::now();
             let applied = swap_in(
-                workout,
+                &active.value,
                 instance_id,
                 target,
                 best.exercise,
                 confirm,
-                &history,
-                &profile,
-                now,
+                history,
+                profile,
+                read.now,
             )?;
             answer.applied = true;
             answer.message = format!(
@@ -108,22 +118,20 @@ impl App {
             answer.exercise_instance_id = Some(applied.instance_id);
             answer.weights = Some(applied.weights);
             let answer = ButtonAnswer::ReplaceExercise(answer);
-            let committed = self
-                .commit(
-                    ctx,
-                    &applied.workout,
-                    version,
-                    &fingerprint,
-                    answer.action(),
-                    &answer.data(),
-                    now,
-                )
-                .await?;
-            if committed == CommitOutcome::Committed {
-                return Ok(answer);
-            } // else raced: the next attempt re-applies
-        }
-        Err(conflict())
+            // The record keeps the answer as the app received it.
+            let body = json!({ "action": answer.action(), "data": answer.data() }).to_string();
+            let records = ctx
+                .corr
+                .iter()
+                .map(|c| kept(c, fingerprint, body.clone(), read.now))
+                .collect();
+            Ok(Edit::Write {
+                workout: applied.workout,
+                records,
+                answer,
+            })
+        })
+        .await
     }
 }
 
@@ -164,7 +172,7 @@ fn swap_in(
             .field("confirm"));
         }
     };
-    workouts::validate(&applied.workout)?;
+    // The whole workout is validated by `edit_active` before it is committed.
     Ok(applied)
 }
 
