@@ -87,6 +87,10 @@ pub fn suite(args: &Arguments) -> Conclusion {
             a_retried_stream_replays_its_writes,
         ),
         (
+            "a_retried_stream_replays_after_the_next_workout_started",
+            a_retried_stream_replays_after_the_next_workout_started,
+        ),
+        (
             "model_loads_are_held_to_the_history_and_writes_keep_their_order",
             model_loads_are_held_to_the_history_and_writes_keep_their_order,
         ),
@@ -917,6 +921,44 @@ fn a_retried_stream_replays_its_writes(ctx: &Ctx) -> Result<(), Failed> {
         vec!["bench-1", "bench-2"],
         "two sets logged, not four",
     )
+}
+
+/// A stream that logged a set and then failed is retried after the lifter finished that workout
+/// and started the next: the model's same call gets its first answer back (the replay comes
+/// before the check of which workout is active), and the new workout is not touched.
+fn a_retried_stream_replays_after_the_next_workout_started(ctx: &Ctx) -> Result<(), Failed> {
+    let user = unique_user("c-retry-next");
+    let store = &ctx.stack.store;
+    ctx.rt
+        .block_on(store.replace_active_workout(&user, &sample_workout("w-first", 3)))?;
+    let message = json!({"message": "(context: workout_id=w-first corr=r-next-1) log 8 reps please, and tell me if that was enough"});
+    let one_set = || ModelReply::calls(&[("log_set", json!({"reps": 8}))]);
+    ctx.fake.reply(one_set());
+    ctx.fake.reply(ModelReply::status(
+        400,
+        json!({"error": {"code": 400, "message": "bad request"}}),
+    ));
+    let s = ctx.stream(&user, message.clone());
+    check(
+        s.kinds().contains(&"error"),
+        format!("the first attempt failed: {:?}", s.kinds()),
+    )?;
+    ctx.rt
+        .block_on(store.replace_active_workout(&user, &sample_workout("w-next", 3)))?;
+    let before = ctx.rt.block_on(store.get_active_workout(&user))?;
+    ctx.fake.reset();
+    ctx.fake.reply(one_set());
+    ctx.fake.reply(ModelReply::text(&["That set is logged."]));
+    let s = ctx.stream(&user, message);
+    well_formed(&s)?;
+    eq(s.tool_oks(), vec![true], "the call answered")?;
+    let back = ctx.fake.requests()[1].body.to_string();
+    check(
+        back.contains("already made") && !back.contains("WORKOUT_MISMATCH"),
+        format!("the model got the first answer back: {back}"),
+    )?;
+    let after = ctx.rt.block_on(store.get_active_workout(&user))?;
+    eq(after, before, "the next workout untouched")
 }
 
 /// What only the lifter may decide: a new goal joins the others (it used to replace the list),

@@ -48,6 +48,10 @@ pub fn suite(args: &Arguments) -> Conclusion {
             retried_request_returns_the_first_answer,
         ),
         (
+            "a_retry_replays_after_the_next_workout_started",
+            a_retry_replays_after_the_next_workout_started,
+        ),
+        (
             "corr_reused_for_another_command_is_refused",
             corr_reused_for_another_command_is_refused,
         ),
@@ -446,6 +450,48 @@ fn retried_request_returns_the_first_answer(ctx: &Ctx) -> Result<(), Failed> {
             .count(),
         2,
         "two sets logged in all",
+    )?;
+    Ok(())
+}
+
+/// A phone that lost the answer to "done" resends it (same `corr`, same workout prefix) after
+/// the lifter finished that workout and started the next: it gets its first answer back, and
+/// the new workout is not touched.
+fn a_retry_replays_after_the_next_workout_started(ctx: &Ctx) -> Result<(), Failed> {
+    let user = unique_user("retry-next");
+    seed(ctx, &user, 2);
+    let msg = "(context: corr=lost-1 workout_id=w-1) done";
+    let first = say(ctx, &user, msg);
+    eq(first.status, 200, "first status")?;
+    ctx.rt
+        .block_on(
+            ctx.stack
+                .store
+                .replace_active_workout(&user, &sample_workout("w-2", 2)),
+        )
+        .map_err(|e| e.to_string())?;
+    let (before, v1) = stored(ctx, &user);
+    let again = say(ctx, &user, msg);
+    eq(
+        again.status,
+        200,
+        &format!("the retry's status: {}", again.body),
+    )?;
+    check(again.replayed, "the retry is marked as a replay")?;
+    eq(again.body, first.body, "the first answer")?;
+    let (after, v2) = stored(ctx, &user);
+    eq(
+        (after.id.as_str(), v2),
+        ("w-2", v1),
+        "the new workout untouched",
+    )?;
+    eq(after, before, "the new workout as it was")?;
+    // A new command with the old workout's prefix is still refused.
+    let stale = say(ctx, &user, "(context: corr=lost-2 workout_id=w-1) done");
+    eq(
+        (stale.status, stale.body["error"]["code"].clone()),
+        (409, json!("WORKOUT_MISMATCH")),
+        "a new command for the finished workout",
     )?;
     Ok(())
 }

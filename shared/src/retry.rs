@@ -15,8 +15,10 @@
 //! Err(conflict())
 //! ```
 //!
-//! (A loop rather than a helper taking an async closure: a closure's future that borrows the
-//! request is not provably `Send`, and the Lambda runtime and the stream spawn these futures.)
+//! (A loop rather than a generic helper: each use case reads, applies and writes its own way.
+//! The one write many callers share, an edit of the active workout, has its helper in
+//! `app::active`, which takes a closure returning a future: an `async` closure's future is not
+//! yet provably `Send`, and the Lambda runtime and the stream spawn these futures.)
 
 use std::time::Duration;
 

@@ -273,6 +273,7 @@ pub async fn run(
             };
             result_bytes += content.to_string().len();
             if emit.tracing() {
+                end["args"] = c.args.clone();
                 end["result"] = content.clone();
             }
             emit.send("tool_end", end).await;

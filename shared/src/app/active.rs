@@ -1,11 +1,13 @@
 //! The one way the active workout is changed. A FAST command, the swap button, an offline batch
 //! and the coach's workout tools all go through [`edit_active`], which owns what they share: one
-//! strongly consistent read (the workout at its version, the profile, the earlier answers of
-//! the request's idempotency keys, and the recent history when asked), the check that the
-//! request is for the active workout, the whole-workout validation, the commit conditioned on
-//! the version read (together with the answers to replay), and the re-read and re-apply when
-//! another write got there first. What a caller decides (the command's text, the swap's pick,
-//! the tool's answer) stays with the caller, as a closure over what was read.
+//! strongly consistent batch read (the workout at its version, the profile, the earlier answers
+//! of the request's idempotency keys; with the recent history queried alongside when asked),
+//! the check that the request is for the active workout, the whole-workout validation, the
+//! commit conditioned on the version read (together with the answers to replay), and the
+//! re-read and re-apply when another write got there first. What a caller decides (the
+//! command's text, the swap's pick, the tool's answer) stays with the caller, as a closure over
+//! what was read: it looks for its earlier answer first (a retry replays even when the workout
+//! has since finished or another started), then takes the workout through [`EditRead::workout`].
 
 use std::collections::HashMap;
 
@@ -30,7 +32,8 @@ pub(crate) struct EditRequest<'a> {
     /// The workout the request names (the message prefix, the path): a different active
     /// workout is refused.
     pub workout_id: Option<&'a str>,
-    /// Whether there must be an active workout (a command answers without one).
+    /// Whether there must be an active workout (a command answers without one). Both checks
+    /// are made by [`EditRead::workout`], after the caller's replay, and again before a commit.
     pub needs_active: bool,
     /// Idempotency keys whose earlier answers the edit may replay.
     pub keys: &'a [&'a str],
@@ -41,8 +44,10 @@ pub(crate) struct EditRequest<'a> {
 /// What one attempt read.
 #[derive(Debug)]
 pub(crate) struct EditRead {
-    /// The active workout at its version, checked against the request's `workout_id`.
-    pub active: Option<Versioned<Workout>>,
+    /// The active workout at its version, as stored (unchecked: see [`EditRead::workout`]).
+    active: Option<Versioned<Workout>>,
+    workout_id: Option<String>,
+    needs_active: bool,
     pub profile: Profile,
     /// The earlier answers of the request's keys that are still kept, by key.
     pub replays: HashMap<String, IdempotencyRecord>,
@@ -51,8 +56,27 @@ pub(crate) struct EditRead {
     pub now: DateTime<Utc>,
 }
 
+impl EditRead {
+    /// The active workout, when it is the one the request is for: another active workout is
+    /// `WorkoutMismatch`, and none at all is `NoActiveWorkout` when the request needs one.
+    pub fn workout(&self) -> Result<Option<&Versioned<Workout>>, EditFailed> {
+        match (&self.active, self.workout_id.as_deref()) {
+            (Some(a), Some(wanted)) if a.value.id != wanted => Err(EditFailed::WorkoutMismatch {
+                wanted: wanted.to_string(),
+            }),
+            (None, _) if self.needs_active => Err(EditFailed::NoActiveWorkout),
+            (active, _) => Ok(active.as_ref()),
+        }
+    }
+
+    /// The earlier answer kept for `key`, if the request ran before.
+    pub fn replay(&self, key: Option<&str>) -> Option<&IdempotencyRecord> {
+        key.and_then(|k| self.replays.get(k))
+    }
+}
+
 /// The answer to keep for the idempotency key `key`, so that a retry of the request replays it.
-pub(crate) fn kept(
+pub(crate) fn replay_record(
     key: &str,
     fingerprint: &str,
     body: String,
@@ -134,26 +158,9 @@ where
     let mut attempts = Attempts::new(MAX_ATTEMPTS);
     while attempts.next().await {
         let read = read(store, req).await.map_err(EditFailed::Store)?;
-        if let (Some(wanted), Some(active)) = (req.workout_id, &read.active)
-            && active.value.id != wanted
-        {
-            return Err(EditFailed::WorkoutMismatch {
-                wanted: wanted.to_string(),
-            }
-            .into());
-        }
-        let (now, version) = (read.now, read.active.as_ref().map(|a| a.version));
-        let Some(version) = version else {
-            if req.needs_active {
-                return Err(EditFailed::NoActiveWorkout.into());
-            }
-            // An answer without a workout (a command says there is none to log to); starting
-            // a workout is not an edit.
-            return match decide(read).await? {
-                Edit::Answer(answer) => Ok(answer),
-                Edit::Write { .. } => Err(EditFailed::NoActiveWorkout.into()),
-            };
-        };
+        let now = read.now;
+        // Checked again here: a caller that did not look cannot write to the wrong workout.
+        let version = read.workout().map(|a| a.map(|a| a.version));
         let (workout, records, answer) = match decide(read).await? {
             Edit::Answer(answer) => return Ok(answer),
             Edit::Write {
@@ -162,6 +169,8 @@ where
                 answer,
             } => (workout, records, answer),
         };
+        // Starting a workout is not an edit: a write needs one active.
+        let version = version?.ok_or(EditFailed::NoActiveWorkout)?;
         workouts::validate(&workout).map_err(EditFailed::Invalid)?;
         let committed = store
             .commit_workout_records(req.user, &workout, version, &records, now)
@@ -193,6 +202,8 @@ async fn read(store: &Store, req: EditRequest<'_>) -> Result<EditRead, StoreErro
     let (state, replays) = state?;
     Ok(EditRead {
         active: state.workout,
+        workout_id: req.workout_id.map(str::to_string),
+        needs_active: req.needs_active,
         profile: state.profile.unwrap_or_default(),
         replays,
         history: history?,

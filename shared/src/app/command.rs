@@ -6,7 +6,7 @@
 use chrono::{DateTime, Duration, Utc};
 use serde::Serialize;
 
-use super::active::{Edit, EditRead, EditRequest, edit_active, kept};
+use super::active::{Edit, EditRead, EditRequest, edit_active, replay_record};
 use super::store_error;
 use crate::analysis::history::LOOKBACK_WEEKS;
 use crate::api::{ApiError, ErrorCode};
@@ -90,7 +90,7 @@ pub async fn run(
     // two sets).
     let (cmd, fingerprint) = (&cmd, &fingerprint);
     edit_active(store, req, move |read: EditRead| async move {
-        if let Some(rec) = ctx.corr.as_ref().and_then(|c| read.replays.get(c)) {
+        if let Some(rec) = read.replay(ctx.corr.as_deref()) {
             if &rec.fingerprint != fingerprint {
                 return Err(ApiError::new(
                     ErrorCode::IdempotencyKeyReused,
@@ -103,7 +103,7 @@ pub async fn run(
                 body: rec.body.clone(),
             }));
         }
-        let workout = read.active.as_ref().map(|v| &v.value);
+        let workout = read.workout()?.map(|v| &v.value);
         let history = history_for(store, ctx, cmd, workout).await?;
         let step = Step {
             ctx,
@@ -123,7 +123,7 @@ pub async fn run(
             .corr
             .iter()
             .map(|corr| {
-                kept(
+                replay_record(
                     corr,
                     fingerprint,
                     Outcome::render_answer(intent, &text, &data),

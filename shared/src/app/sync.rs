@@ -10,7 +10,7 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::active::{Edit, EditFailed, EditRead, EditRequest, edit_active, kept};
+use super::active::{Edit, EditFailed, EditRead, EditRequest, edit_active, replay_record};
 use super::command::{self, Outcome, Step};
 use super::params::read;
 use super::{App, checked_id, invalid, store_error};
@@ -19,7 +19,7 @@ use crate::context::{SessionContext, is_valid_id};
 use crate::domain::limits::MAX_MESSAGE_CHARS;
 use crate::domain::workout::Workout;
 use crate::router::{self, Command, Intent};
-use crate::skills::copilot;
+use crate::skills::{copilot, workouts};
 
 /// Most commands in one batch (a transaction holds the workout and one record per command).
 pub const MAX_SYNC_COMMANDS: usize = 50;
@@ -179,7 +179,9 @@ impl App {
         // Raced (another command, or this batch sent twice at once): `edit_active` re-reads and
         // this replays what the other request applied.
         let synced = edit_active(&self.store, req, move |read: EditRead| async move {
-            let Some(active) = &read.active else {
+            // The batch is for this workout, so it needs it (`needs_active`): none, or
+            // another, is `NotActive` through `From<EditFailed>`.
+            let Some(active) = read.workout()? else {
                 return Err(Refused::NotActive);
             };
             let mut workout: Workout = active.value.clone();
@@ -189,7 +191,7 @@ impl App {
             for (i, c) in commands.iter().enumerate() {
                 let intent = Intent::of_command(&c.command);
                 let fingerprint = command::fingerprint(intent, &c.text, Some(workout_id));
-                if let Some(rec) = read.replays.get(&c.corr) {
+                if let Some(rec) = read.replay(Some(&c.corr)) {
                     let bare = command::fingerprint(intent, &c.text, None);
                     if rec.fingerprint != fingerprint && rec.fingerprint != bare {
                         return Err(Refused::Api(
@@ -232,19 +234,25 @@ impl App {
                     client_time: c.at,
                     now: read.now,
                 };
+                // A refusal names the command it came from, and the whole-workout limits are
+                // checked after each command so that the one that breaks them is named too.
+                let refused = |e: ApiError| {
+                    let msg = format!(
+                        "command {i} ('{}'): {}; nothing in the batch was applied",
+                        c.text, e.message
+                    );
+                    ApiError { message: msg, ..e }.field(format!("commands[{i}].message"))
+                };
                 let (text, data, changed) =
-                    command::apply_one(&step, Some(&workout)).map_err(|e| {
-                        let msg = format!(
-                            "command {i} ('{}'): {}; nothing in the batch was applied",
-                            c.text, e.message
-                        );
-                        ApiError { message: msg, ..e }.field(format!("commands[{i}].message"))
-                    })?;
+                    command::apply_one(&step, Some(&workout)).map_err(refused)?;
+                if let Some(w) = &changed {
+                    workouts::validate(w).map_err(|l| refused(ApiError::from(l)))?;
+                }
                 let body = Outcome::render_answer(intent, &text, &data);
                 let status = match changed {
                     Some(w) => {
                         workout = w;
-                        records.push(kept(&c.corr, &fingerprint, body.clone(), read.now));
+                        records.push(replay_record(&c.corr, &fingerprint, body.clone(), read.now));
                         "applied"
                     }
                     None => "unchanged",

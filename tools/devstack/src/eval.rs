@@ -256,6 +256,9 @@ pub struct Record {
     /// `lane/INTENT` of each message, in order.
     pub routes: Vec<String>,
     pub tools: Vec<String>,
+    /// Each tool call as `name {args} → ok` or `→ ERROR_CODE` (from the local stack's trace):
+    /// whether a failed scenario is the model's call or our tool.
+    pub calls: Vec<String>,
     pub proposals: usize,
     pub confirmed: usize,
     /// Safety-gate questions (`clarification` events).
@@ -459,6 +462,7 @@ async fn exercises_in(
 struct TurnSeen {
     route: String,
     tools: Vec<String>,
+    calls: Vec<String>,
     writes: Vec<String>,
     results: Vec<Value>,
     proposals: usize,
@@ -474,6 +478,7 @@ impl TurnSeen {
     fn record_into(self, rec: &mut Record, said: &str) {
         rec.routes.push(self.route);
         rec.tools.extend(self.tools);
+        rec.calls.extend(self.calls);
         rec.writes.extend(self.writes);
         rec.proposals += self.proposals;
         rec.gate_questions += self.gate_questions;
@@ -559,6 +564,11 @@ async fn ask(
                 {
                     seen.writes.push(tool.clone());
                 }
+                let outcome = match v["result"]["error"]["code"].as_str() {
+                    Some(code) => code.to_string(),
+                    None => "ok".to_string(),
+                };
+                seen.calls.push(format!("{tool} {} → {outcome}", v["args"]));
                 seen.tools.push(tool);
                 seen.results.push(v["result"].clone());
             }
@@ -1040,7 +1050,14 @@ pub async fn run_cli(
     out.push_str(&table(&all, prices));
     // The answers, to read: the table says what they did, not how they read.
     for r in &all {
-        out.push_str(&format!("\n### {}\n\n{}\n", r.scenario, r.answer));
+        out.push_str(&format!("\n### {}\n\n", r.scenario));
+        for call in &r.calls {
+            out.push_str(&format!("- call: {call}\n"));
+        }
+        for failure in &r.failures {
+            out.push_str(&format!("- failed: {failure}\n"));
+        }
+        out.push_str(&format!("\n{}\n", r.answer));
     }
     Ok(out)
 }

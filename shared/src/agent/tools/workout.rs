@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 
 use super::read::workout_brief;
 use super::{Env, ToolError, int_arg, numbers_in, spec, store_failed, str_arg};
-use crate::app::active::{Edit, EditFailed, EditRead, EditRequest, edit_active, kept};
+use crate::app::active::{Edit, EditFailed, EditRead, EditRequest, edit_active, replay_record};
 use crate::domain::catalog::Loading;
 use crate::domain::catalog::catalog;
 use crate::domain::limits::{self, MAX_REPS, MAX_RIR};
@@ -143,19 +143,21 @@ where
     };
     let (key, apply) = (&key, &apply);
     edit_active(env.store, req, move |read: EditRead| async move {
-        if let Some(done) = key.as_ref().and_then(|(k, _)| read.replays.get(k)) {
+        if let Some(done) = read.replay(key.as_ref().map(|(k, _)| k.as_str())) {
             let mut answer: Value = serde_json::from_str(&done.body).unwrap_or_default();
             answer["replayed"] = json!(
                 "this call was already made for this message (a retried request): nothing was changed again"
             );
             return Ok(Edit::Answer(answer));
         }
-        let Some(active) = &read.active else {
+        // After the replay: a retried call answers as it did even when the workout has
+        // since been finished.
+        let Some(active) = read.workout()? else {
             return Err(EditFailed::NoActiveWorkout.into());
         };
         let history = match history_for {
             None => Vec::new(),
-            Some(args) => with_last_session(env, user, &active.value, args, read.history)
+            Some(args) => with_last_session(env, user, &active.value, args, read.history.clone())
                 .await
                 .map_err(|e| store_failed(&e))?,
         };
@@ -166,7 +168,7 @@ where
         answer["workout"] = workout_brief(&changed);
         let records = key
             .iter()
-            .map(|(k, fp)| kept(k, fp, answer.to_string(), read.now))
+            .map(|(k, fp)| replay_record(k, fp, answer.to_string(), read.now))
             .collect();
         Ok(Edit::Write {
             workout: changed,

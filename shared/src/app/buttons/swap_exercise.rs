@@ -2,7 +2,7 @@
 //! and with `exercise_instance_id` the best one replaces the exercise in the active workout.
 
 use super::*;
-use crate::app::active::{Edit, EditRead, EditRequest, edit_active, kept};
+use crate::app::active::{Edit, EditRead, EditRequest, edit_active, replay_record};
 use serde_json::json;
 
 impl App {
@@ -36,7 +36,7 @@ impl App {
             recent_history: true,
         };
         edit_active(&self.store, req, move |read: EditRead| async move {
-            let done = ctx.corr.as_ref().and_then(|c| read.replays.get(c));
+            let done = read.replay(ctx.corr.as_deref());
             if let Some(r) = replay(done, fingerprint)? {
                 crate::telemetry::record(|log| log.outcome = "replayed");
                 return Ok(Edit::Answer(r));
@@ -97,7 +97,7 @@ impl App {
             let Some(instance_id) = instance_id else {
                 return Ok(Edit::Answer(ButtonAnswer::ReplaceExercise(answer)));
             };
-            let Some(active) = &read.active else {
+            let Some(active) = read.workout()? else {
                 return Err(not_in_workout(instance_id));
             };
             let applied = swap_in(
@@ -123,7 +123,7 @@ impl App {
             let records = ctx
                 .corr
                 .iter()
-                .map(|c| kept(c, fingerprint, body.clone(), read.now))
+                .map(|c| replay_record(c, fingerprint, body.clone(), read.now))
                 .collect();
             Ok(Edit::Write {
                 workout: applied.workout,
