@@ -21,6 +21,7 @@ use regex_lite::Regex;
 use serde_json::Value;
 
 use super::lifts::LiftNames;
+use crate::domain::units::Unit;
 
 /// Smallest load (kg) the number check applies to: micro-plates (2.5 kg) are advice, not data.
 /// It was 20 kg until the coach evaluation showed a real small model stating "Front squat:
@@ -42,10 +43,11 @@ const MIN_BARE_LOAD: f64 = 20.0;
 /// A load written without a unit, as lifters and models write sets: the load of "100 x 5",
 /// "100 × 5" or "100 for 5" (`a`), of "5 @ 100", "5 at 100" or "5 reps at 100" (`b`), of
 /// "benched 100" or "worked up to 100" (`c`; a lift's verb: "did 100" may be push-ups), of
-/// "your 1RM is around 130" (`d`), "triples at 395" (`e`) and the first of "from 105 to 125
-/// lb" (`f`). Two or three digits: a year is no load.
+/// "your 1RM is around 130" (`d`), "triples at 395" (`e`), the first of "from 105 to 125
+/// lb" (`f`) and a goal, "to bench 347" (`g`); "315 for a double" is `a`. Two or three digits
+/// (a goal's total four): a year is no load.
 static BARE_LOAD: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(?:(?P<a>\d{2,3}(?:\.\d{1,2})?)\s?(?:x|×|for)\s?\d{1,2}\b|\d{1,2}\s?(?:reps?\s)?(?:@|at)\s?(?P<b>\d{2,3}(?:\.\d{1,2})?)\b|(?:benched|squatted|deadlifted|pressed|rowed|pulled|lifted|handled|(?:worked|built|work|build) up to)\s(?P<c>\d{2,3}(?:\.\d{1,2})?)\b|(?:e1rm|1rm|max|best|pr)\s(?:(?:is|was|of|at)\s)?(?:now\s)?(?:about\s|around\s|roughly\s|nearly\s|~\s?)?(?P<d>\d{2,3}(?:\.\d{1,2})?)\b|(?:singles?|doubles?|triples?|sets|top set)\s(?:at|@|with)\s(?P<e>\d{2,3}(?:\.\d{1,2})?)\b|\bfrom\s(?:about\s|around\s)?(?P<f>\d{2,3}(?:\.\d{1,2})?)\s?(?:to|-|–)\s?(?:about\s|around\s)?\d)")
+    Regex::new(r"(?i)\b(?:(?P<a>\d{2,3}(?:\.\d{1,2})?)\s?(?:(?:x|×|for)\s?\d{1,2}\b|for\s(?:a\s)?(?:singles?|doubles?|triples?)\b)|\d{1,2}\s?(?:reps?\s)?(?:@|at)\s?(?P<b>\d{2,3}(?:\.\d{1,2})?)\b|(?:benched|squatted|deadlifted|pressed|rowed|pulled|lifted|handled|(?:worked|built|work|build) up to)\s(?P<c>\d{2,3}(?:\.\d{1,2})?)\b|(?:e1rm|1rm|max|best|pr)\s(?:(?:is|was|of|at)\s)?(?:now\s|probably\s|likely\s)?(?:about\s|around\s|roughly\s|nearly\s|~\s?)?(?P<d>\d{2,3}(?:\.\d{1,2})?)\b|(?:singles?|doubles?|triples?|sets|top set)\s(?:at|@|with)\s(?P<e>\d{2,3}(?:\.\d{1,2})?)\b|\bfrom\s(?:about\s|around\s)?(?P<f>\d{2,3}(?:\.\d{1,2})?)\s?(?:to|-|–)\s?(?:about\s|around\s)?\d|\bto\s(?:bench|squat|deadlift|pull|press|total)\s(?P<g>\d{2,4}(?:\.\d{1,2})?)\b)")
         .unwrap_or_else(|e| panic!("bare load pattern: {e}"))
 });
 /// What, right after a shorthand set, makes it no load: a time, a share, a clock ("30 for 10
@@ -324,9 +326,15 @@ pub(super) fn is_checked(text: &str, kg: f64, at: &std::ops::Range<usize>) -> bo
         || CHANGE_AFTER.iter().any(|w| after.starts_with(w))
         || PLATES_AFTER.is_match(&after);
     let implement_before = IMPLEMENT_BEFORE.is_match(before);
-    (!change || past_change(text, at)) && !implement_before
+    let step = STEP_BEFORE.is_match(before);
+    (!(change || step) || past_change(text, at)) && !implement_before
 }
 
+/// "Stack jumps are often 5 or 7 kg", "increments of 2.5 kg": a step's size, not a value.
+static STEP_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:jumps?|increments?|steps?)\s+(?:are|is|of)\s+(?:often\s+|usually\s+|typically\s+|about\s+|around\s+)?(?:\d+(?:\.\d+)?\s*(?:kg|lb)?\s*(?:or|to|and|-|–)\s*)?$")
+        .unwrap_or_else(|e| panic!("step pattern: {e}"))
+});
 /// "20 kg and 10 kg plates": the first is a plate too.
 static PLATES_AFTER: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)^(and|or|,|/)\s*\d+(\.\d+)?\s?(kg|kgs|lb|lbs)\s+(plates?|bumpers?)\b")
@@ -489,7 +497,7 @@ fn bare_loads(text: &str) -> Vec<(f64, f64, std::ops::Range<usize>)> {
     };
     let mut out = Vec::new();
     for c in BARE_LOAD.captures_iter(text) {
-        let load = ["a", "b", "c", "d", "e", "f"]
+        let load = ["a", "b", "c", "d", "e", "f", "g"]
             .iter()
             .find_map(|n| c.name(n));
         let (Some(set), Some(load)) = (c.get(0), load) else {
@@ -519,6 +527,9 @@ pub struct Facts {
     /// the lifter spoke of one: "I hit 315 for a double" is no max of 315).
     said: Vec<f64>,
     said_max: bool,
+    /// The lifter's unit, when known: the unit of the numbers they wrote ("I hit 315" is 315 lb
+    /// for a lifter in pounds, and backs no "315 kg").
+    said_unit: Option<Unit>,
     /// The lifter's own exercise names seen in the data, with the catalog's.
     names: LiftNames,
 }
@@ -549,6 +560,14 @@ struct Under {
 const LIFT_KEYS: &[&str] = &["exercise_id", "exercise_name", "exercise", "name"];
 
 impl Facts {
+    /// The facts of a lifter who works in `unit`.
+    pub fn in_unit(unit: Unit) -> Facts {
+        Facts {
+            said_unit: Some(unit),
+            ..Facts::default()
+        }
+    }
+
     /// The lifter's message: their numbers back any claim ("I did 100 for 5").
     pub fn add_said(&mut self, text: &str) {
         self.said_max |= E1RM_WORDS.is_match(text);
@@ -688,29 +707,40 @@ impl Facts {
         } else {
             &[w.kg]
         };
+        // The unit it is written in (none: bare).
+        let in_lb = (!w.bare).then(|| (w.raw - w.kg).abs() > 0.01);
         readings
             .iter()
-            .any(|kg| self.backs_within(w.kind, *kg, w.raw, tolerance, lift.as_deref()))
+            .any(|kg| self.backs_within(w.kind, *kg, w.raw, in_lb, tolerance, lift.as_deref()))
     }
 
-    /// Whether a `kind` of `kg` (as written: `raw`) about `lift` is within `tolerance_kg` of a
-    /// fact of that lift or of none in particular.
+    /// Whether a `kind` of `kg` (as written: `raw`, in pounds or not: `in_lb`, unknown for a
+    /// bare number) about `lift` is within `tolerance_kg` of a fact of that lift or of none in
+    /// particular. The same digits back it only in the same unit: "315 kg" is not 315 lb.
     fn backs_within(
         &self,
         kind: Kind,
         kg: f64,
         raw: f64,
+        in_lb: Option<bool>,
         tolerance_kg: f64,
         lift: Option<&str>,
     ) -> bool {
-        let close = |fact_kg: f64, fact_raw: f64| {
-            (fact_kg - kg).abs() <= tolerance_kg || (fact_raw - raw).abs() < 0.01
+        let close = |fact_kg: f64, fact_raw: f64, fact_lb: Option<bool>| {
+            let same_unit = in_lb.is_none() || fact_lb.is_none() || in_lb == fact_lb;
+            (fact_kg - kg).abs() <= tolerance_kg || (same_unit && (fact_raw - raw).abs() < 0.01)
         };
         let said = kind != Kind::E1rm || self.said_max;
-        (said && self.said.iter().any(|n| close(*n, *n)))
+        let said_lb = self.said_unit.map(|u| u == Unit::Lb);
+        let said_backs = |n: f64| match said_lb {
+            Some(true) => close(n / LB_PER_KG, n, Some(true)),
+            Some(false) => close(n, n, Some(false)),
+            None => close(n, n, None),
+        };
+        (said && self.said.iter().any(|n| said_backs(*n)))
             || self.weights.iter().any(|f| {
                 f.kind.backs(kind)
-                    && close(f.kg, f.raw)
+                    && close(f.kg, f.raw, Some((f.raw - f.kg).abs() > 0.01))
                     && (lift.is_none() || f.lift.is_none() || f.lift.as_deref() == lift)
             })
     }
@@ -796,10 +826,8 @@ fn sentence_violations(s: &str, facts: &Facts, wrote: bool) -> Vec<Violation> {
     {
         v.push(Violation::AboveMax(short.clone()));
     }
-    for w in weights_in(s, true) {
-        if is_checked(s, w.kg, &w.at) && !facts.backs_in(s, &w) {
-            v.push(Violation::UnsupportedNumber(s[w.at].to_string()));
-        }
+    for w in unbacked(s, facts) {
+        v.push(Violation::UnsupportedNumber(s[w.at].to_string()));
     }
     let about_proposal = ["propos", "draft", "confirm", "suggest"]
         .iter()
@@ -822,6 +850,43 @@ pub fn check(answer: &str, facts: &Facts, wrote: bool) -> Vec<Violation> {
         .collect()
 }
 
+/// The weights of `text` the check applies to ([`is_checked`]) that the facts do not back, in
+/// the order written. A weight that restates the one before it in the other unit ("20 kg
+/// (44 lb)", "the bar is 20 kg, which is about 44 lb") shares that one's verdict: it adds no
+/// claim of its own.
+fn unbacked(text: &str, facts: &Facts) -> Vec<Stated> {
+    let mut out = Vec::new();
+    let mut prev: Option<(Stated, bool)> = None;
+    for w in weights_in(text, true) {
+        let bad = match &prev {
+            Some((p, bad)) if restates(text, p, &w) => *bad,
+            _ => is_checked(text, w.kg, &w.at) && !facts.backs_in(text, &w),
+        };
+        if bad {
+            out.push(w.clone());
+        }
+        prev = Some((w, bad));
+    }
+    out
+}
+
+/// Only the words of a restatement between two figures: "(", "/", "=", ", which is about".
+static RESTATED_BETWEEN: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)^\s*[(/=≈,]?\s*(?:(?:which|that)\s+is|that's|or|i\.e\.)?\s*(?:about|around|roughly|approximately|approx\.?|~)?\s*$")
+        .unwrap_or_else(|e| panic!("restated pattern: {e}"))
+});
+
+/// Whether `w` is `p` written again in the other unit, right after it.
+fn restates(text: &str, p: &Stated, w: &Stated) -> bool {
+    let in_lb = |s: &Stated| (s.raw - s.kg).abs() > 0.01;
+    let between = text.get(p.at.end..w.at.start).unwrap_or_default();
+    !p.bare
+        && !w.bare
+        && in_lb(p) != in_lb(w)
+        && (p.kg - w.kg).abs() <= (p.kg * ABOUT_SHARE).max(TOLERANCE_KG)
+        && RESTATED_BETWEEN.is_match(between)
+}
+
 /// What replaces a weight the data does not back.
 pub const LEFT_OUT: &str = "[a figure I can't back with your data]";
 
@@ -841,16 +906,14 @@ pub(super) fn mask_unbacked_after(
     let mut out = String::with_capacity(text.len() - start);
     let mut left_out = Vec::new();
     let mut from = start;
-    for w in weights_in(text, true) {
+    for w in unbacked(text, facts) {
         if w.at.start < start {
             continue;
         }
-        if is_checked(text, w.kg, &w.at) && !facts.backs_in(text, &w) {
-            out.push_str(&text[from..w.at.start]);
-            out.push_str(LEFT_OUT);
-            left_out.push(text[w.at.clone()].to_string());
-            from = w.at.end;
-        }
+        out.push_str(&text[from..w.at.start]);
+        out.push_str(LEFT_OUT);
+        left_out.push(text[w.at.clone()].to_string());
+        from = w.at.end;
     }
     out.push_str(&text[from..]);
     (out, left_out)
@@ -1162,6 +1225,41 @@ mod tests {
                 "{fine}"
             );
         }
+    }
+
+    #[test]
+    fn a_conversion_a_step_and_the_lifters_unit_are_read_as_such() {
+        let masked = |f: &Facts, text: &str| mask_unbacked(text, f).1;
+        let mut lb = Facts::in_unit(Unit::Lb);
+        lb.add_said("I hit 315 for a double on bench today!");
+        lb.add_text("Strength: Bench Press 347 lb; Sumo Deadlift 578 lb.");
+        // A restatement in the other unit adds no claim; a step's size is no value.
+        assert!(masked(&lb, "A competition bar weighs 20 kg, which is about 44 lb.").is_empty());
+        assert!(masked(&lb, "Stack jumps are often 5 or 7 kg on a pulldown.").is_empty());
+        assert_eq!(
+            masked(&lb, "You benched 347 lb (157 kg)."),
+            Vec::<String>::new()
+        );
+        assert_eq!(
+            masked(&lb, "You benched 360 lb (163 kg)."),
+            ["360 lb", "163 kg"]
+        );
+        // The lifter's 315 is pounds: it backs "315" and "315 lb", never "315 kg".
+        assert!(masked(&lb, "Congrats on 315 lb for a double, and 315 for two.").is_empty());
+        assert_eq!(
+            masked(&lb, "Congrats on hitting 315 kg for a double."),
+            ["315 kg"]
+        );
+        // Loads written as lifters write them: "515 for a triple", "to bench 365".
+        assert_eq!(masked(&lb, "Sumo: 515 for a triple on Saturday."), ["515"]);
+        assert_eq!(
+            masked(&lb, "Your goal is to bench 390 at the meet."),
+            ["390"]
+        );
+        assert_eq!(
+            masked(&lb, "Your bench e1RM is probably around 540."),
+            ["540"]
+        );
     }
 
     #[test]

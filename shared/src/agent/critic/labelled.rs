@@ -41,10 +41,39 @@ impl Tally {
     fn recall(&self) -> f64 {
         self.bad_masked as f64 / self.bad_figures.max(1) as f64
     }
+    /// "precision 44/45 (97.8 %), recall 36/38 (94.7 %)".
+    fn line(&self) -> String {
+        format!(
+            "precision {}/{} ({:.1} %), recall {}/{} ({:.1} %)",
+            self.clean_kept,
+            self.clean,
+            100.0 * self.precision(),
+            self.bad_masked,
+            self.bad_figures,
+            100.0 * self.recall()
+        )
+    }
+    /// Both sets' counts together.
+    fn and(&self, other: &Tally) -> Tally {
+        Tally {
+            clean: self.clean + other.clean,
+            clean_kept: self.clean_kept + other.clean_kept,
+            bad_figures: self.bad_figures + other.bad_figures,
+            bad_masked: self.bad_masked + other.bad_masked,
+            failures: Vec::new(),
+        }
+    }
 }
 
+/// The facts the coach has for a context: the lifter's unit (production knows it from the
+/// profile; here the briefing's "unit lb"), message, briefing and tool results.
 fn facts_of(context: &Value) -> Facts {
-    let mut facts = Facts::default();
+    let briefing = context["briefing"].as_str().unwrap_or_default();
+    let unit = match briefing.contains("unit lb") {
+        true => crate::domain::units::Unit::Lb,
+        false => crate::domain::units::Unit::Kg,
+    };
+    let mut facts = Facts::in_unit(unit);
     facts.add_said(context["message"].as_str().unwrap_or_default());
     facts.add_text(context["briefing"].as_str().unwrap_or_default());
     for r in context["tool_results"].as_array().into_iter().flatten() {
@@ -113,40 +142,17 @@ fn the_number_check_masks_invented_and_misattributed_weights_and_nothing_correct
     for f in &dev.failures {
         println!("{f}");
     }
-    let all = |f: fn(&Tally) -> (usize, usize)| {
-        let (a, b) = (f(&dev), f(&held));
-        (a.0 + b.0, a.1 + b.1)
-    };
-    let (kept, clean) = all(|t| (t.clean_kept, t.clean));
-    let (masked, bad) = all(|t| (t.bad_masked, t.bad_figures));
+    let all = dev.and(&held);
+    println!("development: {}", dev.line());
     println!(
-        "development: precision {}/{} ({:.1} %), recall {}/{} ({:.1} %)",
-        dev.clean_kept,
-        dev.clean,
-        100.0 * dev.precision(),
-        dev.bad_masked,
-        dev.bad_figures,
-        100.0 * dev.recall()
-    );
-    println!(
-        "held out: precision {}/{} ({:.1} %), recall {}/{} ({:.1} %), {} failures",
-        held.clean_kept,
-        held.clean,
-        100.0 * held.precision(),
-        held.bad_masked,
-        held.bad_figures,
-        100.0 * held.recall(),
+        "held out: {}, {} failures",
+        held.line(),
         held.failures.len()
     );
-    let (precision, recall) = (kept as f64 / clean as f64, masked as f64 / bad as f64);
-    println!(
-        "all: precision {kept}/{clean} ({:.1} %), recall {masked}/{bad} ({:.1} %)",
-        100.0 * precision,
-        100.0 * recall
-    );
+    println!("all: {}", all.line());
     assert!(
-        clean >= 100 && bad >= 100,
-        "the set is too small: {clean} clean, {bad} bad"
+        all.clean >= 100 && all.bad_figures >= 100,
+        "the set is too small: {all:?}"
     );
     // The bar on the sentences the checker was shaped on; the held-out third was measured once
     // (docs/models.md: 44 and 36; one correct sentence more was masked after the fresh set's
@@ -171,38 +177,22 @@ fn the_number_check_on_a_fresh_set_of_two_new_lifters() {
     for f in &fresh.failures {
         println!("{f}");
     }
-    println!(
-        "fresh: precision {}/{} ({:.1} %), recall {}/{} ({:.1} %), {} failures",
-        fresh.clean_kept,
-        fresh.clean,
-        100.0 * fresh.precision(),
-        fresh.bad_masked,
-        fresh.bad_figures,
-        100.0 * fresh.recall(),
-        fresh.failures.len()
-    );
+    println!("fresh: {}, {} failures", fresh.line(), fresh.failures.len());
     assert!(fresh.clean >= 80 && fresh.bad_figures >= 70, "{fresh:?}");
     // Measured once before any change was made from it (66 of 83, 65 of 78), then changes were
-    // made looking at its failures: it is development data now, and these are its floors.
-    assert!(fresh.clean_kept >= 80, "fresh: {} kept", fresh.clean_kept);
-    assert!(fresh.bad_masked >= 69, "fresh: {} masked", fresh.bad_masked);
+    // made looking at its failures: it is development data now, and these are its floors
+    // (docs/models.md: 83 of 83 and 73 of 78 since conversions, steps and the lifter's unit).
+    assert!(fresh.clean_kept >= 83, "fresh: {} kept", fresh.clean_kept);
+    assert!(fresh.bad_masked >= 73, "fresh: {} masked", fresh.bad_masked);
 }
 
 #[test]
 fn the_number_check_on_a_third_set_held_out() {
     let (_, third) = measure(THIRD_CONTEXTS, THIRD_SENTENCES, |_| true);
     // Only the figures: its failures are not printed, so that nothing is tuned on it.
-    println!(
-        "third: precision {}/{} ({:.1} %), recall {}/{} ({:.1} %)",
-        third.clean_kept,
-        third.clean,
-        100.0 * third.precision(),
-        third.bad_masked,
-        third.bad_figures,
-        100.0 * third.recall()
-    );
+    println!("third: {}", third.line());
     assert!(third.clean >= 60 && third.bad_figures >= 50, "{third:?}");
-    // As measured once (docs/models.md): below the bar on recall.
+    // As measured (docs/models.md; its failures never read): below the bar on recall.
     assert!(third.clean_kept >= 67, "third: {} kept", third.clean_kept);
-    assert!(third.bad_masked >= 40, "third: {} masked", third.bad_masked);
+    assert!(third.bad_masked >= 41, "third: {} masked", third.bad_masked);
 }
