@@ -44,10 +44,10 @@ const MIN_BARE_LOAD: f64 = 20.0;
 /// "100 × 5" or "100 for 5" (`a`), of "5 @ 100", "5 at 100" or "5 reps at 100" (`b`), of
 /// "benched 100" or "worked up to 100" (`c`; a lift's verb: "did 100" may be push-ups), of
 /// "your 1RM is around 130" (`d`), "triples at 395" (`e`), the first of "from 105 to 125
-/// lb" (`f`) and a goal, "to bench 347" (`g`); "315 for a double" is `a`. Two or three digits
-/// (a goal's total four): a year is no load.
+/// lb" (`f`), a goal, "to bench 347" (`g`), and dumbbells by their size, "the 26s" (`h`);
+/// "315 for a double" is `a`. Two or three digits (a goal's total four): a year is no load.
 static BARE_LOAD: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(?:(?P<a>\d{2,3}(?:\.\d{1,2})?)\s?(?:(?:x|×|for)\s?\d{1,2}\b|for\s(?:a\s)?(?:singles?|doubles?|triples?)\b)|\d{1,2}\s?(?:reps?\s)?(?:@|at)\s?(?P<b>\d{2,3}(?:\.\d{1,2})?)\b|(?:benched|squatted|deadlifted|pressed|rowed|pulled|lifted|handled|(?:worked|built|work|build) up to)\s(?P<c>\d{2,3}(?:\.\d{1,2})?)\b|(?:e1rm|1rm|max|best|pr)\s(?:(?:is|was|of|at)\s)?(?:now\s|probably\s|likely\s)?(?:about\s|around\s|roughly\s|nearly\s|~\s?)?(?P<d>\d{2,3}(?:\.\d{1,2})?)\b|(?:singles?|doubles?|triples?|sets|top set)\s(?:at|@|with)\s(?P<e>\d{2,3}(?:\.\d{1,2})?)\b|\bfrom\s(?:about\s|around\s)?(?P<f>\d{2,3}(?:\.\d{1,2})?)\s?(?:to|-|–)\s?(?:about\s|around\s)?\d|\bto\s(?:bench|squat|deadlift|pull|press|total)\s(?P<g>\d{2,4}(?:\.\d{1,2})?)\b)")
+    Regex::new(r"(?i)\b(?:(?P<a>\d{2,3}(?:\.\d{1,2})?)\s?(?:(?:x|×|for)\s?\d{1,2}\b|for\s(?:a\s)?(?:singles?|doubles?|triples?)\b)|\d{1,2}\s?(?:reps?\s)?(?:@|at)\s?(?P<b>\d{2,3}(?:\.\d{1,2})?)\b|(?:benched|squatted|deadlifted|pressed|rowed|pulled|lifted|handled|(?:worked|built|work|build) up to)\s(?P<c>\d{2,3}(?:\.\d{1,2})?)\b|(?:e1rm|1rm|max|best|pr)\s(?:(?:is|was|of|at)\s)?(?:now\s|probably\s|likely\s)?(?:about\s|around\s|roughly\s|nearly\s|~\s?)?(?P<d>\d{2,3}(?:\.\d{1,2})?)\b|(?:singles?|doubles?|triples?|sets|top set)\s(?:at|@|with)\s(?P<e>\d{2,3}(?:\.\d{1,2})?)\b|\bfrom\s(?:about\s|around\s)?(?P<f>\d{2,3}(?:\.\d{1,2})?)\s?(?:to|-|–)\s?(?:about\s|around\s)?\d|\bto\s(?:bench|squat|deadlift|pull|press|total)\s(?P<g>\d{2,4}(?:\.\d{1,2})?)\b|\bthe\s(?P<h>\d{2,3}(?:\.\d{1,2})?)s\b)")
         .unwrap_or_else(|e| panic!("bare load pattern: {e}"))
 });
 /// What, right after a shorthand set, makes it no load: a time, a share, a clock ("30 for 10
@@ -497,7 +497,7 @@ fn bare_loads(text: &str) -> Vec<(f64, f64, std::ops::Range<usize>)> {
     };
     let mut out = Vec::new();
     for c in BARE_LOAD.captures_iter(text) {
-        let load = ["a", "b", "c", "d", "e", "f", "g"]
+        let load = ["a", "b", "c", "d", "e", "f", "g", "h"]
             .iter()
             .find_map(|n| c.name(n));
         let (Some(set), Some(load)) = (c.get(0), load) else {
@@ -1259,6 +1259,15 @@ mod tests {
         assert_eq!(
             masked(&lb, "Your bench e1RM is probably around 540."),
             ["540"]
+        );
+        // Dumbbells by their size: "the 36s" is a load of 36.
+        let mut kg = Facts::in_unit(Unit::Kg);
+        kg.add_json(&serde_json::json!({"exercise_id": "incline-dumbbell-press",
+            "top_set": {"weight_kg": 26, "reps": 10}, "e1rm_kg": 36.4}));
+        assert!(masked(&kg, "You pressed the 26s for 10 on incline.").is_empty());
+        assert_eq!(
+            masked(&kg, "You pressed the 36s for 10 on incline."),
+            ["36"]
         );
     }
 
