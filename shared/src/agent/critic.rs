@@ -165,7 +165,13 @@ fn kind_of(before: &str, claim: bool) -> Kind {
 /// date, an id, reps).
 fn kind_of_key(key: &str, above: Option<Kind>) -> Option<Kind> {
     let k = key.to_ascii_lowercase();
-    if k.contains("change") || k.contains("delta") || k.contains("diff") {
+    // A share is no weight: `change_percent` 3.7 backs no "up 3.7 kg".
+    if ["percent", "pct", "ratio", "share"]
+        .iter()
+        .any(|w| k.contains(w))
+    {
+        None
+    } else if k.contains("change") || k.contains("delta") || k.contains("diff") {
         Some(Kind::Change)
     } else if k.contains("e1rm") || k.contains("1rm") {
         Some(Kind::E1rm)
@@ -1268,6 +1274,19 @@ mod tests {
         assert_eq!(
             masked(&kg, "You pressed the 36s for 10 on incline."),
             ["36"]
+        );
+    }
+
+    #[test]
+    fn a_percentage_in_the_data_backs_no_weight() {
+        let mut f = Facts::in_unit(Unit::Kg);
+        f.add_json(&serde_json::json!({"exercise_id": "barbell-bench-press",
+            "e1rm_change": {"from_kg": 85.5, "to_kg": 91.8, "change_kg": 6.3, "change_percent": 7.4}}));
+        let masked = |text: &str| mask_unbacked(text, &f).1;
+        assert!(masked("Your bench e1RM is up 6.3 kg since the 4th.").is_empty());
+        assert_eq!(
+            masked("Your bench e1RM is up 7.4 kg since the 4th."),
+            ["7.4 kg"]
         );
     }
 
