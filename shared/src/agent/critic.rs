@@ -517,10 +517,25 @@ fn bare_loads(text: &str) -> Vec<(f64, f64, std::ops::Range<usize>)> {
             && !starts(after_load, NOT_A_LOAD_AFTER)
         {
             out.push((raw, raw, load.range()));
+            // "You pulled 405 today and 455 back in October": the next load of the list.
+            if let Some(next) = BARE_LOAD_NEXT.captures(after_set).and_then(|n| n.get(1)) {
+                let at = set.end() + next.start()..set.end() + next.end();
+                let raw: f64 = next.as_str().parse().unwrap_or(0.0);
+                if raw >= MIN_BARE_LOAD && !starts(&text[at.end..], NOT_A_LOAD_AFTER) {
+                    out.push((raw, raw, at));
+                }
+            }
         }
     }
     out
 }
+
+/// After a load written without a unit, the next one of its list, within a few words:
+/// "405 today and 455", "100, then 105".
+static BARE_LOAD_NEXT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)^[^.!?\n\d]{0,20}?\b(?:and|then|vs\.?|versus)\s(\d{2,3}(?:\.\d{1,2})?)\b")
+        .unwrap_or_else(|e| panic!("next load pattern: {e}"))
+});
 
 /// The weights the answer may state, by kind and lift: those in this turn's tool results and
 /// the briefing (as what they are: a load backs a load, an e1RM an e1RM; the squat's backs the
@@ -529,9 +544,10 @@ fn bare_loads(text: &str) -> Vec<(f64, f64, std::ops::Range<usize>)> {
 #[derive(Debug, Default, Clone)]
 pub struct Facts {
     weights: Vec<Fact>,
-    /// Numbers in the lifter's own message: they back a claim of any kind (an e1RM only when
-    /// the lifter spoke of one: "I hit 315 for a double" is no max of 315).
-    said: Vec<f64>,
+    /// Numbers in the lifter's own message, with the lift named nearest them there: they back
+    /// a claim of any kind about that lift, or of any lift when none was named (an e1RM only
+    /// when the lifter spoke of one: "I hit 315 for a double" is no max of 315).
+    said: Vec<(f64, Option<String>)>,
     said_max: bool,
     /// The lifter's unit, when known: the unit of the numbers they wrote ("I hit 315" is 315 lb
     /// for a lifter in pounds, and backs no "315 kg").
@@ -574,14 +590,15 @@ impl Facts {
         }
     }
 
-    /// The lifter's message: their numbers back any claim ("I did 100 for 5").
+    /// The lifter's message: their numbers back any claim about the lift they named with it
+    /// ("I did 100 for 5 on bench"), or about any lift when they named none.
     pub fn add_said(&mut self, text: &str) {
         self.said_max |= E1RM_WORDS.is_match(text);
-        self.said.extend(
-            NUMBER
-                .find_iter(text)
-                .filter_map(|m| m.as_str().parse::<f64>().ok()),
-        );
+        for m in NUMBER.find_iter(text) {
+            if let Ok(n) = m.as_str().parse::<f64>() {
+                self.said.push((n, self.names.lift_at(text, m.range())));
+            }
+        }
         self.add_text(text);
     }
 
@@ -743,7 +760,12 @@ impl Facts {
             Some(false) => close(n, n, Some(false)),
             None => close(n, n, None),
         };
-        (said && self.said.iter().any(|n| said_backs(*n)))
+        let said_of = |of: &Option<String>| lift.is_none() || of.is_none() || of.as_deref() == lift;
+        (said
+            && self
+                .said
+                .iter()
+                .any(|(n, of)| said_of(of) && said_backs(*n)))
             || self.weights.iter().any(|f| {
                 f.kind.backs(kind)
                     && close(f.kg, f.raw, Some((f.raw - f.kg).abs() > 0.01))
@@ -1265,6 +1287,18 @@ mod tests {
         assert_eq!(
             masked(&lb, "Your bench e1RM is probably around 540."),
             ["540"]
+        );
+        // The lifter's number is about the lift they named with it, and a list goes on.
+        lb.add_json(&serde_json::json!({"exercise_id": "paused-bench-press",
+            "name": "Paused Bench Press", "top_set": {"weight_lb": 275, "reps": 3}}));
+        assert!(masked(&lb, "Your bench: 315 for a double, as you said.").is_empty());
+        assert_eq!(
+            masked(&lb, "Your paused bench is already at 315 for doubles."),
+            ["315"]
+        );
+        assert_eq!(
+            masked(&lb, "You benched 315 today and 335 back in October."),
+            ["335"]
         );
         // Dumbbells by their size: "the 36s" is a load of 36.
         let mut kg = Facts::in_unit(Unit::Kg);

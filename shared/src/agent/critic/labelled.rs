@@ -199,5 +199,5 @@ fn the_number_check_on_a_third_set_held_out() {
     assert!(third.clean >= 60 && third.bad_figures >= 50, "{third:?}");
     // As measured (docs/models.md; its failures never read): below the bar on recall.
     assert!(third.clean_kept >= 67, "third: {} kept", third.clean_kept);
-    assert!(third.bad_masked >= 41, "third: {} masked", third.bad_masked);
+    assert!(third.bad_masked >= 42, "third: {} masked", third.bad_masked);
 }
