@@ -65,13 +65,13 @@ impl Tally {
     }
 }
 
-/// The facts the coach has for a context: the lifter's unit (production knows it from the
-/// profile; here the briefing's "unit lb"), message, briefing and tool results.
+/// The facts the coach has for a context: the lifter's unit (from the profile, as in
+/// production), message, briefing and tool results.
 fn facts_of(context: &Value) -> Facts {
-    let briefing = context["briefing"].as_str().unwrap_or_default();
-    let unit = match briefing.contains("unit lb") {
-        true => crate::domain::units::Unit::Lb,
-        false => crate::domain::units::Unit::Kg,
+    let unit = match context["unit"].as_str() {
+        Some("lb") => crate::domain::units::Unit::Lb,
+        Some("kg") => crate::domain::units::Unit::Kg,
+        other => panic!("a context's unit is kg or lb, not {other:?}"),
     };
     let mut facts = Facts::in_unit(unit);
     facts.add_said(context["message"].as_str().unwrap_or_default());
