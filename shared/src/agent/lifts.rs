@@ -98,6 +98,43 @@ impl LiftNames {
         })
     }
 
+    /// The one lift of these names (the lifter's, from their data) whose name starts with
+    /// `word`, when that word says more than the equipment or the stance: "incline" is the
+    /// lifter's "Incline Dumbbell Press" when it is the only incline lift in their data.
+    fn only_lift_starting(&self, word: &str) -> Option<&str> {
+        const GENERIC: &[&str] = &[
+            "barbell",
+            "dumbbell",
+            "db",
+            "bb",
+            "kettlebell",
+            "kb",
+            "machine",
+            "cable",
+            "smith",
+            "seated",
+            "standing",
+            "lying",
+            "single",
+            "one",
+            "the",
+            "a",
+            "my",
+            "your",
+        ];
+        if GENERIC.contains(&word) {
+            return None;
+        }
+        let ids: Vec<&str> = self
+            .by_first
+            .get(word)?
+            .iter()
+            .map(|(_, id)| id.as_str())
+            .collect();
+        let first = *ids.first()?;
+        ids.iter().all(|id| *id == first).then_some(first)
+    }
+
     /// The lifts named in `text`: (start, end, id), in order, the longest name where names
     /// overlap; these names and the catalog's.
     pub fn mentions(&self, text: &str) -> Vec<(usize, usize, String)> {
@@ -127,7 +164,7 @@ impl LiftNames {
                     }
                 }
             }
-            match best {
+            match best.or_else(|| self.only_lift_starting(&w[i].0).map(|id| (1, id))) {
                 Some((n, id)) => {
                     out.push((w[i].1, w[i + n - 1].2, id.to_string()));
                     i += n;
@@ -170,6 +207,25 @@ mod tests {
         };
         assert_eq!(at("98 kg").as_deref(), Some("front-squat"));
         assert_eq!(at("121 kg").as_deref(), Some("back-squat"));
+    }
+
+    #[test]
+    fn the_first_word_of_the_lifters_only_lift_so_named_names_it() {
+        let ids = |names: &LiftNames, text: &str| -> Vec<String> {
+            names.mentions(text).into_iter().map(|m| m.2).collect()
+        };
+        let mut names = LiftNames::default();
+        names.add("Incline Dumbbell Press", "incline-dumbbell-press");
+        names.add("Seated Cable Row", "seated-cable-row");
+        assert_eq!(
+            ids(&names, "Your incline e1RM is up."),
+            ["incline-dumbbell-press"]
+        );
+        // "seated" says no more than the stance.
+        assert!(ids(&names, "Your seated work is steady.").is_empty());
+        // Two incline lifts: "incline" names neither.
+        names.add("Incline Bench Press", "incline-bench-press");
+        assert!(ids(&names, "Your incline e1RM is up.").is_empty());
     }
 
     #[test]
