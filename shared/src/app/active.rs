@@ -198,7 +198,7 @@ async fn read(store: &Store, req: EditRequest<'_>) -> Result<EditRead, StoreErro
             false => Ok(Vec::new()),
         }
     };
-    let (state, history) = tokio::join!(store.sync_state(req.user, req.keys, now), history);
+    let (state, history) = tokio::join!(store.edit_state(req.user, req.keys, now), history);
     let (state, replays) = state?;
     Ok(EditRead {
         active: state.workout,

@@ -76,9 +76,10 @@ impl Store {
         Ok(state)
     }
 
-    /// An offline batch's read: the active workout, the profile, and the idempotency record of
-    /// each `corr` already applied (by corr), in one consistent batch.
-    pub async fn sync_state(
+    /// The read of an edit of the active workout (`app::active`): the active workout, the
+    /// profile, and the idempotency record of each key already used (by key), in one
+    /// consistent batch. A command has one key, an offline batch one per command.
+    pub async fn edit_state(
         &self,
         user: &str,
         corrs: &[&str],
