@@ -5,7 +5,8 @@
 //! Every third sentence (index 2, 5, 8, …) is held out: checker changes are made looking at
 //! the others' failures only, and the held-out figures are reported apart. Two more sets on
 //! four new lifters followed: the "fresh" one, measured once and then used for development,
-//! and the "third", held out (its failures are not printed).
+//! and the "third", held out (its failures are not printed); a "fourth" set on two more
+//! lifters, held out the same way, measured once after the changes of 27 November.
 
 use serde_json::Value;
 
@@ -19,6 +20,10 @@ const FRESH_SENTENCES: &str = include_str!("../../../../tests/data/critic/fresh-
 /// A third set, two more lifters by a third helper: held out, measured once, never tuned on.
 const THIRD_CONTEXTS: &str = include_str!("../../../../tests/data/critic/third-contexts.json");
 const THIRD_SENTENCES: &str = include_str!("../../../../tests/data/critic/third-sentences.json");
+/// A fourth set (27 Nov), two more lifters (a weightlifter, a machine-and-dumbbell lifter) by a
+/// fourth helper: held out, measured once after that day's changes, never tuned on.
+const FOURTH_CONTEXTS: &str = include_str!("../../../../tests/data/critic/fourth-contexts.json");
+const FOURTH_SENTENCES: &str = include_str!("../../../../tests/data/critic/fourth-sentences.json");
 
 /// Precision on correct and general sentences (nothing masked) and recall on invented and
 /// mis-attributed weights (masked), the coach issue's bar (development sentences).
@@ -199,5 +204,16 @@ fn the_number_check_on_a_third_set_held_out() {
     assert!(third.clean >= 60 && third.bad_figures >= 50, "{third:?}");
     // As measured (docs/models.md; its failures never read): below the issue's bar on recall.
     assert!(third.clean_kept >= 67, "third: {} kept", third.clean_kept);
-    assert!(third.bad_masked >= 42, "third: {} masked", third.bad_masked);
+    assert!(third.bad_masked >= 46, "third: {} masked", third.bad_masked);
+}
+
+#[test]
+fn the_number_check_on_a_fourth_set_held_out() {
+    let (_, fourth) = measure(FOURTH_CONTEXTS, FOURTH_SENTENCES, |_| true);
+    // Only the figures: its failures are not printed, so that nothing is tuned on it.
+    println!("fourth: {}", fourth.line());
+    assert!(fourth.clean >= 80 && fourth.bad_figures >= 45, "{fourth:?}");
+    // As measured once (docs/models.md; the checker at 15bc42f: 84 of 88 and 37 of 50).
+    assert!(fourth.clean_kept >= 81, "fourth: {} kept", fourth.clean_kept);
+    assert!(fourth.bad_masked >= 40, "fourth: {} masked", fourth.bad_masked);
 }
