@@ -60,7 +60,7 @@ const NOT_A_SET_AFTER: &[&str] = &[
 /// pattern reads those), a count ("did 100 reps") or a distance.
 const NOT_A_LOAD_AFTER: &[&str] = &[
     "kg", "kilo", "lb", "pound", "rep", "set", "m ", "km", "mile", "meter", "metre", "cal", "step",
-    "bpm",
+    "bpm", "more", "higher", "heavier", "lighter", "lower", "less", "above", "below", "-", "–",
 ];
 /// A change written after a figure in the briefing: "121 kg (+7.5 since week of …)".
 static CHANGE_SINCE: LazyLock<Regex> = LazyLock::new(|| {
@@ -332,10 +332,13 @@ pub(super) fn is_checked(text: &str, kg: f64, at: &std::ops::Range<usize>) -> bo
         || CHANGE_AFTER.iter().any(|w| after.starts_with(w))
         || PLATES_AFTER.is_match(&after);
     let implement_before = IMPLEMENT_BEFORE.is_match(before);
-    let step = STEP_BEFORE.is_match(before);
+    // A step is a few kilograms at most: "the next step is 105 kg" is a load.
+    let step = kg <= MAX_STEP_KG && STEP_BEFORE.is_match(before);
     (!(change || step) || past_change(text, at)) && !implement_before
 }
 
+/// The largest step between loads read as a step (25 lb is 11.3 kg).
+const MAX_STEP_KG: f64 = 12.0;
 /// "Stack jumps are often 5 or 7 kg", "increments of 2.5 kg": a step's size, not a value.
 static STEP_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)\b(?:jumps?|increments?|steps?)\s+(?:are|is|of)\s+(?:often\s+|usually\s+|typically\s+|about\s+|around\s+)?(?:\d+(?:\.\d+)?\s*(?:kg|lb)?\s*(?:or|to|and|-|–)\s*)?$")
@@ -398,6 +401,9 @@ pub(super) fn weights_in(text: &str, claim: bool) -> Vec<Stated> {
                 .map(|(kg, raw, at)| (kg, raw, at, true)),
         );
         found.sort_by_key(|(_, _, at, _)| at.start);
+        // One figure once: "100 x 5 and 120 x 3" reads 120 both as a set and as the list's
+        // next load.
+        found.dedup_by_key(|(_, _, at, _)| at.start);
     }
     let mut out: Vec<Stated> = Vec::with_capacity(found.len());
     let mut from = 0;
@@ -521,7 +527,11 @@ fn bare_loads(text: &str) -> Vec<(f64, f64, std::ops::Range<usize>)> {
             if let Some(next) = BARE_LOAD_NEXT.captures(after_set).and_then(|n| n.get(1)) {
                 let at = set.end() + next.start()..set.end() + next.end();
                 let raw: f64 = next.as_str().parse().unwrap_or(0.0);
-                if raw >= MIN_BARE_LOAD && !starts(&text[at.end..], NOT_A_LOAD_AFTER) {
+                let after_next = &text[at.end..];
+                if raw >= MIN_BARE_LOAD
+                    && !starts(after_next, NOT_A_LOAD_AFTER)
+                    && !starts(after_next, NOT_A_SET_AFTER)
+                {
                     out.push((raw, raw, at));
                 }
             }
@@ -547,7 +557,10 @@ pub struct Facts {
     /// Numbers in the lifter's own message, with the lift named nearest them there: they back
     /// a claim of any kind about that lift, or of any lift when none was named (an e1RM only
     /// when the lifter spoke of one: "I hit 315 for a double" is no max of 315).
-    said: Vec<(f64, Option<String>)>,
+    said: Vec<(f64, std::ops::Range<usize>)>,
+    /// The lifter's messages, where `said` points: their lifts are read at check time, with
+    /// every name the data has taught by then.
+    said_text: String,
     said_max: bool,
     /// The lifter's unit, when known: the unit of the numbers they wrote ("I hit 315" is 315 lb
     /// for a lifter in pounds, and backs no "315 kg").
@@ -594,9 +607,14 @@ impl Facts {
     /// ("I did 100 for 5 on bench"), or about any lift when they named none.
     pub fn add_said(&mut self, text: &str) {
         self.said_max |= E1RM_WORDS.is_match(text);
+        if !self.said_text.is_empty() {
+            self.said_text.push('\n');
+        }
+        let offset = self.said_text.len();
+        self.said_text.push_str(text);
         for m in NUMBER.find_iter(text) {
             if let Ok(n) = m.as_str().parse::<f64>() {
-                self.said.push((n, self.names.lift_at(text, m.range())));
+                self.said.push((n, offset + m.start()..offset + m.end()));
             }
         }
         self.add_text(text);
@@ -760,12 +778,17 @@ impl Facts {
             Some(false) => close(n, n, Some(false)),
             None => close(n, n, None),
         };
-        let said_of = |of: &Option<String>| lift.is_none() || of.is_none() || of.as_deref() == lift;
+        let said_of = |at: &std::ops::Range<usize>| {
+            lift.is_none() || {
+                let of = self.names.lift_at(&self.said_text, at.clone());
+                of.is_none() || of.as_deref() == lift
+            }
+        };
         (said
             && self
                 .said
                 .iter()
-                .any(|(n, of)| said_of(of) && said_backs(*n)))
+                .any(|(n, at)| said_backs(*n) && said_of(at)))
             || self.weights.iter().any(|f| {
                 f.kind.backs(kind)
                     && close(f.kg, f.raw, Some((f.raw - f.kg).abs() > 0.01))
@@ -900,9 +923,14 @@ fn unbacked(text: &str, facts: &Facts) -> Vec<Stated> {
 
 /// Only the words of a restatement between two figures: "(", "/", "=", ", which is about".
 static RESTATED_BETWEEN: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)^\s*[(/=≈,]?\s*(?:(?:which|that)\s+is|that's|or|i\.e\.)?\s*(?:about|around|roughly|approximately|approx\.?|~)?\s*$")
+    Regex::new(r"(?i)^\s*[(/=≈,]?\s*(?:(?:which|that)\s+is|that's|i\.e\.)?\s*(?:about|around|roughly|approximately|approx\.?|~)?\s*$")
         .unwrap_or_else(|e| panic!("restated pattern: {e}"))
 });
+
+/// How far a conversion may be from the figure it restates: rounded to a plate (60 kg is
+/// "130 lb", 1.0 kg off), not another figure ("140 kg (315 lb)" is 2.9 kg off).
+const RESTATED_SHARE: f64 = 0.01;
+const RESTATED_KG: f64 = 1.2;
 
 /// Whether `w` is `p` written again in the other unit, right after it.
 fn restates(text: &str, p: &Stated, w: &Stated) -> bool {
@@ -911,7 +939,7 @@ fn restates(text: &str, p: &Stated, w: &Stated) -> bool {
     !p.bare
         && !w.bare
         && in_lb(p) != in_lb(w)
-        && (p.kg - w.kg).abs() <= (p.kg * ABOUT_SHARE).max(TOLERANCE_KG)
+        && (p.kg - w.kg).abs() <= (p.kg * RESTATED_SHARE).max(RESTATED_KG)
         && RESTATED_BETWEEN.is_match(between)
 }
 
@@ -935,7 +963,7 @@ pub(super) fn mask_unbacked_after(
     let mut left_out = Vec::new();
     let mut from = start;
     for w in unbacked(text, facts) {
-        if w.at.start < start {
+        if w.at.start < start.max(from) {
             continue;
         }
         out.push_str(&text[from..w.at.start]);
@@ -1309,6 +1337,39 @@ mod tests {
             masked(&kg, "You pressed the 36s for 10 on incline."),
             ["36"]
         );
+    }
+
+    #[test]
+    fn narrow_readings_from_review() {
+        let masked = |f: &Facts, text: &str| mask_unbacked(text, f).1;
+        // One figure read twice (a set, and the next load of a list) is masked once: no panic.
+        let none = Facts::in_unit(Unit::Kg);
+        assert_eq!(
+            masked(&none, "You did 100 x 5 and 120 x 3."),
+            ["100", "120"]
+        );
+        assert_eq!(
+            check("You did 100 x 5 and 120 x 3.", &none, false).len(),
+            2,
+            "each figure once"
+        );
+        // A time after a list is no load; a range or a comparison after a bare figure is none.
+        let mut f = Facts::in_unit(Unit::Kg);
+        f.add_json(&serde_json::json!({"exercise_id": "back-squat", "top_set": {"weight_kg": 140, "reps": 3}}));
+        f.add_json(&serde_json::json!({"exercise_id": "barbell-bench-press", "top_set": {"weight_kg": 100, "reps": 5}}));
+        f.add_json(&serde_json::json!({"exercise_id": "t-bar-row", "name": "T-Bar Row", "top_set": {"weight_kg": 60, "reps": 8}}));
+        assert!(masked(&f, "Top set at 140 x 3, then 90 seconds of rest.").is_empty());
+        assert!(masked(&f, "Your max is probably 20–30 more than that.").is_empty());
+        // The lift named right after a figure is its lift; "t" of "don't" names no T-bar row.
+        assert!(masked(&f, "That was 140 on squat, 100 on bench.").is_empty());
+        assert!(masked(&f, "Don't drop below 100 kg on bench.").is_empty());
+        // A large "step" is a load; a conversion rounded past a plate is a figure of its own.
+        assert_eq!(
+            masked(&f, "The next step is 105 kg for 5 on bench."),
+            ["105 kg"]
+        );
+        assert_eq!(masked(&f, "You squatted 140 kg (315 lb)."), ["315 lb"]);
+        assert!(masked(&f, "You squatted 140 kg (309 lb).").is_empty());
     }
 
     #[test]

@@ -12,6 +12,15 @@ use std::sync::LazyLock;
 
 use crate::domain::catalog::catalog;
 
+/// What may stand between a figure and the lift named right after it: "100 kg on the bench",
+/// "140 for squats", "120 lb x 5 on your deadlift".
+static NAMED_RIGHT_AFTER: LazyLock<regex_lite::Regex> = LazyLock::new(|| {
+    regex_lite::Regex::new(
+        r"(?i)^\s*(?:kg|kgs|lb|lbs)?\s*(?:(?:x|×)\s*\d{1,2}\s*)?(?:on|for|in|at)\s+(?:the\s+|your\s+|my\s+)?$",
+    )
+    .unwrap_or_else(|e| panic!("named-after pattern: {e}"))
+});
+
 /// Verbs that name a lift ("you squatted 105 for 5"), with the catalog id they name.
 const LIFT_VERBS: &[(&str, &str)] = &[
     ("squatted", "back-squat"),
@@ -99,30 +108,32 @@ impl LiftNames {
     }
 
     /// The one lift of these names (the lifter's, from their data) whose name starts with
-    /// `word`, when that word says more than the equipment or the stance: "incline" is the
-    /// lifter's "Incline Dumbbell Press" when it is the only incline lift in their data.
+    /// `word`, when that word is one that only ever modifies a movement: "incline" is the
+    /// lifter's "Incline Dumbbell Press" when it is the only incline lift in their data
+    /// (ordinary words such as "close", "chest" or "good" name nothing on their own).
     fn only_lift_starting(&self, word: &str) -> Option<&str> {
-        const GENERIC: &[&str] = &[
-            "barbell",
-            "dumbbell",
-            "db",
-            "bb",
-            "kettlebell",
-            "kb",
-            "machine",
-            "cable",
-            "smith",
-            "seated",
-            "standing",
-            "lying",
-            "single",
-            "one",
-            "the",
-            "a",
-            "my",
-            "your",
+        const MODIFIERS: &[&str] = &[
+            "incline",
+            "decline",
+            "sumo",
+            "paused",
+            "pause",
+            "deficit",
+            "romanian",
+            "bulgarian",
+            "goblet",
+            "hack",
+            "pendlay",
+            "arnold",
+            "landmine",
+            "zercher",
+            "preacher",
+            "spoto",
+            "larsen",
+            "snatch",
+            "hang",
         ];
-        if GENERIC.contains(&word) {
+        if !MODIFIERS.contains(&word) {
             return None;
         }
         let ids: Vec<&str> = self
@@ -175,8 +186,9 @@ impl LiftNames {
         out
     }
 
-    /// The lift a figure at `at` (a byte offset) in `text` is about: the lift named nearest
-    /// before it in its sentence or line, else the first named after it there.
+    /// The lift a figure at `at` (a byte offset) in `text` is about: the lift named right
+    /// after it ("100 kg on bench", "140 for squats"), else the lift named nearest before it
+    /// in its sentence or line, else the first named after it there.
     pub fn lift_at(&self, text: &str, at: std::ops::Range<usize>) -> Option<String> {
         let start = text[..at.start]
             .rfind(['.', '!', '?', '\n', ';'])
@@ -185,9 +197,11 @@ impl LiftNames {
             .find(['.', '!', '?', '\n', ';'])
             .map_or(text.len(), |i| at.end + i);
         let found = self.mentions(&text[start..end]);
-        let before = found.iter().rfind(|(_, e, _)| start + e <= at.start);
         let after = found.iter().find(|(s, _, _)| start + s >= at.end);
-        before.or(after).map(|(_, _, id)| id.clone())
+        let next_to =
+            after.filter(|(s, _, _)| NAMED_RIGHT_AFTER.is_match(&text[at.end..start + s]));
+        let before = found.iter().rfind(|(_, e, _)| start + e <= at.start);
+        next_to.or(before).or(after).map(|(_, _, id)| id.clone())
     }
 }
 
