@@ -1372,6 +1372,40 @@ mod tests {
         assert!(masked(&f, "You squatted 140 kg (309 lb).").is_empty());
     }
 
+    /// Every way the readers of figures can overlap (a set, a list's next load, a unit, a
+    /// conversion, a dumbbell size, a goal) strung together: the mask and the check must
+    /// neither panic nor mask a figure twice.
+    #[test]
+    fn masking_never_cuts_backwards() {
+        const PARTS: &[&str] = &[
+            "You did 100 x 5",
+            " and 120 x 3",
+            ", then 125 for a double",
+            " and 130 kg (287 lb)",
+            " — the 36s for 10",
+            ", to bench 140 next",
+            " → 142.5 kg × 2",
+            ", e1RM probably around 150",
+            " and 155–160 more",
+            ". Benched 165 today and 170 back in May",
+            " at 4,500 kg of volume",
+            " from 105 to 125 lb",
+        ];
+        let mut f = Facts::in_unit(Unit::Kg);
+        f.add_said("I did 120 x 3 on bench");
+        let pairs = PARTS
+            .iter()
+            .flat_map(|a| PARTS.iter().map(move |b| format!("{a}{b}.")));
+        for text in pairs.chain([PARTS.concat()]) {
+            let (out, left) = mask_unbacked(&text, &f);
+            assert_eq!(out.matches(LEFT_OUT).count(), left.len(), "{text}");
+            let mut hold = crate::agent::holdback::HoldBack::new(&f);
+            hold.push(&text);
+            hold.finish();
+            let _ = check(&text, &f, false);
+        }
+    }
+
     #[test]
     fn a_percentage_in_the_data_backs_no_weight() {
         let mut f = Facts::in_unit(Unit::Kg);
