@@ -312,6 +312,61 @@ fn warmup_sets(
 }
 
 /// Checks a workout about to be stored against the contract's limits.
+/// How well a name must match one of the lifter's exercises to mean it ("curls" for their
+/// "Hammer Curl"); the copilot holds the workout's exercises to it too.
+pub const FAMILIAR_NAME_SCORE: f64 = 0.72;
+
+/// The exercise `text` names for a lifter whose history is `history`: the catalog's match, or,
+/// where the name fits several ("curls"), the one the lifter has done that it matches, in the
+/// most sessions. Otherwise a message that lists candidates by name and id, to choose from.
+pub fn resolve_for(text: &str, history: &[Workout]) -> Result<&'static Exercise, String> {
+    use crate::domain::catalog::{Resolution, search_score_of};
+    let listed = |c: &[&Exercise]| {
+        c.iter()
+            .map(|e| format!("{} ({})", e.name, e.id))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let resolved = catalog().resolve(text);
+    if let Some(e) = resolved.exercise() {
+        return Ok(e);
+    }
+    let mut done: Vec<(&str, usize)> = Vec::new();
+    for w in history {
+        let mut seen = std::collections::HashSet::new();
+        for x in &w.exercises {
+            if seen.insert(x.exercise_id.as_str())
+                && search_score_of(text, &x.name) >= FAMILIAR_NAME_SCORE
+            {
+                match done.iter_mut().find(|(id, _)| *id == x.exercise_id) {
+                    Some((_, n)) => *n += 1,
+                    None => done.push((x.exercise_id.as_str(), 1)),
+                }
+            }
+        }
+    }
+    let familiar = done
+        .iter()
+        .filter_map(|(id, n)| catalog().get(id).map(|e| (*n, e)))
+        .max_by_key(|(n, _)| *n);
+    if let Some((_, e)) = familiar {
+        return Ok(e);
+    }
+    Err(match resolved {
+        Resolution::Unsure { candidates } => format!(
+            "'{text}' could be {}; call again with one of these ids",
+            listed(&candidates)
+        ),
+        _ => {
+            let close = catalog().closest(text, 3);
+            match close.is_empty() {
+                true => format!("no exercise '{text}'; use exercise_search"),
+                false => format!("no exercise '{text}'; did you mean {}?", listed(&close)),
+            }
+        }
+    })
+}
+
 pub fn validate(w: &Workout) -> Result<(), LimitError> {
     limits::check_count(
         "exercises",
@@ -421,6 +476,28 @@ mod tests {
             changes: vec![],
             notes: None,
         }
+    }
+
+    #[test]
+    fn curls_are_the_lifters_usual_curl_or_a_choice_to_make() {
+        // What a model asked in a workout to "add curls" sends (Qwen2.5-Coder-1.5B did).
+        let err = resolve_for("curls", &[]).unwrap_err();
+        assert!(
+            err.contains("could be") && err.contains("(cable-curl)"),
+            "{err}"
+        );
+        let mut hammer = last_time(14.0, 12, 2);
+        hammer.exercises[0].exercise_id = "hammer-curl".into();
+        hammer.exercises[0].name = "Hammer Curl".into();
+        assert_eq!(
+            resolve_for("curls", &[hammer]).map(|e| e.id.as_str()),
+            Ok("hammer-curl")
+        );
+        assert_eq!(
+            resolve_for("bench press", &[]).map(|e| e.id.as_str()),
+            Ok("barbell-bench-press")
+        );
+        assert!(resolve_for("zzzz", &[]).is_err());
     }
 
     #[test]

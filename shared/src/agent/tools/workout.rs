@@ -359,12 +359,9 @@ fn add_exercise(
     said: &str,
 ) -> Result<Change, ToolError> {
     let text = str_arg(args, "exercise_id")?;
-    let exercise = catalog().resolve(text).exercise().ok_or_else(|| {
-        ToolError::new(
-            "UNKNOWN_EXERCISE",
-            format!("no exercise '{text}'; use exercise_search"),
-        )
-    })?;
+    // "curls": the lifter's usual curl, else the candidates to choose from.
+    let exercise =
+        workouts::resolve_for(text, history).map_err(|m| ToolError::new("UNKNOWN_EXERCISE", m))?;
     let add = workouts::Addition {
         exercise,
         sets: int_arg(args, "sets", 1..=10)?.map_or(workouts::DEFAULT_SETS, |n| n as u32),

@@ -30,7 +30,7 @@ const UNKNOWN_WEIGHT_COST: f64 = std::f64::consts::LN_2 / 2.0;
 /// With nothing planned to compare against, more reps than this reads as a weight.
 const PLAUSIBLE_REPS: u32 = 30;
 /// A name matching one of the workout's exercises at least this well is that exercise.
-const WORKOUT_NAME_SCORE: f64 = 0.72;
+const WORKOUT_NAME_SCORE: f64 = crate::skills::workouts::FAMILIAR_NAME_SCORE;
 
 /// Where a name points.
 enum Named<'w> {
