@@ -1,7 +1,9 @@
 //! What a model writes that is not for the lifter: reasoning (`<think>…</think>` from Qwen and
 //! DeepSeek, `<thinking>…</thinking>` from Nova) and tool calls written as text by a model or a
 //! server without a tool parser (Hermes-style `<tool_call>{…}</tool_call>`, Qwen2.5-Coder's
-//! `<tools><function name="…" arguments='{…}'/></tools>`, a fenced JSON `{"name", "arguments"}`).
+//! `<tools><function name="…" arguments='{…}'/></tools>`, a fenced JSON `{"name", "arguments"}`,
+//! or that JSON bare at the start of a line, even in doubled braces as a template leaves it:
+//! `{{"name": …, "arguments": {…}}}`), and a tool's result echoed back (`<tool_response>`).
 //!
 //! The model's text streams through [`Markup`], which holds it from a possible opening marker
 //! until it knows: reasoning is dropped, a call is kept for [`calls_in`] to read, anything else
@@ -16,10 +18,14 @@ use crate::llm::{ToolCall, ToolSpec};
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Kind {
+    /// Not for the lifter: dropped.
     Reasoning,
     Call,
     /// A fenced block: a call if its content is one, else text.
     Fence,
+    /// A JSON object at the start of a line, to its balancing brace: a call if it is one, else
+    /// text.
+    Json,
 }
 
 /// Opening markers, what closes each, and what the block is.
@@ -29,6 +35,7 @@ const BLOCKS: &[(&str, &[&str], Kind)] = &[
     ("<tool_call>", &["</tool_call>"], Kind::Call),
     ("<tools>", &["</tools>"], Kind::Call),
     ("<function", &["</function>", "/>"], Kind::Call),
+    ("<tool_response>", &["</tool_response>"], Kind::Reasoning),
     ("```", &["```"], Kind::Fence),
 ];
 
@@ -43,6 +50,12 @@ pub struct Markup {
     pub written_calls: Vec<String>,
     /// Reasoning or calls were taken out of the text.
     pub removed: bool,
+    /// A bare JSON object being read from the start of a line, and its brace depth.
+    json: Option<(String, usize)>,
+    /// Text has been shown on the current line (a `{` after it is text, not a call).
+    mid_line: bool,
+    /// A bare JSON call just closed: closing braces the template doubled are its own.
+    after_json_call: bool,
 }
 
 impl Markup {
@@ -50,6 +63,41 @@ impl Markup {
     pub fn push(&mut self, delta: &str) -> String {
         let mut out = String::new();
         for ch in delta.chars() {
+            if self.after_json_call && ch == '}' {
+                continue;
+            }
+            self.after_json_call = false;
+            if let Some((json, depth)) = &mut self.json {
+                // A call on one line may leave a brace open ("{{…}" from a template): its line's
+                // end closes it.
+                let line_end = ch == '\n' && *depth <= 1 && json.trim_end().ends_with('}');
+                if !line_end {
+                    json.push(ch);
+                    match ch {
+                        '{' => *depth += 1,
+                        '}' => *depth = depth.saturating_sub(1),
+                        _ => {}
+                    }
+                }
+                if line_end || *depth == 0 {
+                    let (json, _) = self.json.take().unwrap_or_default();
+                    out.push_str(&self.close_json(json));
+                    if line_end {
+                        out.push(ch);
+                        self.mid_line = false;
+                    }
+                }
+                continue;
+            }
+            if ch == '{' && self.pending.is_empty() && self.block.is_none() && !self.mid_line {
+                self.json = Some((ch.to_string(), 1));
+                continue;
+            }
+            if ch == '\n' {
+                self.mid_line = false;
+            } else if !ch.is_whitespace() && self.block.is_none() {
+                self.mid_line = true;
+            }
             if let Some((i, block)) = &mut self.block {
                 block.push(ch);
                 let (opener, closers, _) = BLOCKS[*i];
@@ -76,6 +124,9 @@ impl Markup {
     /// call kept, anything else shown.
     pub fn finish(&mut self) -> String {
         let mut out = std::mem::take(&mut self.pending);
+        if let Some((json, _)) = self.json.take() {
+            out.push_str(&self.close_json(json));
+        }
         if let Some((i, block)) = self.block.take() {
             match BLOCKS[i].2 {
                 Kind::Reasoning => self.removed = true,
@@ -83,7 +134,7 @@ impl Markup {
                     self.removed = true;
                     self.written_calls.push(block);
                 }
-                Kind::Fence => out.push_str(&block),
+                Kind::Fence | Kind::Json => out.push_str(&block),
             }
         }
         out
@@ -110,6 +161,20 @@ impl Markup {
         }
     }
 
+    /// A bare JSON object read whole (or cut by the turn's end): a call is kept, anything
+    /// else shown as written.
+    fn close_json(&mut self, json: String) -> String {
+        if written_call(&json).is_some() {
+            self.removed = true;
+            self.after_json_call = true;
+            self.written_calls.push(json);
+            String::new()
+        } else {
+            self.mid_line = !json.ends_with('\n');
+            json
+        }
+    }
+
     /// A closed block: what to show of it.
     fn close(&mut self, i: usize, block: String) -> String {
         match BLOCKS[i].2 {
@@ -127,7 +192,7 @@ impl Markup {
                 self.written_calls.push(block);
                 String::new()
             }
-            Kind::Fence => block,
+            Kind::Fence | Kind::Json => block,
         }
     }
 }
@@ -154,10 +219,17 @@ fn written_call(block: &str) -> Option<(String, Option<Value>)> {
             .filter(Value::is_object);
         return Some((name, args));
     }
-    // A JSON object with a name and its arguments (or parameters), possibly as a JSON string.
+    // A JSON object with a name and its arguments (or parameters), possibly as a JSON string,
+    // possibly in the doubled braces a chat template leaves ("{{…}}").
     let start = block.find('{')?;
     let end = block.rfind('}')?;
-    let v: Value = serde_json::from_str(block.get(start..=end)?).ok()?;
+    let object = block.get(start..=end)?;
+    let v: Value = serde_json::from_str(object).ok().or_else(|| {
+        let inner = object.strip_prefix('{')?;
+        serde_json::from_str(inner)
+            .ok()
+            .or_else(|| serde_json::from_str(inner.strip_suffix('}')?).ok())
+    })?;
     let name = v["name"].as_str()?.to_string();
     let args = match v.get("arguments").or(v.get("parameters")) {
         None | Some(Value::Null) => Some(Value::Object(Map::new())),
@@ -270,6 +342,41 @@ mod tests {
                     ("propose_routine", &c)
                 ]
             );
+        }
+    }
+
+    #[test]
+    fn a_bare_json_call_and_an_echoed_result_never_reach_the_lifter() {
+        // What Qwen2.5-Coder-1.5B wrote after a tool error, and what it echoed.
+        let doubled = r#"{{"name": "exercise_progress", "arguments": {"exercise_id": "ez-bar-curl", "weeks": 4}}"#;
+        let balanced = r#"{{"name": "exercise_progress", "arguments": {"weeks": 2}}}}"#;
+        let echoed = r#"<tool_response>
+{"error":{"code":"UNKNOWN_EXERCISE","message":"'curl' could be …"}}
+</tool_response>"#;
+        for n in [1, 3, 100] {
+            let (seen, m) = streamed(&format!("{doubled}\n{echoed}\n{balanced}Done."), n);
+            assert_eq!(seen, "\n\nDone.", "chunks of {n}");
+            let (calls, unusable) = calls_in(&m.written_calls, &offered());
+            assert!(unusable.is_empty(), "{unusable:?}");
+            let args: Vec<&Value> = calls.iter().map(|c| &c.args).collect();
+            assert_eq!(
+                args,
+                [
+                    &json!({"exercise_id": "ez-bar-curl", "weeks": 4}),
+                    &json!({"weeks": 2})
+                ]
+            );
+        }
+        // JSON that is no call, and a brace inside a line, are text.
+        for n in [1, 3, 100] {
+            for text in [
+                "{\"sets\": 3, \"reps\": 5}\nThat is the plan.",
+                "Sets {3} and reps.\n",
+            ] {
+                let (seen, m) = streamed(text, n);
+                assert_eq!(seen, text, "chunks of {n}");
+                assert!(!m.removed);
+            }
         }
     }
 
