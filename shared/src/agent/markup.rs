@@ -23,9 +23,6 @@ enum Kind {
     Call,
     /// A fenced block: a call if its content is one, else text.
     Fence,
-    /// A JSON object at the start of a line, to its balancing brace: a call if it is one, else
-    /// text.
-    Json,
 }
 
 /// Opening markers, what closes each, and what the block is.
@@ -134,7 +131,7 @@ impl Markup {
                     self.removed = true;
                     self.written_calls.push(block);
                 }
-                Kind::Fence | Kind::Json => out.push_str(&block),
+                Kind::Fence => out.push_str(&block),
             }
         }
         out
@@ -192,7 +189,7 @@ impl Markup {
                 self.written_calls.push(block);
                 String::new()
             }
-            Kind::Fence | Kind::Json => block,
+            Kind::Fence => block,
         }
     }
 }
