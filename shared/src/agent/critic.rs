@@ -487,6 +487,11 @@ static PAST_CHANGE_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)((\b(is|are|was|were|has been|have been|went|gone|come|came|crept|moved|inched|ticked|climbed|crawled)|[’'‘]s|^|[,;(—–-])\s*(up|down)|\b(increase|gain|improvement|rise|drop|jump) of|\b(climbed|gained|added|improved|rose|risen|increased|grew|grown|dropped|fell|fallen|lost|jumped|put on))\s+(by\s+)?((about|around|roughly|nearly|almost|over|just|another|a further)\s+)?[+\-−]?\s*$")
         .unwrap_or_else(|e| panic!("past change pattern: {e}"))
 });
+/// A figure under a change's label: "**E1RM Change**: -1.1 kg", "change: +2.5 kg".
+static CHANGE_LABEL_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(change|delta)\W{0,6}[:=]\W{0,4}[+\-−]?\s*$")
+        .unwrap_or_else(|e| panic!("change label pattern: {e}"))
+});
 static SINCE_AFTER: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)^[^.!?\n]{0,40}\b(since|over the (last|past)|in the (last|past)|this (block|cycle|year|month)|so far)\b")
         .unwrap_or_else(|e| panic!("since pattern: {e}"))
@@ -497,7 +502,9 @@ fn past_change(text: &str, at: &std::ops::Range<usize>) -> bool {
     let before = text.get(..at.start).unwrap_or_default();
     let after = text.get(at.end..).unwrap_or_default();
     let signed = before.trim_end().ends_with(['+', '-', '−']);
-    PAST_CHANGE_BEFORE.is_match(before) || (signed && SINCE_AFTER.is_match(after))
+    PAST_CHANGE_BEFORE.is_match(before)
+        || (signed && SINCE_AFTER.is_match(after))
+        || CHANGE_LABEL_BEFORE.is_match(before)
 }
 
 /// The loads an answer writes without a unit ("you benched 100 for 5"): each read as written
@@ -1404,6 +1411,17 @@ mod tests {
             hold.finish();
             let _ = check(&text, &f, false);
         }
+    }
+
+    #[test]
+    fn a_labelled_change_is_a_change_claim() {
+        // Qwen2.5-Coder-1.5B's "E1RM Change" for a deadlift it never read.
+        let mut f = Facts::in_unit(Unit::Kg);
+        f.add_json(&serde_json::json!({"exercise_id": "deadlift",
+            "e1rm_change": {"from_kg": 180.0, "to_kg": 183.5, "change_kg": 3.5}}));
+        let masked = |text: &str| mask_unbacked(text, &f).1;
+        assert_eq!(masked("Deadlift\n- **E1RM Change**: -1.1 kg"), ["1.1 kg"]);
+        assert!(masked("Deadlift\n- **E1RM Change**: +3.5 kg").is_empty());
     }
 
     #[test]
