@@ -3,7 +3,9 @@
 //! split, development or held-out, is the table of its README) and any file given (measured as
 //! held-out, never committed) is walked session by session: before each session the coach and
 //! the baselines see only the sessions before it (rolling origin), and what they would have said
-//! is compared with what the lifter then did.
+//! is compared with what the lifter then did. The coach sees what the app reads for a
+//! prescription: the last [`LOOKBACK_WEEKS`] of workouts and the lift's last session when none
+//! is among them; the baselines see the whole past.
 //!
 //! Metrics, each per predictor, pooled over a split's lifters with bootstrap 95 % intervals
 //! (lifters resampled):
@@ -31,7 +33,7 @@ use std::path::{Path, PathBuf};
 use chrono::{DateTime, Datelike, Duration, Utc};
 use coach::analysis::capacity::{Capacity, Lifter, SessionTop, session_tops, top_of};
 use coach::analysis::flags;
-use coach::analysis::history::working_sets;
+use coach::analysis::history::{LOOKBACK_WEEKS, working_sets};
 use coach::analysis::progression::{DEFAULT_TARGET_RIR, RepTarget, prescribe_for};
 use coach::domain::catalog::{Loading, catalog};
 use coach::domain::profile::{Profile, step_for};
@@ -230,6 +232,29 @@ fn best_for_reps(tops: &[SessionTop], history: &[Workout], id: &str, reps: u32) 
     })
 }
 
+/// What the app reads to prescribe `id` at `now`: the completed workouts of the last
+/// [`LOOKBACK_WEEKS`], and the last session of `id` when none is among them
+/// (`Store::with_last_sessions`).
+fn app_view(past: &[Workout], id: &str, now: DateTime<Utc>) -> Vec<Workout> {
+    let since = now - Duration::weeks(LOOKBACK_WEEKS);
+    let mut view: Vec<Workout> = past
+        .iter()
+        .filter(|w| w.started_at >= since)
+        .cloned()
+        .collect();
+    let has = |w: &Workout| {
+        w.exercises
+            .iter()
+            .any(|e| e.exercise_id == id && e.sets.iter().any(is_working_result))
+    };
+    if !view.iter().any(has)
+        && let Some(last) = past.iter().rev().find(|w| has(w))
+    {
+        view.insert(0, last.clone());
+    }
+    view
+}
+
 /// The baselines' interval: the q10 and q90 of their own relative errors so far (at least ten),
 /// else ±5 % widened with the horizon.
 fn empirical_interval(errors: Option<&Vec<f64>>, mid: f64, weeks: f64) -> (f64, f64) {
@@ -258,9 +283,10 @@ pub fn walk(results: &mut Results, li: usize, file: &LifterFile) {
     for (i, w) in ws.iter().enumerate() {
         let past = &ws[..i];
         let now = w.started_at;
-        // The lifter's own curve and pace, learned again each week.
+        // The estimated max ahead is no answer of the app's (nothing it shows forecasts): it is
+        // the model's given the whole past, the lifter learned again each week.
         let week = now.timestamp() / (7 * 86_400);
-        let lifter = match learned {
+        let whole_past = match learned {
             Some((k, l)) if k == week => l,
             _ => {
                 let l = Lifter::learn(past, now);
@@ -286,14 +312,18 @@ pub fn walk(results: &mut Results, li: usize, file: &LifterFile) {
             };
             let exercise = catalog().get(id);
             let step = step_for(exercise, &profile);
+            // The coach reads what the app reads (and learns the lifter from it, as the app
+            // does on every call); the baselines read the whole past.
+            let view = app_view(past, id, now);
             let tops = session_tops(past, id, now);
             if tops.is_empty() {
-                first_load(results, li, past, w, &ws[i..], id, &actual, &profile);
+                first_load(results, li, &view, w, &ws[i..], id, &actual, &profile);
                 continue;
             }
-            let target = RepTarget::from_history(past, id, DEFAULT_TARGET_RIR)
+            let lifter = Lifter::learn(&view, now);
+            let target = RepTarget::from_history(&view, id, DEFAULT_TARGET_RIR)
                 .unwrap_or(RepTarget::fixed(actual.reps, DEFAULT_TARGET_RIR));
-            let capacity = Capacity::of(past, id, lifter, now);
+            let capacity = Capacity::of(&view, id, lifter, now);
 
             // Reps at the chosen load.
             if actual.reps > 0 {
@@ -378,7 +408,7 @@ pub fn walk(results: &mut Results, li: usize, file: &LifterFile) {
             }
 
             // Prescriptions: hit rate and safety.
-            let coach_full = prescribe_for(&lifter, past, id, exercise, target, &profile, now);
+            let coach_full = prescribe_for(&lifter, &view, id, exercise, target, &profile, now);
             // The reps the coach writes are an aim: how often the first set, and every set,
             // reached them (the figure comparable with a baseline's hit rate is every set).
             if let Some(p) = &coach_full {
@@ -461,6 +491,7 @@ pub fn walk(results: &mut Results, li: usize, file: &LifterFile) {
             }
 
             // The estimated max: next session and four weeks on.
+            let capacity = Capacity::of(past, id, whole_past, now);
             if let Some(y) = actual.e1rm_kg {
                 forecast_events(results, li, past, id, now, now, y, capacity.as_ref(), 0);
             }
@@ -557,12 +588,13 @@ fn forecast_events(
 }
 
 /// A first session of an exercise: the load the coach would have suggested for the reps the
-/// lifter did, against what they showed they could do in their first four weeks of it.
+/// lifter did (from `seen`, what the app reads then), against what they showed they could do in
+/// their first four weeks of it.
 #[allow(clippy::too_many_arguments)]
 fn first_load(
     results: &mut Results,
     li: usize,
-    past: &[Workout],
+    seen: &[Workout],
     w: &Workout,
     later: &[Workout],
     id: &str,
@@ -580,7 +612,7 @@ fn first_load(
         Some(exercise),
         actual.reps,
         DEFAULT_TARGET_RIR,
-        past,
+        seen,
         profile,
         w.started_at,
     );
@@ -1010,5 +1042,37 @@ pub fn parse_split(s: &str) -> Result<Option<Split>, String> {
         other => Err(format!(
             "--split {other}: development, held-out, given or all"
         )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The coach reads what the app reads: eight weeks, and a lift's last session when older.
+    #[test]
+    fn the_coach_sees_the_apps_window_and_the_lifts_last_session() {
+        let csv = "Date,Workout Name,Duration,Exercise Name,Set Order,Weight,Reps,Distance,Seconds,Notes,Workout Notes,RPE
+2025-01-06 18:00:00,\"A\",1h,\"Bench Press (Barbell)\",1,80,5,0,0,\"\",\"\",
+2025-02-03 18:00:00,\"B\",1h,\"Bench Press (Barbell)\",1,85,5,0,0,\"\",\"\",
+2025-04-07 18:00:00,\"C\",1h,\"Squat (Barbell)\",1,100,5,0,0,\"\",\"\",
+";
+        let (read, ..) = read_export(
+            csv,
+            chrono_tz::UTC,
+            Some(Unit::Kg),
+            None,
+            Utc::now(),
+            &HashSet::new(),
+            strong::ALL_APPS,
+        )
+        .expect("reads");
+        let mut ws = read.workouts;
+        ws.sort_by_key(|w| w.started_at);
+        let now: DateTime<Utc> = "2025-04-14T18:00:00Z".parse().unwrap();
+        let names = |v: Vec<Workout>| v.into_iter().map(|w| w.name).collect::<Vec<_>>();
+        // The bench's last session (ten weeks back) joins the window; the one before does not.
+        assert_eq!(names(app_view(&ws, "barbell-bench-press", now)), ["B", "C"]);
+        assert_eq!(names(app_view(&ws, "back-squat", now)), ["C"]);
     }
 }
