@@ -122,6 +122,10 @@ pub fn suite(args: &Arguments) -> Conclusion {
             "coach_plans_lifts_last_done_months_ago",
             coach_plans_lifts_last_done_months_ago,
         ),
+        (
+            "every_surface_prescribes_the_same_load",
+            every_surface_prescribes_the_same_load,
+        ),
     ];
     if let Some(skipped) = unselected(args, SUITE, &cases) {
         return skipped;
@@ -1932,4 +1936,179 @@ fn the_intake_answers_write_the_profile(ctx: &Ctx) -> Result<(), Failed> {
         .rt
         .block_on(blackbox::call_json(&ctx.http, "GET", url, &user, None));
     eq(me.body["name"].as_str(), Some("Sam"), "nothing written")
+}
+
+/// A real export moved in time so that its newest session was `days_ago` days ago (its dates
+/// are years old; a prescription after years away is a return from a break, not progression).
+fn moved_export(file: &str, days_ago: i64) -> Result<String, Failed> {
+    let text = std::fs::read_to_string(
+        blackbox::workspace_root()
+            .join("tests/data/exports")
+            .join(file),
+    )?;
+    let date = |line: &str| {
+        chrono::NaiveDateTime::parse_from_str(line.get(..19)?, "%Y-%m-%d %H:%M:%S").ok()
+    };
+    let newest = text.lines().filter_map(date).max().ok_or("no dated row")?;
+    let shift =
+        (chrono::Utc::now().naive_utc() - chrono::Duration::days(days_ago)).date() - newest.date();
+    Ok(text
+        .lines()
+        .map(|line| match date(line) {
+            Some(d) => format!("{}{}", (d + shift).format("%Y-%m-%d %H:%M:%S"), &line[19..]),
+            None => line.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join("\n"))
+}
+
+/// One model behind every surface. A real lifter's history (a public Strong export, moved so
+/// that its last session was three days ago) is imported; then the next bench press and
+/// deadlift are asked of SUGGEST_WEIGHT, of the coach's suggest_weight tool, of a started
+/// workout's plan and of AUTOFILL_SET on it: every one prescribes the same load.
+fn every_surface_prescribes_the_same_load(ctx: &Ctx) -> Result<(), Failed> {
+    let user = unique_user("one-model");
+    let csv = moved_export("strong-breinsp.csv", 3)?;
+    let imported = ctx.rt.block_on(async {
+        let resp = ctx
+            .http
+            .post(format!(
+                "{}/v1/import/strong?tz=UTC&unit=kg",
+                ctx.stack.base
+            ))
+            .header("x-user-id", &user)
+            .header("content-type", "text/csv")
+            .body(csv)
+            .send()
+            .await
+            .expect("request reaches cargo lambda watch");
+        resp.status().as_u16()
+    });
+    eq(imported, 200, "imported")?;
+    // The same history for a lifter with no workout started (autofill by exercise).
+    let other = unique_user("one-model-idle");
+    for w in ctx.rt.block_on(ctx.stack.store.completed_workouts(&user))? {
+        ctx.rt
+            .block_on(ctx.stack.store.put_completed_workout(&other, &w))?;
+    }
+    let lifts = [("barbell-bench-press", 8u32), ("deadlift", 5)];
+    let mut suggested = Vec::new();
+    for (id, reps) in lifts {
+        let ask = json!({"intent": "SUGGEST_WEIGHT", "exercise_id": id, "target_reps": reps});
+        let r = functional(
+            ctx,
+            &user,
+            "/v1/functional",
+            Some(json!({"message": ask.to_string()})),
+        );
+        let d = &r.body["data"];
+        eq(
+            d["source"].as_str(),
+            Some("history"),
+            &format!("{id}: {}", r.body),
+        )?;
+        let kg = d["weight_kg"]
+            .as_f64()
+            .ok_or(format!("{id}: no load: {}", r.body))?;
+        suggested.push(kg);
+        // The coach's tool, as the model reads it.
+        let before = ctx.fake.requests().len();
+        ctx.fake.reply(ModelReply::calls(&[(
+            "suggest_weight",
+            json!({"exercise_id": id, "target_reps": reps}),
+        )]));
+        ctx.fake
+            .reply(ModelReply::text(&["Here is your next load."]));
+        let s = ctx.stream(
+            &user,
+            json!({"message": format!("How much should I lift on {id} for {reps} reps next time?")}),
+        );
+        well_formed(&s)?;
+        let reqs = ctx.fake.requests();
+        let answer = reqs[before..]
+            .iter()
+            .flat_map(|r| r.body["contents"].as_array().cloned().unwrap_or_default())
+            .flat_map(|c| c["parts"].as_array().cloned().unwrap_or_default())
+            .find_map(|p| {
+                (p["functionResponse"]["name"] == "suggest_weight")
+                    .then(|| p["functionResponse"]["response"].clone())
+            })
+            .ok_or(format!("{id}: no suggest_weight result reached the model"))?;
+        eq(
+            answer["weight_kg"].as_f64(),
+            Some(kg),
+            &format!("{id}: the coach's tool says what SUGGEST_WEIGHT says: {answer}"),
+        )?;
+    }
+    // A started workout plans those loads, and autofill fills them.
+    let exercises: Vec<Value> = lifts
+        .iter()
+        .map(|(id, reps)| json!({"exercise": id, "sets": 3, "reps": reps}))
+        .collect();
+    let r = functional(
+        ctx,
+        &user,
+        "/v1/workouts",
+        Some(json!({"exercises": exercises})),
+    );
+    eq(r.status, 201, &format!("started: {}", r.body))?;
+    let planned = r.body["workout"]["exercises"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    eq(planned.len(), 2, "two exercises planned")?;
+    for ((id, reps), (inst, kg)) in lifts.iter().zip(planned.iter().zip(&suggested)) {
+        let sets = inst["sets"].as_array().cloned().unwrap_or_default();
+        let first_working = sets
+            .iter()
+            .position(|s| s["set_type"] == "working")
+            .ok_or(format!("{id}: no working set planned"))?;
+        let loads: Vec<Option<f64>> = sets[first_working..]
+            .iter()
+            .map(|s| s["target"]["weight_kg"].as_f64())
+            .collect();
+        eq(
+            loads,
+            vec![Some(*kg); 3],
+            &format!("{id}: the plan's working sets"),
+        )?;
+        let ask = json!({
+            "intent": "AUTOFILL_SET",
+            "exercise_instance_id": inst["instance_id"],
+            "set_index": first_working,
+        });
+        let r = functional(
+            ctx,
+            &user,
+            "/v1/functional",
+            Some(json!({"message": ask.to_string()})),
+        );
+        eq(
+            r.body["data"]["predicted_weight_kg"].as_f64(),
+            Some(*kg),
+            &format!("{id}: AUTOFILL_SET on the plan: {}", r.body),
+        )?;
+        // Named by exercise, with no plan to read: the model's own answer.
+        let ask = json!({
+            "intent": "AUTOFILL_SET",
+            "exercise_id": id,
+            "set_index": 0,
+            "target_reps": reps,
+        });
+        let r = functional(
+            ctx,
+            &other,
+            "/v1/functional",
+            Some(json!({"message": ask.to_string()})),
+        );
+        eq(
+            (
+                r.body["data"]["source"].as_str(),
+                r.body["data"]["predicted_weight_kg"].as_f64(),
+            ),
+            (Some("last_session"), Some(*kg)),
+            &format!("{id}: AUTOFILL_SET from the history: {}", r.body),
+        )?;
+    }
+    Ok(())
 }
