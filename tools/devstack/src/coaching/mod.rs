@@ -151,6 +151,13 @@ const FRONTIER: [(f64, &str, &str); 5] = [
     (2.0, "margin 2.0: hit rate", "margin 2.0: too easy"),
 ];
 
+/// The lifter's own repeat, as a reference for any floor: in a session at the load of a recent
+/// one (within half a step), every set held to that session's weakest set, and one rep fewer.
+const REPEAT: [(u32, &str, &str); 2] = [
+    (0, "repeat: hit rate", "repeat: too easy"),
+    (1, "repeat less one: hit rate", "repeat less one: too easy"),
+];
+
 /// One figure of every predictor.
 #[derive(Default)]
 struct Figure {
@@ -422,6 +429,19 @@ pub fn walk(results: &mut Results, li: usize, file: &LifterFile) {
                 if let (Some(every), Some(min)) = (every, done.iter().min()) {
                     for (margin, hit, easy) in FRONTIER {
                         let floor = (every - margin - 1e-9).ceil().max(1.0) as u32;
+                        results.add(hit, COACH, li, f64::from(u8::from(*min >= floor)), 1.0);
+                        results.add(easy, COACH, li, f64::from(u8::from(*min >= floor + 2)), 1.0);
+                    }
+                }
+                // The same sessions' reference: the most recent session of the app's view at
+                // this load, repeated.
+                let moved = Lift::in_workout(w, id).moved_kg(Some(p.weight_kg));
+                let repeat = session_tops(&view, id, now)
+                    .into_iter()
+                    .find(|t| moved.is_some_and(|m| (t.load_kg - m).abs() <= step / 2.0 + 1e-6));
+                if let (Some(last), Some(min)) = (repeat, done.iter().min()) {
+                    for (less, hit, easy) in REPEAT {
+                        let floor = last.min_reps.saturating_sub(less).max(1);
                         results.add(hit, COACH, li, f64::from(u8::from(*min >= floor)), 1.0);
                         results.add(easy, COACH, li, f64::from(u8::from(*min >= floor + 2)), 1.0);
                     }
@@ -961,8 +981,13 @@ pub fn report(files: &[LifterFile], results: &Results, split: Option<Split>) -> 
             &[COACH],
             &["aim: hit rate, first set", "aim: hit rate, every set"],
         ));
-        out.push_str("\nThe floor's trade-off: every set held to the capacity model's every-set reps at the load less a fixed margin (the coach only):\n\n");
-        let frontier: Vec<&'static str> = FRONTIER.iter().flat_map(|(_, h, e)| [*h, *e]).collect();
+        out.push_str("\nThe floor's trade-off: every set held to the capacity model's every-set reps at the load less a fixed margin; and, in the sessions at the load of a recent one, to that session's weakest set (repeat) and one rep fewer (the coach only):\n\n");
+        let frontier: Vec<&'static str> = FRONTIER
+            .iter()
+            .map(|(_, h, e)| [*h, *e])
+            .chain(REPEAT.iter().map(|(_, h, e)| [*h, *e]))
+            .flatten()
+            .collect();
         out.push_str(&table(results, &members, &[COACH], &frontier));
         out.push_str("\nFirst loads (the coach only):\n\n");
         out.push_str(&table(
