@@ -1938,37 +1938,19 @@ fn the_intake_answers_write_the_profile(ctx: &Ctx) -> Result<(), Failed> {
     eq(me.body["name"].as_str(), Some("Sam"), "nothing written")
 }
 
-/// A real export moved in time so that its newest session was `days_ago` days ago (its dates
-/// are years old; a prescription after years away is a return from a break, not progression).
-fn moved_export(file: &str, days_ago: i64) -> Result<String, Failed> {
-    let text = std::fs::read_to_string(
-        blackbox::workspace_root()
-            .join("tests/data/exports")
-            .join(file),
-    )?;
-    let date = |line: &str| {
-        chrono::NaiveDateTime::parse_from_str(line.get(..19)?, "%Y-%m-%d %H:%M:%S").ok()
-    };
-    let newest = text.lines().filter_map(date).max().ok_or("no dated row")?;
-    let shift =
-        (chrono::Utc::now().naive_utc() - chrono::Duration::days(days_ago)).date() - newest.date();
-    Ok(text
-        .lines()
-        .map(|line| match date(line) {
-            Some(d) => format!("{}{}", (d + shift).format("%Y-%m-%d %H:%M:%S"), &line[19..]),
-            None => line.to_string(),
-        })
-        .collect::<Vec<_>>()
-        .join("\n"))
-}
-
 /// One model behind every surface. A real lifter's history (a public Strong export, moved so
 /// that its last session was three days ago) is imported; then the next bench press and
 /// deadlift are asked of SUGGEST_WEIGHT, of the coach's suggest_weight tool, of a started
 /// workout's plan and of AUTOFILL_SET on it: every one prescribes the same load.
 fn every_surface_prescribes_the_same_load(ctx: &Ctx) -> Result<(), Failed> {
     let user = unique_user("one-model");
-    let csv = moved_export("strong-breinsp.csv", 3)?;
+    // Its dates are years old: moved so that a prescription is progression, not a return.
+    let csv = devstack::eval::shift_export(
+        &std::fs::read_to_string(
+            blackbox::workspace_root().join("tests/data/exports/strong-breinsp.csv"),
+        )?,
+        chrono::Utc::now().date_naive() - chrono::Duration::days(3),
+    )?;
     let imported = ctx.rt.block_on(async {
         let resp = ctx
             .http
