@@ -52,7 +52,9 @@ fn script(name: &str) -> Vec<ModelReply> {
                 "exercise_progress",
                 json!({"exercise_id": "front squat", "weeks": 12}),
             ),
-            text("Your front squat is moving up steadily; keep the plan you are on."),
+            text(
+                "Your last front squat was 90 kg for 3, an estimated max of 99 kg; keep the plan you are on.",
+            ),
         ],
         "progress_follow_up" => vec![
             call(
@@ -103,7 +105,9 @@ fn script(name: &str) -> Vec<ModelReply> {
                 "exercise_progress",
                 json!({"exercise_id": "bench press", "weeks": 12}),
             ),
-            text("Your bench press is holding; the lb figures are in your progress view."),
+            text(
+                "Your bench press is holding: 245 lb for 5 last time, an estimated max of 286 lb.",
+            ),
         ],
         "new_lifter" => vec![
             call(
@@ -224,6 +228,20 @@ fn the_suite(ctx: &Ctx) -> Result<(), Failed> {
     }
 
     let progress = r("progress")?;
+    // The figures the answer gives, judged against the front squat's own data.
+    eq(
+        (
+            progress.right_figures.clone(),
+            progress.wrong_figures.clone(),
+        ),
+        (vec!["90 kg".to_string(), "99 kg".to_string()], vec![]),
+        "progress: the front squat's figures",
+    )?;
+    eq(
+        r("pound_lifter")?.right_figures,
+        vec!["245 lb".to_string(), "286 lb".to_string()],
+        "pound lifter: the bench press's figures, in pounds",
+    )?;
     eq(
         progress.routes.clone(),
         vec!["slow/ANALYZE_PROGRESS".to_string()],

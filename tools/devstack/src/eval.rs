@@ -15,6 +15,8 @@ use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
 
 use chrono::{NaiveDate, NaiveDateTime};
+use coach::domain::units::Unit;
+use coach::domain::workout::Workout;
 use serde_json::{Value, json};
 
 /// The export every scenario's lifter starts from (86 workouts of Olympic lifting, Dec 2020 to
@@ -72,6 +74,9 @@ pub struct Expect {
     pub says_any: &'static [&'static str],
     /// The answers say none of these (lower case).
     pub never_says: &'static [&'static str],
+    /// The answers give this lift's figures (a catalog id), and every weight they show is one
+    /// of the lift's, computed by `analysis` from the history the lifter was seeded with.
+    pub figures_of: Option<&'static str>,
 }
 
 #[derive(Debug, Clone)]
@@ -109,7 +114,10 @@ pub fn scenarios() -> Vec<Scenario> {
             "progress",
             2,
             vec![Step::Say("How is my front squat progressing?")],
-            reads(progress_tools),
+            Expect {
+                figures_of: Some("front-squat"),
+                ..reads(progress_tools)
+            },
         ),
         // A follow-up: the second question's prompt starts with the first's (the instruction, the
         // tools, the first exchange), which a prompt cache need not read again. It routes by its
@@ -219,6 +227,7 @@ pub fn scenarios() -> Vec<Scenario> {
                 vec![Step::Say("How is my bench press progressing?")],
                 Expect {
                     says_any: &["lb", "pound"],
+                    figures_of: Some("barbell-bench-press"),
                     ..reads(progress_tools)
                 },
             ),
@@ -274,6 +283,11 @@ pub struct Record {
     /// Of those, the weights (a number with kg or lb): what a pass allows none of. Reps, counts
     /// and percentages ("sets of 5") are general advice as often as claims.
     pub unbacked_weights: Vec<String>,
+    /// With [`Expect::figures_of`]: the weights shown that are the lift's figures, and those
+    /// that are not (backed by some number of the turn or not: a figure of another lift is
+    /// wrong here).
+    pub right_figures: Vec<String>,
+    pub wrong_figures: Vec<String>,
     pub errors: Vec<String>,
     /// Time to the first text of each message that got one.
     pub first_text: Vec<Duration>,
@@ -323,7 +337,7 @@ pub async fn run_scenario(
     run: usize,
 ) -> Result<Record, String> {
     let user = format!("{}-{}-{run}", target.user_prefix, scenario.name);
-    seed(http, target, &user, scenario).await?;
+    let seeded = seed(http, target, &user, scenario).await?;
     let mut rec = Record {
         scenario: scenario.name.to_string(),
         ..Record::default()
@@ -388,6 +402,9 @@ pub async fn run_scenario(
     if let Some(id) = &workout {
         rec.exercises = Some(exercises_in(http, target, &user, id).await?);
     }
+    if let (Some(id), Some(history)) = (scenario.expect.figures_of, &seeded) {
+        (rec.right_figures, rec.wrong_figures) = judge_figures(&rec.answer, history, id);
+    }
     rec.failures = verdict(&rec, &scenario.expect);
     Ok(rec)
 }
@@ -432,7 +449,62 @@ pub fn verdict(rec: &Record, expect: &Expect) -> Vec<String> {
             f.push(format!("says {w:?}"));
         }
     }
+    if let Some(id) = expect.figures_of {
+        if !rec.wrong_figures.is_empty() {
+            f.push(format!(
+                "figures not of {id}: {}",
+                rec.wrong_figures.join(", ")
+            ));
+        }
+        if rec.right_figures.is_empty() {
+            f.push(format!("no figure of {id}"));
+        }
+    }
     f
+}
+
+/// Weights up to this (kilograms) are read as steps and plates ("add 2.5 kg"), not judged.
+const STEP_KG: f64 = 5.0;
+
+/// The weights `answer` shows, split into the figures of `id` in `history` and the others
+/// (steps and plates of at most [`STEP_KG`] left out). A lift's figures: every working set's
+/// load, every session's estimated max (the one definition), and the change of each over the
+/// last 4, 8, 12, 26 and 52 weeks (newest against oldest), each as the answer may round it
+/// (1 %, or half a kilogram).
+pub fn judge_figures(answer: &str, history: &[Workout], id: &str) -> (Vec<String>, Vec<String>) {
+    let now = chrono::Utc::now();
+    let tops = coach::analysis::capacity::session_tops(history, id, now);
+    let mut truth: Vec<f64> = history
+        .iter()
+        .flat_map(|w| w.exercises.iter().filter(|e| e.exercise_id == id))
+        .flat_map(|e| e.sets.iter())
+        .filter_map(|s| s.actual.as_ref()?.weight_kg)
+        .collect();
+    truth.extend(tops.iter().filter_map(|t| t.e1rm_kg));
+    for weeks in [4, 8, 12, 26, 52] {
+        let since = now - chrono::Duration::weeks(weeks);
+        let window: Vec<_> = tops.iter().filter(|t| t.at >= since).collect();
+        if let (Some(newest), Some(oldest)) = (window.first(), window.last()) {
+            truth.push((newest.load_kg - oldest.load_kg).abs());
+            if let (Some(a), Some(b)) = (newest.e1rm_kg, oldest.e1rm_kg) {
+                truth.push((a - b).abs());
+            }
+        }
+    }
+    let (mut right, mut wrong) = (Vec::new(), Vec::new());
+    for (n, unit) in weights_with_unit(answer) {
+        let kg = unit.to_kg(n);
+        if kg <= STEP_KG + 1e-9 {
+            continue;
+        }
+        let shown = format!("{} {}", format_number(n), unit.label());
+        if truth.iter().any(|t| (t - kg).abs() <= (0.01 * t).max(0.5)) {
+            right.push(shown);
+        } else {
+            wrong.push(shown);
+        }
+    }
+    (right, wrong)
 }
 
 /// How many exercises the workout `id` holds.
@@ -594,16 +666,17 @@ async fn ask(
 
 /// Seeds `user` as the scenario's lifter: their export imported, moved so its last session was
 /// `days_since_last` days ago (a pound lifter's profile in pounds; a new lifter has nothing).
+/// Returns the history seeded, as the import reads it.
 async fn seed(
     http: &reqwest::Client,
     target: &Target,
     user: &str,
     scenario: &Scenario,
-) -> Result<(), String> {
-    let (file, query) = match scenario.lifter {
-        Lifter::New => return Ok(()),
-        Lifter::Pounds => (&target.pound_export, "?unit=lb"),
-        Lifter::Olympic | Lifter::Injected => (&target.export, ""),
+) -> Result<Option<Vec<Workout>>, String> {
+    let (file, query, unit) = match scenario.lifter {
+        Lifter::New => return Ok(None),
+        Lifter::Pounds => (&target.pound_export, "?unit=lb", Some(Unit::Lb)),
+        Lifter::Olympic | Lifter::Injected => (&target.export, "", None),
     };
     let csv = std::fs::read_to_string(file)
         .map_err(|e| format!("cannot read {}: {e}", file.display()))?;
@@ -615,6 +688,16 @@ async fn seed(
     if scenario.lifter == Lifter::Injected {
         csv = rename_workouts(&csv, INJECTED_NAME);
     }
+    let (read, ..) = coach::import::read_export(
+        &csv,
+        chrono_tz::UTC,
+        unit,
+        None,
+        chrono::Utc::now(),
+        &std::collections::HashSet::new(),
+        coach::import::strong::ALL_APPS,
+    )
+    .map_err(|e| format!("cannot read {}: {e}", file.display()))?;
     let resp = http
         .post(format!("{}/v1/import/strong{query}", target.base))
         .header("x-user-id", user)
@@ -644,7 +727,7 @@ async fn seed(
             return Err(format!("{url}: {}", resp.status()));
         }
     }
-    Ok(())
+    Ok(Some(read.workouts))
 }
 
 /// A Strong export whose every workout is named `name` (the second column, quoted).
@@ -732,12 +815,20 @@ async fn post_json(
 /// The weights written in `text`: numbers with a unit of weight right after them ("100 kg",
 /// "225lb", "4,500 kilos").
 pub fn weights(text: &str) -> Vec<f64> {
+    weights_with_unit(text)
+        .into_iter()
+        .map(|(n, _)| n)
+        .collect()
+}
+
+/// [`weights`] with the unit each is written in.
+pub fn weights_with_unit(text: &str) -> Vec<(f64, Unit)> {
     let words: Vec<&str> = text.split_whitespace().collect();
-    let is_unit = |w: &str| {
-        let w = w
-            .trim_matches(|c: char| !c.is_alphanumeric())
-            .to_ascii_lowercase();
-        ["kg", "kgs", "kilo", "kilos", "lb", "lbs", "pound", "pounds"].contains(&w.as_str())
+    let unit_of = |w: &str| {
+        Unit::parse(
+            &w.trim_matches(|c: char| !c.is_alphanumeric())
+                .to_ascii_lowercase(),
+        )
     };
     let number = |w: &str| {
         w.trim_matches(|c: char| !c.is_ascii_digit())
@@ -751,8 +842,16 @@ pub fn weights(text: &str) -> Vec<f64> {
         let unit_at = glued.find(|c: char| c.is_ascii_alphabetic());
         match unit_at {
             // "100kg"
-            Some(at) if at > 0 && is_unit(&glued[at..]) => out.extend(number(&glued[..at])),
-            None if words.get(i + 1).is_some_and(|n| is_unit(n)) => out.extend(number(w)),
+            Some(at) if at > 0 => {
+                if let (Some(n), Some(u)) = (number(&glued[..at]), unit_of(&glued[at..])) {
+                    out.push((n, u));
+                }
+            }
+            None => {
+                if let (Some(n), Some(u)) = (number(w), words.get(i + 1).and_then(|n| unit_of(n))) {
+                    out.push((n, u));
+                }
+            }
             _ => {}
         }
     }
@@ -955,7 +1054,7 @@ pub fn table(records: &[Record], prices: &[Price]) -> String {
 /// and input per call; then the suite's pass^1, pass^k and tool-choice accuracy.
 pub fn summary(scenarios: &[Scenario], runs: &[Vec<Record>]) -> String {
     let mut t = String::from(
-        "| scenario | runs passed | pass^k | tool chosen | held back | unbacked weights shown | first text ms (median) | input tokens per call | why a run failed |\n|---|---|---|---|---|---|---|---|---|\n",
+        "| scenario | runs passed | pass^k | tool chosen | held back | unbacked weights shown | the lift's figures right / wrong | first text ms (median) | input tokens per call | why a run failed |\n|---|---|---|---|---|---|---|---|---|---|\n",
     );
     let (mut passed_runs, mut all_runs, mut all_passed) = (0, 0, 0);
     let (mut chose, mut choosing) = (0, 0);
@@ -982,8 +1081,17 @@ pub fn summary(scenarios: &[Scenario], runs: &[Vec<Record>]) -> String {
             .collect();
         firsts.sort_unstable();
         let why: BTreeSet<String> = recs.iter().flat_map(|r| r.failures.clone()).collect();
+        let figures = if s.expect.figures_of.is_some() {
+            format!(
+                "{} / {}",
+                recs.iter().map(|r| r.right_figures.len()).sum::<usize>(),
+                recs.iter().map(|r| r.wrong_figures.len()).sum::<usize>()
+            )
+        } else {
+            "-".to_string()
+        };
         t.push_str(&format!(
-            "| {} | {passed}/{k} | {} | {tool} | {} | {} | {} | {} | {} |\n",
+            "| {} | {passed}/{k} | {} | {tool} | {} | {} | {figures} | {} | {} | {} |\n",
             s.name,
             if passed == k { "yes" } else { "no" },
             recs.iter().map(|r| r.held_back).sum::<usize>(),
@@ -1071,6 +1179,51 @@ mod tests {
         assert_eq!(
             weights("Squat 100 kg for 5, then 225lb, 4,500 kilos moved; 3 sets of 8."),
             vec![100.0, 225.0, 4500.0]
+        );
+    }
+
+    #[test]
+    fn figures_are_judged_against_the_lifts_own_data() {
+        // Two front squat sessions and a back squat one, as the import reads them.
+        let day = |d: i64| (chrono::Utc::now() - chrono::Duration::days(d)).format("%Y-%m-%d");
+        let csv = format!(
+            "Date,Workout Name,Duration,Exercise Name,Set Order,Weight,Reps,Distance,Seconds,Notes,Workout Notes,RPE
+{} 18:00:00,\"A\",1h,\"Front Squat (Barbell)\",1,85,3,0,0,\"\",\"\",
+{} 18:00:00,\"B\",1h,\"Front Squat (Barbell)\",1,90,3,0,0,\"\",\"\",
+{} 18:00:00,\"B\",1h,\"Squat (Barbell)\",1,120,5,0,0,\"\",\"\",
+",
+            day(10),
+            day(3),
+            day(3)
+        );
+        let (read, ..) = coach::import::read_export(
+            &csv,
+            chrono_tz::UTC,
+            Some(Unit::Kg),
+            None,
+            chrono::Utc::now(),
+            &std::collections::HashSet::new(),
+            coach::import::strong::ALL_APPS,
+        )
+        .unwrap();
+        let judge = |text: &str| judge_figures(text, &read.workouts, "front-squat");
+        // Its loads, its estimated max (90 × 3: 99), its change (+5.5 on the max, +5 on the
+        // load); a step is not judged.
+        assert_eq!(
+            judge("90 kg for 3 last time, a max of 99 kg, up 5.5 kg; add 2.5 kg next week."),
+            (
+                vec!["90 kg".into(), "99 kg".into(), "5.5 kg".into()],
+                vec![]
+            )
+        );
+        // The back squat's load is no front squat figure, nor an invented one; pounds are
+        // read as pounds (198 lb is 90 kg).
+        assert_eq!(
+            judge("Your front squat max is 120 kg, or 130 kg soon; 198 lb for 3."),
+            (
+                vec!["198 lb".into()],
+                vec!["120 kg".into(), "130 kg".into()]
+            )
         );
     }
 
