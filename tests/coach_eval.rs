@@ -356,6 +356,11 @@ fn the_suite(ctx: &Ctx) -> Result<(), Failed> {
 
     let vague = r("vague")?;
     eq(vague.held_back, 1, "vague: the invented load is held back")?;
+    eq(
+        vague.masked.clone(),
+        vec!["333 kg".to_string()],
+        "vague: the trace names the weight kept from the lifter",
+    )?;
     check(
         !vague.answer.contains("333"),
         format!("vague: never shown: {}", vague.answer),

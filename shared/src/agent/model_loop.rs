@@ -57,6 +57,11 @@ pub struct Outcome {
     pub error: Option<&'static str>,
     /// A traced turn (`Emitter::traced`): the per-request context the model was given.
     pub traced_context: Option<String>,
+    /// The weights the hold-back left out (as the model wrote them: the lifter never read
+    /// them), and those the critic flagged after a streamed answer (read, then corrected): what
+    /// the evaluation judges the checker by.
+    pub masked: Vec<String>,
+    pub flagged: Vec<String>,
 }
 
 /// What the agent is given besides the lifter's message.
@@ -148,6 +153,7 @@ pub async fn run(
         let turn = match attempt {
             Ok(Some(t)) => {
                 said.push_str(&t.shown);
+                out.masked.extend(t.left_out);
                 // Calls a model wrote as text run when they name an offered tool with valid
                 // arguments; otherwise the model is told once that nothing ran.
                 let (calls, unusable) = markup::calls_in(&t.written_calls, &req.tools);
@@ -318,6 +324,13 @@ async fn review(
         return said;
     }
     tracing::warn!(violations = ?found, "critic flagged the answer");
+    out.flagged = found
+        .iter()
+        .filter_map(|v| match v {
+            critic::Violation::UnsupportedNumber(n) => Some(n.clone()),
+            _ => None,
+        })
+        .collect();
     if !buffered {
         let fix = critic::correction(&found);
         emit.send("message", json!({ "text": fix })).await;
@@ -374,6 +387,8 @@ struct Streamed {
     shown: String,
     /// Calls the model wrote as text (`markup`).
     written_calls: Vec<String>,
+    /// The weights the hold-back left out.
+    left_out: Vec<String>,
 }
 
 /// Streams one model turn's text to the lifter (when live) and returns it (`Streamed`); `None`
@@ -436,10 +451,12 @@ async fn stream_turn(
                 turn.parts.insert(0, Part::text(&text));
             }
         }
+        let (shown, left_out) = hold.map_or((text, Vec::new()), |h| (h.shown, h.left_out));
         Streamed {
             turn,
-            shown: hold.map_or(text, |h| h.shown),
+            shown,
             written_calls: markup.written_calls,
+            left_out,
         }
     };
     loop {
@@ -573,6 +590,8 @@ pub fn done_data(intent: Option<Intent>, started: Instant, out: &Outcome) -> Val
             "tool_calls": out.tool_calls,
             "proposals": out.proposals,
             "critic_findings": out.violations,
+            "masked": out.masked,
+            "flagged": out.flagged,
             "context": context,
         });
     }

@@ -288,6 +288,15 @@ pub struct Record {
     /// wrong here).
     pub right_figures: Vec<String>,
     pub wrong_figures: Vec<String>,
+    /// Weights the checker kept from the lifter (the hold-back's, as the model wrote them) and
+    /// flagged after a streamed answer (the trace's `masked` and `flagged`).
+    pub masked: Vec<String>,
+    pub flagged: Vec<String>,
+    /// With [`Expect::figures_of`], the masked weights judged as the answers' are: the lift's
+    /// own figures (a correct figure kept from the lifter: the checker's miss) and the others
+    /// (rightly kept).
+    pub masked_right: Vec<String>,
+    pub masked_wrong: Vec<String>,
     pub errors: Vec<String>,
     /// Time to the first text of each message that got one.
     pub first_text: Vec<Duration>,
@@ -404,6 +413,7 @@ pub async fn run_scenario(
     }
     if let (Some(id), Some(history)) = (scenario.expect.figures_of, &seeded) {
         (rec.right_figures, rec.wrong_figures) = judge_figures(&rec.answer, history, id);
+        (rec.masked_right, rec.masked_wrong) = judge_figures(&rec.masked.join("; "), history, id);
     }
     rec.failures = verdict(&rec, &scenario.expect);
     Ok(rec)
@@ -565,6 +575,17 @@ impl TurnSeen {
         let trace = &self.done["trace"];
         rec.model_turns += trace["model_turns"].as_u64().unwrap_or(0);
         rec.critic_findings += trace["critic_findings"].as_u64().unwrap_or(0) as usize;
+        let strings = |v: &Value| -> Vec<String> {
+            v.as_array()
+                .map(|a| {
+                    a.iter()
+                        .filter_map(|x| x.as_str().map(String::from))
+                        .collect()
+                })
+                .unwrap_or_default()
+        };
+        rec.masked.extend(strings(&trace["masked"]));
+        rec.flagged.extend(strings(&trace["flagged"]));
         // The numbers the turn could back its answer with.
         let mut sources: Vec<f64> = Vec::new();
         for r in &self.results {
@@ -1054,7 +1075,7 @@ pub fn table(records: &[Record], prices: &[Price]) -> String {
 /// and input per call; then the suite's pass^1, pass^k and tool-choice accuracy.
 pub fn summary(scenarios: &[Scenario], runs: &[Vec<Record>]) -> String {
     let mut t = String::from(
-        "| scenario | runs passed | pass^k | tool chosen | held back | unbacked weights shown | the lift's figures right / wrong | first text ms (median) | input tokens per call | why a run failed |\n|---|---|---|---|---|---|---|---|---|---|\n",
+        "| scenario | runs passed | pass^k | tool chosen | held back | unbacked weights shown | the lift's figures shown right / wrong | masked right / wrong | first text ms (median) | input tokens per call | why a run failed |\n|---|---|---|---|---|---|---|---|---|---|---|\n",
     );
     let (mut passed_runs, mut all_runs, mut all_passed) = (0, 0, 0);
     let (mut chose, mut choosing) = (0, 0);
@@ -1081,17 +1102,21 @@ pub fn summary(scenarios: &[Scenario], runs: &[Vec<Record>]) -> String {
             .collect();
         firsts.sort_unstable();
         let why: BTreeSet<String> = recs.iter().flat_map(|r| r.failures.clone()).collect();
-        let figures = if s.expect.figures_of.is_some() {
-            format!(
-                "{} / {}",
-                recs.iter().map(|r| r.right_figures.len()).sum::<usize>(),
-                recs.iter().map(|r| r.wrong_figures.len()).sum::<usize>()
-            )
-        } else {
-            "-".to_string()
+        let split = |right: fn(&Record) -> usize, wrong: fn(&Record) -> usize| {
+            if s.expect.figures_of.is_some() {
+                format!(
+                    "{} / {}",
+                    recs.iter().map(right).sum::<usize>(),
+                    recs.iter().map(wrong).sum::<usize>()
+                )
+            } else {
+                "-".to_string()
+            }
         };
+        let figures = split(|r| r.right_figures.len(), |r| r.wrong_figures.len());
+        let masked = split(|r| r.masked_right.len(), |r| r.masked_wrong.len());
         t.push_str(&format!(
-            "| {} | {passed}/{k} | {} | {tool} | {} | {} | {figures} | {} | {} | {} |\n",
+            "| {} | {passed}/{k} | {} | {tool} | {} | {} | {figures} | {masked} | {} | {} | {} |\n",
             s.name,
             if passed == k { "yes" } else { "no" },
             recs.iter().map(|r| r.held_back).sum::<usize>(),
@@ -1164,6 +1189,13 @@ pub async fn run_cli(
         }
         for failure in &r.failures {
             out.push_str(&format!("- failed: {failure}\n"));
+        }
+        if !r.masked.is_empty() || !r.flagged.is_empty() {
+            out.push_str(&format!(
+                "- masked: {}; flagged: {}\n",
+                r.masked.join(", "),
+                r.flagged.join(", ")
+            ));
         }
         out.push_str(&format!("\n{}\n", r.answer));
     }
