@@ -809,7 +809,9 @@ pub enum Violation {
     Medication(String),
     ThroughPain(String),
     AboveMax(String),
-    UnsupportedNumber(String),
+    /// A figure nothing backs, and the words that lead to it in its sentence (which of two
+    /// equal figures is meant).
+    UnsupportedNumber(String, String),
     UnbackedChange(String),
 }
 
@@ -826,7 +828,7 @@ impl Violation {
             Violation::AboveMax(s) => format!(
                 "advising a load above the lifter's maximum (\"{s}\"): working loads come from suggest_weight, below the max"
             ),
-            Violation::UnsupportedNumber(s) => format!(
+            Violation::UnsupportedNumber(s, _) => format!(
                 "the number \"{s}\" is not in this turn's tool data: fetch it or leave it out"
             ),
             Violation::UnbackedChange(s) => format!(
@@ -841,7 +843,7 @@ impl Violation {
             Violation::Medication(_) => "I can't advise on medication or treatment; please ask a doctor or pharmacist.".into(),
             Violation::ThroughPain(_) => "Don't train through pain: stop the movement that hurts and get it checked by a professional.".into(),
             Violation::AboveMax(_) => "Don't load above your estimated max: working sets stay below it. Ask me for a load for your next sets and I'll work it out from your logged sets.".into(),
-            Violation::UnsupportedNumber(s) => format!("I can't back \"{s}\" with your logged data; treat that figure as unverified."),
+            Violation::UnsupportedNumber(_, quote) => format!("I can't back \"{quote}\" with your logged data; treat that figure as unverified."),
             Violation::UnbackedChange(_) => "Nothing in your plan or workout was changed by this answer.".into(),
         }
     }
@@ -868,6 +870,22 @@ pub fn sentences(text: &str) -> Vec<&str> {
     out
 }
 
+/// The figure at `at` in `s` with up to four words before it: which figure a correction means
+/// when the answer states the same one twice ("an estimated 90 kg", "the top set at 90 kg").
+fn leading_words(s: &str, at: std::ops::Range<usize>) -> String {
+    let before = s[..at.start].trim_start();
+    let words: Vec<&str> = before.split_whitespace().collect();
+    let kept = words.len().min(4);
+    let lead = words[words.len() - kept..].join(" ");
+    let cut = if kept < words.len() { "…" } else { "" };
+    let space = if lead.is_empty() || before.ends_with(char::is_whitespace) {
+        " "
+    } else {
+        ""
+    };
+    format!("{cut}{lead}{space}{}", &s[at]).trim().to_string()
+}
+
 fn sentence_violations(s: &str, facts: &Facts, wrote: bool) -> Vec<Violation> {
     let mut v = Vec::new();
     let short = s.trim().chars().take(120).collect::<String>();
@@ -885,7 +903,10 @@ fn sentence_violations(s: &str, facts: &Facts, wrote: bool) -> Vec<Violation> {
         v.push(Violation::AboveMax(short.clone()));
     }
     for w in unbacked(s, facts) {
-        v.push(Violation::UnsupportedNumber(s[w.at].to_string()));
+        v.push(Violation::UnsupportedNumber(
+            s[w.at.clone()].to_string(),
+            leading_words(s, w.at),
+        ));
     }
     let about_proposal = ["propos", "draft", "confirm", "suggest"]
         .iter()
@@ -994,7 +1015,7 @@ pub fn scrub(answer: &str, facts: &Facts, wrote: bool) -> String {
         let v = sentence_violations(s, facts, wrote);
         let unsafe_advice = v
             .iter()
-            .any(|v| !matches!(v, Violation::UnsupportedNumber(_)));
+            .any(|v| !matches!(v, Violation::UnsupportedNumber(..)));
         if unsafe_advice {
             found.extend(v);
         } else {
@@ -1104,7 +1125,10 @@ mod tests {
         // a change or a plate never is.
         assert_eq!(
             check("Front squat: 12.7 kg this week.", &f, false),
-            vec![Violation::UnsupportedNumber("12.7 kg".into())]
+            vec![Violation::UnsupportedNumber(
+                "12.7 kg".into(),
+                "Front squat: 12.7 kg".into()
+            )]
         );
         for change in [
             "Add 5 kg next week.",
@@ -1121,7 +1145,13 @@ mod tests {
             "100 kg in pounds"
         );
         let v = check("Your best is 140 kg.", &f, false);
-        assert_eq!(v, vec![Violation::UnsupportedNumber("140 kg".into())]);
+        assert_eq!(
+            v,
+            vec![Violation::UnsupportedNumber(
+                "140 kg".into(),
+                "Your best is 140 kg".into()
+            )]
+        );
     }
 
     #[test]
@@ -1136,7 +1166,13 @@ mod tests {
             &f,
             false,
         );
-        assert_eq!(v, vec![Violation::UnsupportedNumber("121 kg".into())]);
+        assert_eq!(
+            v,
+            vec![Violation::UnsupportedNumber(
+                "121 kg".into(),
+                "…front squat is at 121 kg".into()
+            )]
+        );
         assert!(check("Your squat e1RM is 121 kg.", &f, false).is_empty());
         assert!(check("Your front squat e1RM is 98 kg.", &f, false).is_empty());
         // Every figure of the strength line is an e1RM, not only the first.
@@ -1154,13 +1190,38 @@ mod tests {
     }
 
     #[test]
+    fn a_correction_quotes_the_words_before_its_figure() {
+        // Qwen2.5-Coder-1.5B (27 Nov): the same 90 kg wrong as an estimated max and right as
+        // the top set; the correction must say which.
+        let mut f = Facts::default();
+        f.add_json(&json!({"exercise_id": "front-squat", "name": "Front Squat",
+            "sessions": [{"top_set": {"weight_kg": 90, "reps": 3}, "e1rm_kg": 99.0}]}));
+        let v = check(
+            "Your front squat is currently at an estimated 90 kg. The top set of your last session was at 90 kg.",
+            &f,
+            false,
+        );
+        assert_eq!(v.len(), 1, "{v:?}");
+        assert_eq!(
+            v[0].correction(),
+            "I can't back \"…currently at an estimated 90 kg\" with your logged data; treat that figure as unverified."
+        );
+    }
+
+    #[test]
     fn a_weight_is_backed_only_by_a_weight_of_its_kind() {
         let mut f = Facts::default();
         // What the lifter saw in a small model's answer: 20.5 kg "backed" by a date and a count.
         f.add_text("Bench 2026-09-20: 20 workouts, best set 60 kg x 5, e1RM 70 kg.");
         f.add_json(&json!({"workouts": 21, "id": "w-20", "volume_kg": 2400.0, "e1rm_lb": 154.3}));
         let v = check("Start the bar at 20.5 kg.", &f, false);
-        assert_eq!(v, vec![Violation::UnsupportedNumber("20.5 kg".into())]);
+        assert_eq!(
+            v,
+            vec![Violation::UnsupportedNumber(
+                "20.5 kg".into(),
+                "Start the bar at 20.5 kg".into()
+            )]
+        );
         assert!(check("Your best set was 60 kg.", &f, false).is_empty());
         assert!(check("Your e1RM is 70 kg.", &f, false).is_empty());
         let v = check("Your e1RM is 60 kg.", &f, false);
@@ -1205,7 +1266,10 @@ mod tests {
         ] {
             assert_eq!(
                 check(unbacked, &f, false),
-                vec![Violation::UnsupportedNumber(figure.into())],
+                vec![Violation::UnsupportedNumber(
+                    figure.into(),
+                    unbacked[..unbacked.find(figure).unwrap() + figure.len()].into()
+                )],
                 "{unbacked}"
             );
         }

@@ -327,7 +327,7 @@ async fn review(
     out.flagged = found
         .iter()
         .filter_map(|v| match v {
-            critic::Violation::UnsupportedNumber(n) => Some(n.clone()),
+            critic::Violation::UnsupportedNumber(n, _) => Some(n.clone()),
             _ => None,
         })
         .collect();
