@@ -886,7 +886,10 @@ fn leading_words(s: &str, at: std::ops::Range<usize>) -> String {
     format!("{cut}{lead}{space}{}", &s[at]).trim().to_string()
 }
 
-fn sentence_violations(s: &str, facts: &Facts, wrote: bool) -> Vec<Violation> {
+/// The rules the sentence `text[start..]` breaks, its weights read with the words before
+/// `start` (its list's heading: [`reading_start`]).
+fn sentence_violations(text: &str, start: usize, facts: &Facts, wrote: bool) -> Vec<Violation> {
+    let s = &text[start..];
     let mut v = Vec::new();
     let short = s.trim().chars().take(120).collect::<String>();
     if MEDICATION.is_match(s) && !REFERRAL.is_match(s) {
@@ -902,10 +905,13 @@ fn sentence_violations(s: &str, facts: &Facts, wrote: bool) -> Vec<Violation> {
     {
         v.push(Violation::AboveMax(short.clone()));
     }
-    for w in unbacked(s, facts) {
+    for w in unbacked(text, facts)
+        .into_iter()
+        .filter(|w| w.at.start >= start)
+    {
         v.push(Violation::UnsupportedNumber(
-            s[w.at.clone()].to_string(),
-            leading_words(s, w.at),
+            text[w.at.clone()].to_string(),
+            leading_words(s, w.at.start - start..w.at.end - start),
         ));
     }
     let about_proposal = ["propos", "draft", "confirm", "suggest"]
@@ -925,8 +931,69 @@ fn sentence_violations(s: &str, facts: &Facts, wrote: bool) -> Vec<Violation> {
 pub fn check(answer: &str, facts: &Facts, wrote: bool) -> Vec<Violation> {
     sentences(answer)
         .into_iter()
-        .flat_map(|s| sentence_violations(s, facts, wrote))
+        .flat_map(|s| {
+            let (read, start) = with_heading(answer, s);
+            sentence_violations(read, start, facts, wrote)
+        })
         .collect()
+}
+
+/// The sentence `s` of `answer` with the heading its list item sits under, and where `s`
+/// starts in that.
+fn with_heading<'a>(answer: &'a str, s: &'a str) -> (&'a str, usize) {
+    let at = s.as_ptr() as usize - answer.as_ptr() as usize;
+    let from = reading_start(answer, at);
+    (&answer[from..at + s.len()], at - from)
+}
+
+/// A list item's marker: "- ", "* ", "• ", "+ ", "1. ", "2) ".
+static LIST_ITEM: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^(?:[-*•+]|\d{1,2}[.)])\s").unwrap_or_else(|e| panic!("list item pattern: {e}"))
+});
+
+/// The indentation of `line` when it is a list item.
+fn item_indent(line: &str) -> Option<usize> {
+    let rest = line.trim_start();
+    LIST_ITEM.is_match(rest).then_some(line.len() - rest.len())
+}
+
+/// Whether `line` heads what follows it ("**E1RM change:**", "3. Bench press:").
+fn is_heading(line: &str) -> bool {
+    let rest = line.trim();
+    let rest = LIST_ITEM.find(rest).map_or(rest, |m| &rest[m.end()..]);
+    rest.trim_end_matches(['*', '_', ' ']).ends_with(':')
+}
+
+/// Where to start reading the sentence that starts at `at` in `text`: the start of its list's
+/// heading when it opens a list item under one, so the heading's words (a kind, a lift) read as
+/// the item's own ("**E1RM change:**" over "- Last week: 99 kg": an estimated max, which a
+/// real model's answer had masked as an unbacked load); else `at`.
+fn reading_start(text: &str, at: usize) -> usize {
+    let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+    let line = text[line_start..].lines().next().unwrap_or_default();
+    if !text[line_start..at].trim().is_empty() {
+        return at;
+    }
+    let Some(indent) = item_indent(line) else {
+        return at;
+    };
+    let mut end = line_start;
+    while end > 0 {
+        let prev_start = text[..end - 1].rfind('\n').map_or(0, |i| i + 1);
+        let prev = &text[prev_start..end - 1];
+        if prev.trim().is_empty() {
+            return at;
+        }
+        if is_heading(prev) && item_indent(prev).is_none_or(|i| i < indent) {
+            return prev_start;
+        }
+        match item_indent(prev) {
+            // A sibling item, or one nested deeper: the heading is further up.
+            Some(i) if i >= indent => end = prev_start,
+            _ => return at,
+        }
+    }
+    at
 }
 
 /// The weights of `text` the check applies to ([`is_checked`]) that the facts do not back, in
@@ -976,8 +1043,16 @@ pub const LEFT_OUT: &str = "[a figure I can't back with your data]";
 
 /// `text` with every weight the facts do not back replaced by [`LEFT_OUT`], and the weights
 /// left out as written.
+#[cfg(test)]
 pub(super) fn mask_unbacked(text: &str, facts: &Facts) -> (String, Vec<String>) {
     mask_unbacked_after(text, 0, facts)
+}
+
+/// [`mask_unbacked`] of the sentence that starts at `at` in `text` and runs to its end, read
+/// with the heading its list item sits under ([`reading_start`]).
+pub(super) fn mask_sentence(text: &str, at: usize, facts: &Facts) -> (String, Vec<String>) {
+    let from = reading_start(text, at);
+    mask_unbacked_after(&text[from..], at - from, facts)
 }
 
 /// [`mask_unbacked`] of `text[from..]`, read with the words before `from` ("Add " already
@@ -1012,14 +1087,15 @@ pub fn scrub(answer: &str, facts: &Facts, wrote: bool) -> String {
     let mut kept = String::new();
     let mut found = Vec::new();
     for s in sentences(answer) {
-        let v = sentence_violations(s, facts, wrote);
+        let (read, start) = with_heading(answer, s);
+        let v = sentence_violations(read, start, facts, wrote);
         let unsafe_advice = v
             .iter()
             .any(|v| !matches!(v, Violation::UnsupportedNumber(..)));
         if unsafe_advice {
             found.extend(v);
         } else {
-            kept.push_str(&mask_unbacked(s, facts).0);
+            kept.push_str(&mask_unbacked_after(read, start, facts).0);
         }
     }
     let mut out = kept.trim().to_string();
@@ -1187,6 +1263,44 @@ mod tests {
             1
         );
         assert!(check("Add 2.5 kg next week.", &f, false).is_empty());
+    }
+
+    #[test]
+    fn a_list_item_reads_with_its_heading() {
+        // Qwen2.5-Coder-1.5B (27 Nov), from a context whose front squat e1RM is 99 kg: the
+        // items under "E1RM Change:" are estimated maxima, the one under "Latest Session:" a
+        // load (the top set was 90 × 3).
+        let mut f = Facts::default();
+        f.add_text("Plateau: Front Squat (3 weeks at e1RM ~99 kg).");
+        let answer = "1. **Latest Session:**\n   - Reps: 10\n   - Weight: 99 kg\n\n2. **E1RM Change:**\n   - Last week: 99 kg\n   - This week: 99 kg\n   - Change: 0 kg\n";
+        let v = check(answer, &f, false);
+        assert_eq!(
+            v,
+            vec![Violation::UnsupportedNumber(
+                "99 kg".into(),
+                "- Weight: 99 kg".into()
+            )],
+        );
+        assert_eq!(
+            scrub(answer, &f, false).matches(LEFT_OUT).count(),
+            1,
+            "{}",
+            scrub(answer, &f, false)
+        );
+        // Streamed before any tool ran, the hold-back reads it the same way.
+        let mut h = super::super::holdback::HoldBack::new(&f);
+        let mut seen = String::new();
+        for c in answer.chars() {
+            seen.push_str(&h.push(&c.to_string()));
+        }
+        seen.push_str(&h.finish());
+        assert_eq!(h.left_out, vec!["99 kg".to_string()], "{seen}");
+        assert!(seen.contains("- Last week: 99 kg"), "{seen}");
+        // A blank line ends the list: the heading no longer reads.
+        let apart = "**E1RM:**\n\n- Weight: 99 kg\n";
+        assert_eq!(check(apart, &f, false).len(), 1);
+        // Items of a list with no heading read alone.
+        assert_eq!(check("Notes\n- Last week: 99 kg\n", &f, false).len(), 1);
     }
 
     #[test]

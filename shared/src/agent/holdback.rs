@@ -6,7 +6,7 @@
 //! after-the-fact correction is needed for it.
 
 pub use super::critic::LEFT_OUT;
-use super::critic::{Facts, mask_unbacked_after};
+use super::critic::{Facts, mask_sentence};
 
 pub struct HoldBack<'f> {
     facts: &'f Facts,
@@ -67,11 +67,13 @@ impl<'f> HoldBack<'f> {
         let held = std::mem::take(&mut self.held);
         // The sentence's words already shown (none hold a digit) give the held figures their
         // sense: "Add " makes "5 kg next week." a change.
+        // A list item reads with the heading above it (`critic::mask_sentence`).
         let start = self.shown.rfind(['.', '!', '?', '\n']).map_or(0, |i| i + 1);
-        let sentence = format!("{}{held}", &self.shown[start..]);
-        let (out, left_out) = mask_unbacked_after(&sentence, self.shown.len() - start, self.facts);
+        let text = format!("{}{held}", self.shown);
+        let (masked, left_out) = mask_sentence(&text, start, self.facts);
         self.left_out.extend(left_out);
-        out
+        // What the lifter has not read yet: the held part.
+        masked[self.shown.len() - start..].to_string()
     }
 }
 
