@@ -311,7 +311,6 @@ fn warmup_sets(
     .collect()
 }
 
-/// Checks a workout about to be stored against the contract's limits.
 /// How well a name must match one of the lifter's exercises to mean it ("curls" for their
 /// "Hammer Curl"); the copilot holds the workout's exercises to it too.
 pub const FAMILIAR_NAME_SCORE: f64 = 0.72;
@@ -359,14 +358,16 @@ pub fn resolve_for(text: &str, history: &[Workout]) -> Result<&'static Exercise,
         ),
         _ => {
             let close = catalog().closest(text, 3);
-            match close.is_empty() {
-                true => format!("no exercise '{text}'; use exercise_search"),
-                false => format!("no exercise '{text}'; did you mean {}?", listed(&close)),
+            if close.is_empty() {
+                format!("no exercise '{text}'; use exercise_search")
+            } else {
+                format!("no exercise '{text}'; did you mean {}?", listed(&close))
             }
         }
     })
 }
 
+/// Checks a workout about to be stored against the contract's limits.
 pub fn validate(w: &Workout) -> Result<(), LimitError> {
     limits::check_count(
         "exercises",

@@ -511,9 +511,9 @@ pub fn walk(results: &mut Results, li: usize, file: &LifterFile) {
             }
 
             // The estimated max: next session and four weeks on.
-            let capacity = Capacity::of(past, id, whole_past, now);
+            let forecaster = Capacity::of(past, id, whole_past, now);
             if let Some(y) = actual.e1rm_kg {
-                forecast_events(results, li, past, id, now, now, y, capacity.as_ref(), 0);
+                forecast_events(results, li, past, id, now, now, y, forecaster.as_ref(), 0);
             }
             if let Some(later) = ws[i + 1..].iter().find(|l| {
                 l.started_at >= now + Duration::days(28)
@@ -538,7 +538,7 @@ pub fn walk(results: &mut Results, li: usize, file: &LifterFile) {
                         now,
                         later.started_at,
                         y,
-                        capacity.as_ref(),
+                        forecaster.as_ref(),
                         4,
                     );
                 }
