@@ -748,7 +748,10 @@ impl Facts {
         } else {
             TOLERANCE_KG
         };
-        let lift = self.names.lift_at(text, w.at.clone());
+        let lift = self
+            .names
+            .lift_at(text, w.at.clone())
+            .or_else(|| self.heading_lift(text, w.at.start));
         // Written without a unit, a load is in the lifter's unit: kilograms or pounds.
         let readings: &[f64] = if w.bare {
             &[w.raw, w.raw / LB_PER_KG]
@@ -760,6 +763,17 @@ impl Facts {
         readings
             .iter()
             .any(|kg| self.backs_within(w.kind, *kg, w.raw, in_lb, tolerance, lift.as_deref()))
+    }
+
+    /// The lift named by the heading `text` starts with ([`reading_start`] gives a list item
+    /// its heading) when the figure at `at` is below it: "**Front squat:**" over "- Top set:
+    /// 90 kg" makes 90 kg the front squat's, not any lift's.
+    fn heading_lift(&self, text: &str, at: usize) -> Option<String> {
+        let end = text.find('\n')?;
+        if at <= end || !is_heading(&text[..end]) {
+            return None;
+        }
+        self.names.mentions(&text[..end]).pop().map(|(_, _, id)| id)
     }
 
     /// Whether a `kind` of `kg` (as written: `raw`, in pounds or not: `in_lb`, unknown for a
@@ -1301,6 +1315,44 @@ mod tests {
         assert_eq!(check(apart, &f, false).len(), 1);
         // Items of a list with no heading read alone.
         assert_eq!(check("Notes\n- Last week: 99 kg\n", &f, false).len(), 1);
+    }
+
+    #[test]
+    fn a_heading_names_its_items_lift() {
+        let mut f = Facts::default();
+        f.add_text("Strength (weekly best e1RM, last 12 weeks): Squat 121 kg; Front Squat 99 kg.");
+        f.add_json(&json!({"exercise_id": "front-squat", "name": "Front Squat",
+            "sessions": [{"top_set": {"weight_kg": 90, "reps": 3}, "e1rm_kg": 99.0}]}));
+        let right = "**Front squat:**\n- Top set: 90 kg x 3\n- Estimated max: 99 kg\n";
+        assert!(
+            check(right, &f, false).is_empty(),
+            "{:?}",
+            check(right, &f, false)
+        );
+        // Under the squat's heading the front squat's figures back nothing.
+        let wrong = "**Squat:**\n- Top set: 90 kg x 3\n- Estimated max: 99 kg\n";
+        assert_eq!(
+            check(wrong, &f, false).len(),
+            2,
+            "{:?}",
+            check(wrong, &f, false)
+        );
+        assert_eq!(scrub(wrong, &f, false).matches(LEFT_OUT).count(), 2);
+        // An item that names its own lift keeps it; a heading of no lift names none.
+        assert!(check("**Squat:**\n- Front squat: 99 kg e1RM\n", &f, false).is_empty());
+        assert!(check("**E1RM:**\n- Last week: 99 kg\n", &f, false).is_empty());
+        // The hold-back reads it the same way.
+        let mut h = super::super::holdback::HoldBack::new(&f);
+        let mut seen = String::new();
+        for c in wrong.chars() {
+            seen.push_str(&h.push(&c.to_string()));
+        }
+        seen.push_str(&h.finish());
+        assert_eq!(
+            h.left_out,
+            vec!["90 kg".to_string(), "99 kg".to_string()],
+            "{seen}"
+        );
     }
 
     #[test]
