@@ -42,8 +42,8 @@ pub fn suite(args: &Arguments) -> Conclusion {
             a_spent_daily_allowance_stops_the_coach_not_the_commands,
         ),
         (
-            "invented_number_is_corrected_after_the_stream",
-            invented_number_is_corrected_after_the_stream,
+            "an_invented_number_after_a_tool_never_reaches_the_lifter",
+            an_invented_number_after_a_tool_never_reaches_the_lifter,
         ),
         (
             "high_risk_answer_is_revised_before_it_is_shown",
@@ -723,7 +723,10 @@ fn a_looping_answer_is_cut_and_checked(ctx: &Ctx) -> Result<(), Failed> {
     eq(s.kinds().last().copied(), Some("done"), "done")
 }
 
-fn invented_number_is_corrected_after_the_stream(ctx: &Ctx) -> Result<(), Failed> {
+/// After a tool has run the model has data, and still a figure it invents (or takes from
+/// another lift) is held with its sentence and left out before the lifter reads it; a figure
+/// the data backs streams as written, and no correction is needed.
+fn an_invented_number_after_a_tool_never_reaches_the_lifter(ctx: &Ctx) -> Result<(), Failed> {
     let user = unique_user("c-critic");
     ctx.rt.block_on(
         ctx.stack
@@ -736,34 +739,26 @@ fn invented_number_is_corrected_after_the_stream(ctx: &Ctx) -> Result<(), Failed
     )]));
     ctx.fake.reply(ModelReply::text(&[
         "Your top set was 100 kg for 5. ",
-        "Your best ever is 140 kg.",
+        "Your best ever is 140 kg, and you did 100 kg x 9 once.",
     ]));
     let s = ctx.stream(&user, json!({"message": "How is my bench going?"}));
     well_formed(&s)?;
-    let messages: Vec<String> = s
-        .events
-        .iter()
-        .filter(|(k, _)| k == "message")
-        .filter_map(|(_, v)| v["text"].as_str().map(str::to_string))
-        .collect();
-    eq(
-        messages.len(),
-        3,
-        &format!("two deltas and a correction: {messages:?}"),
+    let text = s.text();
+    check(
+        text.contains("Your top set was 100 kg for 5.")
+            && !text.contains("140 kg")
+            && !text.contains("x 9")
+            && text
+                .matches("[a figure I can't back with your data]")
+                .count()
+                == 2,
+        format!("the backed set shows, the invented max and set do not: {text}"),
     )?;
     check(
-        messages[2].contains("Correction") && messages[2].contains("140 kg"),
-        format!("correction names the invented number: {}", messages[2]),
+        !text.contains("Correction"),
+        format!("nothing left to correct: {text}"),
     )?;
-    check(
-        !messages[2].contains("100 kg"),
-        "the number from the data is not flagged",
-    )?;
-    eq(
-        s.kinds().last().copied(),
-        Some("done"),
-        "done after the correction",
-    )
+    eq(s.kinds().last().copied(), Some("done"), "done")
 }
 
 fn high_risk_answer_is_revised_before_it_is_shown(ctx: &Ctx) -> Result<(), Failed> {
@@ -1158,9 +1153,9 @@ fn a_memory_is_retired_only_when_the_lifter_confirms(ctx: &Ctx) -> Result<(), Fa
 }
 
 /// A memory is text a model wrote down, not logged data: a figure in it backs no claim (a squat
-/// "best" of 180 kg in a memory used to pass the check). The correction that follows such a
-/// claim is replayed to the model in the next turn as the app's fact check, not as the coach's
-/// own words.
+/// "best" of 180 kg in a memory used to pass the check): it is left out. A correction (here of
+/// a change no write made) is replayed to the model in the next turn as the app's fact check,
+/// not as the coach's own words.
 fn memories_back_no_figures_and_corrections_are_the_apps(ctx: &Ctx) -> Result<(), Failed> {
     let user = unique_user("c-memory-fig");
     ctx.rt.block_on(ctx.stack.store.put_memory(
@@ -1183,16 +1178,22 @@ fn memories_back_no_figures_and_corrections_are_the_apps(ctx: &Ctx) -> Result<()
         "exercise_progress",
         json!({"exercise_id": "bench press"}),
     )]));
-    ctx.fake
-        .reply(ModelReply::text(&["Your squat best is 180 kg."]));
+    ctx.fake.reply(ModelReply::text(&[
+        "Your squat best is 180 kg. I've updated your squat plan.",
+    ]));
     let s = ctx.stream(
         &user,
         json!({"message": format!("{conv} how strong am I?")}),
     );
     well_formed(&s)?;
     check(
-        s.text().contains("Correction") && s.text().contains("180 kg"),
+        !s.text().contains("180 kg") && s.text().contains("[a figure I can't back"),
         format!("the memory's figure is not data: {}", s.text()),
+    )?;
+    // A claim of a change no write made is corrected after the answer.
+    check(
+        s.text().contains("Correction"),
+        format!("the unmade change is corrected: {}", s.text()),
     )?;
     ctx.fake.reset();
     ctx.fake.reply(ModelReply::text(&["Noted."]));

@@ -367,6 +367,57 @@ pub(super) struct Stated {
     pub at: std::ops::Range<usize>,
     /// Written without a unit ("100 x 5"): in the lifter's unit, whichever that is.
     pub bare: bool,
+    /// The reps of the set it is the load of ("90 kg x 3", "3 reps at 90 kg"), and where the
+    /// set's words end when they follow the load.
+    pub reps: Option<(u32, usize)>,
+}
+
+/// The reps written right after a load: "90 kg x 3", "× 3", "for 3 reps", "for a triple".
+static REPS_AFTER: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)^\s*(?:(?:x|×|\*|for)\s?(\d{1,2})\b(?:\s*reps?\b)?|for\s(?:a\s)?(single|double|triple)\b)")
+        .unwrap_or_else(|e| panic!("reps-after pattern: {e}"))
+});
+/// What, after those reps, makes them no set's reps: a range ("for 8-10"), sets and reps
+/// ("x 3 x 5"), a time or a count of something else ("for 3 sets", "for 10 minutes").
+static NOT_REPS_AFTER: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)^\s*(?:[-–/]|to\s*\d|or\s*\d|[x×]\s*\d|sets?\b|secs?\b|seconds?\b|mins?\b|minutes?\b|hours?\b|weeks?\b|days?\b|months?\b|sessions?\b|workouts?\b|times\b|rounds?\b|%|percent)")
+        .unwrap_or_else(|e| panic!("not-reps pattern: {e}"))
+});
+/// The reps written right before a load: "5 reps at 90 kg", "3 x 8 @ 90 kg", "a triple at
+/// 395", "doubles with 150 kg".
+static REPS_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)(?:\b(\d{1,2})\s*reps?|[x×]\s?(\d{1,2})|\b(single|double|triple)s?)\s*(?:@|at|with|of)\s*$")
+        .unwrap_or_else(|e| panic!("reps-before pattern: {e}"))
+});
+
+/// The reps of the set whose load is written at `at` in `text`, and where they end when
+/// written after it (else `at.end`).
+fn reps_of_set(text: &str, at: &std::ops::Range<usize>) -> Option<(u32, usize)> {
+    let named = |w: &str| match w.to_ascii_lowercase().as_str() {
+        "single" => Some(1),
+        "double" => Some(2),
+        "triple" => Some(3),
+        _ => None,
+    };
+    let after = text.get(at.end..).unwrap_or_default();
+    if let Some(c) = REPS_AFTER.captures(after)
+        && let Some(m) = c.get(0)
+        && !NOT_REPS_AFTER.is_match(&after[m.end()..])
+    {
+        let reps = match c.get(1) {
+            Some(n) => n.as_str().parse().ok(),
+            None => c.get(2).and_then(|w| named(w.as_str())),
+        };
+        return reps.map(|r| (r, at.end + m.end()));
+    }
+    let before = text.get(..at.start).unwrap_or_default();
+    let c = REPS_BEFORE.captures(before)?;
+    let reps = match (c.get(1).or(c.get(2)), c.get(3)) {
+        (Some(n), _) => n.as_str().parse().ok(),
+        (None, Some(w)) => named(w.as_str()),
+        _ => None,
+    };
+    reps.filter(|r| *r > 0).map(|r| (r, at.end))
 }
 
 /// Each weight in `text`, in the order written. Prose in the data gives weights with a unit; a
@@ -432,12 +483,14 @@ pub(super) fn weights_in(text: &str, claim: bool) -> Vec<Stated> {
                 kind = Kind::Change;
             }
         }
+        let reps = reps_of_set(text, &at);
         out.push(Stated {
             kind,
             kg,
             raw,
             at,
             bare,
+            reps,
         });
     }
     out
@@ -585,6 +638,8 @@ struct Fact {
     raw: f64,
     /// The lift it belongs to; none: no lift in particular (bodyweight, a total).
     lift: Option<String>,
+    /// The reps done (or to do) with it, when it is a set's load.
+    reps: Option<u32>,
 }
 
 /// What an object of a tool result says about the numbers inside it.
@@ -596,6 +651,8 @@ struct Under {
     kind: Option<Kind>,
     /// Its "unit" is lb.
     in_lb: bool,
+    /// Its "reps" (or "target_reps"): the reps of the set whose load it gives.
+    reps: Option<u32>,
 }
 
 /// Keys of a tool result's object that say which lift it is about.
@@ -659,6 +716,7 @@ impl Facts {
                         kg: x * w.kg / w.raw,
                         raw: x,
                         lift: lift.clone(),
+                        reps: None,
                     });
                 }
                 self.weights.push(Fact {
@@ -666,6 +724,7 @@ impl Facts {
                     kg: w.kg,
                     raw: w.raw,
                     lift,
+                    reps: w.reps.map(|(r, _)| r),
                 });
             }
             offset += line.len();
@@ -697,6 +756,7 @@ impl Facts {
                         kg,
                         raw: x,
                         lift: lift.map(str::to_string),
+                        reps: under.reps.filter(|_| k == Kind::Load),
                     });
                 }
             }
@@ -708,6 +768,10 @@ impl Facts {
                     lift: self.lift_of(m).or(under.lift.clone()),
                     kind: kind_above(key, under.kind),
                     in_lb: m.get("unit").and_then(Value::as_str) == Some("lb"),
+                    reps: ["reps", "target_reps"]
+                        .iter()
+                        .find_map(|k| m.get(*k).and_then(Value::as_u64))
+                        .and_then(|r| u32::try_from(r).ok()),
                 };
                 m.iter()
                     .filter(|(k, x)| !(x.is_string() && LIFT_KEYS.contains(&k.as_str())))
@@ -760,9 +824,10 @@ impl Facts {
         };
         // The unit it is written in (none: bare).
         let in_lb = (!w.bare).then(|| (w.raw - w.kg).abs() > 0.01);
-        readings
-            .iter()
-            .any(|kg| self.backs_within(w.kind, *kg, w.raw, in_lb, tolerance, lift.as_deref()))
+        let reps = w.reps.map(|(r, _)| r);
+        readings.iter().any(|kg| {
+            self.backs_within(w.kind, *kg, w.raw, in_lb, tolerance, lift.as_deref(), reps)
+        })
     }
 
     /// The lift named by the heading `text` starts with ([`reading_start`] gives a list item
@@ -778,7 +843,10 @@ impl Facts {
 
     /// Whether a `kind` of `kg` (as written: `raw`, in pounds or not: `in_lb`, unknown for a
     /// bare number) about `lift` is within `tolerance_kg` of a fact of that lift or of none in
-    /// particular. The same digits back it only in the same unit: "315 kg" is not 315 lb.
+    /// particular. The same digits back it only in the same unit: "315 kg" is not 315 lb. A
+    /// set written with its `reps` ("90 kg x 10") needs a set of those reps at that load when
+    /// the data gives the reps of its sets there (90 × 3 backs no 90 × 10).
+    #[allow(clippy::too_many_arguments)]
     fn backs_within(
         &self,
         kind: Kind,
@@ -787,6 +855,7 @@ impl Facts {
         in_lb: Option<bool>,
         tolerance_kg: f64,
         lift: Option<&str>,
+        reps: Option<u32>,
     ) -> bool {
         let close = |fact_kg: f64, fact_raw: f64, fact_lb: Option<bool>| {
             let same_unit = in_lb.is_none() || fact_lb.is_none() || in_lb == fact_lb;
@@ -810,11 +879,21 @@ impl Facts {
                 .said
                 .iter()
                 .any(|(n, at)| said_backs(*n) && said_of(at)))
-            || self.weights.iter().any(|f| {
-                f.kind.backs(kind)
-                    && close(f.kg, f.raw, Some((f.raw - f.kg).abs() > 0.01))
-                    && (lift.is_none() || f.lift.is_none() || f.lift.as_deref() == lift)
-            })
+            || {
+                let mut matching = self.weights.iter().filter(|f| {
+                    f.kind.backs(kind)
+                        && close(f.kg, f.raw, Some((f.raw - f.kg).abs() > 0.01))
+                        && (lift.is_none() || f.lift.is_none() || f.lift.as_deref() == lift)
+                });
+                match reps {
+                    None => matching.next().is_some(),
+                    Some(r) => {
+                        let found: Vec<_> = matching.map(|f| f.reps).collect();
+                        found.contains(&Some(r))
+                            || (!found.is_empty() && found.iter().all(Option::is_none))
+                    }
+                }
+            }
     }
 }
 
@@ -1023,7 +1102,22 @@ fn unbacked(text: &str, facts: &Facts) -> Vec<Stated> {
             _ => is_checked(text, w.kg, &w.at) && !facts.backs_in(text, &w),
         };
         if bad {
-            out.push(w.clone());
+            // Wrong only in its reps ("90 kg x 10" where the data has 90 × 3): the whole set
+            // is left out, not a correct load beside invented reps.
+            let mut shown = w.clone();
+            if let Some((_, end)) = w.reps
+                && end > w.at.end
+                && facts.backs_in(
+                    text,
+                    &Stated {
+                        reps: None,
+                        ..w.clone()
+                    },
+                )
+            {
+                shown.at = w.at.start..end;
+            }
+            out.push(shown);
         }
         prev = Some((w, bad));
     }
@@ -1315,6 +1409,60 @@ mod tests {
         assert_eq!(check(apart, &f, false).len(), 1);
         // Items of a list with no heading read alone.
         assert_eq!(check("Notes\n- Last week: 99 kg\n", &f, false).len(), 1);
+    }
+
+    #[test]
+    fn a_set_claim_needs_its_reps_too() {
+        // Qwen2.5-Coder-1.5B (27 Nov) wrote "Reps: 10" and "100 reps" for a front squat
+        // whose top set was 90 × 3: a load right beside invented reps is an invented set.
+        let mut f = Facts::default();
+        f.add_json(&json!({"exercise_id": "front-squat", "name": "Front Squat",
+            "sessions": [{"top_set": {"weight_kg": 90, "reps": 3}, "e1rm_kg": 99.0}]}));
+        f.add_json(
+            &json!({"exercise_id": "front-squat", "target_reps": 5, "weight_kg": 85,
+            "unit": "kg", "display": "85 kg"}),
+        );
+        for right in [
+            "Your last front squat top set was 90 kg x 3.",
+            "You did 3 reps at 90 kg on the front squat.",
+            "A triple at 90 kg was your top set.",
+            "Front squat 90 x 3 last time.",
+            "Try 85 kg for 5 next time.",
+            // Ranges, sets and times are not a set's reps.
+            "Work at 90 kg for 2-3 reps.",
+            "Front squat 90 kg for 3 sets.",
+        ] {
+            assert!(
+                check(right, &f, false).is_empty(),
+                "{right}: {:?}",
+                check(right, &f, false)
+            );
+        }
+        for (wrong, left) in [
+            (
+                "Your front squat was 90 kg for 10 reps last week.",
+                "90 kg for 10 reps",
+            ),
+            ("Your top set was 90 kg x 10.", "90 kg x 10"),
+            ("You did 8 reps at 90 kg.", "90 kg"),
+            ("Try 85 kg x 8 next time.", "85 kg x 8"),
+        ] {
+            let v = check(wrong, &f, false);
+            assert_eq!(v.len(), 1, "{wrong}: {v:?}");
+            let (masked, out) = mask_unbacked(wrong, &f);
+            assert_eq!(out, [left], "{masked}");
+            assert!(masked.contains(LEFT_OUT), "{masked}");
+        }
+        // Where the data gives no reps for a load, its reps are not checked.
+        let mut prose = Facts::default();
+        prose.add_text("Front squat: last top set 90 kg.");
+        assert!(check("Your front squat top set was 90 kg x 10.", &prose, false).is_empty());
+        // Pounds, from an object whose unit is lb.
+        let mut lb = Facts::in_unit(Unit::Lb);
+        lb.add_json(&json!({"exercise_id": "barbell-bench-press", "unit": "lb",
+            "weight": 245, "reps": 5}));
+        assert!(check("Your bench was 245 lb x 5.", &lb, false).is_empty());
+        assert_eq!(check("Your bench was 245 lb x 8.", &lb, false).len(), 1);
     }
 
     #[test]

@@ -1,8 +1,8 @@
-//! Holding back numbers the coach has not earned yet. Before any tool has run, the model knows
-//! only the briefing and the lifter's message, and a small model fills the gap with invented
-//! loads. So on such a turn the text still streams live, but each sentence is held from its first
-//! digit until it ends, and then shown with every weight the facts do not back (see
-//! `critic::Facts`) replaced by a note: the lifter never reads an invented load, and no
+//! Holding back numbers the coach has not earned. A model fills gaps in its data with invented
+//! loads (before any tool has run it knows only the briefing and the lifter's message; after,
+//! a small model still gives one lift's figures as another's). So the text streams live, but
+//! each sentence is held from its first digit until it ends, and then shown with every weight
+//! the facts do not back replaced by a note: the lifter never reads an invented load, and no
 //! after-the-fact correction is needed for it.
 
 pub use super::critic::LEFT_OUT;

@@ -5,8 +5,9 @@
 //! answer; a failing model is an `error` event. `done` always ends the stream.
 //!
 //! Every answer passes the critic (`critic`): a high-risk turn is buffered, revised once and
-//! scrubbed if need be; any other turn streams live and gets a correction after it when it broke
-//! a rule.
+//! scrubbed if need be; any other turn streams live, each sentence's numbers held from its
+//! first digit until it ends and shown with the unbacked weights left out (`holdback`), and
+//! gets a correction after it when it broke another rule.
 
 use std::time::Instant;
 
@@ -132,11 +133,13 @@ pub async fn run(
             req.turns.push(Turn::user(CLOSING_NOTE));
         }
         out.model_turns += 1;
-        // Before any tool has run the model has no data: its numbers are held until checked.
-        let hold = (out.tool_calls == 0).then_some(&facts);
+        // Every sentence's numbers are held until checked against what backs them so far (the
+        // briefing, the lifter's words, the tool results read): an invented figure is left out
+        // before the lifter reads it, not corrected after (Qwen 1.5B's "currently at an
+        // estimated 90 kg", after a tool, was shown and then corrected).
         let live = Live {
             on: !buffered,
-            hold,
+            hold: Some(&facts),
         };
         let mut attempt = model_turn(model, &req, emit, deadline, &mut out.usage, live).await;
         if let Err(e) = &attempt
@@ -370,8 +373,8 @@ async fn review(
     text
 }
 
-/// How a turn's text reaches the lifter: streamed (`on`) or not, and, before any tool has
-/// run, with its numbers held until checked against `hold`.
+/// How a turn's text reaches the lifter: streamed (`on`) or not, and with its numbers held
+/// until checked against `hold`.
 #[derive(Clone, Copy)]
 struct Live<'f> {
     on: bool,
