@@ -12,8 +12,10 @@
 //!
 //! How it is enforced on a stream (see README): a turn the lifter's message makes high-risk
 //! (pain, injury, medication) is buffered, checked, revised once by the model with the findings,
-//! and replaced sentence by sentence if still unsafe; every other turn streams live and is
-//! checked when it ends, with a correction sent right after it when it broke a rule.
+//! and replaced sentence by sentence if still unsafe; every other turn streams live, each
+//! sentence's figures held from its first digit until it ends and shown with the unbacked ones
+//! left out (`holdback`), and is checked when it ends, with a correction sent right after it
+//! when it broke another rule.
 
 use std::sync::LazyLock;
 
@@ -368,31 +370,33 @@ pub(super) struct Stated {
     /// Written without a unit ("100 x 5"): in the lifter's unit, whichever that is.
     pub bare: bool,
     /// The reps of the set it is the load of ("90 kg x 3", "3 reps at 90 kg"), and where the
-    /// set's words end when they follow the load.
-    pub reps: Option<(u32, usize)>,
+    /// set's words, load and reps, start and end.
+    pub reps: Option<(u32, std::ops::Range<usize>)>,
 }
 
-/// The reps written right after a load: "90 kg x 3", "× 3", "for 3 reps", "for a triple".
+/// The reps written right after a load: "90 kg x 3", "**90 kg** × 3", "for 3 reps", "for a
+/// triple".
 static REPS_AFTER: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)^\s*(?:(?:x|×|\*|for)\s?(\d{1,2})\b(?:\s*reps?\b)?|for\s(?:a\s)?(single|double|triple)\b)")
+    Regex::new(r"(?i)^[*_]*\s*(?:(?:x|×|\*|for)\s?(\d{1,2})\b(?:\s*reps?\b)?|for\s(?:a\s)?(single|double|triple)\b)")
         .unwrap_or_else(|e| panic!("reps-after pattern: {e}"))
 });
-/// What, after those reps, makes them no set's reps: a range ("for 8-10"), sets and reps
-/// ("x 3 x 5"), a time or a count of something else ("for 3 sets", "for 10 minutes").
+/// What, after those reps, makes them no set's reps: a decimal or a product ("× 1.1 = 99"), a
+/// range ("for 8-10"), sets and reps ("x 3 x 5"), a time or a count of something else ("for 3
+/// sets", "for 2 more weeks", "for 10 minutes").
 static NOT_REPS_AFTER: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)^\s*(?:[-–/]|to\s*\d|or\s*\d|[x×]\s*\d|sets?\b|secs?\b|seconds?\b|mins?\b|minutes?\b|hours?\b|weeks?\b|days?\b|months?\b|sessions?\b|workouts?\b|times\b|rounds?\b|%|percent)")
+    Regex::new(r"(?i)^(?:[.,]\d|\s*(?:[=≈]|[-–/]\s*\d|to\s*\d|or\s*\d|[x×]\s*\d|%|percent|(?:[a-z]+\s+){0,2}(?:sets?|secs?|seconds?|s|mins?|minutes?|m|hours?|hrs?|weeks?|wks?|days?|months?|sessions?|workouts?|times|rounds?|cycles?|blocks?)\b))")
         .unwrap_or_else(|e| panic!("not-reps pattern: {e}"))
 });
-/// The reps written right before a load: "5 reps at 90 kg", "3 x 8 @ 90 kg", "a triple at
-/// 395", "doubles with 150 kg".
+/// The reps written right before a load: "5 reps at 90 kg", "3 x 8 @ 90 kg", "10 @ 90 kg", "a
+/// triple at 395", "doubles with 150 kg"; a range ("8–10 reps at") is none (`range`).
 static REPS_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)(?:\b(\d{1,2})\s*reps?|[x×]\s?(\d{1,2})|\b(single|double|triple)s?)\s*(?:@|at|with|of)\s*$")
+    Regex::new(r"(?i)(?P<range>\d{1,2}\s*(?:[-–/]|to|or)\s*)?(?:\b(?P<n>\d{1,2})\s*reps?\s*(?:@|at|with|of)|[x×]\s?(?P<x>\d{1,2})\s*(?:@|at|with|of)|\b(?P<at>\d{1,2})\s*@|\b(?P<w>single|double|triple)s?\s*(?:@|at|with|of))\s*$")
         .unwrap_or_else(|e| panic!("reps-before pattern: {e}"))
 });
 
-/// The reps of the set whose load is written at `at` in `text`, and where they end when
-/// written after it (else `at.end`).
-fn reps_of_set(text: &str, at: &std::ops::Range<usize>) -> Option<(u32, usize)> {
+/// The reps of the set whose load is written at `at` in `text`, and where the set's words
+/// (load and reps) start and end.
+fn reps_of_set(text: &str, at: &std::ops::Range<usize>) -> Option<(u32, std::ops::Range<usize>)> {
     let named = |w: &str| match w.to_ascii_lowercase().as_str() {
         "single" => Some(1),
         "double" => Some(2),
@@ -402,22 +406,39 @@ fn reps_of_set(text: &str, at: &std::ops::Range<usize>) -> Option<(u32, usize)> 
     let after = text.get(at.end..).unwrap_or_default();
     if let Some(c) = REPS_AFTER.captures(after)
         && let Some(m) = c.get(0)
-        && !NOT_REPS_AFTER.is_match(&after[m.end()..])
+        // "for 10 reps last week" names its reps; "for 2 more weeks" is no set.
+        && (m.as_str().to_ascii_lowercase().ends_with("rep")
+            || m.as_str().to_ascii_lowercase().ends_with("reps")
+            || !NOT_REPS_AFTER.is_match(&after[m.end()..]))
     {
-        let reps = match c.get(1) {
+        let reps: Option<u32> = match c.get(1) {
             Some(n) => n.as_str().parse().ok(),
             None => c.get(2).and_then(|w| named(w.as_str())),
         };
-        return reps.map(|r| (r, at.end + m.end()));
+        return reps
+            .filter(|r| *r > 0)
+            .map(|r| (r, at.start..at.end + m.end()));
     }
     let before = text.get(..at.start).unwrap_or_default();
     let c = REPS_BEFORE.captures(before)?;
-    let reps = match (c.get(1).or(c.get(2)), c.get(3)) {
+    if c.name("range").is_some() {
+        return None;
+    }
+    let whole = c.get(0)?;
+    let digits = ["n", "x", "at"].iter().find_map(|k| c.name(k));
+    let reps: Option<u32> = match (digits, c.name("w")) {
         (Some(n), _) => n.as_str().parse().ok(),
         (None, Some(w)) => named(w.as_str()),
         _ => None,
     };
-    reps.filter(|r| *r > 0).map(|r| (r, at.end))
+    // Masked from the reps' digits ("8 reps at 90 kg"; a held sentence holds them, from its
+    // first digit), else from the load ("x 8 @ 90 kg", "a triple at 90 kg").
+    let from = if c.name("n").or(c.name("at")).is_some() {
+        whole.start()
+    } else {
+        at.start
+    };
+    reps.filter(|r| *r > 0).map(|r| (r, from..at.end))
 }
 
 /// Each weight in `text`, in the order written. Prose in the data gives weights with a unit; a
@@ -638,9 +659,30 @@ struct Fact {
     raw: f64,
     /// The lift it belongs to; none: no lift in particular (bodyweight, a total).
     lift: Option<String>,
-    /// The reps done (or to do) with it, when it is a set's load.
-    reps: Option<u32>,
+    /// The reps done with it, when it is a set's load; or, when a target (`target_reps`, a
+    /// planned set's `target`), the most reps asked at it: fewer at that load is no invention.
+    reps: Option<Reps>,
 }
+
+/// The reps of a set in the data.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Reps {
+    Done(u32),
+    Target(u32),
+}
+
+impl Reps {
+    /// Whether a set of `claimed` reps at the load is this set (or within its target).
+    fn backs(self, claimed: u32) -> bool {
+        match self {
+            Reps::Done(r) => r == claimed,
+            Reps::Target(r) => claimed <= r,
+        }
+    }
+}
+
+/// Keys of a tool result's object that give the load of the set its reps belong to.
+const SET_LOAD_KEYS: &[&str] = &["weight_kg", "weight_lb", "weight", "load_kg", "load"];
 
 /// What an object of a tool result says about the numbers inside it.
 #[derive(Debug, Default, Clone)]
@@ -652,11 +694,27 @@ struct Under {
     /// Its "unit" is lb.
     in_lb: bool,
     /// Its "reps" (or "target_reps"): the reps of the set whose load it gives.
-    reps: Option<u32>,
+    reps: Option<Reps>,
 }
 
 /// Keys of a tool result's object that say which lift it is about.
 const LIFT_KEYS: &[&str] = &["exercise_id", "exercise_name", "exercise", "name"];
+
+/// The reps of the set a tool result's object gives the load of: `reps` done, or a target
+/// (`target_reps`, or `reps` of a planned set's `target`).
+fn set_reps(m: &serde_json::Map<String, Value>, planned: bool) -> Option<Reps> {
+    let count = |k: &str| {
+        m.get(k)
+            .and_then(Value::as_u64)
+            .and_then(|r| u32::try_from(r).ok())
+    };
+    match (count("reps"), count("target_reps")) {
+        (Some(r), _) if planned => Some(Reps::Target(r)),
+        (Some(r), _) => Some(Reps::Done(r)),
+        (None, Some(r)) => Some(Reps::Target(r)),
+        (None, None) => None,
+    }
+}
 
 impl Facts {
     /// The facts of a lifter who works in `unit`.
@@ -724,7 +782,7 @@ impl Facts {
                     kg: w.kg,
                     raw: w.raw,
                     lift,
-                    reps: w.reps.map(|(r, _)| r),
+                    reps: w.reps.as_ref().map(|(r, _)| Reps::Done(*r)),
                 });
             }
             offset += line.len();
@@ -756,7 +814,9 @@ impl Facts {
                         kg,
                         raw: x,
                         lift: lift.map(str::to_string),
-                        reps: under.reps.filter(|_| k == Kind::Load),
+                        reps: under.reps.filter(|_| {
+                            k == Kind::Load && key.is_some_and(|k| SET_LOAD_KEYS.contains(&k))
+                        }),
                     });
                 }
             }
@@ -768,10 +828,7 @@ impl Facts {
                     lift: self.lift_of(m).or(under.lift.clone()),
                     kind: kind_above(key, under.kind),
                     in_lb: m.get("unit").and_then(Value::as_str) == Some("lb"),
-                    reps: ["reps", "target_reps"]
-                        .iter()
-                        .find_map(|k| m.get(*k).and_then(Value::as_u64))
-                        .and_then(|r| u32::try_from(r).ok()),
+                    reps: set_reps(m, key == Some("target")),
                 };
                 m.iter()
                     .filter(|(k, x)| !(x.is_string() && LIFT_KEYS.contains(&k.as_str())))
@@ -824,7 +881,7 @@ impl Facts {
         };
         // The unit it is written in (none: bare).
         let in_lb = (!w.bare).then(|| (w.raw - w.kg).abs() > 0.01);
-        let reps = w.reps.map(|(r, _)| r);
+        let reps = w.reps.as_ref().map(|(r, _)| *r);
         readings.iter().any(|kg| {
             self.backs_within(w.kind, *kg, w.raw, in_lb, tolerance, lift.as_deref(), reps)
         })
@@ -838,7 +895,18 @@ impl Facts {
         if at <= end || !is_heading(&text[..end]) {
             return None;
         }
-        self.names.mentions(&text[..end]).pop().map(|(_, _, id)| id)
+        // A heading that names two lifts ("Front squat vs squat:") names neither for its items.
+        let mut lifts: Vec<String> = self
+            .names
+            .mentions(&text[..end])
+            .into_iter()
+            .map(|(_, _, id)| id)
+            .collect();
+        lifts.dedup();
+        match lifts.as_slice() {
+            [one] => Some(one.clone()),
+            _ => None,
+        }
     }
 
     /// Whether a `kind` of `kg` (as written: `raw`, in pounds or not: `in_lb`, unknown for a
@@ -889,7 +957,7 @@ impl Facts {
                     None => matching.next().is_some(),
                     Some(r) => {
                         let found: Vec<_> = matching.map(|f| f.reps).collect();
-                        found.contains(&Some(r))
+                        found.iter().flatten().any(|f| f.backs(r))
                             || (!found.is_empty() && found.iter().all(Option::is_none))
                     }
                 }
@@ -1105,8 +1173,8 @@ fn unbacked(text: &str, facts: &Facts) -> Vec<Stated> {
             // Wrong only in its reps ("90 kg x 10" where the data has 90 × 3): the whole set
             // is left out, not a correct load beside invented reps.
             let mut shown = w.clone();
-            if let Some((_, end)) = w.reps
-                && end > w.at.end
+            if let Some((_, set)) = &w.reps
+                && *set != w.at
                 && facts.backs_in(
                     text,
                     &Stated {
@@ -1115,7 +1183,7 @@ fn unbacked(text: &str, facts: &Facts) -> Vec<Stated> {
                     },
                 )
             {
-                shown.at = w.at.start..end;
+                shown.at = set.clone();
             }
             out.push(shown);
         }
@@ -1224,16 +1292,21 @@ pub fn correction(violations: &[Violation]) -> String {
     format!("{CORRECTION_MARK}{}", notes(violations).join(" "))
 }
 
-/// A stored answer as the model reads it back in a later turn: the correction is the app's,
-/// not the coach's own words, and says so.
+/// A stored answer as the model reads it back in a later turn: the correction and the figures
+/// left out are the app's, not the coach's own words, and say so.
 pub fn as_replayed(answer: &str) -> String {
+    let answer = answer.replace(LEFT_OUT, REPLAYED_LEFT_OUT);
     match answer.split_once(CORRECTION_MARK) {
         Some((said, fix)) => {
             format!("{said}\n\n[The app's fact check, not the coach, then told the lifter: {fix}]")
         }
-        None => answer.to_string(),
+        None => answer,
     }
 }
+
+/// A figure left out, as the model reads its earlier answer back.
+const REPLAYED_LEFT_OUT: &str =
+    "[a figure the app's fact check left out: the data did not back it]";
 
 /// Each distinct correction once, in order.
 fn notes(violations: &[Violation]) -> Vec<String> {
@@ -1428,9 +1501,17 @@ mod tests {
             "A triple at 90 kg was your top set.",
             "Front squat 90 x 3 last time.",
             "Try 85 kg for 5 next time.",
-            // Ranges, sets and times are not a set's reps.
+            "**90 kg** x 3 was the top set.",
+            "Front squat: 3 @ 90 kg.",
+            // Fewer reps than a suggestion's target at its load is no invention.
+            "Try 3 sets of 4 reps at 85 kg.",
+            // Ranges, sets, times and products are not a set's reps.
             "Work at 90 kg for 2-3 reps.",
+            "Do 3 sets of 4–6 reps at 85 kg.",
             "Front squat 90 kg for 3 sets.",
+            "Stay at 90 kg for 2 more weeks.",
+            "Hold 90 kg for 1.5 minutes.",
+            "Front squat back-off sets: 90 kg × 0.9.",
         ] {
             assert!(
                 check(right, &f, false).is_empty(),
@@ -1444,8 +1525,11 @@ mod tests {
                 "90 kg for 10 reps",
             ),
             ("Your top set was 90 kg x 10.", "90 kg x 10"),
-            ("You did 8 reps at 90 kg.", "90 kg"),
+            ("You did 8 reps at 90 kg.", "8 reps at 90 kg"),
             ("Try 85 kg x 8 next time.", "85 kg x 8"),
+            ("Front squat **90 kg** x 10.", "90 kg** x 10"),
+            ("Front squat 90 kg x 10 - a new best!", "90 kg x 10"),
+            ("Front squat: 10 @ 90 kg.", "10 @ 90 kg"),
         ] {
             let v = check(wrong, &f, false);
             assert_eq!(v.len(), 1, "{wrong}: {v:?}");
@@ -1489,6 +1573,15 @@ mod tests {
         // An item that names its own lift keeps it; a heading of no lift names none.
         assert!(check("**Squat:**\n- Front squat: 99 kg e1RM\n", &f, false).is_empty());
         assert!(check("**E1RM:**\n- Last week: 99 kg\n", &f, false).is_empty());
+        // A heading that names two lifts names neither.
+        assert!(
+            check(
+                "**Front squat vs squat:**\n- Estimated max: 99 kg\n",
+                &f,
+                false
+            )
+            .is_empty()
+        );
         // The hold-back reads it the same way.
         let mut h = super::super::holdback::HoldBack::new(&f);
         let mut seen = String::new();
@@ -1874,6 +1967,11 @@ mod tests {
         );
         assert!(!replayed.contains("Correction:"), "{replayed}");
         assert_eq!(as_replayed("Rest well."), "Rest well.");
+        // A figure left out is the app's doing too.
+        assert_eq!(
+            as_replayed(&format!("Your best is {LEFT_OUT}.")),
+            format!("Your best is {REPLAYED_LEFT_OUT}.")
+        );
     }
 
     #[test]
