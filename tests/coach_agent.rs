@@ -869,7 +869,7 @@ fn reasoning_and_calls_written_as_text_never_reach_the_lifter(ctx: &Ctx) -> Resu
 /// A stream that failed after a write (the model broke off) and is retried with the same
 /// `corr`: the model makes the same call again and gets the first answer back, marked replayed;
 /// the set is logged once, not on the next set too. Two identical calls in one answer are two
-/// writes.
+/// writes. A retry whose calls have other arguments (a sampling model) replays them too.
 fn a_retried_stream_replays_its_writes(ctx: &Ctx) -> Result<(), Failed> {
     let user = unique_user("c-retry");
     ctx.rt.block_on(
@@ -919,6 +919,56 @@ fn a_retried_stream_replays_its_writes(ctx: &Ctx) -> Result<(), Failed> {
         done,
         vec!["bench-1", "bench-2"],
         "two sets logged, not four",
+    )?;
+    // A sampling model retried writes the same calls with other arguments: the lifter asked
+    // once, so the first attempt's sets stand and nothing more is logged.
+    let user = unique_user("c-retry-args");
+    ctx.rt.block_on(
+        ctx.stack
+            .store
+            .replace_active_workout(&user, &sample_workout("w-retry", 3)),
+    )?;
+    let message = json!({"message": "(context: workout_id=w-retry corr=r-retry-2) log 8 reps and another 8 please"});
+    ctx.fake.reset();
+    ctx.fake.reply(two_sets());
+    ctx.fake.reply(ModelReply::status(
+        400,
+        json!({"error": {"code": 400, "message": "bad request"}}),
+    ));
+    let s = ctx.stream(&user, message.clone());
+    check(
+        s.kinds().contains(&"error"),
+        format!("the first attempt failed: {:?}", s.kinds()),
+    )?;
+    ctx.fake.reset();
+    ctx.fake.reply(ModelReply::calls(&[
+        ("log_set", json!({"reps": 9})),
+        ("log_set", json!({"reps": 7})),
+    ]));
+    ctx.fake.reply(ModelReply::text(&["Both sets logged."]));
+    let s = ctx.stream(&user, message);
+    well_formed(&s)?;
+    let back = ctx.fake.requests()[1].body.to_string();
+    eq(
+        back.matches("that first call stands").count(),
+        2,
+        "both replayed, and the model told so",
+    )?;
+    let w = ctx
+        .rt
+        .block_on(ctx.stack.store.get_active_workout(&user))?
+        .ok_or("still active")?
+        .value;
+    let reps: Vec<u32> = w
+        .exercises
+        .iter()
+        .flat_map(|e| e.sets.iter())
+        .filter_map(|s| s.actual.as_ref().map(|a| a.reps))
+        .collect();
+    eq(
+        reps,
+        vec![8, 8],
+        "the first attempt's two sets, nothing more",
     )
 }
 
@@ -1040,6 +1090,16 @@ fn the_coach_changes_only_what_the_lifter_said(ctx: &Ctx) -> Result<(), Failed> 
         vec!["squat 140 kg".to_string()],
         "the other stays",
     )?;
+    // A goal the lifter did not say is reached or given up stays.
+    eq(
+        turn(
+            json!({"drop_objectives": ["squat 140 kg"]}),
+            "thanks, talk soon",
+        )?,
+        vec![false],
+        "not the lifter's word",
+    )?;
+    eq(goals()?, vec!["squat 140 kg".to_string()], "still there")?;
 
     // A workout is finished only when the lifter asks.
     ctx.rt.block_on(
@@ -1062,6 +1122,32 @@ fn the_coach_changes_only_what_the_lifter_said(ctx: &Ctx) -> Result<(), Failed> 
             .block_on(ctx.stack.store.get_active_workout(&user))?
             .is_some(),
         "still active",
+    )?;
+    // A "yes" finishes the workout only when the coach's last answer asked about finishing it.
+    let in_conv = |m: &str| json!({"message": format!("(context: workout_id=w-said conversation_id=cv-finish) {m}")});
+    ctx.fake.reset();
+    ctx.fake.reply(ModelReply::text(&[
+        "Two sets left. Want to add curls after them?",
+    ]));
+    well_formed(&ctx.stream(&user, in_conv("how many sets are left?")))?;
+    ctx.fake
+        .reply(ModelReply::calls(&[("complete_workout", json!({}))]));
+    ctx.fake
+        .reply(ModelReply::text(&["Shall I finish your workout here?"]));
+    let s = ctx.stream(&user, in_conv("yes"));
+    well_formed(&s)?;
+    eq(s.tool_oks(), vec![false], "the yes was about curls")?;
+    ctx.fake
+        .reply(ModelReply::calls(&[("complete_workout", json!({}))]));
+    ctx.fake.reply(ModelReply::text(&["Workout finished."]));
+    let s = ctx.stream(&user, in_conv("yes"));
+    well_formed(&s)?;
+    eq(s.tool_oks(), vec![true], "the yes to finishing")?;
+    check(
+        ctx.rt
+            .block_on(ctx.stack.store.get_active_workout(&user))?
+            .is_none(),
+        "finished",
     )
 }
 
@@ -1415,7 +1501,46 @@ fn model_loads_are_held_to_the_history_and_writes_keep_their_order(
         (reps("bench-1"), reps("bench-2")),
         (Some(10), Some(6)),
         "logged in order",
-    )
+    )?;
+
+    // A set the lifter did not report is not filled in by the model: reps and a weight the
+    // message does not name and the plan does not give are refused, and nothing is logged.
+    ctx.fake.reset();
+    ctx.fake.reply(ModelReply::calls(&[
+        ("log_set", json!({"reps": 12})),
+        ("log_set", json!({"reps": 8, "weight_kg": 120})),
+    ]));
+    ctx.fake
+        .reply(ModelReply::text(&["How many reps, and at what weight?"]));
+    let s = ctx.stream(&user, in_workout("log my set"));
+    well_formed(&s)?;
+    eq(s.tool_oks(), vec![false, false], "both refused")?;
+    let back = ctx.fake.requests()[1].body.to_string();
+    eq(
+        back.matches("NOT_STATED").count(),
+        2,
+        "the model is told why",
+    )?;
+    let after = ctx
+        .rt
+        .block_on(ctx.stack.store.get_active_workout(&user))?
+        .ok_or("still active")?
+        .value;
+    eq(
+        after.exercises,
+        w.exercises,
+        "nothing logged that the lifter did not say",
+    )?;
+    // A set done as planned is logged with the plan's reps and load.
+    ctx.fake.reset();
+    ctx.fake.reply(ModelReply::calls(&[(
+        "log_set",
+        json!({"reps": 8, "weight_kg": 100}),
+    )]));
+    ctx.fake.reply(ModelReply::text(&["Logged."]));
+    let s = ctx.stream(&user, in_workout("log that set as planned please"));
+    well_formed(&s)?;
+    eq(s.tool_oks(), vec![true], "the target, as planned")
 }
 
 fn workout_mode_adds_curls_with_warmups(ctx: &Ctx) -> Result<(), Failed> {

@@ -185,6 +185,11 @@ impl Coach {
             app: &self.app,
             unit: loaded.profile.unit,
             said: text,
+            asked: loaded
+                .exchanges
+                .first()
+                .filter(|p| Utc::now() - p.at < CLARIFICATION_WINDOW)
+                .map_or("", |p| p.answer.as_str()),
             calls_made: Default::default(),
         };
         let briefing = model_loop::Briefing {

@@ -5,7 +5,7 @@
 use chrono::Utc;
 use serde_json::{Value, json};
 
-use super::{Env, Output, ToolError, numbers_in, spec, store_failed, str_arg};
+use super::{Env, Output, ToolError, agrees, numbers_in, spec, store_failed, str_arg};
 use crate::app::profile::ProfilePatch;
 use crate::domain::artifact::{Proposal, time_id};
 use crate::domain::coaching::{MAX_MEMORIES, MAX_MEMORY_CHARS, Memory};
@@ -249,6 +249,48 @@ fn check_stated(field: &str, value: &Value, said: &str) -> Result<(), ToolError>
     }
 }
 
+/// Words that say a goal is reached or given up ("I hit it", "drop that goal").
+const DROPPING: &[&str] = &[
+    "drop", "remove", "delete", "reached", "reach", "hit", "achieved", "done", "finished",
+    "forget", "abandon", "quit", "stop", "gave", "give", "longer", "nailed", "got", "made",
+];
+
+/// A goal is the lifter's to drop: their message names it (a word or a figure of it) and says
+/// it is reached or given up, or agrees to the coach's last answer, which asked about it.
+fn check_dropped(goal: &str, said: &str, asked: &str) -> Result<(), ToolError> {
+    let words = |t: &str| -> Vec<String> {
+        t.to_lowercase()
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|w| w.len() >= 3 || w.chars().all(|c| c.is_ascii_digit()) && !w.is_empty())
+            .map(str::to_string)
+            .collect()
+    };
+    let of_goal: Vec<String> = words(goal)
+        .into_iter()
+        .filter(|w| {
+            !matches!(
+                w.as_str(),
+                "the" | "and" | "for" | "get" | "kg" | "lb" | "lbs"
+            )
+        })
+        .collect();
+    let names = |t: &str| words(t).iter().any(|w| of_goal.contains(w));
+    let said_words = words(said);
+    let stated = names(said) && said_words.iter().any(|w| DROPPING.contains(&w.as_str()));
+    let asked_about = asked
+        .split_inclusive(['.', '!', '?', '\n'])
+        .any(|q| q.trim_end().ends_with('?') && names(q));
+    if stated || (asked_about && agrees(said)) {
+        return Ok(());
+    }
+    Err(ToolError::new(
+        "NOT_STATED",
+        format!(
+            "the lifter's message does not say the goal \"{goal}\" is reached or given up; ask them, and drop it when they say so"
+        ),
+    ))
+}
+
 async fn update_context(env: &Env<'_>, args: &Value) -> Result<Value, ToolError> {
     // Validate everything before reading or writing.
     let objectives = goal_list(args, "objectives")?;
@@ -268,6 +310,9 @@ async fn update_context(env: &Env<'_>, args: &Value) -> Result<Value, ToolError>
         .collect();
     for (field, value) in &said {
         check_stated(field, value, env.said)?;
+    }
+    for goal in dropped.iter().flatten() {
+        check_dropped(goal, env.said, env.asked)?;
     }
     let patch = if said.is_empty() {
         None

@@ -39,21 +39,26 @@ pub struct Env<'a> {
     pub unit: Unit,
     /// The lifter's message this turn: a load they named is theirs to ask for.
     pub said: &'a str,
-    /// Write calls made so far in this answer, by fingerprint (`Env::call_key`).
+    /// The coach's answer just before it (within minutes; empty when none): a "yes" agrees to
+    /// what that answer asked, and to nothing else.
+    pub asked: &'a str,
+    /// Write calls made so far in this answer, by tool (`Env::call_key`).
     pub calls_made: std::sync::Mutex<std::collections::HashMap<String, u32>>,
 }
 
 impl Env<'_> {
     /// A write call's idempotency key and fingerprint: the request's `corr`, the call's name and
-    /// arguments, and how many identical calls came before it in this answer (two sets of 8 are
-    /// two calls; on a retried stream the first of them is the first again). `None` without a
-    /// `corr`.
+    /// how many calls of that tool came before it in this answer (two sets of 8 are two calls;
+    /// on a retried stream the first `log_set` is the first again), and the fingerprint of its
+    /// arguments. Not the arguments in the key: a sampling model retried writes the same call
+    /// with other arguments ("curls", then "ez-bar-curl"), and the lifter asked once. `None`
+    /// without a `corr`.
     pub(super) fn call_key(&self, name: &str, args: &Value) -> Option<(String, String)> {
         let corr = self.ctx.corr.as_deref()?;
         let fp = crate::app::fingerprint(&[name, &args.to_string()]);
         let mut made = self.calls_made.lock().unwrap_or_else(|p| p.into_inner());
-        let n = made.entry(fp.clone()).or_insert(0);
-        let key = format!("{corr}#call#{fp}#{n}");
+        let n = made.entry(name.to_string()).or_insert(0);
+        let key = format!("{corr}#call#{name}#{n}");
         *n += 1;
         Some((key, fp))
     }
@@ -366,6 +371,65 @@ pub(super) fn numbers_in(text: &str) -> Vec<f64> {
     text.split(|c: char| !(c.is_ascii_digit() || c == '.'))
         .filter_map(|n| n.trim_matches('.').parse().ok())
         .collect()
+}
+
+/// Whether the lifter's message agrees to what the coach asked ("yes", "ok, keep them").
+pub(super) fn agrees(said: &str) -> bool {
+    let lower = said.to_lowercase();
+    lower
+        .split(|c: char| !c.is_alphanumeric() && c != '\'')
+        .any(|w| {
+            matches!(
+                w,
+                "yes" | "yeah" | "yep" | "ok" | "okay" | "sure" | "keep" | "confirm" | "fine"
+            )
+        })
+        || lower.contains("go ahead")
+        || lower.contains("do it")
+}
+
+/// Whether the coach's answer `asked` asked the lifter a question about one of `topics`
+/// ("Shall I finish your workout here?"): a "yes" then answers that, and nothing else.
+pub(super) fn asked_about(asked: &str, topics: &[&str]) -> bool {
+    asked
+        .split_inclusive(['.', '!', '?', '\n'])
+        .filter(|q| q.trim_end().ends_with('?'))
+        .any(|q| {
+            let q = q.to_lowercase();
+            topics.iter().any(|t| q.contains(t))
+        })
+}
+
+/// Whether `text` names the count `n`, in digits or in words ("ten and then six reps").
+pub(super) fn names_count(text: &str, n: u32) -> bool {
+    const WORDS: [&str; 21] = [
+        "zero",
+        "one",
+        "two",
+        "three",
+        "four",
+        "five",
+        "six",
+        "seven",
+        "eight",
+        "nine",
+        "ten",
+        "eleven",
+        "twelve",
+        "thirteen",
+        "fourteen",
+        "fifteen",
+        "sixteen",
+        "seventeen",
+        "eighteen",
+        "nineteen",
+        "twenty",
+    ];
+    numbers_in(text).contains(&f64::from(n))
+        || WORDS.get(n as usize).is_some_and(|w| {
+            text.split(|c: char| !c.is_ascii_alphabetic())
+                .any(|t| t.eq_ignore_ascii_case(w))
+        })
 }
 
 pub(super) fn str_arg<'a>(args: &'a Value, name: &str) -> Result<&'a str, ToolError> {

@@ -7,7 +7,10 @@ use chrono::{DateTime, Utc};
 use serde_json::{Value, json};
 
 use super::read::workout_brief;
-use super::{Env, ToolError, int_arg, numbers_in, spec, store_failed, str_arg};
+use super::{
+    Env, ToolError, agrees, asked_about, int_arg, names_count, numbers_in, spec, store_failed,
+    str_arg,
+};
 use crate::app::active::{Edit, EditFailed, EditRead, EditRequest, edit_active, replay_record};
 use crate::domain::catalog::Loading;
 use crate::domain::catalog::catalog;
@@ -87,7 +90,12 @@ pub(super) async fn run(
     // Planned from the history: the tools whose change depends on the lifter's past.
     let planned = Some(args);
     Some(match name {
-        "log_set" => edit(env, name, args, None, |w, _, _, now| log_set(w, args, now)).await,
+        "log_set" => {
+            edit(env, name, args, None, |w, _, p, now| {
+                log_set(w, args, now, said, p.unit)
+            })
+            .await
+        }
         "add_exercise" => {
             edit(env, name, args, planned, |w, h, p, now| {
                 add_exercise(w, args, h, p, now, said)
@@ -102,7 +110,7 @@ pub(super) async fn run(
         }
         "swap_exercise" => {
             edit(env, name, args, planned, |w, h, p, now| {
-                swap_exercise(w, args, h, p, now, said)
+                swap_exercise(w, args, h, p, now, (said, env.asked))
             })
             .await
         }
@@ -117,7 +125,8 @@ type Change = (Option<Workout>, Value);
 
 /// Applies the call `name(args)` to the active workout and commits it on the workout's version
 /// together with the call's idempotency record (`Env::call_key`): a retried stream that makes
-/// the same call again gets the first answer back, marked `replayed`, and changes nothing.
+/// the call again (the same tool, the same place among that tool's calls of the answer, with any
+/// arguments) gets the first answer back, marked `replayed`, and changes nothing.
 /// With `history_for` (the tool's arguments), the change is planned from the history: the
 /// recent window plus the last session, however old, of the exercise the arguments name (its
 /// `exercise_id`, or the exercise of its `set_id` in the active workout).
@@ -145,9 +154,12 @@ where
     edit_active(env.store, req, move |read: EditRead| async move {
         if let Some(done) = read.replay(key.as_ref().map(|(k, _)| k.as_str())) {
             let mut answer: Value = serde_json::from_str(&done.body).unwrap_or_default();
-            answer["replayed"] = json!(
+            let same = key.as_ref().is_some_and(|(_, fp)| *fp == done.fingerprint);
+            answer["replayed"] = json!(if same {
                 "this call was already made for this message (a retried request): nothing was changed again"
-            );
+            } else {
+                "this message was already answered once (a retried request) with this call made with other arguments; that first call stands, as above, and nothing was changed again"
+            });
             return Ok(Edit::Answer(answer));
         }
         // After the replay: a retried call answers as it did even when the workout has
@@ -262,6 +274,24 @@ fn check_model_load(
     ))
 }
 
+/// Words that report a failed set: it is logged as 0 reps.
+static FAILED: std::sync::LazyLock<regex_lite::Regex> = std::sync::LazyLock::new(|| {
+    regex_lite::Regex::new(
+        r"(?i)\b(fail(ed)?|missed|miss|couldn'?t|could not|didn'?t get|no reps?|bailed)\b",
+    )
+    .unwrap_or_else(|e| panic!("failed pattern: {e}"))
+});
+
+/// What a log the lifter did not report is answered with.
+fn not_stated(what: String) -> ToolError {
+    ToolError::new(
+        "NOT_STATED",
+        format!(
+            "the lifter's message does not say {what}: log only what they reported (the set's target when they just say done), or ask them"
+        ),
+    )
+}
+
 /// Whether the lifter's message names `kg`, in kilograms or pounds (to the rounding of a plate).
 fn named_by_lifter(said: &str, kg: f64) -> bool {
     numbers_in(said)
@@ -311,7 +341,16 @@ fn set_arg<'a>(w: &Workout, args: &'a Value) -> Result<Option<&'a str>, ToolErro
     })
 }
 
-fn log_set(w: &Workout, args: &Value, now: DateTime<Utc>) -> Result<Change, ToolError> {
+/// Logs what the lifter did: a weight or reps the model gives must be the set's target or
+/// named in the lifter's message ("ten and then six reps"), or it is refused (`NOT_STATED`) and
+/// the model asks; a model must not fill in a set the lifter never reported.
+fn log_set(
+    w: &Workout,
+    args: &Value,
+    now: DateTime<Utc>,
+    said: &str,
+    unit: Unit,
+) -> Result<Change, ToolError> {
     let reps = int_arg(args, "reps", 0..=i64::from(MAX_REPS))?
         .ok_or_else(|| ToolError::new("INVALID_ARGUMENT", "'reps' is required"))?
         as u32;
@@ -328,6 +367,22 @@ fn log_set(w: &Workout, args: &Value, now: DateTime<Utc>) -> Result<Change, Tool
         )
     })?;
     let set = w.set_at(pos);
+    let failed = reps == 0 && FAILED.is_match(said);
+    if set.target.reps != Some(reps) && !failed && !names_count(said, reps) {
+        return Err(not_stated(format!(
+            "{reps} reps (the set's target is {})",
+            set.target.reps.map_or("not set".into(), |r| r.to_string())
+        )));
+    }
+    if let Some(kg) = weight
+        && set.target.weight_kg.is_none_or(|t| (t - kg).abs() > 0.01)
+        && !named_by_lifter(said, kg)
+    {
+        return Err(not_stated(format!(
+            "a weight of {}",
+            format_weight(kg, unit)
+        )));
+    }
     let result = SetResult {
         reps,
         weight_kg: weight.or(set.target.weight_kg),
@@ -451,13 +506,16 @@ fn swap_exercise(
     history: &[Workout],
     profile: &Profile,
     now: DateTime<Utc>,
-    said: &str,
+    (said, asked): (&str, &str),
 ) -> Result<Change, ToolError> {
     let instance = str_arg(args, "exercise_instance_id")?;
     let target = swap::resolve_target(str_arg(args, "exercise_id")?, history)
         .map_err(|m| ToolError::new("UNKNOWN_EXERCISE", m))?;
-    // The model's confirm=true counts only as the lifter's answer: their message agrees.
-    let confirm = args["confirm"].as_bool().unwrap_or(false) && agrees(said);
+    // The model's confirm=true counts only as the lifter's answer to the coach's question: the
+    // coach's last answer asked about the swap and the lifter's message agrees.
+    let confirm = args["confirm"].as_bool().unwrap_or(false)
+        && agrees(said)
+        && asked_about(asked, SWAP_TOPICS);
     match swap::apply(w, instance, target, confirm, history, profile, now) {
         Ok(a) => Ok((
             Some(a.workout),
@@ -498,20 +556,18 @@ fn remove_set(w: &Workout, args: &Value) -> Result<Change, ToolError> {
     Ok((Some(changed), json!({ "removed": id })))
 }
 
-/// Whether the lifter's message agrees to what the coach asked ("yes", "ok, keep them").
-fn agrees(said: &str) -> bool {
-    let lower = said.to_lowercase();
-    lower
-        .split(|c: char| !c.is_alphanumeric() && c != '\'')
-        .any(|w| {
-            matches!(
-                w,
-                "yes" | "yeah" | "yep" | "ok" | "okay" | "sure" | "keep" | "confirm" | "fine"
-            )
-        })
-        || lower.contains("go ahead")
-        || lower.contains("do it")
-}
+/// What a question about a swap names.
+const SWAP_TOPICS: &[&str] = &["swap", "replace", "switch", "change"];
+/// What a question about finishing the workout names.
+const FINISH_TOPICS: &[&str] = &[
+    "finish",
+    "wrap up",
+    "wrap it up",
+    "end the",
+    "end your",
+    "complete",
+    "call it",
+];
 
 /// Whether the lifter's message asks to end the workout ("finish", "I'm done", "wrap up").
 fn asks_to_finish(said: &str) -> bool {
@@ -537,10 +593,13 @@ fn asks_to_finish(said: &str) -> bool {
 /// Finishing is the lifter's to ask for: a model that ends a workout unasked would close it on
 /// them mid-session.
 async fn complete(env: &Env<'_>) -> Result<Value, ToolError> {
-    if !asks_to_finish(env.said) {
+    // Asked by the lifter, or their yes to the coach's question about finishing.
+    let asked =
+        asks_to_finish(env.said) || (agrees(env.said) && asked_about(env.asked, FINISH_TOPICS));
+    if !asked {
         return Err(ToolError::new(
             "NOT_ASKED",
-            "the lifter did not ask to finish the workout; ask them first, and finish when they say so",
+            "the lifter did not ask to finish the workout; ask them first (\"Shall I finish your workout?\"), and finish when they say so",
         ));
     }
     let active = env
@@ -588,6 +647,27 @@ mod tests {
         assert!(agrees("ok go ahead"));
         assert!(!agrees("swap bench for dumbbell press"));
         assert!(!agrees("what would you swap it for?"));
+    }
+
+    #[test]
+    fn a_yes_answers_only_the_question_the_coach_asked() {
+        let asked = "You've logged two sets of bench. Swap it for dumbbell press anyway?";
+        assert!(asked_about(asked, SWAP_TOPICS));
+        assert!(!asked_about(asked, FINISH_TOPICS));
+        // A statement is no question; a question about something else is not this one.
+        assert!(!asked_about(
+            "I can swap it for dumbbell press.",
+            SWAP_TOPICS
+        ));
+        assert!(!asked_about(
+            "Two sets left. Want to add curls?",
+            FINISH_TOPICS
+        ));
+        assert!(asked_about(
+            "Good work today.\nShall I finish your workout here?",
+            FINISH_TOPICS
+        ));
+        assert!(!asked_about("", FINISH_TOPICS));
     }
 
     #[test]
