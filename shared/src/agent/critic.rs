@@ -855,8 +855,9 @@ impl Facts {
     }
 
     /// Whether the weight `w` in `text` is backed: within a kilogram of a figure of its kind
-    /// and lift, or 2.5 % for an approximation ("about 140 kg").
-    pub(super) fn backs_in(&self, text: &str, w: &Stated) -> bool {
+    /// and lift, or 2.5 % for an approximation ("about 140 kg"). Its lift is the one its
+    /// sentence names, else its list's heading's, else `lead` (its paragraph's).
+    pub(super) fn backs_in(&self, text: &str, w: &Stated, lead: Option<&str>) -> bool {
         let before = text.get(..w.at.start).unwrap_or_default().trim_end();
         let last_word = before
             .rsplit(|c: char| c.is_whitespace())
@@ -872,7 +873,8 @@ impl Facts {
         let lift = self
             .names
             .lift_at(text, w.at.clone())
-            .or_else(|| self.heading_lift(text, w.at.start));
+            .or_else(|| self.heading_lift(text, w.at.start))
+            .or(lead.map(str::to_string));
         // Written without a unit, a load is in the lifter's unit: kilograms or pounds.
         let readings: &[f64] = if w.bare {
             &[w.raw, w.raw / LB_PER_KG]
@@ -902,6 +904,27 @@ impl Facts {
             .into_iter()
             .map(|(_, _, id)| id)
             .collect();
+        lifts.dedup();
+        match lifts.as_slice() {
+            [one] => Some(one.clone()),
+            _ => None,
+        }
+    }
+
+    /// The one lift the paragraph before a sentence names (`before`: the answer up to the
+    /// sentence; a paragraph ends at a blank line): what a figure is about when its own sentence
+    /// and heading name none ("To see how your deadlift is progressing, here's the
+    /// analysis:\n- **Current E1RM**: 100 kg", Qwen 1.5B, for a lifter with no deadlift). A
+    /// paragraph that names two lifts names none.
+    pub(super) fn paragraph_lift(&self, before: &str) -> Option<String> {
+        let start = before.rfind("\n\n").map_or(0, |i| i + 2);
+        let mut lifts: Vec<String> = self
+            .names
+            .mentions(&before[start..])
+            .into_iter()
+            .map(|(_, _, id)| id)
+            .collect();
+        lifts.sort();
         lifts.dedup();
         match lifts.as_slice() {
             [one] => Some(one.clone()),
@@ -1049,7 +1072,13 @@ fn leading_words(s: &str, at: std::ops::Range<usize>) -> String {
 
 /// The rules the sentence `text[start..]` breaks, its weights read with the words before
 /// `start` (its list's heading: [`reading_start`]).
-fn sentence_violations(text: &str, start: usize, facts: &Facts, wrote: bool) -> Vec<Violation> {
+fn sentence_violations(
+    text: &str,
+    start: usize,
+    facts: &Facts,
+    wrote: bool,
+    lead: Option<&str>,
+) -> Vec<Violation> {
     let s = &text[start..];
     let mut v = Vec::new();
     let short = s.trim().chars().take(120).collect::<String>();
@@ -1066,7 +1095,7 @@ fn sentence_violations(text: &str, start: usize, facts: &Facts, wrote: bool) -> 
     {
         v.push(Violation::AboveMax(short.clone()));
     }
-    for w in unbacked(text, facts)
+    for w in unbacked(text, facts, lead)
         .into_iter()
         .filter(|w| w.at.start >= start)
     {
@@ -1094,9 +1123,17 @@ pub fn check(answer: &str, facts: &Facts, wrote: bool) -> Vec<Violation> {
         .into_iter()
         .flat_map(|s| {
             let (read, start) = with_heading(answer, s);
-            sentence_violations(read, start, facts, wrote)
+            let lead = facts.paragraph_lift(before(answer, read));
+            sentence_violations(read, start, facts, wrote, lead.as_deref())
         })
         .collect()
+}
+
+/// What `answer` says before `read`, a slice of it, up to its first word (a sentence after a
+/// blank line starts with it).
+fn before<'a>(answer: &'a str, read: &str) -> &'a str {
+    let blank = read.len() - read.trim_start().len();
+    &answer[..read.as_ptr() as usize - answer.as_ptr() as usize + blank]
 }
 
 /// The sentence `s` of `answer` with the heading its list item sits under, and where `s`
@@ -1161,13 +1198,13 @@ fn reading_start(text: &str, at: usize) -> usize {
 /// the order written. A weight that restates the one before it in the other unit ("20 kg
 /// (44 lb)", "the bar is 20 kg, which is about 44 lb") shares that one's verdict: it adds no
 /// claim of its own.
-fn unbacked(text: &str, facts: &Facts) -> Vec<Stated> {
+fn unbacked(text: &str, facts: &Facts, lead: Option<&str>) -> Vec<Stated> {
     let mut out = Vec::new();
     let mut prev: Option<(Stated, bool)> = None;
     for w in weights_in(text, true) {
         let bad = match &prev {
             Some((p, bad)) if restates(text, p, &w) => *bad,
-            _ => is_checked(text, w.kg, &w.at) && !facts.backs_in(text, &w),
+            _ => is_checked(text, w.kg, &w.at) && !facts.backs_in(text, &w, lead),
         };
         if bad {
             // Wrong only in its reps ("90 kg x 10" where the data has 90 × 3): the whole set
@@ -1181,6 +1218,7 @@ fn unbacked(text: &str, facts: &Facts) -> Vec<Stated> {
                         reps: None,
                         ..w.clone()
                     },
+                    lead,
                 )
             {
                 shown.at = set.clone();
@@ -1221,14 +1259,15 @@ pub const LEFT_OUT: &str = "[a figure I can't back with your data]";
 /// left out as written.
 #[cfg(test)]
 pub(super) fn mask_unbacked(text: &str, facts: &Facts) -> (String, Vec<String>) {
-    mask_unbacked_after(text, 0, facts)
+    mask_unbacked_after(text, 0, facts, None)
 }
 
 /// [`mask_unbacked`] of the sentence that starts at `at` in `text` and runs to its end, read
 /// with the heading its list item sits under ([`reading_start`]).
 pub(super) fn mask_sentence(text: &str, at: usize, facts: &Facts) -> (String, Vec<String>) {
     let from = reading_start(text, at);
-    mask_unbacked_after(&text[from..], at - from, facts)
+    let lead = facts.paragraph_lift(before(text, &text[from..]));
+    mask_unbacked_after(&text[from..], at - from, facts, lead.as_deref())
 }
 
 /// [`mask_unbacked`] of `text[from..]`, read with the words before `from` ("Add " already
@@ -1237,11 +1276,12 @@ pub(super) fn mask_unbacked_after(
     text: &str,
     start: usize,
     facts: &Facts,
+    lead: Option<&str>,
 ) -> (String, Vec<String>) {
     let mut out = String::with_capacity(text.len() - start);
     let mut left_out = Vec::new();
     let mut from = start;
-    for w in unbacked(text, facts) {
+    for w in unbacked(text, facts, lead) {
         if w.at.start < start.max(from) {
             continue;
         }
@@ -1264,14 +1304,15 @@ pub fn scrub(answer: &str, facts: &Facts, wrote: bool) -> String {
     let mut found = Vec::new();
     for s in sentences(answer) {
         let (read, start) = with_heading(answer, s);
-        let v = sentence_violations(read, start, facts, wrote);
+        let lead = facts.paragraph_lift(before(answer, read));
+        let v = sentence_violations(read, start, facts, wrote, lead.as_deref());
         let unsafe_advice = v
             .iter()
             .any(|v| !matches!(v, Violation::UnsupportedNumber(..)));
         if unsafe_advice {
             found.extend(v);
         } else {
-            kept.push_str(&mask_unbacked_after(read, start, facts).0);
+            kept.push_str(&mask_unbacked_after(read, start, facts, lead.as_deref()).0);
         }
     }
     let mut out = kept.trim().to_string();
@@ -1547,6 +1588,53 @@ mod tests {
             "weight": 245, "reps": 5}));
         assert!(check("Your bench was 245 lb x 5.", &lb, false).is_empty());
         assert_eq!(check("Your bench was 245 lb x 8.", &lb, false).len(), 1);
+    }
+
+    #[test]
+    fn a_paragraph_names_its_figures_lift() {
+        // Qwen2.5-Coder-1.5B (27 Nov), asked about a deadlift the lifter never did, for a
+        // lifter whose clean and jerk's e1RM is 100 kg.
+        let mut f = Facts::default();
+        f.add_text(
+            "Strength (weekly best e1RM, last 12 weeks): Clean and Jerk 100 kg; Front Squat 99 kg.",
+        );
+        let wrong = "To determine how your deadlift is progressing, I'll look at your recent sessions. Here's the analysis:\n- **Current E1RM**: 100 kg\n- **Training Load**: 72 hard sets a week\n";
+        assert_eq!(
+            check(wrong, &f, false).len(),
+            1,
+            "{:?}",
+            check(wrong, &f, false)
+        );
+        assert_eq!(scrub(wrong, &f, false).matches(LEFT_OUT).count(), 1);
+        let mut h = super::super::holdback::HoldBack::new(&f);
+        for c in wrong.chars() {
+            h.push(&c.to_string());
+        }
+        h.finish();
+        assert_eq!(h.left_out, vec!["100 kg".to_string()]);
+        let right = wrong.replace("deadlift", "clean and jerk");
+        assert!(
+            check(&right, &f, false).is_empty(),
+            "{:?}",
+            check(&right, &f, false)
+        );
+        // A blank line ends the paragraph; a paragraph of two lifts names neither.
+        assert!(
+            check(
+                "Your deadlift is new to me.\n\nCurrent E1RM: 100 kg.",
+                &f,
+                false
+            )
+            .is_empty()
+        );
+        assert!(
+            check(
+                "Your deadlift and clean and jerk:\n- Current E1RM: 100 kg\n",
+                &f,
+                false
+            )
+            .is_empty()
+        );
     }
 
     #[test]
