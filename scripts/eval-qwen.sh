@@ -7,7 +7,7 @@
 # 127.0.0.1, through a local stack. The table goes to target/eval-qwen.md.
 #
 # About 50 prompt tokens a second on two cores: a call takes a minute or more, so this is a
-# benchmark (`scripts/bench.sh qwen`), not part of `make test`. ONLY=<scenario> runs one; K=<runs>
+# benchmark (`scripts/bench.sh qwen`), not part of `make test`. ONLY=<scenario>[,<scenario>…] runs those; K=<runs>
 # runs each scenario that many times (pass^k; default 1).
 set -euo pipefail
 cd "$(dirname "$0")/.."

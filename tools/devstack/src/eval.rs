@@ -1155,7 +1155,7 @@ pub async fn run_cli(
     let http = reqwest::Client::new();
     let chosen: Vec<Scenario> = scenarios()
         .into_iter()
-        .filter(|s| only.is_none_or(|o| o == s.name))
+        .filter(|s| only.is_none_or(|o| o.split(',').any(|n| n.trim() == s.name)))
         .collect();
     if chosen.is_empty() {
         return Err(format!(

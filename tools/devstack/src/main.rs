@@ -6,7 +6,7 @@
 //!   first binary given (the baseline), measured with a local Runtime API.
 //! - `devstack e2e --url URL [--n N]`: seeds a user with a workout of N planned sets, sends N
 //!   "done" requests one after another, and prints the median and p99 round trip.
-//! - `devstack eval [--base URL] [--only SCENARIO] [--k RUNS] [--prices FILE] [--export CSV]`: the coach
+//! - `devstack eval [--base URL] [--only SCENARIO[,SCENARIO…]] [--k RUNS] [--prices FILE] [--export CSV]`: the coach
 //!   evaluation against a running stack (`make dev`, any model): a table of what each scenario
 //!   did and cost (see `eval.rs`).
 //! - `devstack smoke --url URL (--token ID_TOKEN | --user U)`: a short journey against a running
@@ -42,7 +42,7 @@ use devstack::{demo, strong};
 use std::path::PathBuf;
 
 fn usage() -> String {
-    "usage: devstack setup | devstack coldstart [--runs N] [--env K=V]... BASELINE_BIN BIN... | devstack e2e --url URL [--n N] | devstack e2e-functional --base URL [--n N] | devstack eval [--base URL] [--only SCENARIO] [--k RUNS] [--prices FILE] [--export CSV] | devstack smoke --url URL (--token ID_TOKEN | --user U) | devstack chat [--url URL] [--token ID_TOKEN | --user U] [--conversation C] [--workout W] | devstack import-strong --user U --file F [--tz TZ] [--unit kg|lb] | devstack strong-sample --rows N [--last-day YYYY-MM-DD] | devstack load-fast [--procs N] [--commands N] [--users N] FAST_BIN | devstack init-profile [--runs N] [--env K=V]... | devstack replay [--unit kg|lb] FILE... | devstack coaching [--split development|held-out|given|all] [FILE...] | devstack job [--dry-run] '{\"type\":\"weekly_review\",\"user_id\":\"demo\",\"week_ending\":\"YYYY-MM-DD\"}'".into()
+    "usage: devstack setup | devstack coldstart [--runs N] [--env K=V]... BASELINE_BIN BIN... | devstack e2e --url URL [--n N] | devstack e2e-functional --base URL [--n N] | devstack eval [--base URL] [--only SCENARIO[,SCENARIO…]] [--k RUNS] [--prices FILE] [--export CSV] | devstack smoke --url URL (--token ID_TOKEN | --user U) | devstack chat [--url URL] [--token ID_TOKEN | --user U] [--conversation C] [--workout W] | devstack import-strong --user U --file F [--tz TZ] [--unit kg|lb] | devstack strong-sample --rows N [--last-day YYYY-MM-DD] | devstack load-fast [--procs N] [--commands N] [--users N] FAST_BIN | devstack init-profile [--runs N] [--env K=V]... | devstack replay [--unit kg|lb] FILE... | devstack coaching [--split development|held-out|given|all] [FILE...] | devstack job [--dry-run] '{\"type\":\"weekly_review\",\"user_id\":\"demo\",\"week_ending\":\"YYYY-MM-DD\"}'".into()
 }
 
 #[tokio::main]
