@@ -561,9 +561,10 @@ static PAST_CHANGE_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)((\b(is|are|was|were|has been|have been|went|gone|come|came|crept|moved|inched|ticked|climbed|crawled)|[’'‘]s|^|[,;(—–-])\s*(up|down)|\b(increase|gain|improvement|rise|drop|jump) of|\b(climbed|gained|added|improved|rose|risen|increased|grew|grown|dropped|fell|fallen|lost|jumped|put on))\s+(by\s+)?((about|around|roughly|nearly|almost|over|just|another|a further)\s+)?[+\-−]?\s*$")
         .unwrap_or_else(|e| panic!("past change pattern: {e}"))
 });
-/// A figure under a change's label: "**E1RM Change**: -1.1 kg", "change: +2.5 kg".
+/// A figure under a change's label, or said to be the change: "**E1RM Change**: -1.1 kg",
+/// "change: +2.5 kg", "the e1RM change was -10.5 kg", "the change in your max is 4 kg".
 static CHANGE_LABEL_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(change|delta)\W{0,6}[:=]\W{0,4}[+\-−]?\s*$")
+    Regex::new(r"(?i)\b(change|delta)(\s+in\s+[a-z0-9' ]{1,24}?)?(\W{0,6}[:=]|\s+(was|is|were|has been|came to|amounted to|amounts to))\W{0,4}[+\-−]?\s*$")
         .unwrap_or_else(|e| panic!("change label pattern: {e}"))
 });
 static SINCE_AFTER: LazyLock<Regex> = LazyLock::new(|| {
@@ -914,7 +915,7 @@ impl Facts {
     /// The one lift the paragraph before a sentence names (`before`: the answer up to the
     /// sentence; a paragraph ends at a blank line): what a figure is about when its own sentence
     /// and heading name none ("To see how your deadlift is progressing, here's the
-    /// analysis:\n- **Current E1RM**: 100 kg", Qwen 1.5B, for a lifter with no deadlift). A
+    /// analysis:\n- **Current E1RM**: 100 kg", Qwen 1.5B, of a deadlift no tool had read). A
     /// paragraph that names two lifts names none.
     pub(super) fn paragraph_lift(&self, before: &str) -> Option<String> {
         let start = before.rfind("\n\n").map_or(0, |i| i + 2);
@@ -1336,18 +1337,22 @@ pub fn correction(violations: &[Violation]) -> String {
 /// A stored answer as the model reads it back in a later turn: the correction and the figures
 /// left out are the app's, not the coach's own words, and say so.
 pub fn as_replayed(answer: &str) -> String {
-    let answer = answer.replace(LEFT_OUT, REPLAYED_LEFT_OUT);
-    match answer.split_once(CORRECTION_MARK) {
+    let mut out = match answer.split_once(CORRECTION_MARK) {
         Some((said, fix)) => {
             format!("{said}\n\n[The app's fact check, not the coach, then told the lifter: {fix}]")
         }
-        None => answer,
+        None => answer.to_string(),
+    };
+    if answer.contains(LEFT_OUT) {
+        out.push_str(REPLAYED_LEFT_OUT);
     }
+    out
 }
 
-/// A figure left out, as the model reads its earlier answer back.
-const REPLAYED_LEFT_OUT: &str =
-    "[a figure the app's fact check left out: the data did not back it]";
+/// After an earlier answer with figures left out, as the model reads it back: the note is the
+/// app's, so the model knows it did not write it. A note, not a rewritten placeholder: Qwen 1.5B
+/// copied a rewritten placeholder into its next answer.
+const REPLAYED_LEFT_OUT: &str = "\n\n[The app's fact check, not the coach, left out the figures marked so: the data did not back them.]";
 
 /// Each distinct correction once, in order.
 fn notes(violations: &[Violation]) -> Vec<String> {
@@ -1592,8 +1597,8 @@ mod tests {
 
     #[test]
     fn a_paragraph_names_its_figures_lift() {
-        // Qwen2.5-Coder-1.5B (27 Nov), asked about a deadlift the lifter never did, for a
-        // lifter whose clean and jerk's e1RM is 100 kg.
+        // Qwen2.5-Coder-1.5B (27 Nov), asked about a deadlift last trained months before and
+        // read by no tool, for a lifter whose clean and jerk's e1RM is 100 kg.
         let mut f = Facts::default();
         f.add_text(
             "Strength (weekly best e1RM, last 12 weeks): Clean and Jerk 100 kg; Front Squat 99 kg.",
@@ -1981,6 +1986,15 @@ mod tests {
         let masked = |text: &str| mask_unbacked(text, &f).1;
         assert_eq!(masked("Deadlift\n- **E1RM Change**: -1.1 kg"), ["1.1 kg"]);
         assert!(masked("Deadlift\n- **E1RM Change**: +3.5 kg").is_empty());
+        // Said in a sentence (Qwen, of a deadlift no tool had read, 27 Nov).
+        assert_eq!(
+            masked("The e1RM change was -10.5 kg, so your deadlift is down."),
+            ["10.5 kg"]
+        );
+        assert!(masked("The e1RM change was +3.5 kg, so your deadlift is up.").is_empty());
+        assert_eq!(masked("The change in your deadlift max is 9 kg."), ["9 kg"]);
+        // A change to make is advice, not a claim.
+        assert!(masked("Make the change of 2.5 kg next week on the deadlift.").is_empty());
     }
 
     #[test]
@@ -2058,7 +2072,7 @@ mod tests {
         // A figure left out is the app's doing too.
         assert_eq!(
             as_replayed(&format!("Your best is {LEFT_OUT}.")),
-            format!("Your best is {REPLAYED_LEFT_OUT}.")
+            format!("Your best is {LEFT_OUT}.{REPLAYED_LEFT_OUT}")
         );
     }
 

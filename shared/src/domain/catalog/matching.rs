@@ -74,9 +74,8 @@ pub(super) fn keys_for(tokens: &[String]) -> Vec<String> {
     vec![spaced, compact, sorted]
 }
 
-/// Token overlap (Dice) blended with a character-level similarity of the compact forms, so that
-/// both word-order changes and typos score well.
-pub(super) fn similarity(query: &[String], candidate: &[String]) -> f64 {
+/// The token overlap of `query` and `candidate` (Dice), typos of a letter or two forgiven.
+pub(super) fn dice(query: &[String], candidate: &[String]) -> f64 {
     let matched = query
         .iter()
         .filter(|q| {
@@ -85,7 +84,13 @@ pub(super) fn similarity(query: &[String], candidate: &[String]) -> f64 {
                 .any(|c| c == *q || (q.len() >= 4 && edit_distance(q, c) <= 1 + q.len() / 7))
         })
         .count() as f64;
-    let dice = 2.0 * matched / (query.len() + candidate.len()) as f64;
+    2.0 * matched / (query.len() + candidate.len()).max(1) as f64
+}
+
+/// Token overlap (Dice) blended with a character-level similarity of the compact forms, so that
+/// both word-order changes and typos score well.
+pub(super) fn similarity(query: &[String], candidate: &[String]) -> f64 {
+    let dice = dice(query, candidate);
     let a = query.concat();
     let b = candidate.concat();
     let longest = a.chars().count().max(b.chars().count()).max(1) as f64;

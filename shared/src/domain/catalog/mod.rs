@@ -11,7 +11,7 @@ mod kinds;
 mod matching;
 
 pub use kinds::*;
-use matching::{keys_for, normalise_tokens, search_score, similarity};
+use matching::{dice, keys_for, normalise_tokens, search_score, similarity};
 
 const CATALOG_TEXT: &str = include_str!("catalog.txt");
 
@@ -190,8 +190,20 @@ impl Catalog {
                         score: *best,
                     }
                 } else {
+                    // Listed by the words they share with the text, then in the catalog's
+                    // order (the common variant first): for "curls", the barbell and dumbbell
+                    // curls, not the short names ("EZ curl", "leg curl") the letters favour.
+                    let words = |i: usize| {
+                        self.token_sets[i]
+                            .iter()
+                            .map(|t| dice(&tokens, t))
+                            .fold(0.0, f64::max)
+                    };
+                    let mut listed: Vec<(f64, usize)> =
+                        scored.iter().map(|&(_, i)| (words(i), i)).collect();
+                    listed.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
                     Resolution::Unsure {
-                        candidates: scored
+                        candidates: listed
                             .iter()
                             .take(5)
                             .map(|&(_, i)| &self.exercises[i])
