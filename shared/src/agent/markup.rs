@@ -3,7 +3,9 @@
 //! server without a tool parser (Hermes-style `<tool_call>{…}</tool_call>`, Qwen2.5-Coder's
 //! `<tools><function name="…" arguments='{…}'/></tools>`, a fenced JSON `{"name", "arguments"}`,
 //! or that JSON bare at the start of a line, even in doubled braces as a template leaves it:
-//! `{{"name": …, "arguments": {…}}}`), and a tool's result echoed back (`<tool_response>`).
+//! `{{"name": …, "arguments": {…}}}`; or a tag named as a tool, its arguments as attributes:
+//! `<exercise_progress exercise_id="bench_press" weeks="26"></exercise_progress>`, which Qwen
+//! 1.5B wrote to a pound lifter), and a tool's result echoed back (`<tool_response>`).
 //!
 //! The model's text streams through [`Markup`], which holds it from a possible opening marker
 //! until it knows: reasoning is dropped, a call is kept for [`calls_in`] to read, anything else
@@ -53,7 +55,24 @@ pub struct Markup {
     mid_line: bool,
     /// A bare JSON call just closed: closing braces the template doubled are its own.
     after_json_call: bool,
+    /// A tag named as a tool being read: its name and its text so far.
+    tag: Option<(String, String)>,
 }
+
+/// The opening of a tag named as a tool: a snake_case name with an underscore, then a space,
+/// `>` or `/` (`<exercise_progress `); what may still become one (`<exercise_pro`).
+static TOOL_TAG: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^<([a-z][a-z0-9]*(?:_[a-z0-9]+)+)[\s/>]$")
+        .unwrap_or_else(|e| panic!("tool tag pattern: {e}"))
+});
+static TOOL_TAG_START: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^<[a-z][a-z0-9_]{0,40}$").unwrap_or_else(|e| panic!("tool tag start: {e}"))
+});
+/// A tag's attribute: `weeks="26"`, `exercise_id='bench'`.
+static TAG_ATTRIBUTE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r#"([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(?:"([^"]*)"|'([^']*)')"#)
+        .unwrap_or_else(|e| panic!("tag attribute pattern: {e}"))
+});
 
 impl Markup {
     /// The text to show after the model's `delta`.
@@ -86,7 +105,12 @@ impl Markup {
                 }
                 continue;
             }
-            if ch == '{' && self.pending.is_empty() && self.block.is_none() && !self.mid_line {
+            if ch == '{'
+                && self.pending.is_empty()
+                && self.block.is_none()
+                && self.tag.is_none()
+                && !self.mid_line
+            {
                 self.json = Some((ch.to_string(), 1));
                 continue;
             }
@@ -94,6 +118,16 @@ impl Markup {
                 self.mid_line = false;
             } else if !ch.is_whitespace() && self.block.is_none() {
                 self.mid_line = true;
+            }
+            if let Some((name, text)) = &mut self.tag {
+                text.push(ch);
+                let closed = text.ends_with(&format!("</{name}>")) || text.ends_with("/>");
+                if closed {
+                    let (_, text) = self.tag.take().unwrap_or_default();
+                    self.removed = true;
+                    self.written_calls.push(text);
+                }
+                continue;
             }
             if let Some((i, block)) = &mut self.block {
                 block.push(ch);
@@ -121,6 +155,10 @@ impl Markup {
     /// call kept, anything else shown.
     pub fn finish(&mut self) -> String {
         let mut out = std::mem::take(&mut self.pending);
+        if let Some((_, text)) = self.tag.take() {
+            self.removed = true;
+            self.written_calls.push(text);
+        }
         if let Some((json, _)) = self.json.take() {
             out.push_str(&self.close_json(json));
         }
@@ -148,6 +186,13 @@ impl Markup {
             if self.pending.is_empty()
                 || BLOCKS.iter().any(|(o, _, _)| o.starts_with(&self.pending))
             {
+                return;
+            }
+            if let Some(name) = TOOL_TAG.captures(&self.pending).map(|c| c[1].to_string()) {
+                self.tag = Some((name, std::mem::take(&mut self.pending)));
+                return;
+            }
+            if TOOL_TAG_START.is_match(&self.pending) {
                 return;
             }
             // Not a marker: release up to the next character that could start one.
@@ -206,6 +251,28 @@ static FUNCTION_ARGUMENTS: LazyLock<Regex> = LazyLock::new(|| {
 /// The (name, arguments) a block of text writes, if it writes a call at all; the arguments are
 /// `None` when they are not a JSON object.
 fn written_call(block: &str) -> Option<(String, Option<Value>)> {
+    // A tag named as a tool: its attributes are the arguments, numbers read as numbers.
+    let head = block
+        .find([' ', '\n', '\t', '>', '/'])
+        .and_then(|i| block.get(..=i))
+        .unwrap_or_default();
+    if !BLOCKS.iter().any(|(o, _, _)| block.starts_with(o))
+        && let Some(c) = TOOL_TAG.captures(head)
+    {
+        let name = c[1].to_string();
+        let head_end = block.find('>').unwrap_or(block.len());
+        let mut args = Map::new();
+        for a in TAG_ATTRIBUTE.captures_iter(&block[..head_end]) {
+            let raw = a.get(2).or(a.get(3)).map_or("", |m| m.as_str());
+            let value = raw
+                .parse::<i64>()
+                .map(Value::from)
+                .or_else(|_| raw.parse::<f64>().map(Value::from))
+                .unwrap_or_else(|_| Value::from(raw));
+            args.insert(a[1].to_string(), value);
+        }
+        return Some((name, Some(Value::Object(args))));
+    }
     if let Some(name) = FUNCTION_NAME.captures(block).map(|c| c[1].to_string())
         && block.contains("<function")
     {
@@ -307,6 +374,33 @@ mod tests {
         // Unclosed at the end: still dropped.
         let (seen, _) = streamed("Rest today.<think>maybe", 3);
         assert_eq!(seen, "Rest today.");
+    }
+
+    #[test]
+    fn a_tag_named_as_a_tool_is_a_call() {
+        // Qwen2.5-Coder-1.5B's whole answer to a pound lifter's progress question (27 Nov).
+        let tag = r#"<exercise_progress exercise_id="bench_press" weeks="26"></exercise_progress>"#;
+        let closed = r#"<suggest_weight exercise_id='back-squat' target_reps="5"/>"#;
+        for n in [1, 3, 100] {
+            let (seen, m) = streamed(&format!("Let me look. {tag}\n{closed} Done."), n);
+            assert_eq!(seen, "Let me look. \n Done.", "chunks of {n}");
+            let (calls, unusable) = calls_in(&m.written_calls, &offered());
+            assert_eq!(unusable.len(), 1, "suggest_weight is not offered here");
+            assert_eq!(calls.len(), 1);
+            assert_eq!(calls[0].name, "exercise_progress");
+            assert_eq!(
+                calls[0].args,
+                json!({"exercise_id": "bench_press", "weeks": 26})
+            );
+        }
+        // Tags that name no tool pass as written.
+        for text in [
+            "a <b>bold</b> claim",
+            "keep reps <8 and load < 100 kg",
+            "x<y",
+        ] {
+            assert_eq!(streamed(text, 1).0, text);
+        }
     }
 
     #[test]
