@@ -35,8 +35,14 @@ const BLOCKS: &[(&str, &[&str], Kind)] = &[
     ("<tools>", &["</tools>"], Kind::Call),
     ("<function", &["</function>", "/>"], Kind::Call),
     ("<tool_response>", &["</tool_response>"], Kind::Reasoning),
+    // The app's notes in the replayed history (`critic::as_replayed`), which a small model
+    // copies into its next answer (Qwen 1.5B did): the app's words, not the coach's.
+    ("[The app's fact check", &["]"], Kind::Reasoning),
     ("```", &["```"], Kind::Fence),
 ];
+
+/// The characters a marker of `BLOCKS` starts with.
+const MARKER_STARTS: [char; 3] = ['<', '`', '['];
 
 /// A stream filter over one model turn's text.
 #[derive(Default)]
@@ -141,7 +147,7 @@ impl Markup {
                 }
                 continue;
             }
-            if self.pending.is_empty() && ch != '<' && ch != '`' {
+            if self.pending.is_empty() && !MARKER_STARTS.contains(&ch) {
                 out.push(ch);
                 continue;
             }
@@ -197,7 +203,7 @@ impl Markup {
             }
             // Not a marker: release up to the next character that could start one.
             let next = self.pending[1..]
-                .find(['<', '`'])
+                .find(MARKER_STARTS)
                 .map_or(self.pending.len(), |p| p + 1);
             out.extend(self.pending.drain(..next));
         }
@@ -374,6 +380,19 @@ mod tests {
         // Unclosed at the end: still dropped.
         let (seen, _) = streamed("Rest today.<think>maybe", 3);
         assert_eq!(seen, "Rest today.");
+    }
+
+    #[test]
+    fn the_apps_notes_copied_from_the_history_never_reach_the_lifter() {
+        // Qwen2.5-Coder-1.5B ended an answer with the note its history showed (27 Nov).
+        let copied = "Keep going.\n\n[The app's fact check, not the coach, left out the figures marked so: the data did not back them.]";
+        for n in [1, 5, 100] {
+            assert_eq!(streamed(copied, n).0, "Keep going.\n\n", "chunks of {n}");
+            // The hold-back's placeholder and other brackets pass as written.
+            let kept =
+                "Your max is [a figure I can't back with your data]; see [1] and [The plan].";
+            assert_eq!(streamed(kept, n).0, kept, "chunks of {n}");
+        }
     }
 
     #[test]
