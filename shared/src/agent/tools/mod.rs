@@ -402,34 +402,10 @@ pub(super) fn asked_about(asked: &str, topics: &[&str]) -> bool {
 
 /// Whether `text` names the count `n`, in digits or in words ("ten and then six reps").
 pub(super) fn names_count(text: &str, n: u32) -> bool {
-    const WORDS: [&str; 21] = [
-        "zero",
-        "one",
-        "two",
-        "three",
-        "four",
-        "five",
-        "six",
-        "seven",
-        "eight",
-        "nine",
-        "ten",
-        "eleven",
-        "twelve",
-        "thirteen",
-        "fourteen",
-        "fifteen",
-        "sixteen",
-        "seventeen",
-        "eighteen",
-        "nineteen",
-        "twenty",
-    ];
     numbers_in(text).contains(&f64::from(n))
-        || WORDS.get(n as usize).is_some_and(|w| {
-            text.split(|c: char| !c.is_ascii_alphabetic())
-                .any(|t| t.eq_ignore_ascii_case(w))
-        })
+        || text
+            .split(|c: char| !c.is_ascii_alphabetic())
+            .any(|w| crate::router::command::number_word(&w.to_ascii_lowercase()) == Some(n))
 }
 
 pub(super) fn str_arg<'a>(args: &'a Value, name: &str) -> Result<&'a str, ToolError> {

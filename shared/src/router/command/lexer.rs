@@ -99,6 +99,11 @@ const TENS: [&str; 8] = [
     "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety",
 ];
 
+/// The value of a number word from zero to ninety ("six", "twenty"), lower case.
+pub(crate) fn number_word(w: &str) -> Option<u32> {
+    small(w).or_else(|| tens(w))
+}
+
 fn small(w: &str) -> Option<u32> {
     SMALL.iter().position(|s| *s == w).map(|n| n as u32)
 }
