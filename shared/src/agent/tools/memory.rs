@@ -252,11 +252,12 @@ fn check_stated(field: &str, value: &Value, said: &str) -> Result<(), ToolError>
 /// Words that say a goal is reached or given up ("I hit it", "drop that goal").
 const DROPPING: &[&str] = &[
     "drop", "remove", "delete", "reached", "reach", "hit", "achieved", "done", "finished",
-    "forget", "abandon", "quit", "stop", "gave", "give", "longer", "nailed", "got", "made",
+    "forget", "abandon", "quit", "gave", "give", "longer", "nailed",
 ];
 
-/// A goal is the lifter's to drop: their message names it (a word or a figure of it) and says
-/// it is reached or given up, or agrees to the coach's last answer, which asked about it.
+/// A goal is the lifter's to drop: their message names it (a word of it, and its figure when it
+/// has one: "hit a squat PR of 130" does not drop "squat 140 kg") and says it is reached or
+/// given up; or it agrees to the coach's last question, which named the goal and dropping it.
 fn check_dropped(goal: &str, said: &str, asked: &str) -> Result<(), ToolError> {
     let words = |t: &str| -> Vec<String> {
         t.to_lowercase()
@@ -274,12 +275,20 @@ fn check_dropped(goal: &str, said: &str, asked: &str) -> Result<(), ToolError> {
             )
         })
         .collect();
-    let names = |t: &str| words(t).iter().any(|w| of_goal.contains(w));
-    let said_words = words(said);
-    let stated = names(said) && said_words.iter().any(|w| DROPPING.contains(&w.as_str()));
+    let figures: Vec<&String> = of_goal
+        .iter()
+        .filter(|w| w.chars().all(|c| c.is_ascii_digit()))
+        .collect();
+    let names = |t: &str| {
+        let w = words(t);
+        w.iter().any(|x| of_goal.contains(x)) && figures.iter().all(|f| w.contains(f))
+    };
+    let dropping = |t: &str| words(t).iter().any(|w| DROPPING.contains(&w.as_str()));
+    let stated = names(said) && dropping(said);
     let asked_about = asked
         .split_inclusive(['.', '!', '?', '\n'])
-        .any(|q| q.trim_end().ends_with('?') && names(q));
+        .rfind(|q| q.trim_end().ends_with('?'))
+        .is_some_and(|q| names(q) && dropping(q));
     if stated || (asked_about && agrees(said)) {
         return Ok(());
     }

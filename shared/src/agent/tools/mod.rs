@@ -42,23 +42,24 @@ pub struct Env<'a> {
     /// The coach's answer just before it (within minutes; empty when none): a "yes" agrees to
     /// what that answer asked, and to nothing else.
     pub asked: &'a str,
-    /// Write calls made so far in this answer, by tool (`Env::call_key`).
+    /// Write calls made so far in this answer, by fingerprint (`Env::call_key`).
     pub calls_made: std::sync::Mutex<std::collections::HashMap<String, u32>>,
 }
 
 impl Env<'_> {
     /// A write call's idempotency key and fingerprint: the request's `corr`, the call's name and
-    /// how many calls of that tool came before it in this answer (two sets of 8 are two calls;
-    /// on a retried stream the first `log_set` is the first again), and the fingerprint of its
-    /// arguments. Not the arguments in the key: a sampling model retried writes the same call
-    /// with other arguments ("curls", then "ez-bar-curl"), and the lifter asked once. `None`
-    /// without a `corr`.
+    /// arguments, and how many identical calls came before it in this answer (two sets of 8 are
+    /// two calls; on a retried stream the first of them is the first again). `None` without a
+    /// `corr`. Keyed by the arguments, not by the call's place among the answer's calls: a
+    /// refused or no-op call leaves no record, so places shift between attempts and a place
+    /// would replay the wrong call or log one twice; a retry whose model gives other arguments
+    /// writes again (needs an issue: a record per lifter request, not per call).
     pub(super) fn call_key(&self, name: &str, args: &Value) -> Option<(String, String)> {
         let corr = self.ctx.corr.as_deref()?;
         let fp = crate::app::fingerprint(&[name, &args.to_string()]);
         let mut made = self.calls_made.lock().unwrap_or_else(|p| p.into_inner());
-        let n = made.entry(name.to_string()).or_insert(0);
-        let key = format!("{corr}#call#{name}#{n}");
+        let n = made.entry(fp.clone()).or_insert(0);
+        let key = format!("{corr}#call#{fp}#{n}");
         *n += 1;
         Some((key, fp))
     }
@@ -373,28 +374,47 @@ pub(super) fn numbers_in(text: &str) -> Vec<f64> {
         .collect()
 }
 
-/// Whether the lifter's message agrees to what the coach asked ("yes", "ok, keep them").
+/// Whether the lifter's message is a yes to what the coach asked: it starts with one ("yes,
+/// keep them", "ok go ahead") and says no "no", "not" or "wait" ("no, keep going" and "I'm
+/// fine, one more" are no yes to "shall I finish?").
 pub(super) fn agrees(said: &str) -> bool {
     let lower = said.to_lowercase();
-    lower
+    let words: Vec<&str> = lower
         .split(|c: char| !c.is_alphanumeric() && c != '\'')
-        .any(|w| {
-            matches!(
-                w,
-                "yes" | "yeah" | "yep" | "ok" | "okay" | "sure" | "keep" | "confirm" | "fine"
-            )
-        })
-        || lower.contains("go ahead")
-        || lower.contains("do it")
+        .filter(|w| !w.is_empty())
+        .collect();
+    let refuses = words.iter().any(|w| {
+        matches!(
+            *w,
+            "no" | "nope" | "not" | "don't" | "dont" | "wait" | "cancel" | "stop" | "nah"
+        )
+    });
+    let first = words.first().copied().unwrap_or_default();
+    let opens = matches!(
+        first,
+        "yes"
+            | "yeah"
+            | "yep"
+            | "yup"
+            | "ok"
+            | "okay"
+            | "sure"
+            | "confirm"
+            | "confirmed"
+            | "alright"
+    ) || ["go ahead", "do it", "please do", "sounds good"]
+        .iter()
+        .any(|p| lower.trim_start().starts_with(p));
+    opens && !refuses
 }
 
-/// Whether the coach's answer `asked` asked the lifter a question about one of `topics`
-/// ("Shall I finish your workout here?"): a "yes" then answers that, and nothing else.
+/// Whether the last question of the coach's answer `asked` is about one of `topics` ("Shall I
+/// finish your workout here?"): a "yes" then answers that, and nothing else.
 pub(super) fn asked_about(asked: &str, topics: &[&str]) -> bool {
     asked
         .split_inclusive(['.', '!', '?', '\n'])
-        .filter(|q| q.trim_end().ends_with('?'))
-        .any(|q| {
+        .rfind(|q| q.trim_end().ends_with('?'))
+        .is_some_and(|q| {
             let q = q.to_lowercase();
             topics.iter().any(|t| q.contains(t))
         })

@@ -125,8 +125,7 @@ type Change = (Option<Workout>, Value);
 
 /// Applies the call `name(args)` to the active workout and commits it on the workout's version
 /// together with the call's idempotency record (`Env::call_key`): a retried stream that makes
-/// the call again (the same tool, the same place among that tool's calls of the answer, with any
-/// arguments) gets the first answer back, marked `replayed`, and changes nothing.
+/// the same call again gets the first answer back, marked `replayed`, and changes nothing.
 /// With `history_for` (the tool's arguments), the change is planned from the history: the
 /// recent window plus the last session, however old, of the exercise the arguments name (its
 /// `exercise_id`, or the exercise of its `set_id` in the active workout).
@@ -154,12 +153,9 @@ where
     edit_active(env.store, req, move |read: EditRead| async move {
         if let Some(done) = read.replay(key.as_ref().map(|(k, _)| k.as_str())) {
             let mut answer: Value = serde_json::from_str(&done.body).unwrap_or_default();
-            let same = key.as_ref().is_some_and(|(_, fp)| *fp == done.fingerprint);
-            answer["replayed"] = json!(if same {
+            answer["replayed"] = json!(
                 "this call was already made for this message (a retried request): nothing was changed again"
-            } else {
-                "this message was already answered once (a retried request) with this call made with other arguments; that first call stands, as above, and nothing was changed again"
-            });
+            );
             return Ok(Edit::Answer(answer));
         }
         // After the replay: a retried call answers as it did even when the workout has
@@ -375,7 +371,8 @@ fn log_set(
         )));
     }
     if let Some(kg) = weight
-        && set.target.weight_kg.is_none_or(|t| (t - kg).abs() > 0.01)
+        // A pound lifter's 220.5 lb is the plan's 100 kg (100.02 kg).
+        && set.target.weight_kg.is_none_or(|t| (t - kg).abs() > 0.25)
         && !named_by_lifter(said, kg)
     {
         return Err(not_stated(format!(
@@ -560,13 +557,19 @@ fn remove_set(w: &Workout, args: &Value) -> Result<Change, ToolError> {
 const SWAP_TOPICS: &[&str] = &["swap", "replace", "switch", "change"];
 /// What a question about finishing the workout names.
 const FINISH_TOPICS: &[&str] = &[
-    "finish",
+    "finish your workout",
+    "finish the workout",
+    "finish the session",
+    "finish for today",
+    "finish up",
+    "end your workout",
+    "end the workout",
+    "end the session",
+    "complete your workout",
+    "complete the workout",
     "wrap up",
     "wrap it up",
-    "end the",
-    "end your",
-    "complete",
-    "call it",
+    "call it a day",
 ];
 
 /// Whether the lifter's message asks to end the workout ("finish", "I'm done", "wrap up").
@@ -645,8 +648,18 @@ mod tests {
     fn a_swap_over_logged_sets_needs_the_lifters_yes() {
         assert!(agrees("yes, keep them"));
         assert!(agrees("ok go ahead"));
+        assert!(agrees("Go ahead."));
         assert!(!agrees("swap bench for dumbbell press"));
         assert!(!agrees("what would you swap it for?"));
+        // No yes to "shall I finish?" (a review's examples).
+        for no in [
+            "no, keep going",
+            "I'm fine, one more",
+            "keep going",
+            "yes wait, not yet",
+        ] {
+            assert!(!agrees(no), "{no}");
+        }
     }
 
     #[test]
