@@ -899,12 +899,18 @@ impl Facts {
             return None;
         }
         // A heading that names two lifts ("Front squat vs squat:") names neither for its items.
+        self.only_lift(&text[..end])
+    }
+
+    /// The lift `text` names, when it names exactly one.
+    fn only_lift(&self, text: &str) -> Option<String> {
         let mut lifts: Vec<String> = self
             .names
-            .mentions(&text[..end])
+            .mentions(text)
             .into_iter()
             .map(|(_, _, id)| id)
             .collect();
+        lifts.sort();
         lifts.dedup();
         match lifts.as_slice() {
             [one] => Some(one.clone()),
@@ -919,18 +925,7 @@ impl Facts {
     /// paragraph that names two lifts names none.
     pub(super) fn paragraph_lift(&self, before: &str) -> Option<String> {
         let start = before.rfind("\n\n").map_or(0, |i| i + 2);
-        let mut lifts: Vec<String> = self
-            .names
-            .mentions(&before[start..])
-            .into_iter()
-            .map(|(_, _, id)| id)
-            .collect();
-        lifts.sort();
-        lifts.dedup();
-        match lifts.as_slice() {
-            [one] => Some(one.clone()),
-            _ => None,
-        }
+        self.only_lift(&before[start..])
     }
 
     /// Whether a `kind` of `kg` (as written: `raw`, in pounds or not: `in_lb`, unknown for a

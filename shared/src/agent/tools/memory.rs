@@ -5,7 +5,9 @@
 use chrono::Utc;
 use serde_json::{Value, json};
 
-use super::{Env, Output, ToolError, agrees, numbers_in, spec, store_failed, str_arg};
+use super::{
+    Env, Output, ToolError, agrees, last_question, numbers_in, spec, store_failed, str_arg,
+};
 use crate::app::profile::ProfilePatch;
 use crate::domain::artifact::{Proposal, time_id};
 use crate::domain::coaching::{MAX_MEMORIES, MAX_MEMORY_CHARS, Memory};
@@ -285,10 +287,7 @@ fn check_dropped(goal: &str, said: &str, asked: &str) -> Result<(), ToolError> {
     };
     let dropping = |t: &str| words(t).iter().any(|w| DROPPING.contains(&w.as_str()));
     let stated = names(said) && dropping(said);
-    let asked_about = asked
-        .split_inclusive(['.', '!', '?', '\n'])
-        .rfind(|q| q.trim_end().ends_with('?'))
-        .is_some_and(|q| names(q) && dropping(q));
+    let asked_about = last_question(asked).is_some_and(|q| names(q) && dropping(q));
     if stated || (asked_about && agrees(said)) {
         return Ok(());
     }

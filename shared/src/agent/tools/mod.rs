@@ -411,13 +411,17 @@ pub(super) fn agrees(said: &str) -> bool {
 /// Whether the last question of the coach's answer `asked` is about one of `topics` ("Shall I
 /// finish your workout here?"): a "yes" then answers that, and nothing else.
 pub(super) fn asked_about(asked: &str, topics: &[&str]) -> bool {
+    last_question(asked).is_some_and(|q| {
+        let q = q.to_lowercase();
+        topics.iter().any(|t| q.contains(t))
+    })
+}
+
+/// The last question of the coach's answer `asked`: what a "yes" answers.
+pub(super) fn last_question(asked: &str) -> Option<&str> {
     asked
         .split_inclusive(['.', '!', '?', '\n'])
         .rfind(|q| q.trim_end().ends_with('?'))
-        .is_some_and(|q| {
-            let q = q.to_lowercase();
-            topics.iter().any(|t| q.contains(t))
-        })
 }
 
 /// Whether `text` names the count `n`, in digits or in words ("ten and then six reps").
