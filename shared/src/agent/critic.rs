@@ -49,7 +49,7 @@ const MIN_BARE_LOAD: f64 = 20.0;
 /// lb" (`f`), a goal, "to bench 347" (`g`), and dumbbells by their size, "the 26s" (`h`);
 /// "315 for a double" is `a`. Two or three digits (a goal's total four): a year is no load.
 static BARE_LOAD: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(?:(?P<a>\d{2,3}(?:\.\d{1,2})?)\s?(?:(?:x|×|for)\s?\d{1,2}\b|for\s(?:a\s)?(?:singles?|doubles?|triples?)\b)|\d{1,2}\s?(?:reps?\s)?(?:@|at)\s?(?P<b>\d{2,3}(?:\.\d{1,2})?)\b|(?:benched|squatted|deadlifted|pressed|rowed|pulled|lifted|handled|(?:worked|built|work|build) up to)\s(?P<c>\d{2,3}(?:\.\d{1,2})?)\b|(?:e1rm|1rm|max|best|pr)\s(?:(?:is|was|of|at)\s)?(?:now\s|probably\s|likely\s)?(?:about\s|around\s|roughly\s|nearly\s|~\s?)?(?P<d>\d{2,3}(?:\.\d{1,2})?)\b|(?:singles?|doubles?|triples?|sets|top set)\s(?:at|@|with)\s(?P<e>\d{2,3}(?:\.\d{1,2})?)\b|\bfrom\s(?:about\s|around\s)?(?P<f>\d{2,3}(?:\.\d{1,2})?)\s?(?:to|-|–)\s?(?:about\s|around\s)?\d|\bto\s(?:bench|squat|deadlift|pull|press|total)\s(?P<g>\d{2,4}(?:\.\d{1,2})?)\b|\bthe\s(?P<h>\d{2,3}(?:\.\d{1,2})?)s\b)")
+    Regex::new(r"(?i)\b(?:(?P<a>\d{2,3}(?:\.\d{1,2})?)\s?(?:(?:x|×|for)\s?\d{1,2}\b|for\s(?:a\s)?(?:(?:heavy|hard|solid|clean|smooth|fast|easy|light|strong)\s)?(?:singles?|doubles?|triples?)\b)|(?:\d{1,2}\s?[x×]\s?)?\d{1,2}\s?(?:reps?\s)?(?:@|at)\s?(?P<b>\d{2,3}(?:\.\d{1,2})?)\b|(?:benched|squatted|deadlifted|pressed|rowed|pulled|lifted|handled|(?:worked|built|work|build) up to)\s(?P<c>\d{2,3}(?:\.\d{1,2})?)\b|(?:e1rm|1rm|max|best|pr)\s(?:(?:is|was|of|at)\s)?(?:now\s|probably\s|likely\s)?(?:about\s|around\s|roughly\s|nearly\s|~\s?)?(?P<d>\d{2,3}(?:\.\d{1,2})?)\b|(?:singles?|doubles?|triples?|sets|top set)\s(?:at|@|with)\s(?P<e>\d{2,3}(?:\.\d{1,2})?)\b|\bfrom\s(?:about\s|around\s)?(?P<f>\d{2,3}(?:\.\d{1,2})?)\s?(?:to|-|–)\s?(?:about\s|around\s)?\d|\bto\s(?:bench|squat|deadlift|pull|press|total)\s(?P<g>\d{2,4}(?:\.\d{1,2})?)\b|\bthe\s(?P<h>\d{2,3}(?:\.\d{1,2})?)s\b)")
         .unwrap_or_else(|e| panic!("bare load pattern: {e}"))
 });
 /// What, right after a shorthand set, makes it no load: a time, a share, a clock ("30 for 10
@@ -118,6 +118,9 @@ pub enum Kind {
     Best,
     /// A change over time ("up 7.5 kg since September"), as a size.
     Change,
+    /// A load the lifter aims at ("goals: snatch 90 kg by April"): backs a goal only, never
+    /// "you clean and jerked 110 kg".
+    Goal,
 }
 
 impl Kind {
@@ -144,7 +147,7 @@ static BEST_WORDS: LazyLock<Regex> = LazyLock::new(|| {
     .unwrap_or_else(|e| panic!("best pattern: {e}"))
 });
 static VOLUME_WORDS: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)(volume|tonnage|in total|total of|moved)")
+    Regex::new(r"(?i)(volume|tonnage|in total|total of|\bmoved\s+$)")
         .unwrap_or_else(|e| panic!("volume pattern: {e}"))
 });
 
@@ -173,6 +176,8 @@ fn kind_of_key(key: &str, above: Option<Kind>) -> Option<Kind> {
         .any(|w| k.contains(w))
     {
         None
+    } else if k.contains("goal") || k.contains("objective") {
+        Some(Kind::Goal)
     } else if k.contains("change") || k.contains("delta") || k.contains("diff") {
         Some(Kind::Change)
     } else if k.contains("e1rm") || k.contains("1rm") {
@@ -197,7 +202,9 @@ fn kind_of_key(key: &str, above: Option<Kind>) -> Option<Kind> {
 /// The kind the children of `key` take when their own key only says "a weight".
 fn kind_above(key: Option<&str>, above: Option<Kind>) -> Option<Kind> {
     let k = key?.to_ascii_lowercase();
-    if k.contains("e1rm") || k.contains("1rm") || k.contains("max") {
+    if k.contains("goal") || k.contains("objective") {
+        Some(Kind::Goal)
+    } else if k.contains("e1rm") || k.contains("1rm") || k.contains("max") {
         Some(Kind::E1rm)
     } else if k.contains("volume") {
         Some(Kind::Volume)
@@ -247,6 +254,11 @@ const CHANGE_AFTER: &[&str] = &[
     "vest",
     "bumper",
     "chain",
+    // Plates by their colour: "25 kg reds".
+    "red",
+    "blue",
+    "yellow",
+    "green",
 ];
 
 /// Implements sold at fixed weights, and those weights (kg; pound bars as their kg): "the empty
@@ -288,9 +300,11 @@ const ABOUT_BEFORE: &[&str] = &[
 const ABOUT_SHARE: f64 = 0.025;
 
 /// Whether the weight at `at` in `text` is one the check applies to: at least
-/// [`MIN_CHECKED_KG`], not a change ("add 5 kg", "+10 kg", "10 kg per side") and not an
-/// implement's fixed weight ("the 20 kg bar").
-pub(super) fn is_checked(text: &str, kg: f64, at: &std::ops::Range<usize>) -> bool {
+/// [`MIN_CHECKED_KG`], not a change ("add 5 kg", "+10 kg", "10 kg per side", "take 10 kg
+/// off", "drop 10–20 lb") and not an implement's fixed weight ("the 20 kg bar"; a
+/// kettlebell's only when it is not a set `done` of a lift: "you did goblet squats with the
+/// 24 kg bell" is a load).
+pub(super) fn is_checked(text: &str, kg: f64, at: &std::ops::Range<usize>, done: bool) -> bool {
     // A change made is checked down to a kilogram ("up 10 lb since September").
     let least = if past_change(text, at) {
         MIN_CHECKED_CHANGE_KG
@@ -306,7 +320,8 @@ pub(super) fn is_checked(text: &str, kg: f64, at: &std::ops::Range<usize>) -> bo
         .trim_start()
         .to_ascii_lowercase();
     let implement = IMPLEMENTS.iter().any(|(names, weights)| {
-        weights.iter().any(|w| (w - kg).abs() < 0.05)
+        !(done && names.contains(&"kettlebell"))
+            && weights.iter().any(|w| (w - kg).abs() < 0.05)
             && names.iter().any(|n| {
                 after_words.starts_with(n)
                     && after_words[n.len()..]
@@ -324,13 +339,21 @@ pub(super) fn is_checked(text: &str, kg: f64, at: &std::ops::Range<usize>) -> bo
         .unwrap_or_default()
         .trim_start()
         .to_ascii_lowercase();
-    let last_word = before
+    // The word before a range is the range's: "drop 10–20 lb".
+    let before_range = RANGE_START
+        .find(before)
+        .map_or(before, |m| before[..m.start()].trim_end());
+    let last_word = before_range
         .rsplit(|c: char| !c.is_alphanumeric())
         .next()
         .unwrap_or_default()
         .to_ascii_lowercase();
-    let change = before.ends_with(['+', '-', '−', '±'])
+    // "+20 kg for 5" on a pull-up or a dip is the load added to the body, not a change.
+    let added_to_body =
+        before.ends_with('+') && REPS_AFTER.is_match(&after) && BODYWEIGHT_LIFT.is_match(text);
+    let change = (before.ends_with(['+', '-', '−', '±']) && !added_to_body)
         || CHANGE_BEFORE.contains(&last_word.as_str())
+        || (TAKE_OFF_BEFORE.contains(&last_word.as_str()) && after.starts_with("off"))
         || CHANGE_AFTER.iter().any(|w| after.starts_with(w))
         || PLATES_AFTER.is_match(&after);
     let implement_before = IMPLEMENT_BEFORE.is_match(before);
@@ -339,6 +362,29 @@ pub(super) fn is_checked(text: &str, kg: f64, at: &std::ops::Range<usize>) -> bo
     (!(change || step) || past_change(text, at)) && !implement_before
 }
 
+/// The first figure of a range that ends right before a weight: "10–" of "drop 10–20 lb".
+static RANGE_START: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\d+(?:\.\d+)?\s*(?:kg|kgs|lb|lbs)?\s*(?:-|–|to|or)\s*$")
+        .unwrap_or_else(|e| panic!("range pattern: {e}"))
+});
+/// Words before "<weight> off" that take it off: "take 10 kg off".
+const TAKE_OFF_BEFORE: &[&str] = &[
+    "take",
+    "taking",
+    "took",
+    "knock",
+    "knocking",
+    "strip",
+    "stripping",
+    "shave",
+    "shaving",
+];
+/// Lifts whose load is what is added to the body ("+20 kg for 5" on a weighted pull-up).
+static BODYWEIGHT_LIFT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(weighted|pull-?ups?|chin-?ups?|dips?|muscle-?ups?)\b")
+        .unwrap_or_else(|e| panic!("bodyweight lift pattern: {e}"))
+});
+
 /// The largest step between loads read as a step (25 lb is 11.3 kg).
 const MAX_STEP_KG: f64 = 12.0;
 /// "Stack jumps are often 5 or 7 kg", "increments of 2.5 kg": a step's size, not a value.
@@ -346,9 +392,9 @@ static STEP_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)\b(?:jumps?|increments?|steps?)\s+(?:are|is|of)\s+(?:often\s+|usually\s+|typically\s+|about\s+|around\s+)?(?:\d+(?:\.\d+)?\s*(?:kg|lb)?\s*(?:or|to|and|-|–)\s*)?$")
         .unwrap_or_else(|e| panic!("step pattern: {e}"))
 });
-/// "20 kg and 10 kg plates": the first is a plate too.
+/// "20 kg and 10 kg plates": the first is a plate too; so is "5 kg technique plates".
 static PLATES_AFTER: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)^(and|or|,|/)\s*\d+(\.\d+)?\s?(kg|kgs|lb|lbs)\s+(plates?|bumpers?)\b")
+    Regex::new(r"(?i)^((and|or|,|/)\s*\d+(\.\d+)?\s?(kg|kgs|lb|lbs)\s+|(technique|training|change|fractional|micro|iron|steel|rubber|competition|calibrated)\s+)(plates?|bumpers?)\b")
         .unwrap_or_else(|e| panic!("plates pattern: {e}"))
 });
 /// "An Olympic bar is 20 kg", "a kettlebell weighs 16 kg": an implement's weight.
@@ -377,7 +423,7 @@ pub(super) struct Stated {
 /// The reps written right after a load: "90 kg x 3", "**90 kg** × 3", "for 3 reps", "for a
 /// triple".
 static REPS_AFTER: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)^[*_]*\s*(?:(?:x|×|\*|for)\s?(\d{1,2})\b(?:\s*reps?\b)?|for\s(?:a\s)?(single|double|triple)\b)")
+    Regex::new(r"(?i)^[*_]*\s*(?:(?:x|×|\*|for)\s?(\d{1,2})\b(?:\s*reps?\b)?|for\s(?:a\s)?(single|double|triple)s?\b)")
         .unwrap_or_else(|e| panic!("reps-after pattern: {e}"))
 });
 /// What, after those reps, makes them no set's reps: a decimal or a product ("× 1.1 = 99"), a
@@ -488,6 +534,8 @@ pub(super) fn weights_in(text: &str, claim: bool) -> Vec<Stated> {
             let prev = out.last().map(|p| p.kind);
             if let Some(k) = kind_after(after) {
                 kind = k;
+            } else if matches!(kind, Kind::Load | Kind::Best) && GOAL_BEFORE.is_match(before) {
+                kind = Kind::Goal;
             } else if let Some(p) = prev.filter(|_| COMPARED.is_match(before)) {
                 // "e1RM 121 kg (was 119.6 kg)": the same kind as the figure compared.
                 kind = p;
@@ -500,7 +548,10 @@ pub(super) fn weights_in(text: &str, claim: bool) -> Vec<Stated> {
                 kind = Kind::E1rm;
             }
             let listed_change = prev == Some(Kind::Change) && SINCE_AFTER.is_match(after);
-            if past_change(text, &at) || listed_change || OVER_WEEKS_AFTER.is_match(after) {
+            // "from 82.5 to 88 kg in three weeks": the change's end, a value.
+            let over_weeks = OVER_WEEKS_AFTER.is_match(after)
+                && !FROM_TO_BEFORE.is_match(text.get(..at.start).unwrap_or_default());
+            if past_change(text, &at) || listed_change || over_weeks {
                 kind = Kind::Change;
             }
         }
@@ -527,6 +578,23 @@ static OVER_WEEKS_AFTER: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)^\s*(in|over)\s+(the\s+)?((last|past)\s+)?(\w+\s+)?(weeks?|months?)\b")
         .unwrap_or_else(|e| panic!("over weeks pattern: {e}"))
 });
+/// Words before a figure that make it a goal: "a goal of ", "your goal is to bench ",
+/// "working towards a " (no comma between: "to reach your goal, put 105 kg on" is a load).
+static GOAL_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(goals?|working towards|on track for|chasing)\b[^.,;!?\d]{0,40}$")
+        .unwrap_or_else(|e| panic!("goal-before pattern: {e}"))
+});
+/// A line's goals: "goals: snatch 90 kg and clean and jerk 110 kg by April".
+static GOALS_LABEL: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(goals?|objectives?)\s*:[^.\n]*$")
+        .unwrap_or_else(|e| panic!("goals label pattern: {e}"))
+});
+/// "from 82.5 to ", "from roughly 424 lb to ": the figure after it ends a change, it is no
+/// change itself.
+static FROM_TO_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\bfrom\s+(?:about\s+|around\s+|roughly\s+|~\s*)?\d+(?:\.\d+)?\s*(?:kg|kgs|lb|lbs)?\s*(?:to|→|->)\s*(?:about\s+|around\s+|roughly\s+|~\s*)?$")
+        .unwrap_or_else(|e| panic!("from-to pattern: {e}"))
+});
 /// Words between two figures that compare them ("121 kg (was 119.6 kg)", "from 117 to 121 kg").
 static COMPARED: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)^[\s,;(\[]*((was|were|from|vs\.?|versus|up from|down from|compared (to|with)|to|or|i\.e\.|→|->|-|–|=|≈)\s*)?((about|around|roughly|approximately|~)\s*)?$")
@@ -541,18 +609,42 @@ fn kind_after(after: &str) -> Option<Kind> {
         Regex::new(r"(?i)^\s*([a-z]+\s+){0,2}(e1rm|1rm|e1-rm|estimated?\b|max\b)")
             .unwrap_or_else(|e| panic!("max-after pattern: {e}"))
     });
-    static GOAL: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r"(?i)^\s*(goal|target)\b").unwrap_or_else(|e| panic!("goal pattern: {e}"))
+    static TARGET: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?i)^\s*target\b").unwrap_or_else(|e| panic!("target pattern: {e}"))
     });
-    // A goal is kept as the load the lifter wants to lift.
-    if SET.is_match(after) || GOAL.is_match(after) {
+    // "90 kg goal", "500 lb trap bar goal", "93 kg front squat by March".
+    static GOAL: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?i)^\s*((?:[a-z&'-]+\s+){0,4}?)(?:goals?\b|by\s+(?:january|february|march|april|may|june|july|august|september|october|november|december|spring|summer|autumn|fall|winter|the meet|meet day|year[’']?s end|the end of)\b)")
+            .unwrap_or_else(|e| panic!("goal pattern: {e}"))
+    });
+    // "38 lb of estimated strength": a change.
+    static CHANGE_OF: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?i)^\s*of\s+(?:[a-z1]+\s+)?(?:strength|progress|gains?|improvement)\b")
+            .unwrap_or_else(|e| panic!("change-of pattern: {e}"))
+    });
+    if CHANGE_OF.is_match(after) {
+        return Some(Kind::Change);
+    }
+    if SET.is_match(after) || TARGET.is_match(after) {
         Some(Kind::Load)
+    } else if GOAL.captures(after).is_some_and(|c| {
+        // Only the lift's words between: "107 kg against a goal of 110 kg" is no goal.
+        c[1].split_whitespace()
+            .all(|w| !GOAL_NOT_BETWEEN.contains(&w.to_ascii_lowercase().as_str()))
+    }) {
+        Some(Kind::Goal)
     } else if MAX.is_match(after) {
         Some(Kind::E1rm)
     } else {
         None
     }
 }
+
+/// Words that, between a figure and "goal" after it, make the goal another figure's.
+const GOAL_NOT_BETWEEN: &[&str] = &[
+    "against", "of", "vs", "versus", "toward", "towards", "from", "to", "your", "my", "the", "a",
+    "an", "with", "for", "than", "is", "was", "puts", "put", "so", "which", "that", "near",
+];
 
 /// Words that make a figure a change already made ("up 10 kg since September", "you've added
 /// 20 kg this block"): a claim about the data, checked against its changes. A change asked
@@ -628,6 +720,29 @@ static BARE_LOAD_NEXT: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)^[^.!?\n\d]{0,20}?\b(?:and|then|vs\.?|versus)\s(\d{2,3}(?:\.\d{1,2})?)\b")
         .unwrap_or_else(|e| panic!("next load pattern: {e}"))
 });
+
+/// Whether the number `n` at `at` in the lifter's message may be a weight: not the reps of a
+/// set ("120 for 8", "100 x 5"), not a count ("8 goblet squats", "3 sets", "six weeks"), and
+/// below [`MIN_BARE_LOAD`] only with a unit ("a 16 kg bell"): "press for 8" backs no "9 kg".
+fn said_weight(text: &str, n: f64, at: std::ops::Range<usize>) -> bool {
+    static REPS_BEFORE_SAID: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?i)(\bfor|[x×*])\s*$").unwrap_or_else(|e| panic!("said reps pattern: {e}"))
+    });
+    static COUNT_AFTER: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?i)^\s*(reps?|sets?|times|weeks?|days?|months?|years?|sessions?|workouts?|minutes?|mins?|seconds?|secs?|%)\b")
+            .unwrap_or_else(|e| panic!("said count pattern: {e}"))
+    });
+    static UNIT_AFTER: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?i)^\s?(kg|kgs|kilos?|lb|lbs|pounds?|s\b)")
+            .unwrap_or_else(|e| panic!("said unit pattern: {e}"))
+    });
+    let before = &text[..at.start];
+    let after = &text[at.end..];
+    let unit = UNIT_AFTER.is_match(after);
+    !REPS_BEFORE_SAID.is_match(before)
+        && !COUNT_AFTER.is_match(after)
+        && (n >= MIN_BARE_LOAD || unit)
+}
 
 /// The weights the answer may state, by kind and lift: those in this turn's tool results and
 /// the briefing (as what they are: a load backs a load, an e1RM an e1RM; the squat's backs the
@@ -736,7 +851,9 @@ impl Facts {
         let offset = self.said_text.len();
         self.said_text.push_str(text);
         for m in NUMBER.find_iter(text) {
-            if let Ok(n) = m.as_str().parse::<f64>() {
+            if let Ok(n) = m.as_str().parse::<f64>()
+                && said_weight(text, n, m.range())
+            {
                 self.said.push((n, offset + m.start()..offset + m.end()));
             }
         }
@@ -778,8 +895,11 @@ impl Facts {
                         reps: None,
                     });
                 }
+                let goal = GOALS_LABEL
+                    .is_match(&line[..w.at.start])
+                    .then_some(Kind::Goal);
                 self.weights.push(Fact {
-                    kind: kind.or(headed).unwrap_or(w.kind),
+                    kind: kind.or(headed).or(goal).unwrap_or(w.kind),
                     kg: w.kg,
                     raw: w.raw,
                     lift,
@@ -955,17 +1075,34 @@ impl Facts {
             Some(false) => close(n, n, Some(false)),
             None => close(n, n, None),
         };
-        let said_of = |at: &std::ops::Range<usize>| {
+        let said_backs_fact = |n: f64, f: &Fact| match said_lb {
+            Some(true) => (f.kg - n / LB_PER_KG).abs() <= TOLERANCE_KG,
+            _ => (f.kg - n).abs() <= TOLERANCE_KG,
+        };
+        // A number the lifter wrote backs a claim about the lift they named with it; one they
+        // named no lift with, about any lift the data does not place it on another lift only
+        // ("the 60s feel heavy", the dumbbell bench's 60 lb, backs no barbell bench at 60).
+        let said_of = |n: f64, at: &std::ops::Range<usize>| {
             lift.is_none() || {
-                let of = self.names.lift_at(&self.said_text, at.clone());
-                of.is_none() || of.as_deref() == lift
+                match self.names.lift_at(&self.said_text, at.clone()) {
+                    Some(of) => Some(of.as_str()) == lift,
+                    None => {
+                        let placed: Vec<Option<&str>> = self
+                            .weights
+                            .iter()
+                            .filter(|f| said_backs_fact(n, f))
+                            .map(|f| f.lift.as_deref())
+                            .collect();
+                        placed.is_empty() || placed.iter().any(|l| l.is_none() || *l == lift)
+                    }
+                }
             }
         };
         (said
             && self
                 .said
                 .iter()
-                .any(|(n, at)| said_backs(*n) && said_of(at)))
+                .any(|(n, at)| said_backs(*n) && said_of(*n, at)))
             || {
                 let mut matching = self.weights.iter().filter(|f| {
                     f.kind.backs(kind)
@@ -1200,7 +1337,12 @@ fn unbacked(text: &str, facts: &Facts, lead: Option<&str>) -> Vec<Stated> {
     for w in weights_in(text, true) {
         let bad = match &prev {
             Some((p, bad)) if restates(text, p, &w) => *bad,
-            _ => is_checked(text, w.kg, &w.at) && !facts.backs_in(text, &w, lead),
+            _ => {
+                // "You did goblet squats with the 24 kg bell": a bell's weight as a load done.
+                let done =
+                    facts.names.lift_at(text, w.at.clone()).is_some() && DONE_WORDS.is_match(text);
+                is_checked(text, w.kg, &w.at, done) && !facts.backs_in(text, &w, lead)
+            }
         };
         if bad {
             // Wrong only in its reps ("90 kg x 10" where the data has 90 × 3): the whole set
@@ -1225,6 +1367,12 @@ fn unbacked(text: &str, facts: &Facts, lead: Option<&str>) -> Vec<Stated> {
     }
     out
 }
+
+/// Words that tell of a set done, not advice: "you did", "last week", "on the 16th".
+static DONE_WORDS: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(did|used|were|was|hit|managed|got|swung|carried|pressed|last (week|time|session)|yesterday|on the \d{1,2}(st|nd|rd|th)|on (monday|tuesday|wednesday|thursday|friday|saturday|sunday))\b")
+        .unwrap_or_else(|e| panic!("done words pattern: {e}"))
+});
 
 /// Only the words of a restatement between two figures: "(", "/", "=", ", which is about".
 static RESTATED_BETWEEN: LazyLock<Regex> = LazyLock::new(|| {
@@ -2107,6 +2255,166 @@ mod tests {
         ] {
             assert!(!is_high_risk(plain), "{plain}");
         }
+    }
+    /// The figures `text` leaves out with these facts.
+    fn left_out(text: &str, f: &Facts) -> Vec<String> {
+        mask_unbacked(text, f).1
+    }
+
+    #[test]
+    fn a_goal_backs_a_goal_and_no_lift_done() {
+        let mut f = Facts::in_unit(Unit::Kg);
+        f.add_text("Lifter: name Tomás, unit kg, goals: snatch 90 kg and clean and jerk 110 kg by April.\nStrength (weekly best e1RM, last 12 weeks): Clean and Jerk 107 kg.");
+        // As a goal, whichever way it is written.
+        for ok in [
+            "Your clean and jerk goal is 110 kg by April.",
+            "The 110 kg clean and jerk goal by April is realistic.",
+            "Your estimated max is 107 kg against a goal of 110 kg.",
+        ] {
+            assert!(left_out(ok, &f).is_empty(), "{ok}: {:?}", left_out(ok, &f));
+        }
+        // As a lift done, or a goal the data does not hold.
+        assert_eq!(
+            left_out(
+                "You've already clean and jerked 110 kg, so the April goal is done.",
+                &f
+            ),
+            ["110 kg"]
+        );
+        assert_eq!(
+            left_out(
+                "You're working towards a 107 kg clean and jerk by April.",
+                &f
+            ),
+            ["107 kg"]
+        );
+        // A tool's goals are goals too.
+        let mut t = Facts::in_unit(Unit::Kg);
+        t.add_json(&json!({"goals": ["bench 100 kg by June"]}));
+        assert!(left_out("Your 100 kg bench goal is in reach.", &t).is_empty());
+        assert_eq!(left_out("You benched 100 kg.", &t), ["100 kg"]);
+    }
+
+    #[test]
+    fn the_lifters_reps_and_counts_back_no_weight_and_their_numbers_keep_their_lift() {
+        let mut f = Facts::in_unit(Unit::Kg);
+        f.add_said(
+            "Hip thrusts were 120 for 8, and 3 sets of goblet squats. What should I press for 8?",
+        );
+        f.add_text("Strength (weekly best e1RM, last 12 weeks): Overhead Press 55.5 kg (+4 since week of 2026-09-14); Front Squat 83 kg (+9 since week of 2026-09-21).");
+        // "for 8" was reps: it backs no "9 kg" (nor "8 kg").
+        assert_eq!(
+            left_out(
+                "Your overhead press has improved by 9 kg over the last 12 weeks.",
+                &f
+            ),
+            ["9 kg"]
+        );
+        assert!(left_out("Hip thrusts at 120 kg for 8, as you said.", &f).is_empty());
+        // A number said with no lift backs no lift the data places it away from.
+        let mut g = Facts::in_unit(Unit::Lb);
+        g.add_said("The 60s feel heavy for 10.");
+        g.add_json(
+            &json!({"exercise_id": "dumbbell-bench-press", "name": "Dumbbell Bench Press",
+            "sessions": [{"top_set": {"weight_kg": 27.2, "reps": 10}}]}),
+        );
+        assert!(left_out("Dumbbell bench: the 60s for 10.", &g).is_empty());
+        assert_eq!(left_out("Barbell bench: 60 x 10 on Tuesday.", &g), ["60"]);
+    }
+
+    #[test]
+    fn more_lifts_are_named_by_their_verb_or_bar_and_a_decimal_ends_no_sentence() {
+        let mut f = Facts::in_unit(Unit::Lb);
+        f.add_said("Finally got 250 for 5 on the trap bar!");
+        f.add_json(
+            &json!({"exercise_id": "trap-bar-deadlift", "name": "Trap Bar Deadlift",
+            "sessions": [{"top_set": {"weight_kg": 113.4, "reps": 5}}]}),
+        );
+        f.add_json(
+            &json!({"exercise_id": "romanian-deadlift", "sets": [{"weight_kg": 83.9, "reps": 8}]}),
+        );
+        assert!(left_out("Trap bar: 250 x 5 on Wednesday.", &f).is_empty());
+        assert_eq!(left_out("Trap bar: 185 x 8 last Wednesday.", &f), ["185"]);
+        assert_eq!(left_out("RDL 250 x 8 on Wednesday.", &f), ["250"]);
+        let mut k = Facts::in_unit(Unit::Kg);
+        k.add_said("Front squatted 120 for 3.");
+        k.add_json(
+            &json!({"exercise_id": "clean-and-jerk", "sets": [{"weight_kg": 100, "reps": 1}]}),
+        );
+        assert_eq!(
+            left_out("You back squatted 120 for 3 on Thursday.", &k),
+            ["120"]
+        );
+        assert_eq!(
+            left_out("You power cleaned 100 kg on Tuesday.", &k),
+            ["100 kg"]
+        );
+        assert!(left_out("You front squatted 120 for 3.", &k).is_empty());
+        // "67.5 to 72.5 kg": both figures are the incline's, not any lift's.
+        let mut b = Facts::in_unit(Unit::Kg);
+        b.add_json(&json!({"exercise_id": "barbell-bench-press", "sets": [{"weight_kg": 72.5, "reps": 6}, {"weight_kg": 67.5, "reps": 6}]}));
+        b.add_json(&json!({"exercise_id": "incline-dumbbell-press", "sets": [{"weight_kg": 26, "reps": 10}]}));
+        assert_eq!(
+            left_out(
+                "On the incline dumbbell press you moved from 67.5 to 72.5 kg.",
+                &b
+            ),
+            ["67.5", "72.5 kg"]
+        );
+    }
+
+    #[test]
+    fn steps_plates_and_bells_are_told_from_loads() {
+        let mut f = Facts::in_unit(Unit::Kg);
+        f.add_json(&json!({"exercise_id": "snatch", "e1rm_change": {"from_kg": 82.5, "to_kg": 88.0, "change_kg": 5.5}}));
+        f.add_json(
+            &json!({"exercise_id": "goblet-squat", "sets": [{"weight_kg": 28, "reps": 12}]}),
+        );
+        f.add_json(
+            &json!({"exercise_id": "weighted-pull-up", "sets": [{"weight_kg": 15, "reps": 5}]}),
+        );
+        for general in [
+            "Take 10 kg off for the back-off sets.",
+            "Drop 10–20 kg for the back-off set.",
+            "Load the bar with 25 kg reds first.",
+            "Use the 5 kg technique plates for your warm-up drills.",
+            "Grab a 24 kg kettlebell for goblet-squat warm-ups.",
+            // The end of a change is a value, checked as one.
+            "Your snatch e1RM went from 82.5 to 88 kg in three weeks.",
+            "That's roughly 5.5 kg of estimated strength on the snatch in eight weeks.",
+        ] {
+            assert!(
+                left_out(general, &f).is_empty(),
+                "{general}: {:?}",
+                left_out(general, &f)
+            );
+        }
+        // A bell's weight as a set done, and a belt's load, are checked.
+        assert_eq!(
+            left_out(
+                "On the 16th you did goblet squats with the 24 kg bell for 12.",
+                &f
+            ),
+            ["24 kg"]
+        );
+        assert_eq!(left_out("Weighted pull-ups: +20 kg for 5.", &f), ["20 kg"]);
+        assert!(left_out("Weighted pull-ups: +15 kg for 5.", &f).is_empty());
+        assert_eq!(
+            left_out("Your snatch e1RM went from 82.5 to 91 kg.", &f),
+            ["91 kg"]
+        );
+    }
+
+    #[test]
+    fn more_shorthand_sets_are_read() {
+        let mut f = Facts::in_unit(Unit::Lb);
+        f.add_json(&json!({"exercise_id": "barbell-bench-press", "sets": [{"weight_kg": 93.0, "reps": 5}]}));
+        assert_eq!(
+            left_out("I'd go 230 for a heavy triple on bench next week.", &f),
+            ["230"]
+        );
+        assert_eq!(left_out("Bench 3x5 at 215 next time.", &f), ["215"]);
+        assert!(left_out("Bench 3x5 @ 205 again.", &f).is_empty());
     }
 }
 

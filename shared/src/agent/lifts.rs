@@ -21,11 +21,22 @@ static NAMED_RIGHT_AFTER: LazyLock<regex_lite::Regex> = LazyLock::new(|| {
     .unwrap_or_else(|e| panic!("named-after pattern: {e}"))
 });
 
-/// Verbs that name a lift ("you squatted 105 for 5"), with the catalog id they name.
+/// Verbs that name a lift ("you squatted 105 for 5"), and a bar that does ("the trap bar"),
+/// with the catalog id they name.
 const LIFT_VERBS: &[(&str, &str)] = &[
     ("squatted", "back-squat"),
+    ("back squatted", "back-squat"),
+    ("front squatted", "front-squat"),
     ("benched", "barbell-bench-press"),
     ("deadlifted", "deadlift"),
+    ("power cleaned", "power-clean"),
+    ("hang cleaned", "hang-clean"),
+    ("clean and jerked", "clean-and-jerk"),
+    ("snatched", "snatch"),
+    ("hip thrusted", "hip-thrust"),
+    // What lifters call the lift by its bar ("250 for 5 on the trap bar").
+    ("trap bar", "trap-bar-deadlift"),
+    ("hex bar", "trap-bar-deadlift"),
 ];
 
 /// Names of lifts, as lower-case words, by their first word: each with the lift's id.
@@ -69,6 +80,26 @@ fn words(text: &str) -> Vec<(String, usize, usize)> {
         out.push((text[s..].to_lowercase(), s, text.len()));
     }
     out
+}
+
+/// Where sentences (or lines) end within `range` of `text`: ".", "!", "?", ";" or a line
+/// break; not the point of a decimal ("67.5 to 72.5 kg" is one sentence).
+fn sentence_ends(
+    text: &str,
+    range: std::ops::Range<usize>,
+) -> impl DoubleEndedIterator<Item = usize> + '_ {
+    let bytes = text.as_bytes();
+    text[range.clone()]
+        .char_indices()
+        .map(move |(i, c)| (range.start + i, c))
+        .filter(move |&(i, c)| {
+            matches!(c, '.' | '!' | '?' | '\n' | ';')
+                && !(c == '.'
+                    && i > 0
+                    && bytes[i - 1].is_ascii_digit()
+                    && bytes.get(i + 1).is_some_and(u8::is_ascii_digit))
+        })
+        .map(|(i, _)| i)
 }
 
 impl LiftNames {
@@ -190,12 +221,12 @@ impl LiftNames {
     /// after it ("100 kg on bench", "140 for squats"), else the lift named nearest before it
     /// in its sentence or line, else the first named after it there.
     pub fn lift_at(&self, text: &str, at: std::ops::Range<usize>) -> Option<String> {
-        let start = text[..at.start]
-            .rfind(['.', '!', '?', '\n', ';'])
+        let start = sentence_ends(text, 0..at.start)
+            .next_back()
             .map_or(0, |i| i + 1);
-        let end = text[at.end..]
-            .find(['.', '!', '?', '\n', ';'])
-            .map_or(text.len(), |i| at.end + i);
+        let end = sentence_ends(text, at.end..text.len())
+            .next()
+            .unwrap_or(text.len());
         let found = self.mentions(&text[start..end]);
         let after = found.iter().find(|(s, _, _)| start + s >= at.end);
         let next_to =

@@ -3,10 +3,10 @@
 //! in `contexts.json`): nothing correct is masked, and invented or mis-attributed weights are.
 //!
 //! Every third sentence (index 2, 5, 8, …) is held out: checker changes are made looking at
-//! the others' failures only, and the held-out figures are reported apart. Two more sets on
-//! four new lifters followed: the "fresh" one, measured once and then used for development,
-//! and the "third", held out (its failures are not printed); a "fourth" set on two more
-//! lifters, held out the same way, measured once after the changes of 27 November.
+//! the others' failures only, and the held-out figures are reported apart. More sets on new
+//! lifters followed, each held out (its failures not printed) until it had been measured, then
+//! used for development: the "fresh" one, the "third" and the "fourth" (held out through the
+//! morning of 27 November, development since). The "fifth" is held out now.
 
 use serde_json::Value;
 
@@ -17,12 +17,13 @@ const SENTENCES: &str = include_str!("../../../../tests/data/critic/sentences.js
 /// A second set, written afterwards by another helper on two new lifters, measured once.
 const FRESH_CONTEXTS: &str = include_str!("../../../../tests/data/critic/fresh-contexts.json");
 const FRESH_SENTENCES: &str = include_str!("../../../../tests/data/critic/fresh-sentences.json");
-/// A third set, two more lifters by a third helper: held out, measured once, never tuned on.
+/// A third set, two more lifters by a third helper: held out through 27 November (67 of 69,
+/// 44 of 56 at its last measure), development since.
 const THIRD_CONTEXTS: &str = include_str!("../../../../tests/data/critic/third-contexts.json");
 const THIRD_SENTENCES: &str = include_str!("../../../../tests/data/critic/third-sentences.json");
 /// A fourth set (27 Nov), two more lifters (a weightlifter, a machine-and-dumbbell lifter) by a
-/// fourth helper: held out, measured after that day's changes and again after a review's
-/// narrowing of them (made from the code, not from this set), never tuned on.
+/// fourth helper: held out through the morning of 27 November (82 of 88, 39 of 50 at its last
+/// measure), development since.
 const FOURTH_CONTEXTS: &str = include_str!("../../../../tests/data/critic/fourth-contexts.json");
 const FOURTH_SENTENCES: &str = include_str!("../../../../tests/data/critic/fourth-sentences.json");
 
@@ -124,7 +125,9 @@ fn measure(contexts: &str, sentences: &str, held_out: fn(usize) -> bool) -> (Tal
             "invented" | "misattributed" => {
                 for f in &figures {
                     t.bad_figures += 1;
-                    // A masked weight is written as the labelled figure or with its unit.
+                    // A masked weight is written as the labelled figure or with its unit; the
+                    // sign or tilde before it stays ("~[a figure I can't back…]").
+                    let f = f.trim_start_matches(['~', '≈', '+', ' ']);
                     if masked
                         .iter()
                         .any(|m| m.starts_with(f) || f.starts_with(m.as_str()))
@@ -162,14 +165,14 @@ fn the_number_check_masks_invented_and_misattributed_weights_and_nothing_correct
     );
     // The bar on the sentences the checker was shaped on; the held-out third was measured once
     // (docs/models.md: 44 and 36; one correct sentence more was masked after the fresh set's
-    // fixes) and must not fall below that.
+    // fixes, and kept again since a decimal point ends no sentence) and must not fall below.
     assert!(
         dev.precision() >= MIN_PRECISION,
         "precision {:.3}",
         dev.precision()
     );
     assert!(dev.recall() >= MIN_RECALL, "recall {:.3}", dev.recall());
-    assert!(held.clean_kept >= 43, "held out: {} kept", held.clean_kept);
+    assert!(held.clean_kept >= 44, "held out: {} kept", held.clean_kept);
     assert!(
         held.bad_masked >= 36,
         "held out: {} masked",
@@ -198,31 +201,49 @@ fn the_number_check_on_a_fresh_set_of_two_new_lifters() {
 }
 
 #[test]
-fn the_number_check_on_a_third_set_held_out() {
+fn the_number_check_on_a_third_set() {
     let (_, third) = measure(THIRD_CONTEXTS, THIRD_SENTENCES, |_| true);
-    // Only the figures: its failures are not printed, so that nothing is tuned on it.
+    for f in &third.failures {
+        println!("{f}");
+    }
     println!("third: {}", third.line());
     assert!(third.clean >= 60 && third.bad_figures >= 50, "{third:?}");
-    // As measured (docs/models.md; its failures never read): below the issue's bar on recall.
-    assert!(third.clean_kept >= 67, "third: {} kept", third.clean_kept);
-    assert!(third.bad_masked >= 44, "third: {} masked", third.bad_masked);
+    // Development data since its failures were read: the issue's bar.
+    assert!(
+        third.precision() >= MIN_PRECISION,
+        "third: {}",
+        third.line()
+    );
+    assert!(third.recall() >= MIN_RECALL, "third: {}", third.line());
 }
 
 #[test]
-fn the_number_check_on_a_fourth_set_held_out() {
+fn the_number_check_on_a_fourth_set() {
     let (_, fourth) = measure(FOURTH_CONTEXTS, FOURTH_SENTENCES, |_| true);
-    // Only the figures: its failures are not printed, so that nothing is tuned on it.
+    for f in &fourth.failures {
+        println!("{f}");
+    }
     println!("fourth: {}", fourth.line());
     assert!(fourth.clean >= 80 && fourth.bad_figures >= 45, "{fourth:?}");
-    // As measured (docs/models.md; the checker at 15bc42f: 84 of 88 and 37 of 50).
+    // Development data since its failures were read: the issue's bar.
     assert!(
-        fourth.clean_kept >= 82,
-        "fourth: {} kept",
-        fourth.clean_kept
+        fourth.precision() >= MIN_PRECISION,
+        "fourth: {}",
+        fourth.line()
     );
-    assert!(
-        fourth.bad_masked >= 39,
-        "fourth: {} masked",
-        fourth.bad_masked
-    );
+    assert!(fourth.recall() >= MIN_RECALL, "fourth: {}", fourth.line());
+}
+
+/// A fifth set (27 Nov, later), two more lifters (a powerbuilder in kilograms, a strongman in
+/// pounds back from a break) by a fifth helper: held out, measured against the checker as it
+/// was that morning (5719b20: 67 of 80 and 45 of 64) and once after the day's changes.
+const FIFTH_CONTEXTS: &str = include_str!("../../../../tests/data/critic/fifth-contexts.json");
+const FIFTH_SENTENCES: &str = include_str!("../../../../tests/data/critic/fifth-sentences.json");
+
+#[test]
+fn the_number_check_on_a_fifth_set_held_out() {
+    let (_, fifth) = measure(FIFTH_CONTEXTS, FIFTH_SENTENCES, |_| true);
+    // Only the figures: its failures are not printed, so that nothing is tuned on it.
+    println!("fifth: {}", fifth.line());
+    assert!(fifth.clean >= 75 && fifth.bad_figures >= 60, "{fifth:?}");
 }
