@@ -22,7 +22,7 @@ use std::sync::LazyLock;
 use regex_lite::Regex;
 use serde_json::Value;
 
-use super::lifts::LiftNames;
+use super::lifts::{LiftNames, same_lift};
 use crate::domain::units::Unit;
 
 /// Smallest load (kg) the number check applies to: micro-plates (2.5 kg) are advice, not data.
@@ -49,7 +49,7 @@ const MIN_BARE_LOAD: f64 = 20.0;
 /// lb" (`f`), a goal, "to bench 347" (`g`), and dumbbells by their size, "the 26s" (`h`);
 /// "315 for a double" is `a`. Two or three digits (a goal's total four): a year is no load.
 static BARE_LOAD: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(?:(?P<a>\d{2,3}(?:\.\d{1,2})?)\s?(?:(?:x|×|for)\s?\d{1,2}\b|for\s(?:a\s)?(?:(?:heavy|hard|solid|clean|smooth|fast|easy|light|strong)\s)?(?:singles?|doubles?|triples?)\b)|(?:\d{1,2}\s?[x×]\s?)?\d{1,2}\s?(?:reps?\s)?(?:@|at)\s?(?P<b>\d{2,3}(?:\.\d{1,2})?)\b|(?:benched|squatted|deadlifted|pressed|rowed|pulled|lifted|handled|(?:worked|built|work|build) up to)\s(?P<c>\d{2,3}(?:\.\d{1,2})?)\b|(?:e1rm|1rm|max|best|pr)\s(?:(?:is|was|of|at)\s)?(?:now\s|probably\s|likely\s)?(?:about\s|around\s|roughly\s|nearly\s|~\s?)?(?P<d>\d{2,3}(?:\.\d{1,2})?)\b|(?:singles?|doubles?|triples?|sets|top set)\s(?:at|@|with)\s(?P<e>\d{2,3}(?:\.\d{1,2})?)\b|\bfrom\s(?:about\s|around\s)?(?P<f>\d{2,3}(?:\.\d{1,2})?)\s?(?:to|-|–)\s?(?:about\s|around\s)?\d|\bto\s(?:bench|squat|deadlift|pull|press|total)\s(?P<g>\d{2,4}(?:\.\d{1,2})?)\b|\bthe\s(?P<h>\d{2,3}(?:\.\d{1,2})?)s\b)")
+    Regex::new(r"(?i)\b(?:(?P<a>\d{2,3}(?:\.\d{1,2})?)\s?(?:(?:x|×|for)\s?\d{1,2}\b|for\s(?:a\s)?(?:(?:heavy|hard|solid|clean|smooth|fast|easy|light|strong)\s)?(?:singles?|doubles?|triples?)\b)|(?:\d{1,2}\s?[x×]\s?)?\d{1,2}\s?(?:reps?\s)?(?:@|at)\s?(?P<b>\d{2,3}(?:\.\d{1,2})?)\b|(?:benched|squatted|deadlifted|pressed|rowed|pulled|lifted|handled|(?:worked|built|work|build) up to)\s(?P<c>\d{2,3}(?:\.\d{1,2})?)\b|(?:e1rm|1rm|max|best|pr)\s(?:(?:is|was|of|at)\s)?(?:now\s|probably\s|likely\s)?(?:about\s|around\s|roughly\s|nearly\s|~\s?)?(?P<d>\d{2,3}(?:\.\d{1,2})?)\b|(?:singles?|doubles?|triples?|sets|top set)\s(?:at|@|with)\s(?P<e>\d{2,3}(?:\.\d{1,2})?)\b|\bfrom\s(?:about\s|around\s)?(?P<f>\d{2,3}(?:\.\d{1,2})?)\s?(?:to|-|–)\s?(?:about\s|around\s)?\d|\bto\s(?:bench|squat|deadlift|pull|press|total)\s(?P<g>\d{2,4}(?:\.\d{1,2})?)\b|\b(?:the|pair of)\s(?P<h>\d{2,3}(?:\.\d{1,2})?)s\b)")
         .unwrap_or_else(|e| panic!("bare load pattern: {e}"))
 });
 /// What, right after a shorthand set, makes it no load: a time, a share, a clock ("30 for 10
@@ -121,6 +121,8 @@ pub enum Kind {
     /// A load the lifter aims at ("goals: snatch 90 kg by April"): backs a goal only, never
     /// "you clean and jerked 110 kg".
     Goal,
+    /// The lifter's bodyweight: backs "at 82 kg bodyweight", never "you benched 82 kg".
+    Body,
 }
 
 impl Kind {
@@ -254,6 +256,7 @@ const CHANGE_AFTER: &[&str] = &[
     "vest",
     "bumper",
     "chain",
+    "step",
     // Plates by their colour: "25 kg reds".
     "red",
     "blue",
@@ -320,8 +323,11 @@ pub(super) fn is_checked(text: &str, kg: f64, at: &std::ops::Range<usize>, done:
         .trim_start()
         .to_ascii_lowercase();
     let implement = IMPLEMENTS.iter().any(|(names, weights)| {
-        !(done && names.contains(&"kettlebell"))
-            && weights.iter().any(|w| (w - kg).abs() < 0.05)
+        let bells = names.contains(&"kettlebell");
+        // Bells are sold in pounds too (35, 53, 70 lb: 16, 24, 32 kg give or take).
+        let within = if bells { 0.5 } else { 0.05 };
+        !(done && bells)
+            && weights.iter().any(|w| (w - kg).abs() < within)
             && names.iter().any(|n| {
                 after_words.starts_with(n)
                     && after_words[n.len()..]
@@ -349,22 +355,32 @@ pub(super) fn is_checked(text: &str, kg: f64, at: &std::ops::Range<usize>, done:
         .unwrap_or_default()
         .to_ascii_lowercase();
     // "+20 kg for 5" on a pull-up or a dip is the load added to the body, not a change.
-    let added_to_body =
-        before.ends_with('+') && REPS_AFTER.is_match(&after) && BODYWEIGHT_LIFT.is_match(text);
+    let added_to_body = before.ends_with('+')
+        && BODYWEIGHT_LIFT.is_match(text)
+        && (REPS_AFTER.is_match(&after) || ADDED_AFTER.is_match(&after));
     let change = (before.ends_with(['+', '-', '−', '±']) && !added_to_body)
         || CHANGE_BEFORE.contains(&last_word.as_str())
         || (TAKE_OFF_BEFORE.contains(&last_word.as_str()) && after.starts_with("off"))
         || CHANGE_AFTER.iter().any(|w| after.starts_with(w))
         || PLATES_AFTER.is_match(&after);
-    let implement_before = IMPLEMENT_BEFORE.is_match(before);
+    let implement_before =
+        IMPLEMENT_BEFORE.is_match(before) || IMPLEMENT_BEFORE.is_match(before_range);
+    // "more than about 50 lb per hand", "rated well past 150 lb": a threshold, not a load.
+    let threshold = THRESHOLD_BEFORE.is_match(before);
     // A step is a few kilograms at most: "the next step is 105 kg" is a load.
     let step = kg <= MAX_STEP_KG && STEP_BEFORE.is_match(before);
-    (!(change || step) || past_change(text, at)) && !implement_before
+    (!(change || step) || past_change(text, at)) && !implement_before && !threshold
 }
+
+/// Words before a weight that make it a threshold: "more than about 50 lb", "well past".
+static THRESHOLD_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)(\b(more|less|heavier|lighter)\s+than|\bwell\s+(past|over|above|beyond|under|below))(\s+(about|around|roughly))?\s*$")
+        .unwrap_or_else(|e| panic!("threshold pattern: {e}"))
+});
 
 /// The first figure of a range that ends right before a weight: "10–" of "drop 10–20 lb".
 static RANGE_START: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\d+(?:\.\d+)?\s*(?:kg|kgs|lb|lbs)?\s*(?:-|–|to|or)\s*$")
+    Regex::new(r"(?i)(?:between\s+\d+(?:\.\d+)?\s*(?:kg|kgs|lb|lbs)?\s*and|\d+(?:\.\d+)?\s*(?:kg|kgs|lb|lbs)?\s*(?:-|–|to|or))\s*$")
         .unwrap_or_else(|e| panic!("range pattern: {e}"))
 });
 /// Words before "<weight> off" that take it off: "take 10 kg off".
@@ -379,6 +395,12 @@ const TAKE_OFF_BEFORE: &[&str] = &[
     "shave",
     "shaving",
 ];
+/// After "+45 lb", words that make it the load on a belt: "+45 lb pull-up", "+90 lb on
+/// pull-ups", "+110 lb by June", "+45 lb on the belt".
+static ADDED_AFTER: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)^(?:(?:on\s+)?(?:the\s+|your\s+)?(?:pull|chin|dip|belt|weighted)|added\b|by\s+[a-z]+|goal\b|single\b|e1rm\b|max\b)")
+        .unwrap_or_else(|e| panic!("added pattern: {e}"))
+});
 /// Lifts whose load is what is added to the body ("+20 kg for 5" on a weighted pull-up).
 static BODYWEIGHT_LIFT: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)\b(weighted|pull-?ups?|chin-?ups?|dips?|muscle-?ups?)\b")
@@ -397,9 +419,10 @@ static PLATES_AFTER: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)^((and|or|,|/)\s*\d+(\.\d+)?\s?(kg|kgs|lb|lbs)\s+|(technique|training|change|fractional|micro|iron|steel|rubber|competition|calibrated)\s+)(plates?|bumpers?)\b")
         .unwrap_or_else(|e| panic!("plates pattern: {e}"))
 });
-/// "An Olympic bar is 20 kg", "a kettlebell weighs 16 kg": an implement's weight.
+/// "An Olympic bar is 20 kg", "a kettlebell weighs 16 kg", "a standard axle usually weighs
+/// about 20 kg", "handles themselves weigh between 10 kg and 25 kg": an implement's weight.
 static IMPLEMENT_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(bar|barbell|kettlebell|bell|plate|sled|carriage)s?\s+(itself\s+)?(is|are|weighs|weigh)(\s+(about|usually|typically|around|roughly))?\s*$")
+    Regex::new(r"(?i)\b(bar|barbell|kettlebell|bell|plate|sled|carriage|axle|log|handles?|yoke|frame|belt|chain|implement)s?\s+((itself|themselves|alone|empty)\s+)?((usually|typically|often|generally|normally)\s+)?(is|are|weighs|weigh)(\s+(about|usually|typically|around|roughly|somewhere|anywhere|between|from))*\s*$")
         .unwrap_or_else(|e| panic!("implement pattern: {e}"))
 });
 
@@ -418,6 +441,9 @@ pub(super) struct Stated {
     /// The reps of the set it is the load of ("90 kg x 3", "3 reps at 90 kg"), and where the
     /// set's words, load and reps, start and end.
     pub reps: Option<(u32, std::ops::Range<usize>)>,
+    /// A total of what is held or lifted ("120 kg total in your hands", "225 lb total" of a
+    /// body and a belt): backed by two of a load or a bodyweight and a load, not by one.
+    pub total: bool,
 }
 
 /// The reps written right after a load: "90 kg x 3", "**90 kg** × 3", "for 3 reps", "for a
@@ -555,6 +581,13 @@ pub(super) fn weights_in(text: &str, claim: bool) -> Vec<Stated> {
                 kind = Kind::Change;
             }
         }
+        let total = claim && TOTAL_AFTER.is_match(text.get(at.end..).unwrap_or_default());
+        if total {
+            kind = Kind::Load;
+        }
+        if claim && is_bodyweight(text, &at) {
+            kind = Kind::Body;
+        }
         let reps = reps_of_set(text, &at);
         out.push(Stated {
             kind,
@@ -563,10 +596,44 @@ pub(super) fn weights_in(text: &str, claim: bool) -> Vec<Stated> {
             at,
             bare,
             reps,
+            total,
         });
     }
     out
 }
+
+/// Whether the weight at `at` is the lifter's bodyweight: "82 kg bodyweight", "your bodyweight
+/// of 82 kg", "you weigh 198 lb", "you're 180 lb, so".
+fn is_bodyweight(text: &str, at: &std::ops::Range<usize>) -> bool {
+    static AFTER: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?i)^\s*(?:of\s+)?(?:body\s*weight|bw)\b")
+            .unwrap_or_else(|e| panic!("bodyweight-after pattern: {e}"))
+    });
+    static BEFORE: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?i)\b(?:you\s+weigh|weighing|weigh(?:s|ed)?\s+in\s+at|body\s*weight\s+(?:is|of|was)|body\s*weight:)\s*(?:about\s+|around\s+|roughly\s+|~\s*)?$")
+            .unwrap_or_else(|e| panic!("bodyweight-before pattern: {e}"))
+    });
+    static YOU_ARE: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?i)\byou(?:['’]re|\s+are)\s*$")
+            .unwrap_or_else(|e| panic!("you-are pattern: {e}"))
+    });
+    static CLAUSE_ENDS: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?i)^\s*(?:[,.;]|so\b|and\b|now\b)")
+            .unwrap_or_else(|e| panic!("clause-end pattern: {e}"))
+    });
+    let before = text.get(..at.start).unwrap_or_default();
+    let after = text.get(at.end..).unwrap_or_default();
+    AFTER.is_match(after)
+        || BEFORE.is_match(before)
+        || (YOU_ARE.is_match(before) && CLAUSE_ENDS.is_match(after))
+}
+
+/// Words after a weight that make it a total of two hands, or of a body and a belt: "120 kg
+/// total", "70 lb in your hands", "140 lb of dumbbell".
+static TOTAL_AFTER: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)^\s*(?:total\b|in total\b|combined\b|altogether\b|across both hands|in (?:your|both) hands|of (?:dumbbells?|kettlebells?|bells?|iron)\b)")
+        .unwrap_or_else(|e| panic!("total pattern: {e}"))
+});
 
 /// Words that make a figure a load done or to do ("did", "for 5", "try").
 static LOAD_WORDS: LazyLock<Regex> = LazyLock::new(|| {
@@ -764,6 +831,11 @@ pub struct Facts {
     said_unit: Option<Unit>,
     /// The lifter's own exercise names seen in the data, with the catalog's.
     names: LiftNames,
+    /// The lifter's bodyweight (kg), as the data gives it: a body and a belt's load make a
+    /// total.
+    bodyweight: Vec<f64>,
+    /// The prose the facts were read from (the briefing, strings in tool results).
+    prose: Vec<String>,
 }
 
 /// A weight in the lifter's data.
@@ -775,6 +847,10 @@ struct Fact {
     raw: f64,
     /// The lift it belongs to; none: no lift in particular (bodyweight, a total).
     lift: Option<String>,
+    /// Where prose names it (an index into `Facts::prose`, and its place there): its lift is
+    /// read again at check time, with every name the data has taught by then (the briefing's
+    /// "Log Press 60.5 kg" comes before the tool result that teaches "Log Press").
+    named_in: Option<(usize, std::ops::Range<usize>)>,
     /// The reps done with it, when it is a set's load; or, when a target (`target_reps`, a
     /// planned set's `target`), the most reps asked at it: fewer at that load is no invention.
     reps: Option<Reps>,
@@ -869,6 +945,8 @@ impl Facts {
     /// when the words name none. A line headed by what its figures are ("Strength (weekly best
     /// e1RM): Squat 121 kg; Bench Press 92.5 kg") gives every figure in it that kind.
     fn add_prose(&mut self, text: &str, kind: Option<Kind>, lift: Option<&str>) {
+        let source = self.prose.len();
+        self.prose.push(text.to_string());
         let mut offset = 0;
         for line in text.split_inclusive('\n') {
             // A heading is words alone: "From 245 lb x 6 (e1RM 294 lb): …" is no heading.
@@ -879,10 +957,20 @@ impl Facts {
             let headed = (E1RM_WORDS.is_match(head) && weights_in(head, false).is_empty())
                 .then_some(Kind::E1rm);
             for w in weights_in(line, false) {
+                // "bodyweight 180 lb" is no lift's, whatever the sentence goes on to name.
+                let body = line[..w.at.start]
+                    .trim_end()
+                    .to_ascii_lowercase()
+                    .ends_with("bodyweight");
+                if body {
+                    self.bodyweight.push(w.kg);
+                }
                 let named = self
                     .names
-                    .lift_at(text, offset + w.at.start..offset + w.at.end);
+                    .lift_at(text, offset + w.at.start..offset + w.at.end)
+                    .filter(|_| !body);
                 let lift = named.or(lift.map(str::to_string));
+                let named_in = (!body).then(|| (source, offset + w.at.start..offset + w.at.end));
                 // "Squat 121 kg (+7.5 since …)": the change is in the figure's unit.
                 if let Some(c) = CHANGE_SINCE.captures(&line[w.at.end..])
                     && let Ok(x) = c[1].parse::<f64>()
@@ -892,17 +980,20 @@ impl Facts {
                         kg: x * w.kg / w.raw,
                         raw: x,
                         lift: lift.clone(),
+                        named_in: named_in.clone(),
                         reps: None,
                     });
                 }
                 let goal = GOALS_LABEL
                     .is_match(&line[..w.at.start])
                     .then_some(Kind::Goal);
+                let body_kind = body.then_some(Kind::Body);
                 self.weights.push(Fact {
-                    kind: kind.or(headed).or(goal).unwrap_or(w.kind),
+                    kind: body_kind.or(kind).or(headed).or(goal).unwrap_or(w.kind),
                     kg: w.kg,
                     raw: w.raw,
                     lift,
+                    named_in,
                     reps: w.reps.as_ref().map(|(r, _)| Reps::Done(*r)),
                 });
             }
@@ -930,11 +1021,16 @@ impl Facts {
                     // A change is read as its size: "up 4 kg" and "+4.0".
                     let x = if k == Kind::Change { x.abs() } else { x };
                     let kg = if in_lb { x / LB_PER_KG } else { x };
+                    let body = key.is_some_and(|k| k.to_ascii_lowercase().contains("bodyweight"));
+                    if body {
+                        self.bodyweight.push(kg);
+                    }
                     self.weights.push(Fact {
-                        kind: k,
+                        kind: if body { Kind::Body } else { k },
                         kg,
                         raw: x,
-                        lift: lift.map(str::to_string),
+                        lift: lift.filter(|_| !body).map(str::to_string),
+                        named_in: None,
                         reps: under.reps.filter(|_| {
                             k == Kind::Load && key.is_some_and(|k| SET_LOAD_KEYS.contains(&k))
                         }),
@@ -960,16 +1056,29 @@ impl Facts {
     }
 
     /// The lift a tool result's object is about, from its id or name; a name the catalog does
-    /// not know is learned as the lifter's own.
+    /// not know is learned as the lifter's own. An id the catalog does not hold is the catalog
+    /// lift its words name ("chest-press-machine" is the catalog's chest press machine), else
+    /// the lifter's own, named by its words ("axle-clean-and-press": "axle clean and press").
     fn lift_of(&mut self, m: &serde_json::Map<String, Value>) -> Option<String> {
         let text = |k: &str| m.get(k).and_then(Value::as_str).filter(|s| !s.is_empty());
         let name = text("exercise_name").or(text("name")).or(text("exercise"));
         match text("exercise_id") {
             Some(id) => {
+                let words = id.replace(['-', '_'], " ");
+                let id = match self.names.id_of(id).or_else(|| self.names.id_of(&words)) {
+                    Some(known) => {
+                        self.names.add_lifters(&words, &known);
+                        known
+                    }
+                    None => {
+                        self.names.add_lifters(&words, id);
+                        id.to_string()
+                    }
+                };
                 if let Some(n) = name {
-                    self.names.add(n, id);
+                    self.names.add_lifters(n, &id);
                 }
-                Some(id.to_string())
+                Some(id)
             }
             None => name.and_then(|n| self.names.id_of(n)),
         }
@@ -1005,9 +1114,45 @@ impl Facts {
         // The unit it is written in (none: bare).
         let in_lb = (!w.bare).then(|| (w.raw - w.kg).abs() > 0.01);
         let reps = w.reps.as_ref().map(|(r, _)| *r);
+        if w.total {
+            return readings
+                .iter()
+                .any(|kg| self.backs_total(*kg, tolerance, lift.as_deref()));
+        }
         readings.iter().any(|kg| {
             self.backs_within(w.kind, *kg, w.raw, in_lb, tolerance, lift.as_deref(), reps)
         })
+    }
+
+    /// The lift a fact is about: the one its prose names with the names known now, else the
+    /// one it was read with.
+    fn lift_of_fact(&self, f: &Fact) -> Option<String> {
+        f.named_in
+            .as_ref()
+            .and_then(|(i, at)| self.names.lift_at(&self.prose[*i], at.clone()))
+            .or_else(|| f.lift.clone())
+    }
+
+    /// Whether `kg` is, within `tolerance_kg`, two of a load of `lift` (two dumbbells, two
+    /// handles) or the lifter's bodyweight and a load of it (a belt's).
+    fn backs_total(&self, kg: f64, tolerance_kg: f64, lift: Option<&str>) -> bool {
+        self.weights
+            .iter()
+            .filter(|f| {
+                f.kind == Kind::Load
+                    && match (lift, self.lift_of_fact(f).as_deref()) {
+                        (Some(claimed), Some(of)) => same_lift(claimed, of),
+                        (None, _) => true,
+                        (Some(_), None) => false,
+                    }
+            })
+            .any(|f| {
+                (2.0 * f.kg - kg).abs() <= tolerance_kg
+                    || self
+                        .bodyweight
+                        .iter()
+                        .any(|b| (b + f.kg - kg).abs() <= tolerance_kg)
+            })
     }
 
     /// The lift named by the heading `text` starts with ([`reading_start`] gives a list item
@@ -1085,15 +1230,19 @@ impl Facts {
         let said_of = |n: f64, at: &std::ops::Range<usize>| {
             lift.is_none() || {
                 match self.names.lift_at(&self.said_text, at.clone()) {
-                    Some(of) => Some(of.as_str()) == lift,
+                    Some(of) => lift.is_some_and(|l| same_lift(&of, l)),
                     None => {
-                        let placed: Vec<Option<&str>> = self
+                        let placed: Vec<Option<String>> = self
                             .weights
                             .iter()
                             .filter(|f| said_backs_fact(n, f))
-                            .map(|f| f.lift.as_deref())
+                            .map(|f| self.lift_of_fact(f))
                             .collect();
-                        placed.is_empty() || placed.iter().any(|l| l.is_none() || *l == lift)
+                        placed.is_empty()
+                            || placed.iter().any(|l| {
+                                l.as_deref()
+                                    .is_none_or(|l| lift.is_some_and(|c| same_lift(l, c)))
+                            })
                     }
                 }
             }
@@ -1107,7 +1256,10 @@ impl Facts {
                 let mut matching = self.weights.iter().filter(|f| {
                     f.kind.backs(kind)
                         && close(f.kg, f.raw, Some((f.raw - f.kg).abs() > 0.01))
-                        && (lift.is_none() || f.lift.is_none() || f.lift.as_deref() == lift)
+                        && match (lift, self.lift_of_fact(f).as_deref()) {
+                            (Some(claimed), Some(of)) => same_lift(claimed, of),
+                            _ => true,
+                        }
                 });
                 match reps {
                     None => matching.next().is_some(),
@@ -1339,8 +1491,9 @@ fn unbacked(text: &str, facts: &Facts, lead: Option<&str>) -> Vec<Stated> {
             Some((p, bad)) if restates(text, p, &w) => *bad,
             _ => {
                 // "You did goblet squats with the 24 kg bell": a bell's weight as a load done.
-                let done =
-                    facts.names.lift_at(text, w.at.clone()).is_some() && DONE_WORDS.is_match(text);
+                let done = (facts.names.lift_at(text, w.at.clone()).is_some()
+                    && DONE_WORDS.is_match(text))
+                    || BELL_SET_AFTER.is_match(text.get(w.at.end..).unwrap_or_default());
                 is_checked(text, w.kg, &w.at, done) && !facts.backs_in(text, &w, lead)
             }
         };
@@ -1368,6 +1521,11 @@ fn unbacked(text: &str, facts: &Facts, lead: Option<&str>) -> Vec<Stated> {
     out
 }
 
+/// "the 20 kg bell for 5": a bell's weight with the set's reps.
+static BELL_SET_AFTER: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)^\s*(?:kettlebells?|kbs?|bells?)\s+(?:for|x|×)\s*\d")
+        .unwrap_or_else(|e| panic!("bell set pattern: {e}"))
+});
 /// Words that tell of a set done, not advice: "you did", "last week", "on the 16th".
 static DONE_WORDS: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)\b(did|used|were|was|hit|managed|got|swung|carried|pressed|last (week|time|session)|yesterday|on the \d{1,2}(st|nd|rd|th)|on (monday|tuesday|wednesday|thursday|friday|saturday|sunday))\b")
@@ -2415,6 +2573,87 @@ mod tests {
         );
         assert_eq!(left_out("Bench 3x5 at 215 next time.", &f), ["215"]);
         assert!(left_out("Bench 3x5 @ 205 again.", &f).is_empty());
+    }
+    #[test]
+    fn a_total_is_two_hands_or_a_body_and_a_belt_and_a_bodyweight_is_no_lift_done() {
+        let mut f = Facts::in_unit(Unit::Lb);
+        f.add_text("Lifter: name Rafael, unit lb, bodyweight 180 lb, goals: weighted pull-up +90 lb by June.");
+        f.add_json(
+            &json!({"exercise_id": "weighted-pull-up", "name": "Weighted Pull-Up",
+            "sessions": [{"top_set": {"weight_kg": 20.4, "reps": 5}, "e1rm_kg": 24.5}]}),
+        );
+        f.add_json(
+            &json!({"exercise_id": "dumbbell-row", "sets": [{"weight_kg": 31.8, "reps": 10}]}),
+        );
+        for ok in [
+            "At 180 lb bodyweight plus 45 lb on the belt, you're pulling 225 lb total on those pull-ups.",
+            "Dumbbell rows with the 70s for 10: that's 140 lb of dumbbell in your hands.",
+            // The loaded lift is the lift the lifter names.
+            "Pull-ups at +45 lb for 5, an e1RM of about 54 lb.",
+            "You weigh 180 lb, so +45 is a quarter of it.",
+        ] {
+            assert!(left_out(ok, &f).is_empty(), "{ok}: {:?}", left_out(ok, &f));
+        }
+        // One hand's load as the pair's, a bodyweight as a lift, a goal as done.
+        assert_eq!(
+            left_out("You rowed 70 lb total with the dumbbells.", &f),
+            ["70 lb"]
+        );
+        assert_eq!(left_out("Dumbbell rows: 180 x 10 on Sunday.", &f), ["180"]);
+        assert_eq!(
+            left_out("You've already hit +90 lb on pull-ups.", &f),
+            ["90 lb"]
+        );
+        assert!(left_out("Your pull-up goal is +90 lb by June.", &f).is_empty());
+    }
+
+    #[test]
+    fn implements_thresholds_and_idioms_are_no_claims_and_bells_in_a_set_are() {
+        let mut f = Facts::in_unit(Unit::Lb);
+        f.add_json(&json!({"exercise_id": "weighted-dip", "sets": [{"weight_kg": 20.4, "reps": 6}, {"weight_kg": 18.1, "reps": 7}]}));
+        f.add_json(&json!({"exercise_id": "double-kettlebell-front-squat", "sets": [{"weight_kg": 16, "reps": 8}]}));
+        for general in [
+            "A standard axle usually weighs about 20 kg.",
+            "Farmer's handles themselves usually weigh somewhere between 10 kg and 25 kg each.",
+            "Machine stacks move in 10 lb plates, though some go in 15 lb steps.",
+            "Straps help once you're holding more than about 50 lb per hand.",
+            "Check that your dip belt's chain is rated well past 150 lb.",
+            "A 35 lb kettlebell hangs well from a dip belt.",
+            // "step up" here is a figure of speech, not the step-up: the dips' 40 backs it.
+            "Dips at +45 lb for 6 is a nice step up from +40 for 7.",
+        ] {
+            assert!(
+                left_out(general, &f).is_empty(),
+                "{general}: {:?}",
+                left_out(general, &f)
+            );
+        }
+        assert_eq!(
+            left_out("Single-arm press with the 24 kg bell for 5 is strong.", &f),
+            ["24 kg"]
+        );
+        assert_eq!(
+            left_out("Weighted dips: +50 for 8 on Wednesday.", &f),
+            ["50"]
+        );
+    }
+
+    #[test]
+    fn a_lift_named_before_the_data_taught_its_name_is_read_again() {
+        let mut f = Facts::in_unit(Unit::Kg);
+        // The briefing names the log press and the axle before any tool result says what they
+        // are; the catalog holds neither.
+        f.add_text("Strength (weekly best e1RM, last 12 weeks): Log Press 60.5 kg; Axle Clean and Press 56.7 kg.");
+        f.add_json(&json!({"exercise_id": "log-press", "name": "Log Press", "sessions": []}));
+        f.add_json(
+            &json!({"exercise_id": "axle-clean-and-press", "sets": [{"weight_kg": 50, "reps": 3}]}),
+        );
+        assert!(left_out("Your log e1RM is about 60.5 kg.", &f).is_empty());
+        assert_eq!(
+            left_out("Your axle e1RM is about 60.5 kg.", &f),
+            ["60.5 kg"]
+        );
+        assert!(left_out("Axle clean and press: 50 kg x 3.", &f).is_empty());
     }
 }
 

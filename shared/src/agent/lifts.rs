@@ -13,10 +13,10 @@ use std::sync::LazyLock;
 use crate::domain::catalog::catalog;
 
 /// What may stand between a figure and the lift named right after it: "100 kg on the bench",
-/// "140 for squats", "120 lb x 5 on your deadlift".
+/// "140 for squats", "120 lb x 5 on your deadlift", "the 50s on dumbbell bench".
 static NAMED_RIGHT_AFTER: LazyLock<regex_lite::Regex> = LazyLock::new(|| {
     regex_lite::Regex::new(
-        r"(?i)^\s*(?:kg|kgs|lb|lbs)?\s*(?:(?:x|×)\s*\d{1,2}\s*)?(?:on|for|in|at)\s+(?:the\s+|your\s+|my\s+)?$",
+        r"(?i)^s?\s*(?:kg|kgs|lb|lbs)?\s*(?:(?:x|×)\s*\d{1,2}\s*)?(?:on|for|in|at)\s+(?:the\s+|your\s+|my\s+)?$",
     )
     .unwrap_or_else(|e| panic!("named-after pattern: {e}"))
 });
@@ -82,6 +82,26 @@ fn words(text: &str) -> Vec<(String, usize, usize)> {
     out
 }
 
+/// A loaded bodyweight lift and the lift itself: a lifter who logs "Weighted Pull-Up" at
+/// +20 kg says "pull-ups at +20 kg".
+const WEIGHTED: &[(&str, &str)] = &[
+    ("weighted-pull-up", "pull-up"),
+    ("weighted-chin-up", "chin-up"),
+    ("weighted-dip", "chest-dip"),
+];
+
+/// Whether two lift ids are the same lift for what the lifter says: the same id, or a loaded
+/// bodyweight lift and the lift itself.
+pub fn same_lift(a: &str, b: &str) -> bool {
+    let base = |id: &str| {
+        WEIGHTED
+            .iter()
+            .find(|(w, _)| *w == id)
+            .map_or(id.to_string(), |(_, b)| b.to_string())
+    };
+    a == b || base(a) == base(b)
+}
+
 /// Where sentences (or lines) end within `range` of `text`: ".", "!", "?", ";" or a line
 /// break; not the point of a decimal ("67.5 to 72.5 kg" is one sentence).
 fn sentence_ends(
@@ -112,6 +132,24 @@ impl LiftNames {
             self.add_words(w[..w.len() - 1].to_vec(), id);
         }
         self.add_words(w, id);
+    }
+
+    /// Adds the lifter's own `name` of `id`, and the name without its equipment when that
+    /// names no catalog lift: "Single-Arm Kettlebell Press" is also "single-arm press" (but
+    /// "Dumbbell Bench Press" is not "bench press", the barbell's).
+    pub fn add_lifters(&mut self, name: &str, id: &str) {
+        const EQUIPMENT: &[&str] = &["kettlebell", "dumbbell", "barbell", "cable", "machine"];
+        self.add(name, id);
+        let w: Vec<String> = words(name).into_iter().map(|(w, _, _)| w).collect();
+        let bare: Vec<String> = w
+            .iter()
+            .filter(|x| !EQUIPMENT.contains(&x.as_str()))
+            .cloned()
+            .collect();
+        if bare.len() >= 2 && bare.len() < w.len() && CATALOG_NAMES.id_of(&bare.join(" ")).is_none()
+        {
+            self.add_words(bare, id);
+        }
     }
 
     fn add_words(&mut self, w: Vec<String>, id: &str) {
@@ -163,6 +201,12 @@ impl LiftNames {
             "larsen",
             "snatch",
             "hang",
+            // Strongman's implements name their lift: "the log", "axle", "yoke".
+            "log",
+            "axle",
+            "yoke",
+            "atlas",
+            "sandbag",
         ];
         if !MODIFIERS.contains(&word) {
             return None;
@@ -205,6 +249,16 @@ impl LiftNames {
                         best = Some((n, id));
                     }
                 }
+            }
+            // "a nice step up from +40": an idiom, not the step-up.
+            let idiom = best.is_some_and(|(n, id)| {
+                id == "step-up"
+                    && w.get(i + n).is_some_and(|(next, _, _)| {
+                        ["from", "to", "in", "on", "the", "your", "a"].contains(&next.as_str())
+                    })
+            });
+            if idiom {
+                best = None;
             }
             match best.or_else(|| self.only_lift_starting(&w[i].0).map(|id| (1, id))) {
                 Some((n, id)) => {

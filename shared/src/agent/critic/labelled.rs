@@ -236,7 +236,8 @@ fn the_number_check_on_a_fourth_set() {
 
 /// A fifth set (27 Nov, later), two more lifters (a powerbuilder in kilograms, a strongman in
 /// pounds back from a break) by a fifth helper: held out, measured against the checker as it
-/// was that morning (5719b20: 67 of 80 and 45 of 64) and once after the day's changes.
+/// was that morning (5719b20: 67 of 80 and 45 of 64) and after the changes made on the third,
+/// fourth and sixth sets (69 of 80, 59 of 64).
 const FIFTH_CONTEXTS: &str = include_str!("../../../../tests/data/critic/fifth-contexts.json");
 const FIFTH_SENTENCES: &str = include_str!("../../../../tests/data/critic/fifth-sentences.json");
 
@@ -246,4 +247,30 @@ fn the_number_check_on_a_fifth_set_held_out() {
     // Only the figures: its failures are not printed, so that nothing is tuned on it.
     println!("fifth: {}", fifth.line());
     assert!(fifth.clean >= 75 && fifth.bad_figures >= 60, "{fifth:?}");
+    // As measured after the day's changes (docs/models.md): below the bar.
+    assert!(fifth.clean_kept >= 69, "fifth: {}", fifth.line());
+    assert!(fifth.bad_masked >= 59, "fifth: {}", fifth.line());
+}
+
+/// A sixth set (27 Nov, later), two more lifters (a strongwoman in kilograms with implements
+/// and kettlebells, a weighted-calisthenics and dumbbell lifter in pounds) by a sixth helper,
+/// written as development data.
+const SIXTH_CONTEXTS: &str = include_str!("../../../../tests/data/critic/sixth-contexts.json");
+const SIXTH_SENTENCES: &str = include_str!("../../../../tests/data/critic/sixth-sentences.json");
+
+#[test]
+fn the_number_check_on_a_sixth_set() {
+    let (_, sixth) = measure(SIXTH_CONTEXTS, SIXTH_SENTENCES, |_| true);
+    for f in &sixth.failures {
+        println!("{f}");
+    }
+    println!("sixth: {}", sixth.line());
+    assert!(sixth.clean >= 80 && sixth.bad_figures >= 55, "{sixth:?}");
+    // Measured first at 77.5 % and 83.6 %; the bar since the changes made from it.
+    assert!(
+        sixth.precision() >= MIN_PRECISION,
+        "sixth: {}",
+        sixth.line()
+    );
+    assert!(sixth.recall() >= MIN_RECALL, "sixth: {}", sixth.line());
 }
