@@ -49,7 +49,7 @@ const MIN_BARE_LOAD: f64 = 20.0;
 /// lb" (`f`), a goal, "to bench 347" (`g`), and dumbbells by their size, "the 26s" (`h`);
 /// "315 for a double" is `a`. Two or three digits (a goal's total four): a year is no load.
 static BARE_LOAD: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(?:(?P<a>\d{2,3}(?:\.\d{1,2})?)\s?(?:(?:x|×|for)\s?\d{1,2}\b|for\s(?:a\s)?(?:(?:heavy|hard|solid|clean|smooth|fast|easy|light|strong)\s)?(?:singles?|doubles?|triples?)\b)|(?:\d{1,2}\s?[x×]\s?)?\d{1,2}\s?(?:reps?\s)?(?:@|at)\s?(?P<b>\d{2,3}(?:\.\d{1,2})?)\b|(?:benched|squatted|deadlifted|pressed|rowed|pulled|lifted|handled|(?:worked|built|work|build) up to)\s(?P<c>\d{2,3}(?:\.\d{1,2})?)\b|(?:e1rm|1rm|max|best|pr)\s(?:(?:is|was|of|at)\s)?(?:now\s|probably\s|likely\s)?(?:about\s|around\s|roughly\s|nearly\s|~\s?)?(?P<d>\d{2,3}(?:\.\d{1,2})?)\b|(?:singles?|doubles?|triples?|sets|top set)\s(?:at|@|with)\s(?P<e>\d{2,3}(?:\.\d{1,2})?)\b|\bfrom\s(?:about\s|around\s)?(?P<f>\d{2,3}(?:\.\d{1,2})?)\s?(?:to|-|–)\s?(?:about\s|around\s)?\d|\bto\s(?:bench|squat|deadlift|pull|press|total)\s(?P<g>\d{2,4}(?:\.\d{1,2})?)\b|\b(?:the|pair of)\s(?P<h>\d{2,3}(?:\.\d{1,2})?)s\b)")
+    Regex::new(r"(?i)\b(?:(?P<a>\d{2,3}(?:\.\d{1,2})?)\s?(?:(?:x|×|for)\s?\d{1,2}\b|for\s(?:a\s)?(?:(?:heavy|hard|solid|clean|smooth|fast|easy|light|strong)\s)?(?:singles?|doubles?|triples?)\b)|(?:\d{1,2}\s?[x×]\s?)?\d{1,2}\s?(?:reps?\s)?(?:@|at)\s?(?P<b>\d{2,3}(?:\.\d{1,2})?)\b|(?:benched|squatted|deadlifted|pressed|rowed|pulled|lifted|handled|(?:worked|built|work|build) up to)\s(?P<c>\d{2,3}(?:\.\d{1,2})?)\b|(?:e1rm|1rm|max|best|pr)\s(?:(?:is|was|of|at)\s)?(?:now\s|probably\s|likely\s)?(?:about\s|around\s|roughly\s|nearly\s|~\s?)?(?P<d>\d{2,3}(?:\.\d{1,2})?)\b|(?:singles?|doubles?|triples?|sets|top set)\s(?:at|@|with)\s(?P<e>\d{2,3}(?:\.\d{1,2})?)\b|\bfrom\s(?:about\s|around\s)?(?P<f>\d{2,3}(?:\.\d{1,2})?)\s?(?:to|-|–)\s?(?:about\s|around\s)?\d|\bto\s(?:bench|squat|deadlift|pull|press|total)\s(?P<g>\d{2,4}(?:\.\d{1,2})?)\b|\b(?:the|pair of)\s(?P<h>\d{2,3}(?:\.\d{1,2})?)s\b|\b(?P<i>\d{2,3}(?:\.\d{1,2})?)\s(?:per|a|each|in each)\s(?:hand|handle|arm)\b)")
         .unwrap_or_else(|e| panic!("bare load pattern: {e}"))
 });
 /// What, right after a shorthand set, makes it no load: a time, a share, a clock ("30 for 10
@@ -357,7 +357,9 @@ pub(super) fn is_checked(text: &str, kg: f64, at: &std::ops::Range<usize>, done:
     // "+20 kg for 5" on a pull-up or a dip is the load added to the body, not a change.
     let added_to_body = before.ends_with('+')
         && BODYWEIGHT_LIFT.is_match(text)
-        && (REPS_AFTER.is_match(&after) || ADDED_AFTER.is_match(&after));
+        && (REPS_AFTER.is_match(&after)
+            || ADDED_AFTER.is_match(&after)
+            || LOAD_VERB_BEFORE.is_match(before));
     let change = (before.ends_with(['+', '-', '−', '±']) && !added_to_body)
         || CHANGE_BEFORE.contains(&last_word.as_str())
         || (TAKE_OFF_BEFORE.contains(&last_word.as_str()) && after.starts_with("off"))
@@ -365,13 +367,26 @@ pub(super) fn is_checked(text: &str, kg: f64, at: &std::ops::Range<usize>, done:
         || PLATES_AFTER.is_match(&after);
     let implement_before =
         IMPLEMENT_BEFORE.is_match(before) || IMPLEMENT_BEFORE.is_match(before_range);
-    // "more than about 50 lb per hand", "rated well past 150 lb": a threshold, not a load.
-    let threshold = THRESHOLD_BEFORE.is_match(before);
+    // "more than about 50 lb per hand", "rated well past 150 lb": a threshold, not a load; and
+    // "one red a side makes 75 kg": plate arithmetic.
+    let threshold = THRESHOLD_BEFORE.is_match(before) || PLATE_SUM_BEFORE.is_match(before);
     // A step is a few kilograms at most: "the next step is 105 kg" is a load.
-    let step = kg <= MAX_STEP_KG && STEP_BEFORE.is_match(before);
+    // "Jumps of 30–40 lb" to a top set may be bigger than a next session's step.
+    let cap = if JUMPS_OF.is_match(before_range) {
+        MAX_JUMP_KG
+    } else {
+        MAX_STEP_KG
+    };
+    let step =
+        kg <= cap && (STEP_BEFORE.is_match(before) || ONE_NOTCH_BEFORE.is_match(before_range));
     (!(change || step) || past_change(text, at)) && !implement_before && !threshold
 }
 
+/// "… 25 kg plate a side makes ": the sum of plates on a bar.
+static PLATE_SUM_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:a|per|each)\s+side\b[^.!?]{0,30}\b(?:makes?|gives?(?:\s+you)?|comes?\s+to|totals?|=)\s*$")
+        .unwrap_or_else(|e| panic!("plate sum pattern: {e}"))
+});
 /// Words before a weight that make it a threshold: "more than about 50 lb", "well past".
 static THRESHOLD_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)(\b(more|less|heavier|lighter)\s+than|\bwell\s+(past|over|above|beyond|under|below))(\s+(about|around|roughly))?\s*$")
@@ -401,12 +416,29 @@ static ADDED_AFTER: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)^(?:(?:on\s+)?(?:the\s+|your\s+)?(?:pull|chin|dip|belt|weighted)|added\b|by\s+[a-z]+|goal\b|single\b|e1rm\b|max\b)")
         .unwrap_or_else(|e| panic!("added pattern: {e}"))
 });
+/// "go to +40 lb", "try +40": the load to use, not a change.
+static LOAD_VERB_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:(?:go|move|jump|build|work)(?:\s+up)?\s+to|try|use|using|at|with|hit|did|do)\s*\+$")
+        .unwrap_or_else(|e| panic!("load verb pattern: {e}"))
+});
 /// Lifts whose load is what is added to the body ("+20 kg for 5" on a weighted pull-up).
 static BODYWEIGHT_LIFT: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)\b(weighted|pull-?ups?|chin-?ups?|dips?|muscle-?ups?)\b")
         .unwrap_or_else(|e| panic!("bodyweight lift pattern: {e}"))
 });
 
+/// "jumps of", "increments of": steps between sets of one session, up to [`MAX_JUMP_KG`].
+static JUMPS_OF: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:jumps|increments|steps)\s+of\s*$")
+        .unwrap_or_else(|e| panic!("jumps pattern: {e}"))
+});
+/// The largest jump between warm-up sets read as a step.
+const MAX_JUMP_KG: f64 = 25.0;
+/// "Go up one pin, usually 2.5 or 5 kg": a machine's step.
+static ONE_NOTCH_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:up|down)\s+(?:one|a|1)\s+(?:pin|plate|notch|hole|step)\b[^.!?\d]{0,20}$")
+        .unwrap_or_else(|e| panic!("notch pattern: {e}"))
+});
 /// The largest step between loads read as a step (25 lb is 11.3 kg).
 const MAX_STEP_KG: f64 = 12.0;
 /// "Stack jumps are often 5 or 7 kg", "increments of 2.5 kg": a step's size, not a value.
@@ -422,7 +454,7 @@ static PLATES_AFTER: LazyLock<Regex> = LazyLock::new(|| {
 /// "An Olympic bar is 20 kg", "a kettlebell weighs 16 kg", "a standard axle usually weighs
 /// about 20 kg", "handles themselves weigh between 10 kg and 25 kg": an implement's weight.
 static IMPLEMENT_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(bar|barbell|kettlebell|bell|plate|sled|carriage|axle|log|handles?|yoke|frame|belt|chain|implement)s?\s+((itself|themselves|alone|empty)\s+)?((usually|typically|often|generally|normally)\s+)?(is|are|weighs|weigh)(\s+(about|usually|typically|around|roughly|somewhere|anywhere|between|from))*\s*$")
+    Regex::new(r"(?i)\b(bar|barbell|kettlebell|bell|plate|sled|carriage|axle|log|handles?|yoke|frame|belt|chain|implement)s?\s+((itself|themselves|alone|empty)\s+)?((usually|typically|often|generally|normally)\s+)?(is|are|weighs|weigh|vary|range)(,?\s+(about|usually|typically|around|roughly|somewhere|anywhere|between|from))*\s*$")
         .unwrap_or_else(|e| panic!("implement pattern: {e}"))
 });
 
@@ -560,6 +592,10 @@ pub(super) fn weights_in(text: &str, claim: bool) -> Vec<Stated> {
             let prev = out.last().map(|p| p.kind);
             if let Some(k) = kind_after(after) {
                 kind = k;
+                // "Nice work hitting your 70 kg bench goal": the goal claimed as done.
+                if kind == Kind::Goal && GOAL_MET_BEFORE.is_match(before) {
+                    kind = Kind::Load;
+                }
             } else if matches!(kind, Kind::Load | Kind::Best) && GOAL_BEFORE.is_match(before) {
                 kind = Kind::Goal;
             } else if let Some(p) = prev.filter(|_| COMPARED.is_match(before)) {
@@ -651,6 +687,12 @@ static GOAL_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)\b(goals?|working towards|on track for|chasing)\b[^.,;!?\d]{0,40}$")
         .unwrap_or_else(|e| panic!("goal-before pattern: {e}"))
 });
+/// Words before "your 70 kg goal" that say it was met ("hitting your", "you reached the"); not
+/// "close to hitting your", "to hit your".
+static GOAL_MET_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)(?:^|[.!?,;:]\s*|\b(?:you|you've|you have|just|already|on|work|job)\s+)(?:hit|hitting|reached|reaching|achieved|achieving|smashed|smashing|crushed|crushing|made)\s+(?:your|the|that)\s*$")
+        .unwrap_or_else(|e| panic!("goal met pattern: {e}"))
+});
 /// A line's goals: "goals: snatch 90 kg and clean and jerk 110 kg by April".
 static GOALS_LABEL: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)\b(goals?|objectives?)\s*:[^.\n]*$")
@@ -659,7 +701,7 @@ static GOALS_LABEL: LazyLock<Regex> = LazyLock::new(|| {
 /// "from 82.5 to ", "from roughly 424 lb to ": the figure after it ends a change, it is no
 /// change itself.
 static FROM_TO_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\bfrom\s+(?:about\s+|around\s+|roughly\s+|~\s*)?\d+(?:\.\d+)?\s*(?:kg|kgs|lb|lbs)?\s*(?:to|→|->)\s*(?:about\s+|around\s+|roughly\s+|~\s*)?$")
+    Regex::new(r"(?i)(?:\bfrom\s+(?:about\s+|around\s+|roughly\s+|~\s*)?\d+(?:\.\d+)?\s*(?:kg|kgs|lb|lbs)?\s*(?:to|→|->)|\d+(?:\.\d+)?\s*(?:kg|kgs|lb|lbs)?\s*(?:→|->))\s*(?:about\s+|around\s+|roughly\s+|~\s*)?$")
         .unwrap_or_else(|e| panic!("from-to pattern: {e}"))
 });
 /// Words between two figures that compare them ("121 kg (was 119.6 kg)", "from 117 to 121 kg").
@@ -689,7 +731,12 @@ fn kind_after(after: &str) -> Option<Kind> {
         Regex::new(r"(?i)^\s*of\s+(?:[a-z1]+\s+)?(?:strength|progress|gains?|improvement)\b")
             .unwrap_or_else(|e| panic!("change-of pattern: {e}"))
     });
-    if CHANGE_OF.is_match(after) {
+    // "16.7 kg added to your estimated max", "16 lb down on estimated max": a change.
+    static CHANGE_WORDS_AFTER: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?i)^\s*(?:(?:added|gained|put)\s+(?:to|on(?:to)?)\b|(?:down|up)\s+(?:on|from|in|since)\b)")
+            .unwrap_or_else(|e| panic!("change-words pattern: {e}"))
+    });
+    if CHANGE_OF.is_match(after) || CHANGE_WORDS_AFTER.is_match(after) {
         return Some(Kind::Change);
     }
     if SET.is_match(after) || TARGET.is_match(after) {
@@ -717,7 +764,7 @@ const GOAL_NOT_BETWEEN: &[&str] = &[
 /// 20 kg this block"): a claim about the data, checked against its changes. A change asked
 /// for ("add 2.5 kg") is advice and is not checked.
 static PAST_CHANGE_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)((\b(is|are|was|were|has been|have been|went|gone|come|came|crept|moved|inched|ticked|climbed|crawled)|[’'‘]s|^|[,;(—–-])\s*(up|down)|\b(increase|gain|improvement|rise|drop|jump) of|\b(climbed|gained|added|improved|rose|risen|increased|grew|grown|dropped|fell|fallen|lost|jumped|put on))\s+(by\s+)?((about|around|roughly|nearly|almost|over|just|another|a further)\s+)?[+\-−]?\s*$")
+    Regex::new(r"(?i)((\b(is|are|was|were|has been|have been|went|gone|come|came|crept|moved|inched|ticked|climbed|crawled)|[’'‘]s|^|[,;(—–-])\s*(up|down)|\b(increase|gain|improvement|rise|drop|jump) of|\b(climbed|gained|added|improved|rose|risen|increased|grew|grown|dropped|fell|fallen|lost|jumped|put on))\s+(by\s+)?((about|around|roughly|nearly|almost|over|just|only|another|a further)\s+)?[+\-−]?\s*$")
         .unwrap_or_else(|e| panic!("past change pattern: {e}"))
 });
 /// A figure under a change's label, or said to be the change: "**E1RM Change**: -1.1 kg",
@@ -750,7 +797,7 @@ fn bare_loads(text: &str) -> Vec<(f64, f64, std::ops::Range<usize>)> {
     };
     let mut out = Vec::new();
     for c in BARE_LOAD.captures_iter(text) {
-        let load = ["a", "b", "c", "d", "e", "f", "g", "h"]
+        let load = ["a", "b", "c", "d", "e", "f", "g", "h", "i"]
             .iter()
             .find_map(|n| c.name(n));
         let (Some(set), Some(load)) = (c.get(0), load) else {
@@ -1486,9 +1533,30 @@ fn reading_start(text: &str, at: usize) -> usize {
 fn unbacked(text: &str, facts: &Facts, lead: Option<&str>) -> Vec<Stated> {
     let mut out = Vec::new();
     let mut prev: Option<(Stated, bool)> = None;
-    for w in weights_in(text, true) {
+    let stated = weights_in(text, true);
+    // "20 kg is 44 lb" in a sentence about no lift and not the lifter: a unit's conversion.
+    let about_nobody = !YOU.is_match(text) && facts.names.mentions(text).is_empty();
+    let converted: Vec<bool> = (0..stated.len())
+        .map(|i| {
+            about_nobody
+                && [i.checked_sub(1).map(|j| (j, i)), Some((i, i + 1))]
+                    .into_iter()
+                    .flatten()
+                    .any(|(a, b)| {
+                        stated.get(b).is_some_and(|w| {
+                            CONVERTED_BETWEEN
+                                .is_match(text.get(stated[a].at.end..w.at.start).unwrap_or("."))
+                                && restates(text, &stated[a], w, true)
+                        })
+                    })
+        })
+        .collect();
+    for (i, w) in stated.into_iter().enumerate() {
+        if converted[i] {
+            continue;
+        }
         let bad = match &prev {
-            Some((p, bad)) if restates(text, p, &w) => *bad,
+            Some((p, bad)) if restates(text, p, &w, false) => *bad,
             _ => {
                 // "You did goblet squats with the 24 kg bell": a bell's weight as a load done.
                 let done = (facts.names.lift_at(text, w.at.clone()).is_some()
@@ -1534,7 +1602,7 @@ static DONE_WORDS: LazyLock<Regex> = LazyLock::new(|| {
 
 /// Only the words of a restatement between two figures: "(", "/", "=", ", which is about".
 static RESTATED_BETWEEN: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)^\s*[(/=≈,]?\s*(?:(?:which|that)\s+is|that's|i\.e\.)?\s*(?:about|around|roughly|approximately|approx\.?|~)?\s*$")
+    Regex::new(r"(?i)^\s*(?:(?:bodyweight|body weight|e1rm|estimated max|max|goal|total|per hand|each)\s*)?[(/=≈,]?\s*(?:(?:which|that)\s+is|that's|i\.e\.)?\s*(?:about|around|roughly|approximately|approx\.?|~)?\s*$")
         .unwrap_or_else(|e| panic!("restated pattern: {e}"))
 });
 
@@ -1543,16 +1611,30 @@ static RESTATED_BETWEEN: LazyLock<Regex> = LazyLock::new(|| {
 const RESTATED_SHARE: f64 = 0.01;
 const RESTATED_KG: f64 = 1.2;
 
-/// Whether `w` is `p` written again in the other unit, right after it.
-fn restates(text: &str, p: &Stated, w: &Stated) -> bool {
+/// Whether `w` is `p` written again in the other unit, right after it (`any_words`: whatever
+/// the words between).
+fn restates(text: &str, p: &Stated, w: &Stated, any_words: bool) -> bool {
     let in_lb = |s: &Stated| (s.raw - s.kg).abs() > 0.01;
     let between = text.get(p.at.end..w.at.start).unwrap_or_default();
     !p.bare
         && !w.bare
         && in_lb(p) != in_lb(w)
         && (p.kg - w.kg).abs() <= (p.kg * RESTATED_SHARE).max(RESTATED_KG)
-        && RESTATED_BETWEEN.is_match(between)
+        && (any_words || RESTATED_BETWEEN.is_match(between))
 }
+
+/// "20 kg is 44 lb", "25 kg = 55 lb": the words of a conversion.
+static CONVERTED_BETWEEN: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)^\s*(?:is|are|=|≈|equals|makes|is\s+(?:about|around|roughly|approximately))\s*$",
+    )
+    .unwrap_or_else(|e| panic!("converted pattern: {e}"))
+});
+/// The lifter spoken to.
+static YOU: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:you|your|you're|you've|yours)\b")
+        .unwrap_or_else(|e| panic!("you pattern: {e}"))
+});
 
 /// What replaces a weight the data does not back.
 pub const LEFT_OUT: &str = "[a figure I can't back with your data]";
@@ -2654,6 +2736,61 @@ mod tests {
             ["60.5 kg"]
         );
         assert!(left_out("Axle clean and press: 50 kg x 3.", &f).is_empty());
+    }
+    #[test]
+    fn changes_conversions_and_met_goals_are_read_as_such() {
+        let mut f = Facts::in_unit(Unit::Kg);
+        f.add_text("Lifter: name Ines, unit kg, bodyweight 63 kg, goals: bench 70 kg by May.\nStrength (weekly best e1RM, last 12 weeks): Deadlift 140 kg (+5 since week of 2026-09-07); Sumo Deadlift 131 kg (+16 since week of 2026-09-14).");
+        f.add_json(&json!({"exercise_id": "hip-thrust", "e1rm_change": {"from_kg": 130.0, "to_kg": 146.7, "change_kg": 16.7}}));
+        f.add_json(
+            &json!({"sets": [{"exercise_id": "sumo-deadlift", "reps": 3, "weight_kg": 112.5},
+            {"exercise_id": "sumo-deadlift", "reps": 3, "weight_kg": 107.5},
+            {"exercise_id": "deadlift", "reps": 3, "weight_kg": 120}]}),
+        );
+        for ok in [
+            "That's 16.7 kg added to your estimated hip thrust max since 3 November.",
+            "Sumo is up 16 kg since mid-September while conventional has gained only 5 kg.",
+            "You pulled 112.5 kg for 3 sumo, versus 120 kg for 3 conventional.",
+            "At 63 kg bodyweight (about 139 lb), a 70 kg bench goal is ambitious.",
+            "You're close to hitting your 70 kg bench goal.",
+            "Contest implements are loaded in kilos: 20 kg is 44 lb and 25 kg is 55 lb.",
+            "One red 25 kg plate a side makes 70 kg.",
+            "On pulldowns, go up one pin, usually 2.5 or 5 kg.",
+            "Take jumps of 15–20 kg to your top set.",
+            "Sumo went 107.5 → 112.5 kg in a week.",
+        ] {
+            assert!(left_out(ok, &f).is_empty(), "{ok}: {:?}", left_out(ok, &f));
+        }
+        assert_eq!(
+            left_out("Nice work hitting your 70 kg bench goal early!", &f),
+            ["70 kg"]
+        );
+        // "for 3 conventional": the lift named after the set is the set's.
+        assert_eq!(
+            left_out("You pulled 112.5 kg for 3 conventional.", &f),
+            ["112.5 kg"]
+        );
+        // The end of "a → b in a week" is a load, checked as one.
+        assert_eq!(
+            left_out("Sumo: 112.5 kg → 125 kg in a week.", &f),
+            ["125 kg"]
+        );
+    }
+
+    #[test]
+    fn a_belt_load_to_go_to_and_a_load_per_hand_are_loads() {
+        let mut f = Facts::in_unit(Unit::Lb);
+        f.add_json(
+            &json!({"sets": [{"exercise_id": "weighted-dip", "reps": 10, "weight_kg": 11.3},
+            {"exercise_id": "farmers-walk", "reps": 1, "weight_kg": 99.8}]}),
+        );
+        assert_eq!(left_out("Dips: go to +40 lb next week.", &f), ["40 lb"]);
+        assert!(left_out("Dips: stay at +25 lb next week.", &f).is_empty());
+        assert_eq!(
+            left_out("Next week, try 245 per hand on the farmers.", &f),
+            ["245"]
+        );
+        assert!(left_out("Farmers at 220 per hand again.", &f).is_empty());
     }
 }
 

@@ -13,10 +13,11 @@ use std::sync::LazyLock;
 use crate::domain::catalog::catalog;
 
 /// What may stand between a figure and the lift named right after it: "100 kg on the bench",
-/// "140 for squats", "120 lb x 5 on your deadlift", "the 50s on dumbbell bench".
+/// "140 for squats", "120 lb x 5 on your deadlift", "the 50s on dumbbell bench", "120 kg for
+/// 3 conventional".
 static NAMED_RIGHT_AFTER: LazyLock<regex_lite::Regex> = LazyLock::new(|| {
     regex_lite::Regex::new(
-        r"(?i)^s?\s*(?:kg|kgs|lb|lbs)?\s*(?:(?:x|×)\s*\d{1,2}\s*)?(?:on|for|in|at)\s+(?:the\s+|your\s+|my\s+)?$",
+        r"(?i)^s?\s*(?:kg|kgs|lb|lbs)?\s*(?:(?:x|×|for)\s*\d{1,2}\s*(?:reps?\s+)?(?:(?:on|for|in|at)\s+(?:the\s+|your\s+|my\s+)?)?|(?:on|for|in|at)\s+(?:the\s+|your\s+|my\s+)?)$",
     )
     .unwrap_or_else(|e| panic!("named-after pattern: {e}"))
 });

@@ -6,7 +6,8 @@
 //! the others' failures only, and the held-out figures are reported apart. More sets on new
 //! lifters followed, each held out (its failures not printed) until it had been measured, then
 //! used for development: the "fresh" one, the "third" and the "fourth" (held out through the
-//! morning of 27 November, development since). The "fifth" is held out now.
+//! morning of 27 November, development since), the "fifth" (held out until 1192861) and the
+//! "sixth", written as development data. The "seventh" is held out now.
 
 use serde_json::Value;
 
@@ -237,19 +238,25 @@ fn the_number_check_on_a_fourth_set() {
 /// A fifth set (27 Nov, later), two more lifters (a powerbuilder in kilograms, a strongman in
 /// pounds back from a break) by a fifth helper: held out, measured against the checker as it
 /// was that morning (5719b20: 67 of 80 and 45 of 64) and after the changes made on the third,
-/// fourth and sixth sets (69 of 80, 59 of 64).
+/// fourth and sixth sets (1192861: 69 of 80, 59 of 64); development data since.
 const FIFTH_CONTEXTS: &str = include_str!("../../../../tests/data/critic/fifth-contexts.json");
 const FIFTH_SENTENCES: &str = include_str!("../../../../tests/data/critic/fifth-sentences.json");
 
 #[test]
-fn the_number_check_on_a_fifth_set_held_out() {
+fn the_number_check_on_a_fifth_set() {
     let (_, fifth) = measure(FIFTH_CONTEXTS, FIFTH_SENTENCES, |_| true);
-    // Only the figures: its failures are not printed, so that nothing is tuned on it.
+    for f in &fifth.failures {
+        println!("{f}");
+    }
     println!("fifth: {}", fifth.line());
     assert!(fifth.clean >= 75 && fifth.bad_figures >= 60, "{fifth:?}");
-    // As measured after the day's changes (docs/models.md): below the bar.
-    assert!(fifth.clean_kept >= 69, "fifth: {}", fifth.line());
-    assert!(fifth.bad_masked >= 59, "fifth: {}", fifth.line());
+    // Development data since its failures were read: the bar.
+    assert!(
+        fifth.precision() >= MIN_PRECISION,
+        "fifth: {}",
+        fifth.line()
+    );
+    assert!(fifth.recall() >= MIN_RECALL, "fifth: {}", fifth.line());
 }
 
 /// A sixth set (27 Nov, later), two more lifters (a strongwoman in kilograms with implements
@@ -273,4 +280,23 @@ fn the_number_check_on_a_sixth_set() {
         sixth.line()
     );
     assert!(sixth.recall() >= MIN_RECALL, "sixth: {}", sixth.line());
+}
+
+/// A seventh set (27 Nov, later), two more lifters (a powerlifter in pounds six weeks from a
+/// meet, a sixteen-year-old novice in kilograms) by a seventh helper: held out, measured
+/// against the checker as it was that morning (5719b20: 78 of 85, 39 of 65), after the sixth
+/// set's changes (1192861: 80 of 85, 42 of 65) and after the fifth set's.
+const SEVENTH_CONTEXTS: &str = include_str!("../../../../tests/data/critic/seventh-contexts.json");
+const SEVENTH_SENTENCES: &str =
+    include_str!("../../../../tests/data/critic/seventh-sentences.json");
+
+#[test]
+fn the_number_check_on_a_seventh_set_held_out() {
+    let (_, seventh) = measure(SEVENTH_CONTEXTS, SEVENTH_SENTENCES, |_| true);
+    // Only the figures: its failures are not printed, so that nothing is tuned on it.
+    println!("seventh: {}", seventh.line());
+    assert!(
+        seventh.clean >= 80 && seventh.bad_figures >= 60,
+        "{seventh:?}"
+    );
 }
