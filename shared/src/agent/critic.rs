@@ -49,7 +49,7 @@ const MIN_BARE_LOAD: f64 = 20.0;
 /// lb" (`f`), a goal, "to bench 347" (`g`), and dumbbells by their size, "the 26s" (`h`);
 /// "315 for a double" is `a`. Two or three digits (a goal's total four): a year is no load.
 static BARE_LOAD: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(?:(?P<a>\d{2,3}(?:\.\d{1,2})?)\s?(?:(?:x|×|for)\s?\d{1,2}\b|for\s(?:a\s)?(?:(?:heavy|hard|solid|clean|smooth|fast|easy|light|strong)\s)?(?:singles?|doubles?|triples?)\b)|(?:\d{1,2}\s?[x×]\s?)?\d{1,2}\s?(?:reps?\s)?(?:@|at)\s?(?P<b>\d{2,3}(?:\.\d{1,2})?)\b|(?:benched|squatted|deadlifted|pressed|rowed|pulled|lifted|handled|(?:worked|built|work|build) up to)\s(?P<c>\d{2,3}(?:\.\d{1,2})?)\b|(?:e1rm|1rm|max|best|pr)\s(?:(?:is|was|of|at)\s)?(?:now\s|probably\s|likely\s)?(?:about\s|around\s|roughly\s|nearly\s|~\s?)?(?P<d>\d{2,3}(?:\.\d{1,2})?)\b|(?:singles?|doubles?|triples?|sets|top set)\s(?:at|@|with)\s(?P<e>\d{2,3}(?:\.\d{1,2})?)\b|\bfrom\s(?:about\s|around\s)?(?P<f>\d{2,3}(?:\.\d{1,2})?)\s?(?:to|-|–)\s?(?:about\s|around\s)?\d|\bto\s(?:bench|squat|deadlift|pull|press|total)\s(?P<g>\d{2,4}(?:\.\d{1,2})?)\b|\b(?:the|pair of)\s(?P<h>\d{2,3}(?:\.\d{1,2})?)s\b|\b(?P<i>\d{2,3}(?:\.\d{1,2})?)\s(?:per|a|each|in each)\s(?:hand|handle|arm)\b)")
+    Regex::new(r"(?i)\b(?:(?P<a>\d{2,3}(?:\.\d{1,2})?)\s?(?:(?:x|×|for)\s?\d{1,2}\b|for\s(?:a\s)?(?:(?:heavy|hard|solid|clean|smooth|fast|easy|light|strong)\s)?(?:singles?|doubles?|triples?)\b)|(?:\d{1,2}\s?[x×]\s?)?\d{1,2}\s?(?:reps?\s)?(?:@|at)\s?(?P<b>\d{2,3}(?:\.\d{1,2})?)\b|(?:benched|squatted|deadlifted|pressed|rowed|pulled|lifted|handled|(?:worked|built|work|build) up to)\s(?P<c>\d{2,3}(?:\.\d{1,2})?)\b|(?:e1rm|1rm|max|best|pr)\s(?:(?:is|was|of|at)\s)?(?:now\s|probably\s|likely\s)?(?:about\s|around\s|roughly\s|nearly\s|~\s?)?(?P<d>\d{2,3}(?:\.\d{1,2})?)\b|(?:singles?|doubles?|triples?|sets|top set)\s(?:at|@|with)\s(?P<e>\d{2,3}(?:\.\d{1,2})?)\b|\bfrom\s(?:about\s|around\s)?(?P<f>\d{2,3}(?:\.\d{1,2})?)\s?(?:to|-|–)\s?(?:about\s|around\s)?\d|\bto\s(?:bench|squat|deadlift|pull|press|total)\s(?P<g>\d{2,4}(?:\.\d{1,2})?)\b|\b(?:the|pair of)\s(?P<h>\d{2,3}(?:\.\d{1,2})?)s\b|\b(?P<i>\d{2,3}(?:\.\d{1,2})?)\s(?:per|a|each|in each)\s(?:hand|handle|arm)\b|\b(?:attempts?|openers?|warm-?ups?)\b:?\s(?:of\s|at\s|is\s|was\s)?(?P<j>\d{2,3}(?:\.\d{1,2})?)\b|\b(?:open|take|try|load)\s(?:the\s[a-z]+\s)?(?:at\s|with\s)?(?P<k>\d{2,3}(?:\.\d{1,2})?)\b|\b(?:is|are|was|were)\s(?:at|up to|now)\s(?P<l>\d{2,3}(?:\.\d{1,2})?)\b|\b(?:single|double|triple|top set|opener|attempt)\b[^.!?\d]{0,30}?\b(?:was|is)\s(?P<m>\d{2,3}(?:\.\d{1,2})?)\b)")
         .unwrap_or_else(|e| panic!("bare load pattern: {e}"))
 });
 /// What, right after a shorthand set, makes it no load: a time, a share, a clock ("30 for 10
@@ -365,8 +365,11 @@ pub(super) fn is_checked(text: &str, kg: f64, at: &std::ops::Range<usize>, done:
         || (TAKE_OFF_BEFORE.contains(&last_word.as_str()) && after.starts_with("off"))
         || CHANGE_AFTER.iter().any(|w| after.starts_with(w))
         || PLATES_AFTER.is_match(&after);
-    let implement_before =
-        IMPLEMENT_BEFORE.is_match(before) || IMPLEMENT_BEFORE.is_match(before_range);
+    let implement_before = IMPLEMENT_BEFORE.is_match(before)
+        || IMPLEMENT_BEFORE.is_match(before_range)
+        || PLATES_OF_BEFORE.is_match(before)
+        || CLASSES.is_match(before)
+        || CLASSES.is_match(&after);
     // "more than about 50 lb per hand", "rated well past 150 lb": a threshold, not a load; and
     // "one red a side makes 75 kg": plate arithmetic.
     let threshold = THRESHOLD_BEFORE.is_match(before) || PLATE_SUM_BEFORE.is_match(before);
@@ -429,7 +432,7 @@ static BODYWEIGHT_LIFT: LazyLock<Regex> = LazyLock::new(|| {
 
 /// "jumps of", "increments of": steps between sets of one session, up to [`MAX_JUMP_KG`].
 static JUMPS_OF: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(?:jumps|increments|steps)\s+of\s*$")
+    Regex::new(r"(?i)\b(?:jumps|increments|steps)\s+of(?:\s+(?:about|around|roughly))?\s*$")
         .unwrap_or_else(|e| panic!("jumps pattern: {e}"))
 });
 /// The largest jump between warm-up sets read as a step.
@@ -443,13 +446,24 @@ static ONE_NOTCH_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
 const MAX_STEP_KG: f64 = 12.0;
 /// "Stack jumps are often 5 or 7 kg", "increments of 2.5 kg": a step's size, not a value.
 static STEP_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(?:jumps?|increments?|steps?)\s+(?:are|is|of)\s+(?:often\s+|usually\s+|typically\s+|about\s+|around\s+)?(?:\d+(?:\.\d+)?\s*(?:kg|lb)?\s*(?:or|to|and|-|–)\s*)?$")
+    Regex::new(r"(?i)\b(?:jumps?|increments?|steps?)\b[^.!?\d]{0,30}?\s(?:are|is|of|at)(?:\s+(?:often|usually|typically|about|around))?\s*(?:\d+(?:\.\d+)?\s*(?:kg|lb)?\s*(?:or|to|and|-|–)\s*)?$")
         .unwrap_or_else(|e| panic!("step pattern: {e}"))
 });
 /// "20 kg and 10 kg plates": the first is a plate too; so is "5 kg technique plates".
 static PLATES_AFTER: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)^((and|or|,|/)\s*\d+(\.\d+)?\s?(kg|kgs|lb|lbs)\s+|(technique|training|change|fractional|micro|iron|steel|rubber|competition|calibrated)\s+)(plates?|bumpers?)\b")
         .unwrap_or_else(|e| panic!("plates pattern: {e}"))
+});
+/// "Technique bumpers of 5 kg": a plate's weight.
+static PLATES_OF_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:bumpers?|plates?)\s+of\s*$")
+        .unwrap_or_else(|e| panic!("plates-of pattern: {e}"))
+});
+/// Weight classes ("classes near your size are 83 kg, 93 kg", "the 74 kg class"): a
+/// federation's limits, not the lifter's loads.
+static CLASSES: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)(?:\b(?:weight\s+)?class(?:es)?\b[^.!?]*$|^(?:weight\s+)?class\b)")
+        .unwrap_or_else(|e| panic!("classes pattern: {e}"))
 });
 /// "An Olympic bar is 20 kg", "a kettlebell weighs 16 kg", "a standard axle usually weighs
 /// about 20 kg", "handles themselves weigh between 10 kg and 25 kg": an implement's weight.
@@ -712,7 +726,8 @@ static COMPARED: LazyLock<Regex> = LazyLock::new(|| {
 /// What a figure is by the words right after it: "105 kg x 5" a load, "121 kg e1RM" an e1RM.
 fn kind_after(after: &str) -> Option<Kind> {
     static SET: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r"(?i)^\s*(x|×|for)\s*\d").unwrap_or_else(|e| panic!("set pattern: {e}"))
+        Regex::new(r"(?i)^\s*(x|×|for)\s*(\d|(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\b)")
+            .unwrap_or_else(|e| panic!("set pattern: {e}"))
     });
     static MAX: LazyLock<Regex> = LazyLock::new(|| {
         Regex::new(r"(?i)^\s*([a-z]+\s+){0,2}(e1rm|1rm|e1-rm|estimated?\b|max\b)")
@@ -797,9 +812,11 @@ fn bare_loads(text: &str) -> Vec<(f64, f64, std::ops::Range<usize>)> {
     };
     let mut out = Vec::new();
     for c in BARE_LOAD.captures_iter(text) {
-        let load = ["a", "b", "c", "d", "e", "f", "g", "h", "i"]
-            .iter()
-            .find_map(|n| c.name(n));
+        let load = [
+            "a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l", "m",
+        ]
+        .iter()
+        .find_map(|n| c.name(n));
         let (Some(set), Some(load)) = (c.get(0), load) else {
             continue;
         };
@@ -811,17 +828,24 @@ fn bare_loads(text: &str) -> Vec<(f64, f64, std::ops::Range<usize>)> {
             && !starts(after_load, NOT_A_LOAD_AFTER)
         {
             out.push((raw, raw, load.range()));
-            // "You pulled 405 today and 455 back in October": the next load of the list.
-            if let Some(next) = BARE_LOAD_NEXT.captures(after_set).and_then(|n| n.get(1)) {
-                let at = set.end() + next.start()..set.end() + next.end();
+            // "You pulled 405 today and 455 back in October", "warm-ups: 135, 225, 365": the
+            // next loads of the list.
+            let mut from = set.end();
+            while let Some(next) = BARE_LOAD_NEXT
+                .captures(&text[from..])
+                .and_then(|n| n.get(1))
+            {
+                let at = from + next.start()..from + next.end();
                 let raw: f64 = next.as_str().parse().unwrap_or(0.0);
                 let after_next = &text[at.end..];
-                if raw >= MIN_BARE_LOAD
-                    && !starts(after_next, NOT_A_LOAD_AFTER)
-                    && !starts(after_next, NOT_A_SET_AFTER)
+                if raw < MIN_BARE_LOAD
+                    || starts(after_next, NOT_A_LOAD_AFTER)
+                    || starts(after_next, NOT_A_SET_AFTER)
                 {
-                    out.push((raw, raw, at));
+                    break;
                 }
+                out.push((raw, raw, at.clone()));
+                from = at.end;
             }
         }
     }
@@ -831,7 +855,7 @@ fn bare_loads(text: &str) -> Vec<(f64, f64, std::ops::Range<usize>)> {
 /// After a load written without a unit, the next one of its list, within a few words:
 /// "405 today and 455", "100, then 105".
 static BARE_LOAD_NEXT: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)^[^.!?\n\d]{0,20}?\b(?:and|then|vs\.?|versus)\s(\d{2,3}(?:\.\d{1,2})?)\b")
+    Regex::new(r"(?i)^(?:[^.!?\n\d]{0,20}?\b(?:and|then|vs\.?|versus)\s|\s*,\s*(?:and\s|then\s)?)(\d{2,3}(?:\.\d{1,2})?)\b")
         .unwrap_or_else(|e| panic!("next load pattern: {e}"))
 });
 
@@ -868,11 +892,10 @@ pub struct Facts {
     /// Numbers in the lifter's own message, with the lift named nearest them there: they back
     /// a claim of any kind about that lift, or of any lift when none was named (an e1RM only
     /// when the lifter spoke of one: "I hit 315 for a double" is no max of 315).
-    said: Vec<(f64, std::ops::Range<usize>)>,
+    said: Vec<Said>,
     /// The lifter's messages, where `said` points: their lifts are read at check time, with
     /// every name the data has taught by then.
     said_text: String,
-    said_max: bool,
     /// The lifter's unit, when known: the unit of the numbers they wrote ("I hit 315" is 315 lb
     /// for a lifter in pounds, and backs no "315 kg").
     said_unit: Option<Unit>,
@@ -884,6 +907,31 @@ pub struct Facts {
     /// The prose the facts were read from (the briefing, strings in tool results).
     prose: Vec<String>,
 }
+
+/// A number in the lifter's own message.
+#[derive(Debug, Clone)]
+struct Said {
+    n: f64,
+    /// Where it is in `Facts::said_text`.
+    at: std::ops::Range<usize>,
+    /// Its sentence speaks of a max: it may back an e1RM ("I hit 315 for a double" is no max
+    /// of 315).
+    max: bool,
+    /// A plan, not a lift done ("thinking 485 opener, 510 second, 530 third"): it backs no
+    /// "you've already squatted 530".
+    planned: bool,
+}
+
+/// Words before a number in the lifter's sentence that make it a plan.
+static PLANNED_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(thinking|planning|plan|want|wanna|hope|hoping|aim|aiming|goal|opener|attempts?|go to|go for|next (week|time|session)|should i|can i|could i)\b")
+        .unwrap_or_else(|e| panic!("planned pattern: {e}"))
+});
+/// Words before a figure in a claim that say it was done: a plan backs none of them.
+static DONE_CLAIM_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(already|you've|you have|you did|you hit|did|squatted|benched|pulled|deadlifted|pressed|lifted|made|managed)\b")
+        .unwrap_or_else(|e| panic!("done claim pattern: {e}"))
+});
 
 /// A weight in the lifter's data.
 #[derive(Debug, Clone)]
@@ -967,7 +1015,6 @@ impl Facts {
     /// The lifter's message: their numbers back any claim about the lift they named with it
     /// ("I did 100 for 5 on bench"), or about any lift when they named none.
     pub fn add_said(&mut self, text: &str) {
-        self.said_max |= E1RM_WORDS.is_match(text);
         if !self.said_text.is_empty() {
             self.said_text.push('\n');
         }
@@ -977,7 +1024,18 @@ impl Facts {
             if let Ok(n) = m.as_str().parse::<f64>()
                 && said_weight(text, n, m.range())
             {
-                self.said.push((n, offset + m.start()..offset + m.end()));
+                let sentence = text[..m.start()]
+                    .rfind(['.', '!', '?', '\n'])
+                    .map_or(0, |i| i + 1);
+                let end = text[m.end()..]
+                    .find(['.', '!', '?', '\n'])
+                    .map_or(text.len(), |i| m.end() + i);
+                self.said.push(Said {
+                    n,
+                    at: offset + m.start()..offset + m.end(),
+                    max: E1RM_WORDS.is_match(&text[sentence..end]),
+                    planned: PLANNED_BEFORE.is_match(&text[sentence..m.start()]),
+                });
             }
         }
         self.add_text(text);
@@ -1142,21 +1200,28 @@ impl Facts {
             .unwrap_or_default()
             .to_ascii_lowercase();
         let about = ABOUT_BEFORE.contains(&last_word.as_str()) || before.ends_with('~');
-        let tolerance = if about {
-            (w.kg * ABOUT_SHARE).max(TOLERANCE_KG)
-        } else {
-            TOLERANCE_KG
+        // An approximation's tolerance is a share of the reading ("about 352" in pounds is
+        // 160 kg, not 352).
+        let tolerance = |kg: f64| {
+            if about {
+                (kg * ABOUT_SHARE).max(TOLERANCE_KG)
+            } else {
+                TOLERANCE_KG
+            }
         };
         let lift = self
             .names
             .lift_at(text, w.at.clone())
             .or_else(|| self.heading_lift(text, w.at.start))
             .or(lead.map(str::to_string));
-        // Written without a unit, a load is in the lifter's unit: kilograms or pounds.
-        let readings: &[f64] = if w.bare {
-            &[w.raw, w.raw / LB_PER_KG]
-        } else {
-            &[w.kg]
+        // Written without a unit, a load is in the lifter's unit (either when it is not known):
+        // "225" to a lifter in pounds is 225 lb, whatever 225 kg the data holds.
+        let in_pounds = [w.raw / LB_PER_KG];
+        let readings: &[f64] = match (w.bare, self.said_unit) {
+            (false, _) => &[w.kg],
+            (true, Some(Unit::Lb)) => &in_pounds,
+            (true, Some(Unit::Kg)) => &[w.raw],
+            (true, None) => &[w.raw, w.raw / LB_PER_KG],
         };
         // The unit it is written in (none: bare).
         let in_lb = (!w.bare).then(|| (w.raw - w.kg).abs() > 0.01);
@@ -1164,10 +1229,19 @@ impl Facts {
         if w.total {
             return readings
                 .iter()
-                .any(|kg| self.backs_total(*kg, tolerance, lift.as_deref()));
+                .any(|kg| self.backs_total(*kg, tolerance(*kg), lift.as_deref()));
         }
         readings.iter().any(|kg| {
-            self.backs_within(w.kind, *kg, w.raw, in_lb, tolerance, lift.as_deref(), reps)
+            self.backs_within(&Claim {
+                kind: w.kind,
+                kg: *kg,
+                raw: w.raw,
+                in_lb,
+                tolerance_kg: tolerance(*kg),
+                lift: lift.as_deref(),
+                reps,
+                done: DONE_CLAIM_BEFORE.is_match(before),
+            })
         })
     }
 
@@ -1245,27 +1319,37 @@ impl Facts {
     /// particular. The same digits back it only in the same unit: "315 kg" is not 315 lb. A
     /// set written with its `reps` ("90 kg x 10") needs a set of those reps at that load when
     /// the data gives the reps of its sets there (90 × 3 backs no 90 × 10).
-    #[allow(clippy::too_many_arguments)]
-    fn backs_within(
-        &self,
-        kind: Kind,
-        kg: f64,
-        raw: f64,
-        in_lb: Option<bool>,
-        tolerance_kg: f64,
-        lift: Option<&str>,
-        reps: Option<u32>,
-    ) -> bool {
-        let close = |fact_kg: f64, fact_raw: f64, fact_lb: Option<bool>| {
+    /// The lifter's own numbers are exact: they back a figure within half a kilogram (a
+    /// conversion's rounding), not the data's kilogram ("523 lb" is not their "525"), unless
+    /// it is an approximation. One that was a plan backs no claim of a lift done.
+    fn backs_within(&self, c: &Claim) -> bool {
+        let Claim {
+            kind,
+            kg,
+            raw,
+            in_lb,
+            tolerance_kg,
+            lift,
+            reps,
+            done,
+        } = *c;
+        let close_within = |fact_kg: f64, fact_raw: f64, fact_lb: Option<bool>, tol: f64| {
             let same_unit = in_lb.is_none() || fact_lb.is_none() || in_lb == fact_lb;
-            (fact_kg - kg).abs() <= tolerance_kg || (same_unit && (fact_raw - raw).abs() < 0.01)
+            (fact_kg - kg).abs() <= tol || (same_unit && (fact_raw - raw).abs() < 0.01)
         };
-        let said = kind != Kind::E1rm || self.said_max;
+        let close = |fact_kg: f64, fact_raw: f64, fact_lb: Option<bool>| {
+            close_within(fact_kg, fact_raw, fact_lb, tolerance_kg)
+        };
+        let said_tolerance = if tolerance_kg > TOLERANCE_KG {
+            tolerance_kg
+        } else {
+            SAID_TOLERANCE_KG
+        };
         let said_lb = self.said_unit.map(|u| u == Unit::Lb);
         let said_backs = |n: f64| match said_lb {
-            Some(true) => close(n / LB_PER_KG, n, Some(true)),
-            Some(false) => close(n, n, Some(false)),
-            None => close(n, n, None),
+            Some(true) => close_within(n / LB_PER_KG, n, Some(true), said_tolerance),
+            Some(false) => close_within(n, n, Some(false), said_tolerance),
+            None => close_within(n, n, None, said_tolerance),
         };
         let said_backs_fact = |n: f64, f: &Fact| match said_lb {
             Some(true) => (f.kg - n / LB_PER_KG).abs() <= TOLERANCE_KG,
@@ -1294,31 +1378,49 @@ impl Facts {
                 }
             }
         };
-        (said
-            && self
-                .said
-                .iter()
-                .any(|(n, at)| said_backs(*n) && said_of(*n, at)))
-            || {
-                let mut matching = self.weights.iter().filter(|f| {
-                    f.kind.backs(kind)
-                        && close(f.kg, f.raw, Some((f.raw - f.kg).abs() > 0.01))
-                        && match (lift, self.lift_of_fact(f).as_deref()) {
-                            (Some(claimed), Some(of)) => same_lift(claimed, of),
-                            _ => true,
-                        }
-                });
-                match reps {
-                    None => matching.next().is_some(),
-                    Some(r) => {
-                        let found: Vec<_> = matching.map(|f| f.reps).collect();
-                        found.iter().flatten().any(|f| f.backs(r))
-                            || (!found.is_empty() && found.iter().all(Option::is_none))
+        self.said.iter().any(|s| {
+            (kind != Kind::E1rm || s.max)
+                && !(s.planned && done)
+                && said_backs(s.n)
+                && said_of(s.n, &s.at)
+        }) || {
+            let mut matching = self.weights.iter().filter(|f| {
+                f.kind.backs(kind)
+                    && close(f.kg, f.raw, Some((f.raw - f.kg).abs() > 0.01))
+                    && match (lift, self.lift_of_fact(f).as_deref()) {
+                        (Some(claimed), Some(of)) => same_lift(claimed, of),
+                        _ => true,
                     }
+            });
+            match reps {
+                None => matching.next().is_some(),
+                Some(r) => {
+                    let found: Vec<_> = matching.map(|f| f.reps).collect();
+                    found.iter().flatten().any(|f| f.backs(r))
+                        || (!found.is_empty() && found.iter().all(Option::is_none))
                 }
             }
+        }
     }
 }
+
+/// A figure as [`Facts::backs_within`] checks it: its kind, in kilograms and as written (in
+/// pounds or not: `in_lb`, unknown for a bare number), the tolerance, the lift it is about, the
+/// reps of its set, and whether its sentence says it was done.
+#[derive(Clone, Copy)]
+struct Claim<'a> {
+    kind: Kind,
+    kg: f64,
+    raw: f64,
+    in_lb: Option<bool>,
+    tolerance_kg: f64,
+    lift: Option<&'a str>,
+    reps: Option<u32>,
+    done: bool,
+}
+
+/// How far a figure may be from the lifter's own number: a conversion's rounding.
+const SAID_TOLERANCE_KG: f64 = 0.5;
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Violation {
@@ -1596,7 +1698,7 @@ static BELL_SET_AFTER: LazyLock<Regex> = LazyLock::new(|| {
 });
 /// Words that tell of a set done, not advice: "you did", "last week", "on the 16th".
 static DONE_WORDS: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(did|used|were|was|hit|managed|got|swung|carried|pressed|last (week|time|session)|yesterday|on the \d{1,2}(st|nd|rd|th)|on (monday|tuesday|wednesday|thursday|friday|saturday|sunday))\b")
+    Regex::new(r"(?i)\b(did|used|were|was|hit|managed|got|swung|carried|pressed|(?:are|is|moved|went)\s+up\s+to|last (week|time|session)|yesterday|on the \d{1,2}(st|nd|rd|th)|on (monday|tuesday|wednesday|thursday|friday|saturday|sunday))\b")
         .unwrap_or_else(|e| panic!("done words pattern: {e}"))
 });
 
@@ -2791,6 +2893,97 @@ mod tests {
             ["245"]
         );
         assert!(left_out("Farmers at 220 per hand again.", &f).is_empty());
+    }
+    #[test]
+    fn a_lifters_plan_backs_no_lift_done_and_their_numbers_are_exact() {
+        let mut f = Facts::in_unit(Unit::Lb);
+        f.add_said("Thinking 485 opener on squat, 510 second, 530 third. Pulled 525 at RPE 8 on Thursday and block pulls were 550 for a double. Is 90% of my max a good opener?");
+        f.add_text("Strength (weekly best e1RM, last 12 weeks): Squat 523 lb; Deadlift 577 lb.");
+        f.add_json(
+            &json!({"sets": [{"exercise_id": "deadlift", "reps": 1, "weight_kg": 238.1},
+            {"exercise_id": "block-pull", "reps": 2, "weight_kg": 249.5},
+            {"exercise_id": "deadlift", "reps": 2, "weight_kg": 224.5}]}),
+        );
+        for ok in [
+            "Your planned 530 third attempt on squat is reasonable.",
+            "You pulled 525 for a single on Thursday.",
+            "Block pulls: 550 for a double.",
+        ] {
+            assert!(left_out(ok, &f).is_empty(), "{ok}: {:?}", left_out(ok, &f));
+        }
+        // A plan as done; the lifter's 525 as a 523 lb max; a pull's 525 as the block pull's.
+        assert_eq!(
+            left_out("You've already squatted 530 in training.", &f),
+            ["530"]
+        );
+        assert_eq!(left_out("**Deadlift e1RM:** 523 lb", &f), ["523 lb"]);
+        assert_eq!(
+            left_out("Your block pulls topped out at 525 for a double.", &f),
+            ["525"]
+        );
+        // A figure without a unit is in the lifter's: 225 is no 224.5 kg.
+        assert_eq!(
+            left_out("Deadlift warm-ups: 135, 225, 365, then the top single.", &f),
+            ["135", "225", "365"]
+        );
+        // "About 352" in pounds is about 160 kg, give or take 2.5 % of that, not of 352.
+        let mut p = Facts::in_unit(Unit::Lb);
+        p.add_json(&json!({"exercise_id": "paused-bench-press", "e1rm_kg": 153.3}));
+        assert_eq!(left_out("Paused bench e1RM is about 352.", &p), ["352"]);
+        assert!(left_out("Paused bench e1RM is about 338.", &p).is_empty());
+    }
+
+    #[test]
+    fn attempts_plans_and_lists_without_a_unit_are_read() {
+        let mut f = Facts::in_unit(Unit::Lb);
+        f.add_json(&json!({"sets": [{"exercise_id": "barbell-bench-press", "reps": 1, "weight_kg": 145.1}]}));
+        f.add_json(&json!({"exercise_id": "deadlift", "e1rm_kg": 261.9}));
+        assert_eq!(
+            left_out("Plan bench attempts of 320, 345 and 370.", &f),
+            ["345", "370"]
+        );
+        assert_eq!(
+            left_out("Open the deadlift at 545 and take 585 on your second.", &f),
+            ["545", "585"]
+        );
+        assert_eq!(left_out("Your bench is at 360 now.", &f), ["360"]);
+        assert_eq!(
+            left_out("Your deadlift single on Thursday was 577.", &f),
+            ["577"]
+        );
+        for general in [
+            "Men's IPF classes near your size are 83 kg, 93 kg and 105 kg.",
+            "A typical jump from opener to second is 5 to 10 kg.",
+            "Technique bumpers of 5 kg put the bar at the right height.",
+            "Take warm-up jumps of about 15 lb once you're past the bar.",
+        ] {
+            assert!(
+                left_out(general, &f).is_empty(),
+                "{general}: {:?}",
+                left_out(general, &f)
+            );
+        }
+    }
+
+    #[test]
+    fn a_weak_word_gives_way_to_the_lift_named_after_it() {
+        let mut f = Facts::in_unit(Unit::Kg);
+        f.add_json(
+            &json!({"sets": [{"exercise_id": "barbell-bench-press", "reps": 5, "weight_kg": 27.5},
+            {"exercise_id": "overhead-press", "reps": 5, "weight_kg": 22.5},
+            {"exercise_id": "barbell-row", "reps": 5, "weight_kg": 30},
+            {"exercise_id": "back-squat", "reps": 5, "weight_kg": 37.5}]}),
+        );
+        f.add_json(&json!({"exercise_id": "log-press", "name": "Log Press", "sets": [{"weight_kg": 60, "reps": 3}]}));
+        assert_eq!(
+            left_out("She pressed 27.5 kg overhead on Wednesday.", &f),
+            ["27.5 kg"]
+        );
+        assert!(left_out("She pressed 22.5 kg overhead on Wednesday.", &f).is_empty());
+        assert!(left_out("You put 60 kg overhead on the log.", &f).is_empty());
+        // "Rows" is the lifter's only row: the squat's 37.5 backs none of it.
+        assert_eq!(left_out("- Rows: 3x5 @ 37.5 kg", &f), ["37.5 kg"]);
+        assert!(left_out("- Rows: 3x5 @ 30 kg", &f).is_empty());
     }
 }
 

@@ -30,6 +30,10 @@ const LIFT_VERBS: &[(&str, &str)] = &[
     ("front squatted", "front-squat"),
     ("benched", "barbell-bench-press"),
     ("deadlifted", "deadlift"),
+    ("pulled", "deadlift"),
+    ("overhead", "overhead-press"),
+    ("paused benched", "paused-bench-press"),
+    ("pause benched", "paused-bench-press"),
     ("power cleaned", "power-clean"),
     ("hang cleaned", "hang-clean"),
     ("clean and jerked", "clean-and-jerk"),
@@ -39,6 +43,11 @@ const LIFT_VERBS: &[(&str, &str)] = &[
     ("trap bar", "trap-bar-deadlift"),
     ("hex bar", "trap-bar-deadlift"),
 ];
+
+/// Words that name a lift only when nothing better is named: "pulled" is a deadlift unless a
+/// sumo, a trap bar or a block pull is named after it; "27.5 kg overhead" is a press unless
+/// it is "on the log".
+const WEAK_VERBS: &[&str] = &["pulled", "overhead"];
 
 /// Names of lifts, as lower-case words, by their first word: each with the lift's id.
 #[derive(Debug, Default, Clone)]
@@ -222,6 +231,24 @@ impl LiftNames {
         ids.iter().all(|id| *id == first).then_some(first)
     }
 
+    /// The one lift of these names (the lifter's) whose name ends with `word`, a movement's
+    /// noun: "rows" is the lifter's "Barbell Row" when it is their only row.
+    fn only_lift_ending(&self, word: &str) -> Option<&str> {
+        const NOUNS: &[&str] = &["row", "curl", "pulldown", "thrust", "extension", "raise"];
+        let word = word.strip_suffix('s').unwrap_or(word);
+        if !NOUNS.contains(&word) {
+            return None;
+        }
+        let mut ids = self
+            .by_first
+            .values()
+            .flatten()
+            .filter(|(n, _)| n.len() >= 2 && n.last().is_some_and(|l| l == word))
+            .map(|(_, id)| id.as_str());
+        let first = ids.next()?;
+        ids.all(|id| id == first).then_some(first)
+    }
+
     /// The lifts named in `text`: (start, end, id), in order, the longest name where names
     /// overlap; these names and the catalog's.
     pub fn mentions(&self, text: &str) -> Vec<(usize, usize, String)> {
@@ -261,7 +288,12 @@ impl LiftNames {
             if idiom {
                 best = None;
             }
-            match best.or_else(|| self.only_lift_starting(&w[i].0).map(|id| (1, id))) {
+            let alone = || {
+                self.only_lift_starting(&w[i].0)
+                    .or_else(|| self.only_lift_ending(&w[i].0))
+                    .map(|id| (1, id))
+            };
+            match best.or_else(alone) {
                 Some((n, id)) => {
                     out.push((w[i].1, w[i + n - 1].2, id.to_string()));
                     i += n;
@@ -283,10 +315,32 @@ impl LiftNames {
             .next()
             .unwrap_or(text.len());
         let found = self.mentions(&text[start..end]);
-        let after = found.iter().find(|(s, _, _)| start + s >= at.end);
-        let next_to =
-            after.filter(|(s, _, _)| NAMED_RIGHT_AFTER.is_match(&text[at.end..start + s]));
+        let is_weak = |(s, e, _): &&(usize, usize, String)| {
+            WEAK_VERBS.contains(&text[start + s..start + e].to_ascii_lowercase().as_str())
+        };
+        let first_after = found.iter().find(|(s, _, _)| start + s >= at.end);
+        let next_to = first_after
+            .filter(|(s, _, _)| NAMED_RIGHT_AFTER.is_match(&text[at.end..start + s]))
+            .filter(|m| !is_weak(m));
         let before = found.iter().rfind(|(_, e, _)| start + e <= at.start);
+        // A lift named after is the figure's only when no other figure comes first: in "525 at
+        // RPE 8 and block pulls were 550", the block pull is 550's. A strong name first ("65 kg
+        // overhead on the log" is the log's).
+        let after: Vec<_> = found
+            .iter()
+            .filter(|(s, _, _)| {
+                start + s >= at.end
+                    && !text[at.end..start + s].contains(|c: char| c.is_ascii_digit())
+            })
+            .collect();
+        let after = after
+            .iter()
+            .find(|m| !is_weak(m))
+            .or(after.first())
+            .copied();
+        // A word that only says "a pull" or "overhead" gives way to the lift named after it
+        // ("you pulled 112.5 kg for two triples sumo").
+        let before = before.filter(|m| !(is_weak(m) && after.is_some_and(|a| !is_weak(&a))));
         next_to.or(before).or(after).map(|(_, _, id)| id.clone())
     }
 }

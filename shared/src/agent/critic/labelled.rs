@@ -7,7 +7,8 @@
 //! lifters followed, each held out (its failures not printed) until it had been measured, then
 //! used for development: the "fresh" one, the "third" and the "fourth" (held out through the
 //! morning of 27 November, development since), the "fifth" (held out until 1192861) and the
-//! "sixth", written as development data. The "seventh" is held out now.
+//! "sixth", written as development data, and the "seventh" (held out until 91650ff). The
+//! "eighth" is held out now.
 
 use serde_json::Value;
 
@@ -285,18 +286,52 @@ fn the_number_check_on_a_sixth_set() {
 /// A seventh set (27 Nov, later), two more lifters (a powerlifter in pounds six weeks from a
 /// meet, a sixteen-year-old novice in kilograms) by a seventh helper: held out, measured
 /// against the checker as it was that morning (5719b20: 78 of 85, 39 of 65), after the sixth
-/// set's changes (1192861: 80 of 85, 42 of 65) and after the fifth set's.
+/// set's changes (1192861: 80 of 85, 42 of 65) and after the fifth set's (91650ff: the same);
+/// development data since.
 const SEVENTH_CONTEXTS: &str = include_str!("../../../../tests/data/critic/seventh-contexts.json");
 const SEVENTH_SENTENCES: &str =
     include_str!("../../../../tests/data/critic/seventh-sentences.json");
 
 #[test]
-fn the_number_check_on_a_seventh_set_held_out() {
+fn the_number_check_on_a_seventh_set() {
     let (_, seventh) = measure(SEVENTH_CONTEXTS, SEVENTH_SENTENCES, |_| true);
-    // Only the figures: its failures are not printed, so that nothing is tuned on it.
+    for f in &seventh.failures {
+        println!("{f}");
+    }
     println!("seventh: {}", seventh.line());
     assert!(
         seventh.clean >= 80 && seventh.bad_figures >= 60,
         "{seventh:?}"
     );
+    // Development data since its failures were read: the bar.
+    assert!(
+        seventh.precision() >= MIN_PRECISION,
+        "seventh: {}",
+        seventh.line()
+    );
+    assert!(
+        seventh.recall() >= MIN_RECALL,
+        "seventh: {}",
+        seventh.line()
+    );
+}
+
+/// An eighth set (27 Nov, later), two more lifters (a functional-fitness athlete in kilograms, a
+/// woman of 61 in pounds back after a hip replacement) by an eighth helper: held out, measured
+/// against the checker as it was that morning (5719b20: 78 of 87, 53 of 63), after the fifth
+/// set's changes (91650ff: 82 of 87, 62 of 63) and after the seventh set's (81 of 87, 62 of
+/// 63).
+const EIGHTH_CONTEXTS: &str = include_str!("../../../../tests/data/critic/eighth-contexts.json");
+const EIGHTH_SENTENCES: &str = include_str!("../../../../tests/data/critic/eighth-sentences.json");
+
+#[test]
+fn the_number_check_on_an_eighth_set_held_out() {
+    let (_, eighth) = measure(EIGHTH_CONTEXTS, EIGHTH_SENTENCES, |_| true);
+    // Only the figures: its failures are not printed, so that nothing is tuned on it.
+    println!("eighth: {}", eighth.line());
+    assert!(eighth.clean >= 80 && eighth.bad_figures >= 60, "{eighth:?}");
+    // As measured after the seventh set's changes (docs/models.md): recall above the issue's
+    // bar, precision below it.
+    assert!(eighth.clean_kept >= 81, "eighth: {}", eighth.line());
+    assert!(eighth.bad_masked >= 62, "eighth: {}", eighth.line());
 }
