@@ -147,6 +147,22 @@ fn measure(contexts: &str, sentences: &str, held_out: fn(usize) -> bool) -> (Tal
     (dev, held)
 }
 
+/// A set used for development (its failures were read): its failures printed, at least
+/// `least` (correct and general sentences, bad weights), and the issue's bar.
+fn development_set(name: &str, contexts: &str, sentences: &str, least: (usize, usize)) {
+    let (_, set) = measure(contexts, sentences, |_| true);
+    for f in &set.failures {
+        println!("{f}");
+    }
+    println!("{name}: {}", set.line());
+    assert!(
+        set.clean >= least.0 && set.bad_figures >= least.1,
+        "{name}: {set:?}"
+    );
+    assert!(set.precision() >= MIN_PRECISION, "{name}: {}", set.line());
+    assert!(set.recall() >= MIN_RECALL, "{name}: {}", set.line());
+}
+
 #[test]
 fn the_number_check_masks_invented_and_misattributed_weights_and_nothing_correct() {
     let (dev, held) = measure(CONTEXTS, SENTENCES, |i| i % 3 == 2);
@@ -184,56 +200,19 @@ fn the_number_check_masks_invented_and_misattributed_weights_and_nothing_correct
 
 #[test]
 fn the_number_check_on_a_fresh_set_of_two_new_lifters() {
-    let (_, fresh) = measure(FRESH_CONTEXTS, FRESH_SENTENCES, |_| true);
-    for f in &fresh.failures {
-        println!("{f}");
-    }
-    println!("fresh: {}, {} failures", fresh.line(), fresh.failures.len());
-    assert!(fresh.clean >= 80 && fresh.bad_figures >= 70, "{fresh:?}");
     // Measured once before any change was made from it (66 of 83, 65 of 78), then changes were
-    // made looking at its failures: it is development data now, and these are its floors
-    // (docs/models.md: 83 of 83 and 75 of 78 since conversions, steps, the lifter's unit and
-    // dumbbells by size): the issue's bar, as on the first set's development sentences.
-    assert!(
-        fresh.precision() >= MIN_PRECISION,
-        "fresh: {}",
-        fresh.line()
-    );
-    assert!(fresh.recall() >= MIN_RECALL, "fresh: {}", fresh.line());
+    // made looking at its failures: development data since (docs/models.md).
+    development_set("fresh", FRESH_CONTEXTS, FRESH_SENTENCES, (80, 70));
 }
 
 #[test]
 fn the_number_check_on_a_third_set() {
-    let (_, third) = measure(THIRD_CONTEXTS, THIRD_SENTENCES, |_| true);
-    for f in &third.failures {
-        println!("{f}");
-    }
-    println!("third: {}", third.line());
-    assert!(third.clean >= 60 && third.bad_figures >= 50, "{third:?}");
-    // Development data since its failures were read: the issue's bar.
-    assert!(
-        third.precision() >= MIN_PRECISION,
-        "third: {}",
-        third.line()
-    );
-    assert!(third.recall() >= MIN_RECALL, "third: {}", third.line());
+    development_set("third", THIRD_CONTEXTS, THIRD_SENTENCES, (60, 50));
 }
 
 #[test]
 fn the_number_check_on_a_fourth_set() {
-    let (_, fourth) = measure(FOURTH_CONTEXTS, FOURTH_SENTENCES, |_| true);
-    for f in &fourth.failures {
-        println!("{f}");
-    }
-    println!("fourth: {}", fourth.line());
-    assert!(fourth.clean >= 80 && fourth.bad_figures >= 45, "{fourth:?}");
-    // Development data since its failures were read: the issue's bar.
-    assert!(
-        fourth.precision() >= MIN_PRECISION,
-        "fourth: {}",
-        fourth.line()
-    );
-    assert!(fourth.recall() >= MIN_RECALL, "fourth: {}", fourth.line());
+    development_set("fourth", FOURTH_CONTEXTS, FOURTH_SENTENCES, (80, 45));
 }
 
 /// A fifth set (27 Nov, later), two more lifters (a powerbuilder in kilograms, a strongman in
@@ -245,19 +224,7 @@ const FIFTH_SENTENCES: &str = include_str!("../../../../tests/data/critic/fifth-
 
 #[test]
 fn the_number_check_on_a_fifth_set() {
-    let (_, fifth) = measure(FIFTH_CONTEXTS, FIFTH_SENTENCES, |_| true);
-    for f in &fifth.failures {
-        println!("{f}");
-    }
-    println!("fifth: {}", fifth.line());
-    assert!(fifth.clean >= 75 && fifth.bad_figures >= 60, "{fifth:?}");
-    // Development data since its failures were read: the issue's bar.
-    assert!(
-        fifth.precision() >= MIN_PRECISION,
-        "fifth: {}",
-        fifth.line()
-    );
-    assert!(fifth.recall() >= MIN_RECALL, "fifth: {}", fifth.line());
+    development_set("fifth", FIFTH_CONTEXTS, FIFTH_SENTENCES, (75, 60));
 }
 
 /// A sixth set (27 Nov, later), two more lifters (a strongwoman in kilograms with implements
@@ -268,19 +235,8 @@ const SIXTH_SENTENCES: &str = include_str!("../../../../tests/data/critic/sixth-
 
 #[test]
 fn the_number_check_on_a_sixth_set() {
-    let (_, sixth) = measure(SIXTH_CONTEXTS, SIXTH_SENTENCES, |_| true);
-    for f in &sixth.failures {
-        println!("{f}");
-    }
-    println!("sixth: {}", sixth.line());
-    assert!(sixth.clean >= 80 && sixth.bad_figures >= 55, "{sixth:?}");
-    // Measured first at 77.5 % and 83.6 %; the issue's bar since the changes made from it.
-    assert!(
-        sixth.precision() >= MIN_PRECISION,
-        "sixth: {}",
-        sixth.line()
-    );
-    assert!(sixth.recall() >= MIN_RECALL, "sixth: {}", sixth.line());
+    // Measured first at 77.5 % and 83.6 % (docs/models.md).
+    development_set("sixth", SIXTH_CONTEXTS, SIXTH_SENTENCES, (80, 55));
 }
 
 /// A seventh set (27 Nov, later), two more lifters (a powerlifter in pounds six weeks from a
@@ -294,26 +250,7 @@ const SEVENTH_SENTENCES: &str =
 
 #[test]
 fn the_number_check_on_a_seventh_set() {
-    let (_, seventh) = measure(SEVENTH_CONTEXTS, SEVENTH_SENTENCES, |_| true);
-    for f in &seventh.failures {
-        println!("{f}");
-    }
-    println!("seventh: {}", seventh.line());
-    assert!(
-        seventh.clean >= 80 && seventh.bad_figures >= 60,
-        "{seventh:?}"
-    );
-    // Development data since its failures were read: the issue's bar.
-    assert!(
-        seventh.precision() >= MIN_PRECISION,
-        "seventh: {}",
-        seventh.line()
-    );
-    assert!(
-        seventh.recall() >= MIN_RECALL,
-        "seventh: {}",
-        seventh.line()
-    );
+    development_set("seventh", SEVENTH_CONTEXTS, SEVENTH_SENTENCES, (80, 60));
 }
 
 /// An eighth set (27 Nov, later), two more lifters (a functional-fitness athlete in kilograms, a
