@@ -22,7 +22,7 @@ use std::sync::LazyLock;
 use regex_lite::Regex;
 use serde_json::Value;
 
-use super::lifts::{LiftNames, same_lift};
+use super::lifts::{LiftNames, same_lift, sentence_ends};
 use crate::domain::units::Unit;
 
 /// Smallest load (kg) the number check applies to: micro-plates (2.5 kg) are advice, not data.
@@ -256,7 +256,13 @@ const CHANGE_AFTER: &[&str] = &[
     "vest",
     "bumper",
     "chain",
-    "step",
+    "steps",
+    "step ",
+    "step.",
+    "step,",
+    "away from",
+    "short of",
+    "shy of",
     // Plates by their colour: "25 kg reds".
     "red",
     "blue",
@@ -365,14 +371,19 @@ pub(super) fn is_checked(text: &str, kg: f64, at: &std::ops::Range<usize>, done:
         || (TAKE_OFF_BEFORE.contains(&last_word.as_str()) && after.starts_with("off"))
         || CHANGE_AFTER.iter().any(|w| after.starts_with(w))
         || PLATES_AFTER.is_match(&after);
-    let implement_before = IMPLEMENT_BEFORE.is_match(before)
-        || IMPLEMENT_BEFORE.is_match(before_range)
+    // "Your yoke is 300 kg" is the lifter's load; "a standard axle weighs 20 kg" is not.
+    let implement_before = (!YOUR_IMPLEMENT.is_match(before)
+        && (IMPLEMENT_BEFORE.is_match(before) || IMPLEMENT_BEFORE.is_match(before_range)))
         || PLATES_OF_BEFORE.is_match(before)
         || CLASSES.is_match(before)
-        || CLASSES.is_match(&after);
+        || CLASS_AFTER.is_match(&after);
     // "more than about 50 lb per hand", "rated well past 150 lb": a threshold, not a load; and
     // "one red a side makes 75 kg": plate arithmetic.
-    let threshold = THRESHOLD_BEFORE.is_match(before) || PLATE_SUM_BEFORE.is_match(before);
+    // Neither when it says what the lifter did ("you've deadlifted more than 200 kg", "for
+    // your top set, two reds a side makes 140 kg") or a change made.
+    let threshold = !past_change(text, at)
+        && ((THRESHOLD_BEFORE.is_match(before) && !DONE_CLAIM_BEFORE.is_match(before))
+            || (PLATE_SUM_BEFORE.is_match(before) && !YOU.is_match(before)));
     // A step is a few kilograms at most: "the next step is 105 kg" is a load.
     // "Jumps of 30–40 lb" to a top set may be bigger than a next session's step.
     let cap = if JUMPS_OF.is_match(before_range) {
@@ -454,6 +465,11 @@ static PLATES_AFTER: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)^((and|or|,|/)\s*\d+(\.\d+)?\s?(kg|kgs|lb|lbs)\s+|(technique|training|change|fractional|micro|iron|steel|rubber|competition|calibrated)\s+)(plates?|bumpers?)\b")
         .unwrap_or_else(|e| panic!("plates pattern: {e}"))
 });
+/// "Your yoke is", "your log weighs": the lifter's own implement, loaded.
+static YOUR_IMPLEMENT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\byour\s+(?:[a-z'-]+\s+)?(?:bar|barbell|log|axle|yoke|handles?|frame|sled|stone|sandbag)s?\s+[^.!?]{0,30}$")
+        .unwrap_or_else(|e| panic!("your implement pattern: {e}"))
+});
 /// "Technique bumpers of 5 kg": a plate's weight.
 static PLATES_OF_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)\b(?:bumpers?|plates?)\s+of\s*$")
@@ -462,8 +478,12 @@ static PLATES_OF_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
 /// Weight classes ("classes near your size are 83 kg, 93 kg", "the 74 kg class"): a
 /// federation's limits, not the lifter's loads.
 static CLASSES: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)(?:\b(?:weight\s+)?class(?:es)?\b[^.!?]*$|^(?:weight\s+)?class\b)")
+    Regex::new(r"(?i)\b(?:weight\s+)?class(?:es)?\b[^.!?\d\n]{0,30}(?:\d+(?:\.\d+)?\s*(?:kg|lb)\s*(?:,|and|or)\s*)*$")
         .unwrap_or_else(|e| panic!("classes pattern: {e}"))
+});
+/// "the 93 kg class": a class by its limit.
+static CLASS_AFTER: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)^(?:weight\s+)?class\b").unwrap_or_else(|e| panic!("class pattern: {e}"))
 });
 /// "An Olympic bar is 20 kg", "a kettlebell weighs 16 kg", "a standard axle usually weighs
 /// about 20 kg", "handles themselves weigh between 10 kg and 25 kg": an implement's weight.
@@ -631,8 +651,11 @@ pub(super) fn weights_in(text: &str, claim: bool) -> Vec<Stated> {
                 kind = Kind::Change;
             }
         }
-        let total = claim && TOTAL_AFTER.is_match(text.get(at.end..).unwrap_or_default());
-        if total {
+        // "120 kg total in your hands"; not a volume, a change or a max ("up 20 kg total").
+        let total = claim
+            && matches!(kind, Kind::Load | Kind::Best | Kind::Volume)
+            && TOTAL_AFTER.is_match(text.get(at.end..).unwrap_or_default());
+        if total && kind == Kind::Best {
             kind = Kind::Load;
         }
         if claim && is_bodyweight(text, &at) {
@@ -660,11 +683,11 @@ fn is_bodyweight(text: &str, at: &std::ops::Range<usize>) -> bool {
             .unwrap_or_else(|e| panic!("bodyweight-after pattern: {e}"))
     });
     static BEFORE: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r"(?i)\b(?:you\s+weigh|weighing|weigh(?:s|ed)?\s+in\s+at|body\s*weight\s+(?:is|of|was)|body\s*weight:)\s*(?:about\s+|around\s+|roughly\s+|~\s*)?$")
+        Regex::new(r"(?i)\b(?:you\s+weigh|weighing|weigh(?:s|ed)?\s+in\s+at|body\s*weight(?:\s+(?:is|of|was))?(?:\s+(?:now|currently|still))?(?:\s+at)?\s*:?)\s*(?:about\s+|around\s+|roughly\s+|~\s*)?$")
             .unwrap_or_else(|e| panic!("bodyweight-before pattern: {e}"))
     });
     static YOU_ARE: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r"(?i)\byou(?:['’]re|\s+are)\s*$")
+        Regex::new(r"(?i)\byou(?:['’]re|\s+are)(?:\s+(?:now|currently|still))?\s*$")
             .unwrap_or_else(|e| panic!("you-are pattern: {e}"))
     });
     static CLAUSE_ENDS: LazyLock<Regex> = LazyLock::new(|| {
@@ -681,8 +704,14 @@ fn is_bodyweight(text: &str, at: &std::ops::Range<usize>) -> bool {
 /// Words after a weight that make it a total of two hands, or of a body and a belt: "120 kg
 /// total", "70 lb in your hands", "140 lb of dumbbell".
 static TOTAL_AFTER: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)^\s*(?:total\b|in total\b|combined\b|altogether\b|across both hands|in (?:your|both) hands|of (?:dumbbells?|kettlebells?|bells?|iron)\b)")
+    Regex::new(r"(?i)^\s*(?:total\b|combined\b|across both hands|in (?:your|both) hands|of (?:dumbbells?|kettlebells?|bells?|iron)\b)")
         .unwrap_or_else(|e| panic!("total pattern: {e}"))
+});
+
+/// "in your hands", "of dumbbell": a total that can only be two hands' load.
+static HANDS_AFTER: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)^\s*(?:total\s+)?(?:across both hands|in (?:your|both) hands|of (?:dumbbells?|kettlebells?|bells?|iron)\b)")
+        .unwrap_or_else(|e| panic!("hands pattern: {e}"))
 });
 
 /// Words that make a figure a load done or to do ("did", "for 5", "try").
@@ -698,7 +727,7 @@ static OVER_WEEKS_AFTER: LazyLock<Regex> = LazyLock::new(|| {
 /// Words before a figure that make it a goal: "a goal of ", "your goal is to bench ",
 /// "working towards a " (no comma between: "to reach your goal, put 105 kg on" is a load).
 static GOAL_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(goals?|working towards|on track for|chasing)\b[^.,;!?\d]{0,40}$")
+    Regex::new(r"(?i)\b(goals?|working towards|on track for|chasing|away from|short of|shy of)\b[^.,;!?\d]{0,40}$")
         .unwrap_or_else(|e| panic!("goal-before pattern: {e}"))
 });
 /// Words before "your 70 kg goal" that say it was met ("hitting your", "you reached the"); not
@@ -738,7 +767,7 @@ fn kind_after(after: &str) -> Option<Kind> {
     });
     // "90 kg goal", "500 lb trap bar goal", "93 kg front squat by March".
     static GOAL: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r"(?i)^\s*((?:[a-z&'-]+\s+){0,4}?)(?:goals?\b|by\s+(?:january|february|march|april|may|june|july|august|september|october|november|december|spring|summer|autumn|fall|winter|the meet|meet day|year[’']?s end|the end of)\b)")
+        Regex::new(r"(?i)^\s*((?:[a-z&'-]+\s+){0,4}?)(?:goals?\b|by\s+(?:january|february|march|april|may|june|july|august|september|october|november|december|spring|summer|autumn|fall|winter|the meet|meet day|year[’']?s end|the end of (?:the |this |next )?(?:year|block|cycle|season|month|program|programme|meet prep))\b)")
             .unwrap_or_else(|e| panic!("goal pattern: {e}"))
     });
     // "38 lb of estimated strength": a change.
@@ -826,6 +855,7 @@ fn bare_loads(text: &str) -> Vec<(f64, f64, std::ops::Range<usize>)> {
         if raw >= MIN_BARE_LOAD
             && !starts(after_set, NOT_A_SET_AFTER)
             && !starts(after_load, NOT_A_LOAD_AFTER)
+            && !RANGE_OF_COUNTS.is_match(after_load)
         {
             out.push((raw, raw, load.range()));
             // "You pulled 405 today and 455 back in October", "warm-ups: 135, 225, 365": the
@@ -852,6 +882,11 @@ fn bare_loads(text: &str) -> Vec<(f64, f64, std::ops::Range<usize>)> {
     out
 }
 
+/// "60 to 90 seconds", "20 to 25 reps": a range of times or counts, not a load.
+static RANGE_OF_COUNTS: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)^\s*(?:to|-|–|or)\s*\d+\s*(?:sec|s\b|min|rep|%|hour|hr|day|week|set|meter|metre|m\b|yard|cal)")
+        .unwrap_or_else(|e| panic!("range of counts pattern: {e}"))
+});
 /// After a load written without a unit, the next one of its list, within a few words:
 /// "405 today and 455", "100, then 105".
 static BARE_LOAD_NEXT: LazyLock<Regex> = LazyLock::new(|| {
@@ -864,7 +899,8 @@ static BARE_LOAD_NEXT: LazyLock<Regex> = LazyLock::new(|| {
 /// below [`MIN_BARE_LOAD`] only with a unit ("a 16 kg bell"): "press for 8" backs no "9 kg".
 fn said_weight(text: &str, n: f64, at: std::ops::Range<usize>) -> bool {
     static REPS_BEFORE_SAID: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r"(?i)(\bfor|[x×*])\s*$").unwrap_or_else(|e| panic!("said reps pattern: {e}"))
+        Regex::new(r"(?i)(?:\bfor|(?:^|[\s\d])[x×*])\s*$")
+            .unwrap_or_else(|e| panic!("said reps pattern: {e}"))
     });
     static COUNT_AFTER: LazyLock<Regex> = LazyLock::new(|| {
         Regex::new(r"(?i)^\s*(reps?|sets?|times|weeks?|days?|months?|years?|sessions?|workouts?|minutes?|mins?|seconds?|secs?|%)\b")
@@ -877,9 +913,8 @@ fn said_weight(text: &str, n: f64, at: std::ops::Range<usize>) -> bool {
     let before = &text[..at.start];
     let after = &text[at.end..];
     let unit = UNIT_AFTER.is_match(after);
-    !REPS_BEFORE_SAID.is_match(before)
+    (unit || (n >= MIN_BARE_LOAD && !REPS_BEFORE_SAID.is_match(before)))
         && !COUNT_AFTER.is_match(after)
-        && (n >= MIN_BARE_LOAD || unit)
 }
 
 /// The weights the answer may state, by kind and lift: those in this turn's tool results and
@@ -906,6 +941,8 @@ pub struct Facts {
     bodyweight: Vec<f64>,
     /// The prose the facts were read from (the briefing, strings in tool results).
     prose: Vec<String>,
+    /// Totals the data gives (kg): a meet's total, a key that says "total".
+    totals: Vec<f64>,
 }
 
 /// A number in the lifter's own message.
@@ -929,7 +966,7 @@ static PLANNED_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
 });
 /// Words before a figure in a claim that say it was done: a plan backs none of them.
 static DONE_CLAIM_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(already|you've|you have|you did|you hit|did|squatted|benched|pulled|deadlifted|pressed|lifted|made|managed)\b")
+    Regex::new(r"(?i)\b(already|you did|you hit|did|squatted|benched|pulled|deadlifted|pressed|lifted|made|managed)\b[^,;\d]{0,40}$")
         .unwrap_or_else(|e| panic!("done claim pattern: {e}"))
 });
 
@@ -1024,12 +1061,12 @@ impl Facts {
             if let Ok(n) = m.as_str().parse::<f64>()
                 && said_weight(text, n, m.range())
             {
-                let sentence = text[..m.start()]
-                    .rfind(['.', '!', '?', '\n'])
+                let sentence = sentence_ends(text, 0..m.start())
+                    .next_back()
                     .map_or(0, |i| i + 1);
-                let end = text[m.end()..]
-                    .find(['.', '!', '?', '\n'])
-                    .map_or(text.len(), |i| m.end() + i);
+                let end = sentence_ends(text, m.end()..text.len())
+                    .next()
+                    .unwrap_or(text.len());
                 self.said.push(Said {
                     n,
                     at: offset + m.start()..offset + m.end(),
@@ -1069,6 +1106,15 @@ impl Facts {
                     .ends_with("bodyweight");
                 if body {
                     self.bodyweight.push(w.kg);
+                }
+                let after = &line[w.at.end..];
+                if TOTAL_AFTER.is_match(after)
+                    || line[..w.at.start]
+                        .trim_end()
+                        .to_ascii_lowercase()
+                        .ends_with("total")
+                {
+                    self.totals.push(w.kg);
                 }
                 let named = self
                     .names
@@ -1129,6 +1175,9 @@ impl Facts {
                     let body = key.is_some_and(|k| k.to_ascii_lowercase().contains("bodyweight"));
                     if body {
                         self.bodyweight.push(kg);
+                    }
+                    if key.is_some_and(|k| k.to_ascii_lowercase().contains("total")) {
+                        self.totals.push(kg);
                     }
                     self.weights.push(Fact {
                         kind: if body { Kind::Body } else { k },
@@ -1226,10 +1275,28 @@ impl Facts {
         // The unit it is written in (none: bare).
         let in_lb = (!w.bare).then(|| (w.raw - w.kg).abs() > 0.01);
         let reps = w.reps.as_ref().map(|(r, _)| *r);
+        // A total is two hands' or a body and a belt's; or a total the data gives ("your
+        // 500 kg total"), but never one hand's load said to be two ("60 kg total on the
+        // handles", the handles' 60 kg each).
         if w.total {
-            return readings
-                .iter()
-                .any(|kg| self.backs_total(*kg, tolerance(*kg), lift.as_deref()));
+            let in_hands = HANDS_AFTER.is_match(text.get(w.at.end..).unwrap_or_default());
+            let volume = w.kind == Kind::Volume;
+            return readings.iter().any(|kg| {
+                self.backs_total(*kg, tolerance(*kg), lift.as_deref())
+                    || (!in_hands && self.holds_total(*kg, tolerance(*kg)))
+                    // "You moved 12,400 kg total this week": a volume.
+                    || (volume
+                        && self.backs_within(&Claim {
+                            kind: Kind::Volume,
+                            kg: *kg,
+                            raw: w.raw,
+                            in_lb,
+                            tolerance_kg: tolerance(*kg),
+                            lift: lift.as_deref(),
+                            reps: None,
+                            done: false,
+                        }))
+            });
         }
         readings.iter().any(|kg| {
             self.backs_within(&Claim {
@@ -1252,6 +1319,12 @@ impl Facts {
             .as_ref()
             .and_then(|(i, at)| self.names.lift_at(&self.prose[*i], at.clone()))
             .or_else(|| f.lift.clone())
+    }
+
+    /// Whether the data gives a total of `kg` (a meet's or a training total: a number under a
+    /// key or words that say "total").
+    fn holds_total(&self, kg: f64, tolerance_kg: f64) -> bool {
+        self.totals.iter().any(|t| (t - kg).abs() <= tolerance_kg)
     }
 
     /// Whether `kg` is, within `tolerance_kg`, two of a load of `lift` (two dumbbells, two
@@ -1385,7 +1458,9 @@ impl Facts {
                 && said_of(s.n, &s.at)
         }) || {
             let mut matching = self.weights.iter().filter(|f| {
-                f.kind.backs(kind)
+                // A bodyweight also backs a load of no lift ("at 82 kg, you're strong").
+                (f.kind.backs(kind)
+                    || (f.kind == Kind::Body && kind == Kind::Load && lift.is_none()))
                     && close(f.kg, f.raw, Some((f.raw - f.kg).abs() > 0.01))
                     && match (lift, self.lift_of_fact(f).as_deref()) {
                         (Some(claimed), Some(of)) => same_lift(claimed, of),
@@ -1637,7 +1712,10 @@ fn unbacked(text: &str, facts: &Facts, lead: Option<&str>) -> Vec<Stated> {
     let mut prev: Option<(Stated, bool)> = None;
     let stated = weights_in(text, true);
     // "20 kg is 44 lb" in a sentence about no lift and not the lifter: a unit's conversion.
-    let about_nobody = !YOU.is_match(text) && facts.names.mentions(text).is_empty();
+    let about_nobody = lead.is_none()
+        && !YOU.is_match(text)
+        && !LOAD_WORDS.is_match(text)
+        && facts.names.mentions(text).is_empty();
     let converted: Vec<bool> = (0..stated.len())
         .map(|i| {
             about_nobody
@@ -2984,6 +3062,52 @@ mod tests {
         // "Rows" is the lifter's only row: the squat's 37.5 backs none of it.
         assert_eq!(left_out("- Rows: 3x5 @ 37.5 kg", &f), ["37.5 kg"]);
         assert!(left_out("- Rows: 3x5 @ 30 kg", &f).is_empty());
+    }
+    #[test]
+    fn the_reviews_cases_read_as_a_coach_would() {
+        let mut f = Facts::in_unit(Unit::Kg);
+        f.add_text("Lifter: name Sam, unit kg, bodyweight 82 kg, goals: bench 100 kg by June.");
+        f.add_json(&json!({"volume_kg": 12400, "total_kg": 500}));
+        f.add_json(
+            &json!({"sets": [{"exercise_id": "sumo-deadlift", "reps": 2, "weight_kg": 200},
+            {"exercise_id": "back-squat", "reps": 5, "weight_kg": 150}]}),
+        );
+        for ok in [
+            "You moved 12,400 kg in total this week.",
+            "Your 500 kg total would place well.",
+            "Your bodyweight is now 82 kg.",
+            "- Bodyweight: 82 kg",
+            "At 82 kg, you're strong for your size.",
+            // The lifter's only pull is the sumo.
+            "You pulled 200 kg for a double.",
+            "You're 7.5 kg away from 100 kg on bench.",
+            "Take 60 to 90 seconds between sets.",
+            "You squatted 150 kg for five sessions in a row.",
+            "Raise your top set to 150 kg when five feel easy on the squat.",
+        ] {
+            assert!(left_out(ok, &f).is_empty(), "{ok}: {:?}", left_out(ok, &f));
+        }
+        for (bad, figure) in [
+            ("You pulled 180 kg and squatted 150 kg.", "180 kg"),
+            (
+                "Competing in the 93 kg class, your squat e1RM is 210 kg.",
+                "210 kg",
+            ),
+            ("Next week's top set: 160 kg = 353 lb.", "160 kg"),
+            ("You've deadlifted more than 230 kg.", "230 kg"),
+            ("You did 40 kg step-ups for 8.", "40 kg"),
+            ("Your yoke is 300 kg for 20 m.", "300 kg"),
+        ] {
+            assert!(
+                left_out(bad, &f).iter().any(|m| m == figure),
+                "{bad}: {:?}",
+                left_out(bad, &f)
+            );
+        }
+        // The lifter's own "100 kg" after "aiming for" is theirs, as a goal.
+        let mut g = Facts::in_unit(Unit::Kg);
+        g.add_said("I'm aiming for 100 kg bench by summer.");
+        assert!(left_out("Your 100 kg bench goal by summer is realistic.", &g).is_empty());
     }
 }
 

@@ -114,7 +114,7 @@ pub fn same_lift(a: &str, b: &str) -> bool {
 
 /// Where sentences (or lines) end within `range` of `text`: ".", "!", "?", ";" or a line
 /// break; not the point of a decimal ("67.5 to 72.5 kg" is one sentence).
-fn sentence_ends(
+pub(super) fn sentence_ends(
     text: &str,
     range: std::ops::Range<usize>,
 ) -> impl DoubleEndedIterator<Item = usize> + '_ {
@@ -231,6 +231,23 @@ impl LiftNames {
         ids.iter().all(|id| *id == first).then_some(first)
     }
 
+    /// The lifter's pull: "deadlift" when their names hold it (or none are known), else
+    /// their only lift whose id says "deadlift".
+    fn pull(&self) -> Option<String> {
+        let ids: Vec<&str> = self
+            .by_first
+            .values()
+            .flatten()
+            .map(|(_, id)| id.as_str())
+            .filter(|id| id.contains("deadlift"))
+            .collect();
+        if ids.is_empty() || ids.contains(&"deadlift") {
+            return Some("deadlift".to_string());
+        }
+        let first = ids[0];
+        ids.iter().all(|id| *id == first).then(|| first.to_string())
+    }
+
     /// The one lift of these names (the lifter's) whose name ends with `word`, a movement's
     /// noun: "rows" is the lifter's "Barbell Row" when it is their only row.
     fn only_lift_ending(&self, word: &str) -> Option<&str> {
@@ -288,9 +305,19 @@ impl LiftNames {
             if idiom {
                 best = None;
             }
+            // "Three sessions in a row", "raise your top set": words, not the row or the raise.
+            let idiom_noun = (w[i].0 == "row" && i >= 2 && w[i - 1].0 == "a" && w[i - 2].0 == "in")
+                || (w[i].0 == "raise"
+                    && w.get(i + 1).is_some_and(|(n, _, _)| {
+                        ["your", "the", "it", "that", "this", "my"].contains(&n.as_str())
+                    }));
             let alone = || {
                 self.only_lift_starting(&w[i].0)
-                    .or_else(|| self.only_lift_ending(&w[i].0))
+                    .or_else(|| {
+                        (!idiom_noun)
+                            .then(|| self.only_lift_ending(&w[i].0))
+                            .flatten()
+                    })
                     .map(|id| (1, id))
             };
             match best.or_else(alone) {
@@ -340,8 +367,20 @@ impl LiftNames {
             .copied();
         // A word that only says "a pull" or "overhead" gives way to the lift named after it
         // ("you pulled 112.5 kg for two triples sumo").
-        let before = before.filter(|m| !(is_weak(m) && after.is_some_and(|a| !is_weak(&a))));
-        next_to.or(before).or(after).map(|(_, _, id)| id.clone())
+        // Within the clause: "you pulled 180 kg and squatted 150 kg" gives the squat no 180.
+        let same_clause = |(s, _, _): &&(usize, usize, String)| {
+            let between = text[at.end..start + s].to_ascii_lowercase();
+            !between.contains([',', ';']) && !between.contains(" and ")
+        };
+        let before = before
+            .filter(|m| !(is_weak(m) && after.is_some_and(|a| !is_weak(&a) && same_clause(&a))));
+        let found = next_to.or(before).or(after)?;
+        // "Pulled" is the lifter's pull: their deadlift, else their only deadlift of another
+        // kind (sumo, trap bar), else no lift in particular.
+        if text[start + found.0..start + found.1].eq_ignore_ascii_case("pulled") {
+            return self.pull();
+        }
+        Some(found.2.clone())
     }
 }
 
