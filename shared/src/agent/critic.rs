@@ -1330,23 +1330,20 @@ impl Facts {
     /// Whether `kg` is, within `tolerance_kg`, two of a load of `lift` (two dumbbells, two
     /// handles) or the lifter's bodyweight and a load of it (a belt's).
     fn backs_total(&self, kg: f64, tolerance_kg: f64, lift: Option<&str>) -> bool {
-        self.weights
-            .iter()
-            .filter(|f| {
-                f.kind == Kind::Load
-                    && match (lift, self.lift_of_fact(f).as_deref()) {
-                        (Some(claimed), Some(of)) => same_lift(claimed, of),
-                        (None, _) => true,
-                        (Some(_), None) => false,
-                    }
-            })
-            .any(|f| {
-                (2.0 * f.kg - kg).abs() <= tolerance_kg
+        // The arithmetic first: the fact's lift is read from prose only for a load that fits.
+        self.weights.iter().any(|f| {
+            f.kind == Kind::Load
+                && ((2.0 * f.kg - kg).abs() <= tolerance_kg
                     || self
                         .bodyweight
                         .iter()
-                        .any(|b| (b + f.kg - kg).abs() <= tolerance_kg)
-            })
+                        .any(|b| (b + f.kg - kg).abs() <= tolerance_kg))
+                && match (lift, self.lift_of_fact(f).as_deref()) {
+                    (Some(claimed), Some(of)) => same_lift(claimed, of),
+                    (None, _) => true,
+                    (Some(_), None) => false,
+                }
+        })
     }
 
     /// The lift named by the heading `text` starts with ([`reading_start`] gives a list item
@@ -1731,6 +1728,8 @@ fn unbacked(text: &str, facts: &Facts, lead: Option<&str>) -> Vec<Stated> {
                     })
         })
         .collect();
+    // Whether the sentence tells of a set done: read once, not for each figure.
+    let tells_done = DONE_WORDS.is_match(text);
     for (i, w) in stated.into_iter().enumerate() {
         if converted[i] {
             continue;
@@ -1739,8 +1738,7 @@ fn unbacked(text: &str, facts: &Facts, lead: Option<&str>) -> Vec<Stated> {
             Some((p, bad)) if restates(text, p, &w, false) => *bad,
             _ => {
                 // "You did goblet squats with the 24 kg bell": a bell's weight as a load done.
-                let done = (facts.names.lift_at(text, w.at.clone()).is_some()
-                    && DONE_WORDS.is_match(text))
+                let done = (tells_done && facts.names.lift_at(text, w.at.clone()).is_some())
                     || BELL_SET_AFTER.is_match(text.get(w.at.end..).unwrap_or_default());
                 is_checked(text, w.kg, &w.at, done) && !facts.backs_in(text, &w, lead)
             }
