@@ -262,13 +262,20 @@ const EIGHTH_CONTEXTS: &str = include_str!("../../../../tests/data/critic/eighth
 const EIGHTH_SENTENCES: &str = include_str!("../../../../tests/data/critic/eighth-sentences.json");
 
 #[test]
-fn the_number_check_on_an_eighth_set_held_out() {
-    let (_, eighth) = measure(EIGHTH_CONTEXTS, EIGHTH_SENTENCES, |_| true);
+fn the_number_check_on_an_eighth_set() {
+    development_set("eighth", EIGHTH_CONTEXTS, EIGHTH_SENTENCES, (80, 60));
+}
+
+/// A ninth set (27 Nov, later), two more lifters (a man of 54 on 5/3/1 in kilograms with
+/// training maxes, a woman in pounds cutting for a physique show, mid-workout) by a ninth
+/// helper: held out.
+const NINTH_CONTEXTS: &str = include_str!("../../../../tests/data/critic/ninth-contexts.json");
+const NINTH_SENTENCES: &str = include_str!("../../../../tests/data/critic/ninth-sentences.json");
+
+#[test]
+fn the_number_check_on_a_ninth_set_held_out() {
+    let (_, ninth) = measure(NINTH_CONTEXTS, NINTH_SENTENCES, |_| true);
     // Only the figures: its failures are not printed, so that nothing is tuned on it.
-    println!("eighth: {}", eighth.line());
-    assert!(eighth.clean >= 80 && eighth.bad_figures >= 60, "{eighth:?}");
-    // As measured after the seventh set's changes (docs/models.md): recall above the issue's
-    // bar, precision below it.
-    assert!(eighth.clean_kept >= 81, "eighth: {}", eighth.line());
-    assert!(eighth.bad_masked >= 62, "eighth: {}", eighth.line());
+    println!("ninth: {}", ninth.line());
+    assert!(ninth.clean >= 80 && ninth.bad_figures >= 60, "{ninth:?}");
 }
