@@ -123,12 +123,19 @@ pub enum Kind {
     Goal,
     /// The lifter's bodyweight: backs "at 82 kg bodyweight", never "you benched 82 kg".
     Body,
+    /// A training max (5/3/1's "TM"): the base of a program's percentages, neither a load
+    /// lifted nor an estimated max.
+    TrainingMax,
+    /// A figure alone in a table's cell ("| Squat | 155 kg | 160 kg |"): whatever its column
+    /// says, which the row does not; any figure of its lift but a change backs it.
+    Cell,
 }
 
 impl Kind {
     /// Whether a fact of kind `self` backs a claim of kind `claim`.
     fn backs(self, claim: Kind) -> bool {
         self == claim
+            || (claim == Kind::Cell && self != Kind::Change)
             || matches!(
                 (self, claim),
                 (Kind::Best, Kind::Load | Kind::E1rm) | (Kind::Load | Kind::E1rm, Kind::Best)
@@ -142,9 +149,35 @@ static E1RM_WORDS: LazyLock<Regex> = LazyLock::new(|| {
     )
     .unwrap_or_else(|e| panic!("e1rm pattern: {e}"))
 });
+/// A set, then the words of what it works out to: "175x5 at RIR 1 works out to roughly ".
+/// Not after a percentage ("95 % of 107.5 works out to 102.5 kg" is a load).
+static ESTIMATE_FROM_SET: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)(?:^|\d)\s*[x×]\s*\d+\b[^%]{0,30}\b(?:works? out (?:to|at)|comes? out (?:to|at)|projects? to|equates? to|translates? to|puts? you at)\s+(?:roughly\s+|about\s+|around\s+|~\s*)?$")
+        .unwrap_or_else(|e| panic!("estimate-from-set pattern: {e}"))
+});
+/// A sentence that speaks of training maxes.
+static TM_NAMED: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(tms?|training max(es|ima)?)\b")
+        .unwrap_or_else(|e| panic!("training max named pattern: {e}"))
+});
+/// Where the last match of `re` in `text` ends (0: none).
+fn last_end(re: &Regex, text: &str) -> usize {
+    re.find_iter(text).last().map_or(0, |m| m.end())
+}
+
+/// Words of a set after which a figure is its load: "the 95% set at ", "top set of ".
+static SET_WORDS: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:sets?|reps?|singles?|doubles?|triples?|amraps?)\b")
+        .unwrap_or_else(|e| panic!("set words pattern: {e}"))
+});
+/// "TM", "training max": 5/3/1's training max, just before the figure ("your press TM is ").
+static TM_WORDS: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(tms?|training max(es|ima)?)\b[^\d.!?;]{0,25}$")
+        .unwrap_or_else(|e| panic!("training max pattern: {e}"))
+});
 static BEST_WORDS: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"(?i)\b(best|record|prs?|personal best|stall(ed|s|ing)?|plateau(ed|s)?|stuck|peak(ed)?)\b",
+        r"(?i)\b(best|record|prs?|personal best|stall(ed|s|ing)?|plateau(ed|s)?|stuck|flat|peak(ed)?)\b",
     )
     .unwrap_or_else(|e| panic!("best pattern: {e}"))
 });
@@ -156,7 +189,12 @@ static VOLUME_WORDS: LazyLock<Regex> = LazyLock::new(|| {
 /// The kind of a weight from the words before it (back to the previous number). Only a claim
 /// can be a `Best` ("stalled at 104 kg"): in the data, a best set is a load.
 fn kind_of(before: &str, claim: bool) -> Kind {
-    if E1RM_WORDS.is_match(before) {
+    if TM_WORDS.is_match(before) {
+        Kind::TrainingMax
+    } else if E1RM_WORDS.is_match(before)
+        // "of your estimated max, the 95% set at 102.5 kg": the set's load.
+        && last_end(&E1RM_WORDS, before) > last_end(&SET_WORDS, before)
+    {
         Kind::E1rm
     } else if VOLUME_WORDS.is_match(before) {
         Kind::Volume
@@ -180,6 +218,8 @@ fn kind_of_key(key: &str, above: Option<Kind>) -> Option<Kind> {
         None
     } else if k.contains("goal") || k.contains("objective") {
         Some(Kind::Goal)
+    } else if is_tm_key(&k) {
+        Some(Kind::TrainingMax)
     } else if k.contains("change") || k.contains("delta") || k.contains("diff") {
         Some(Kind::Change)
     } else if k.contains("e1rm") || k.contains("1rm") {
@@ -201,11 +241,18 @@ fn kind_of_key(key: &str, above: Option<Kind>) -> Option<Kind> {
     }
 }
 
+/// A key of a training max: `training_max_kg`, `tm`, `tm_kg`.
+fn is_tm_key(k: &str) -> bool {
+    k.contains("training_max") || k.split(['_', '-']).any(|w| w == "tm")
+}
+
 /// The kind the children of `key` take when their own key only says "a weight".
 fn kind_above(key: Option<&str>, above: Option<Kind>) -> Option<Kind> {
     let k = key?.to_ascii_lowercase();
     if k.contains("goal") || k.contains("objective") {
         Some(Kind::Goal)
+    } else if is_tm_key(&k) {
+        Some(Kind::TrainingMax)
     } else if k.contains("e1rm") || k.contains("1rm") || k.contains("max") {
         Some(Kind::E1rm)
     } else if k.contains("volume") {
@@ -635,6 +682,16 @@ pub(super) fn weights_in(text: &str, claim: bool) -> Vec<Stated> {
             } else if let Some(p) = prev.filter(|_| COMPARED.is_match(before)) {
                 // "e1RM 121 kg (was 119.6 kg)": the same kind as the figure compared.
                 kind = p;
+            } else if kind == Kind::Load && ESTIMATE_FROM_SET.is_match(before) {
+                // "175x5 at RIR 1 works out to roughly 210 kg": a set's estimated max.
+                kind = Kind::E1rm;
+            } else if kind == Kind::Load
+                && !LOAD_WORDS.is_match(before)
+                && last_end(&TM_NAMED, &text[..at.start]) > 0
+                && last_end(&TM_NAMED, &text[..at.start]) > last_end(&E1RM_WORDS, &text[..at.start])
+            {
+                // "Your training maxes are squat 155 kg, bench 107.5 kg": the same.
+                kind = Kind::TrainingMax;
             } else if kind == Kind::Load
                 && !LOAD_WORDS.is_match(before)
                 && E1RM_WORDS.is_match(text.get(..at.start).unwrap_or_default())
@@ -660,6 +717,22 @@ pub(super) fn weights_in(text: &str, claim: bool) -> Vec<Stated> {
         }
         if claim && is_bodyweight(text, &at) {
             kind = Kind::Body;
+        }
+        // "| 155 kg |": a cell of the figure alone.
+        if claim
+            && kind == Kind::Load
+            && text
+                .get(..at.start)
+                .unwrap_or_default()
+                .trim_end()
+                .ends_with('|')
+            && text
+                .get(at.end..)
+                .unwrap_or_default()
+                .trim_start()
+                .starts_with('|')
+        {
+            kind = Kind::Cell;
         }
         let reps = reps_of_set(text, &at);
         out.push(Stated {
@@ -762,6 +835,10 @@ fn kind_after(after: &str) -> Option<Kind> {
         Regex::new(r"(?i)^\s*([a-z]+\s+){0,2}(e1rm|1rm|e1-rm|estimated?\b|max\b)")
             .unwrap_or_else(|e| panic!("max-after pattern: {e}"))
     });
+    static TM_AFTER: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?i)^\s*([a-z]+\s+){0,2}(tms?\b|training max)")
+            .unwrap_or_else(|e| panic!("training-max-after pattern: {e}"))
+    });
     static TARGET: LazyLock<Regex> = LazyLock::new(|| {
         Regex::new(r"(?i)^\s*target\b").unwrap_or_else(|e| panic!("target pattern: {e}"))
     });
@@ -777,7 +854,7 @@ fn kind_after(after: &str) -> Option<Kind> {
     });
     // "16.7 kg added to your estimated max", "16 lb down on estimated max": a change.
     static CHANGE_WORDS_AFTER: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r"(?i)^\s*(?:(?:added|gained|put)\s+(?:to|on(?:to)?)\b|(?:down|up)\s+(?:on|from|in|since)\b)")
+        Regex::new(r"(?i)^\s*(?:(?:added|gained|put)\s+(?:to|on(?:to)?)\b|(?:down|up)\s+(?:on|from|in|since)\b|off\s+(?:your|the|his|her)\s+(?:estimated|e1rm|best|max)\b)")
             .unwrap_or_else(|e| panic!("change-words pattern: {e}"))
     });
     if CHANGE_OF.is_match(after) || CHANGE_WORDS_AFTER.is_match(after) {
@@ -796,6 +873,8 @@ fn kind_after(after: &str) -> Option<Kind> {
             .all(|w| !GOAL_NOT_BETWEEN.contains(&w.to_ascii_lowercase().as_str()))
     }) {
         Some(Kind::Goal)
+    } else if TM_AFTER.is_match(after) {
+        Some(Kind::TrainingMax)
     } else if MAX.is_match(after) {
         Some(Kind::E1rm)
     } else {
@@ -813,7 +892,7 @@ const GOAL_NOT_BETWEEN: &[&str] = &[
 /// 20 kg this block"): a claim about the data, checked against its changes. A change asked
 /// for ("add 2.5 kg") is advice and is not checked.
 static PAST_CHANGE_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)((\b(is|are|was|were|has been|have been|went|gone|come|came|crept|moved|inched|ticked|climbed|crawled)|[’'‘]s|^|[,;(—–-])\s*(up|down)|\b(increase|gain|improvement|rise|drop|jump) of|\b(climbed|gained|added|improved|rose|risen|increased|grew|grown|dropped|fell|fallen|lost|jumped|put on))\s+(by\s+)?((about|around|roughly|nearly|almost|over|just|only|another|a further)\s+)?[+\-−]?\s*$")
+    Regex::new(r"(?i)((\b(is|are|was|were|has been|have been|went|gone|come|came|crept|moved|inched|ticked|climbed|crawled)|[’'‘]s|^|[,;(—–-])\s*(up|down)|\b(increase|gain|improvement|rise|drop|jump|loss|decline|fall|dip) of|\b(climbed|gained|added|improved|rose|risen|increased|grew|grown|dropped|fell|fallen|lost|jumped|put on))\s+(by\s+)?((about|around|roughly|nearly|almost|over|just|only|another|a further)\s+)?[+\-−]?\s*$")
         .unwrap_or_else(|e| panic!("past change pattern: {e}"))
 });
 /// A figure under a change's label, or said to be the change: "**E1RM Change**: -1.1 kg",
@@ -962,6 +1041,9 @@ struct Said {
     /// A plan, not a lift done ("thinking 485 opener, 510 second, 530 third"): it backs no
     /// "you've already squatted 530".
     planned: bool,
+    /// Its sentence speaks of training maxes ("training maxes are squat 155, bench 107.5"):
+    /// it backs a training max, and only a training max.
+    tm: bool,
 }
 
 /// Words before a number in the lifter's sentence that make it a plan.
@@ -1077,6 +1159,7 @@ impl Facts {
                     at: offset + m.start()..offset + m.end(),
                     max: E1RM_WORDS.is_match(&text[sentence..end]),
                     planned: PLANNED_BEFORE.is_match(&text[sentence..m.start()]),
+                    tm: TM_NAMED.is_match(&text[sentence..end]),
                 });
             }
         }
@@ -1206,12 +1289,34 @@ impl Facts {
                     in_lb: m.get("unit").and_then(Value::as_str) == Some("lb"),
                     reps: set_reps(m, key == Some("target")),
                 };
-                m.iter()
+                for (k, x) in m
+                    .iter()
                     .filter(|(k, x)| !(x.is_string() && LIFT_KEYS.contains(&k.as_str())))
-                    .for_each(|(k, x)| self.add_json_under(Some(k), x, &inner));
+                {
+                    // A map keyed by lift (`"training_max_kg": {"squat": 155}`): each value is
+                    // its key's lift's, of the kind the map's own key says.
+                    match self.lift_key(k) {
+                        Some(id) if key.is_some() && kind_of_key(k, None).is_none() => {
+                            let of_lift = Under {
+                                lift: Some(id),
+                                ..inner.clone()
+                            };
+                            self.add_json_under(key, x, &of_lift);
+                        }
+                        _ => self.add_json_under(Some(k), x, &inner),
+                    }
+                }
             }
             _ => {}
         }
+    }
+
+    /// The lift a key of a tool result's object is (`"bench-press"`, `"squat"`): a catalog id
+    /// or a lift the names know.
+    fn lift_key(&self, k: &str) -> Option<String> {
+        self.names
+            .id_of(k)
+            .or_else(|| self.names.id_of(&k.replace(['-', '_'], " ")))
     }
 
     /// The lift a tool result's object is about, from its id or name; a name the catalog does
@@ -1491,6 +1596,7 @@ impl Facts {
         (!from_log
             && self.said.iter().any(|s| {
                 (kind != Kind::E1rm || s.max)
+                    && (kind == Kind::TrainingMax) == s.tm
                     && !(s.planned && done)
                     && said_backs(s.n)
                     && said_of(s.n, &s.at)
@@ -3220,6 +3326,46 @@ mod tests {
             ["125 lb"]
         );
         assert!(left_out("The log confirms 115 lb for 6 on the trap bar.", &said).is_empty());
+    }
+
+    /// From the ninth labelled set (a lifter on 5/3/1), once it became development data.
+    #[test]
+    fn training_maxes_maps_by_lift_table_cells_and_estimates() {
+        let mut f = Facts::in_unit(Unit::Kg);
+        f.add_said("Training maxes are squat 155, press 62.5. The 95% week went: press 60 for 3.");
+        f.add_json(&json!({
+            "training_max_kg": {"squat": 155, "overhead-press": 62.5},
+            "next_cycle": {"training_max_kg": {"squat": 160}, "supplemental_bbb_kg": {"squat": 80}},
+            "exercise_id": "deadlift",
+            "e1rm_kg": 210.0,
+            "last_amrap": {"weight_kg": 175, "reps": 5},
+            "e1rm_change": {"from_kg": 117.0, "to_kg": 109.3, "change_kg": -7.7}
+        }));
+        for ok in [
+            "Your training maxes going into this are squat 155 kg and press 62.5 kg.",
+            "Your squat TM is 155 kg, and 160 kg next cycle.",
+            "Squat BBB moves up to 80 kg next cycle.",
+            "| Squat | 155 kg | 160 kg | raise |",
+            "Deadlift: 175x5 at RIR 1 works out to roughly 210 kg.",
+            "That's a loss of 7.7 kg while the training max kept climbing.",
+        ] {
+            assert!(left_out(ok, &f).is_empty(), "{ok}: {:?}", left_out(ok, &f));
+        }
+        for (bad, figure) in [
+            // A load lifted is no training max, nor a training max a load.
+            ("Your press TM is 60 kg.", "60 kg"),
+            ("The press AMRAP was 62.5 kg x 3.", "62.5 kg"),
+            ("Your squat TM is 80 kg.", "80 kg"),
+            // A map's values are its key's lift's.
+            ("Your overhead press TM is 155 kg.", "155 kg"),
+            ("| Squat | 62.5 kg | 160 kg | raise |", "62.5 kg"),
+        ] {
+            assert!(
+                left_out(bad, &f).iter().any(|m| m == figure),
+                "{bad}: {:?}",
+                left_out(bad, &f)
+            );
+        }
     }
 }
 

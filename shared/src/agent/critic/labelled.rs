@@ -268,14 +268,23 @@ fn the_number_check_on_an_eighth_set() {
 
 /// A ninth set (27 Nov, later), two more lifters (a man of 54 on 5/3/1 in kilograms with
 /// training maxes, a woman in pounds cutting for a physique show, mid-workout) by a ninth
-/// helper: held out.
+/// helper: held out, measured against the checker as it was that morning (438d452: 72 of 88,
+/// 49 of 67) and after the eighth set's changes (73c0dc3: 74 of 88, 49 of 67); development
+/// data since.
 const NINTH_CONTEXTS: &str = include_str!("../../../../tests/data/critic/ninth-contexts.json");
 const NINTH_SENTENCES: &str = include_str!("../../../../tests/data/critic/ninth-sentences.json");
 
 #[test]
-fn the_number_check_on_a_ninth_set_held_out() {
+fn the_number_check_on_a_ninth_set() {
     let (_, ninth) = measure(NINTH_CONTEXTS, NINTH_SENTENCES, |_| true);
-    // Only the figures: its failures are not printed, so that nothing is tuned on it.
+    for f in &ninth.failures {
+        println!("{f}");
+    }
     println!("ninth: {}", ninth.line());
-    assert!(ninth.clean >= 80 && ninth.bad_figures >= 60, "{ninth:?}");
+    assert!(ninth.clean >= 85 && ninth.bad_figures >= 65, "{ninth:?}");
+    // Below the bar (docs/models.md): most bad weights kept are a right lift's figure
+    // of another day ("today's hip thrust working weight is 275 lb", last month's), which the
+    // check does not read, and dumbbells by their size.
+    assert!(ninth.clean_kept >= 85, "ninth: {}", ninth.line());
+    assert!(ninth.bad_masked >= 49, "ninth: {}", ninth.line());
 }
