@@ -7,8 +7,8 @@
 //! lifters followed, each held out (its failures not printed) until it had been measured, then
 //! used for development: the "fresh" one, the "third" and the "fourth" (held out through the
 //! morning of 27 November, development since), the "fifth" (held out until 1192861) and the
-//! "sixth", written as development data, and the "seventh" (held out until 91650ff). The
-//! "eighth" is held out now.
+//! "sixth", written as development data, the "seventh" (held out until 91650ff), the "eighth"
+//! (until 73c0dc3) and the "ninth" (until ac0b26f). The "tenth" is held out now.
 
 use serde_json::Value;
 
@@ -287,4 +287,23 @@ fn the_number_check_on_a_ninth_set() {
     // check does not read, and dumbbells by their size.
     assert!(ninth.clean_kept >= 85, "ninth: {}", ninth.line());
     assert!(ninth.bad_masked >= 49, "ninth: {}", ninth.line());
+}
+
+/// A tenth set (27 Nov, later), two more lifters (a rugby forward in pounds in season,
+/// mid-workout, a woman in kilograms back seven months after having a baby, with her old
+/// bests) by a tenth helper: held out, measured against the checker as it was that morning
+/// (438d452: 77 of 88, 62 of 69), after the eighth set's changes (73c0dc3: 78 of 88, 62 of 69)
+/// and after the ninth's (ac0b26f: the same).
+const TENTH_CONTEXTS: &str = include_str!("../../../../tests/data/critic/tenth-contexts.json");
+const TENTH_SENTENCES: &str = include_str!("../../../../tests/data/critic/tenth-sentences.json");
+
+#[test]
+fn the_number_check_on_a_tenth_set_held_out() {
+    let (_, tenth) = measure(TENTH_CONTEXTS, TENTH_SENTENCES, |_| true);
+    // Only the figures: its failures are not printed, so that nothing is tuned on it.
+    println!("tenth: {}", tenth.line());
+    assert!(tenth.clean >= 85 && tenth.bad_figures >= 60, "{tenth:?}");
+    // As measured (docs/models.md): below the bar on both.
+    assert!(tenth.clean_kept >= 78, "tenth: {}", tenth.line());
+    assert!(tenth.bad_masked >= 62, "tenth: {}", tenth.line());
 }
