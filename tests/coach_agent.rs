@@ -7,7 +7,7 @@ use aws_sdk_dynamodb::types::AttributeValue;
 use blackbox::fake_model::{Reply as ModelReply, Step};
 use blackbox::{
     JsonReply, ModelCase, ModelStack, bench_session, call_json, check, eq, sample_workout,
-    unique_user, unselected, well_formed,
+    unique_user, unselected, weight_of, well_formed,
 };
 use libtest_mimic::{Arguments, Conclusion, Failed};
 use serde_json::{Value, json};
@@ -44,6 +44,10 @@ pub fn suite(args: &Arguments) -> Conclusion {
         (
             "an_invented_number_after_a_tool_never_reaches_the_lifter",
             an_invented_number_after_a_tool_never_reaches_the_lifter,
+        ),
+        (
+            "a_cited_figure_is_the_datas_in_the_lifters_unit",
+            a_cited_figure_is_the_datas_in_the_lifters_unit,
         ),
         (
             "high_risk_answer_is_revised_before_it_is_shown",
@@ -759,6 +763,66 @@ fn an_invented_number_after_a_tool_never_reaches_the_lifter(ctx: &Ctx) -> Result
         format!("nothing left to correct: {text}"),
     )?;
     eq(s.kinds().last().copied(), Some("done"), "done")
+}
+
+/// A weight the model cites by its ref ([[w1]], split across chunks as a stream splits it) is
+/// shown as the data's figure in the lifter's unit, whatever words are around it; a ref the
+/// data did not give is left out; no bracket or mark reaches the lifter or the stored answer.
+fn a_cited_figure_is_the_datas_in_the_lifters_unit(ctx: &Ctx) -> Result<(), Failed> {
+    let user = unique_user("c-cite");
+    ctx.rt.block_on(
+        ctx.stack
+            .store
+            .put_completed_workout(&user, &bench_session(7, &[(100.0, 5, 2)])),
+    )?;
+    ctx.fake.reply(ModelReply::calls(&[(
+        "exercise_progress",
+        json!({"exercise_id": "bench press"}),
+    )]));
+    ctx.fake.reply(ModelReply::text(&[
+        "Here it is: [[w",
+        "1]] is the figure. ",
+        "And [[w99]] is not.",
+    ]));
+    let asked =
+        json!({"message": "(context: conversation_id=cv-cite corr=r-1) How is my bench going?"});
+    let s = ctx.stream(&user, asked.clone());
+    well_formed(&s)?;
+    let text = s.text();
+    // The figure the model read beside "w1" in the tool result.
+    let reqs = ctx.fake.requests();
+    let result = reqs[1].body["contents"][2]["parts"][0]["functionResponse"]["response"].clone();
+    let cited = find_ref(&result, "w1").ok_or(format!("no w1 in the tool result: {result}"))?;
+    let shown: f64 = text
+        .strip_prefix("Here it is: ")
+        .and_then(|t| t.split(" kg").next())
+        .and_then(|n| n.parse().ok())
+        .ok_or(format!("a figure in kg after the words: {text}"))?;
+    check(
+        (shown - cited).abs() < 0.051,
+        format!("w1 is {cited} in the data, shown as {shown}: {text}"),
+    )?;
+    check(
+        text.ends_with("And [a figure I can't back with your data] is not.")
+            && !text.contains("[[")
+            && !text.contains('\u{2060}'),
+        format!("the unknown ref left out, nothing else shown: {text}"),
+    )?;
+    eq(s.kinds().last().copied(), Some("done"), "done")?;
+    // The same corr again: the stored answer, as the lifter read it.
+    let again = ctx.stream(&user, asked);
+    well_formed(&again)?;
+    eq(again.text(), text, "the stored answer")
+}
+
+/// The number written with ref `name` ("100 [[w1]]"), anywhere in `v`.
+fn find_ref(v: &Value, name: &str) -> Option<f64> {
+    match v {
+        Value::String(s) => s.strip_suffix(&format!(" [[{name}]]"))?.parse().ok(),
+        Value::Object(m) => m.values().find_map(|x| find_ref(x, name)),
+        Value::Array(a) => a.iter().find_map(|x| find_ref(x, name)),
+        _ => None,
+    }
 }
 
 fn high_risk_answer_is_revised_before_it_is_shown(ctx: &Ctx) -> Result<(), Failed> {
@@ -2119,7 +2183,7 @@ fn every_surface_prescribes_the_same_load(ctx: &Ctx) -> Result<(), Failed> {
             })
             .ok_or(format!("{id}: no suggest_weight result reached the model"))?;
         eq(
-            answer["weight_kg"].as_f64(),
+            weight_of(&answer["weight_kg"]),
             Some(kg),
             &format!("{id}: the coach's tool says what SUGGEST_WEIGHT says: {answer}"),
         )?;

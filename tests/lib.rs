@@ -534,6 +534,13 @@ pub fn sample_workout(id: &str, bench_sets: usize) -> Workout {
 // ---------------------------------------------------------------- checks and HTTP calls
 
 /// A failed check with a message, for libtest-mimic cases.
+/// A weight of a tool result as the model reads it: a number, or a number with its ref
+/// ("100 [[w3]]", `agent::refs`).
+pub fn weight_of(v: &serde_json::Value) -> Option<f64> {
+    v.as_f64()
+        .or_else(|| v.as_str()?.split_whitespace().next()?.parse().ok())
+}
+
 pub fn check(cond: bool, msg: impl Into<String>) -> Result<(), libtest_mimic::Failed> {
     if cond { Ok(()) } else { Err(msg.into().into()) }
 }

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use blackbox::fake_model::{Reply as ModelReply, Step};
 use blackbox::{
-    ModelCase, ModelStack, Streamed, check, eq, sample_workout, unique_user, unselected,
+    ModelCase, ModelStack, Streamed, check, eq, sample_workout, unique_user, unselected, weight_of,
     well_formed,
 };
 use coach::domain::workout::SetStatus;
@@ -171,14 +171,12 @@ fn progress_answered_from_tool_data(ctx: &Ctx) -> Result<(), Failed> {
     let sessions = result["sessions"].as_array().cloned().unwrap_or_default();
     eq(sessions.len(), 2, "both sessions")?;
     eq(
-        sessions[0]["top_set"]["weight_kg"].as_f64(),
+        weight_of(&sessions[0]["top_set"]["weight_kg"]),
         Some(100.0),
         "newest first",
     )?;
     check(
-        result["e1rm_change"]["change_kg"]
-            .as_f64()
-            .is_some_and(|c| c > 0.0),
+        weight_of(&result["e1rm_change"]["change_kg"]).is_some_and(|c| c > 0.0),
         format!("e1RM rose: {}", result["e1rm_change"]),
     )
 }

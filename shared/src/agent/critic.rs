@@ -208,7 +208,7 @@ fn kind_of(before: &str, claim: bool) -> Kind {
 /// The kind of a number in tool data from its key, or from the key above it for a key that
 /// only says "a weight" (`e1rm_change.to_kg` is an e1RM); `None`: not a weight (a count, a
 /// date, an id, reps).
-fn kind_of_key(key: &str, above: Option<Kind>) -> Option<Kind> {
+pub(super) fn kind_of_key(key: &str, above: Option<Kind>) -> Option<Kind> {
     let k = key.to_ascii_lowercase();
     // A share is no weight: `change_percent` 3.7 backs no "up 3.7 kg".
     if ["percent", "pct", "ratio", "share"]
@@ -1893,7 +1893,8 @@ fn unbacked(text: &str, facts: &Facts, lead: Option<&str>) -> Vec<Stated> {
     // Whether the sentence tells of a set done: read once, not for each figure.
     let tells_done = DONE_WORDS.is_match(text);
     for (i, w) in stated.into_iter().enumerate() {
-        if converted[i] {
+        // A figure code rendered from a ref is the data's by construction.
+        if converted[i] || super::refs::is_cited(text, w.at.start) {
             continue;
         }
         let bad = match &prev {
@@ -2248,7 +2249,8 @@ mod tests {
             scrub(answer, &f, false)
         );
         // Streamed before any tool ran, the hold-back reads it the same way.
-        let mut h = super::super::holdback::HoldBack::new(&f);
+        let refs = super::super::refs::Refs::new(Unit::Kg);
+        let mut h = super::super::holdback::HoldBack::new(&f, &refs);
         let mut seen = String::new();
         for c in answer.chars() {
             seen.push_str(&h.push(&c.to_string()));
@@ -2344,7 +2346,8 @@ mod tests {
             check(wrong, &f, false)
         );
         assert_eq!(scrub(wrong, &f, false).matches(LEFT_OUT).count(), 1);
-        let mut h = super::super::holdback::HoldBack::new(&f);
+        let refs = super::super::refs::Refs::new(Unit::Kg);
+        let mut h = super::super::holdback::HoldBack::new(&f, &refs);
         for c in wrong.chars() {
             h.push(&c.to_string());
         }
@@ -2409,7 +2412,8 @@ mod tests {
             .is_empty()
         );
         // The hold-back reads it the same way.
-        let mut h = super::super::holdback::HoldBack::new(&f);
+        let refs = super::super::refs::Refs::new(Unit::Kg);
+        let mut h = super::super::holdback::HoldBack::new(&f, &refs);
         let mut seen = String::new();
         for c in wrong.chars() {
             seen.push_str(&h.push(&c.to_string()));
@@ -2703,7 +2707,8 @@ mod tests {
         for text in pairs.chain([PARTS.concat()]) {
             let (out, left) = mask_unbacked(&text, &f);
             assert_eq!(out.matches(LEFT_OUT).count(), left.len(), "{text}");
-            let mut hold = crate::agent::holdback::HoldBack::new(&f);
+            let refs = crate::agent::refs::Refs::new(Unit::Kg);
+            let mut hold = crate::agent::holdback::HoldBack::new(&f, &refs);
             hold.push(&text);
             hold.finish();
             let _ = check(&text, &f, false);

@@ -3,27 +3,31 @@
 //! a small model still gives one lift's figures as another's). So the text streams live, but
 //! each sentence is held from its first digit until it ends, and then shown with every weight
 //! the facts do not back replaced by a note: the lifter never reads an invented load, and no
-//! after-the-fact correction is needed for it.
+//! after-the-fact correction is needed for it. A figure the model cites (`[[w4]]`) is held
+//! the same way and shown as the data's figure (`refs`).
 
 pub use super::critic::LEFT_OUT;
 use super::critic::{Facts, mask_sentence};
+use super::refs::{Refs, strip};
 
 pub struct HoldBack<'f> {
     facts: &'f Facts,
+    refs: &'f Refs,
     /// The sentence held since its first digit.
     held: String,
     /// A '.' was the last character held: a sentence end if whitespace follows, else a decimal.
     dot: bool,
-    /// Everything released to the lifter.
+    /// Everything released to the lifter, cited figures marked (`refs::CITED`).
     pub shown: String,
     /// The weights left out, as the model wrote them.
     pub left_out: Vec<String>,
 }
 
 impl<'f> HoldBack<'f> {
-    pub fn new(facts: &'f Facts) -> Self {
+    pub fn new(facts: &'f Facts, refs: &'f Refs) -> Self {
         HoldBack {
             facts,
+            refs,
             held: String::new(),
             dot: false,
             shown: String::new(),
@@ -35,7 +39,8 @@ impl<'f> HoldBack<'f> {
     pub fn push(&mut self, delta: &str) -> String {
         let mut out = String::new();
         for ch in delta.chars() {
-            if self.held.is_empty() && !ch.is_ascii_digit() {
+            // Held from a digit or a bracket (a ref, "[[w4]]").
+            if self.held.is_empty() && !ch.is_ascii_digit() && ch != '[' {
                 out.push(ch);
                 continue;
             }
@@ -51,20 +56,21 @@ impl<'f> HoldBack<'f> {
             }
         }
         self.shown.push_str(&out);
-        out
+        strip(&out)
     }
 
     /// What is still held when the model's turn ends.
     pub fn finish(&mut self) -> String {
         let out = self.release();
         self.shown.push_str(&out);
-        out
+        strip(&out)
     }
 
     /// The held sentence with its unbacked weights replaced.
     fn release(&mut self) -> String {
         self.dot = false;
-        let held = std::mem::take(&mut self.held);
+        let (held, unknown) = self.refs.render(&std::mem::take(&mut self.held));
+        self.left_out.extend(unknown);
         // The sentence's words already shown (none hold a digit) give the held figures their
         // sense: "Add " makes "5 kg next week." a change.
         // A list item reads with the heading above it (`critic::mask_sentence`).
@@ -83,14 +89,15 @@ mod tests {
 
     /// Feeds `text` in small chunks, as a stream does; returns what the lifter saw.
     fn streamed(facts: &Facts, text: &str, chunk: usize) -> (String, Vec<String>) {
-        let mut h = HoldBack::new(facts);
+        let refs = Refs::new(crate::domain::units::Unit::Kg);
+        let mut h = HoldBack::new(facts, &refs);
         let chars: Vec<char> = text.chars().collect();
         let mut seen = String::new();
         for c in chars.chunks(chunk) {
             seen.push_str(&h.push(&c.iter().collect::<String>()));
         }
         seen.push_str(&h.finish());
-        assert_eq!(seen, h.shown);
+        assert_eq!(seen, strip(&h.shown));
         (seen, h.left_out)
     }
 
@@ -160,7 +167,8 @@ mod tests {
     #[test]
     fn text_without_digits_flows_as_it_comes() {
         let facts = Facts::default();
-        let mut h = HoldBack::new(&facts);
+        let refs = Refs::new(crate::domain::units::Unit::Kg);
+        let mut h = HoldBack::new(&facts, &refs);
         assert_eq!(h.push("Keep your back "), "Keep your back ");
         assert_eq!(h.push("flat and do 3"), "flat and do ");
         assert_eq!(h.push(" sets."), "");

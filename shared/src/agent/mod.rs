@@ -21,6 +21,7 @@ pub mod instruction;
 pub mod lifts;
 pub mod markup;
 pub mod model_loop;
+pub mod refs;
 pub mod tools;
 
 use chrono::Utc;

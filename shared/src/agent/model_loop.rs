@@ -17,6 +17,7 @@ use super::Emitter;
 use super::critic::{self, Facts};
 use super::holdback::HoldBack;
 use super::markup::{self, Markup};
+use super::refs::{Refs, strip};
 use super::{instruction, tools};
 use crate::llm::{
     ErrorKind, Event, Finish, Model, ModelError, Part, Request, Role, ToolResult, Turn, Usage,
@@ -104,6 +105,8 @@ pub async fn run(
         cache_key: Some(crate::llm::cache_key(&env.ctx.user_id)),
     };
     let mut facts = Facts::in_unit(env.unit);
+    // The weights of tool results the model may cite by ref ([[w4]]) instead of writing them.
+    let mut refs = Refs::new(env.unit);
     facts.add_said(text);
     facts.add_text(&super::briefing::Loaded::data_part(&briefing.context));
     let buffered = critic::is_high_risk(text);
@@ -140,6 +143,7 @@ pub async fn run(
         let live = Live {
             on: !buffered,
             hold: Some(&facts),
+            refs: &refs,
         };
         let mut attempt = model_turn(model, &req, emit, deadline, &mut out.usage, live).await;
         if let Err(e) = &attempt
@@ -208,10 +212,17 @@ pub async fn run(
                 return out;
             }
             let checked = review(
-                model, &mut req, said, &facts, &mut out, buffered, emit, deadline,
+                model,
+                &mut req,
+                said,
+                (&facts, &refs),
+                &mut out,
+                buffered,
+                emit,
+                deadline,
             )
             .await;
-            out.answer = checked;
+            out.answer = strip(&checked);
             return out;
         }
         req.turns.push(turn);
@@ -276,7 +287,7 @@ pub async fn run(
                         tools::Effect::None => {}
                     }
                     facts.add_json(&done.value);
-                    done.value
+                    refs.annotate(&done.value)
                 }
                 Err(e) => e.to_json(),
             };
@@ -311,7 +322,7 @@ async fn review(
     model: &Model,
     req: &mut Request,
     said: String,
-    facts: &Facts,
+    (facts, refs): (&Facts, &Refs),
     out: &mut Outcome,
     buffered: bool,
     emit: &Emitter,
@@ -322,7 +333,7 @@ async fn review(
     out.violations = found.len();
     if found.is_empty() {
         if buffered {
-            emit.send("message", json!({ "text": said })).await;
+            emit.send("message", json!({ "text": strip(&said) })).await;
         }
         return said;
     }
@@ -348,6 +359,7 @@ async fn review(
     let quiet = Live {
         on: false,
         hold: None,
+        refs,
     };
     out.model_turns += 1;
     let revised = match model_turn(model, req, emit, deadline, &mut out.usage, quiet).await {
@@ -369,16 +381,17 @@ async fn review(
         };
         critic::scrub(base, facts, wrote)
     };
-    emit.send("message", json!({ "text": text })).await;
+    emit.send("message", json!({ "text": strip(&text) })).await;
     text
 }
 
 /// How a turn's text reaches the lifter: streamed (`on`) or not, and with its numbers held
-/// until checked against `hold`.
+/// until checked against `hold`; its cited figures (`[[w4]]`) rendered from `refs`.
 #[derive(Clone, Copy)]
 struct Live<'f> {
     on: bool,
     hold: Option<&'f Facts>,
+    refs: &'f Refs,
 }
 
 /// One model turn as streamed.
@@ -419,7 +432,10 @@ async fn stream_turn(
     // The text meant for the lifter: the model's, less reasoning and calls written as text.
     let mut text = String::new();
     let mut markup = Markup::default();
-    let mut hold = live.hold.filter(|_| live.on).map(HoldBack::new);
+    let mut hold = live
+        .hold
+        .filter(|_| live.on)
+        .map(|facts| HoldBack::new(facts, live.refs));
     // Sends `t` (through the hold when there is one); false when the client is gone.
     async fn send(emit: &Emitter, t: &str) -> bool {
         t.is_empty() || emit.send("message", json!({ "text": t })).await
@@ -454,7 +470,11 @@ async fn stream_turn(
                 turn.parts.insert(0, Part::text(&text));
             }
         }
-        let (shown, left_out) = hold.map_or((text, Vec::new()), |h| (h.shown, h.left_out));
+        // Not streamed: its refs rendered now (streamed, the hold-back rendered them).
+        let (shown, left_out) = match hold {
+            Some(h) => (h.shown, h.left_out),
+            None => live.refs.render(&text),
+        };
         Streamed {
             turn,
             shown,
