@@ -1425,6 +1425,18 @@ impl Facts {
         })
     }
 
+    /// Whether `reps` at the cited load `kg` is a set the data gives (of any lift: the load is
+    /// the data's): the data's sets at that load whose reps are known back it, or there are none.
+    fn backs_cited_set(&self, kg: f64, reps: u32) -> bool {
+        let known: Vec<Reps> = self
+            .weights
+            .iter()
+            .filter(|f| f.kind == Kind::Load && (f.kg - kg).abs() <= TOLERANCE_KG)
+            .filter_map(|f| f.reps)
+            .collect();
+        known.is_empty() || known.iter().any(|r| r.backs(reps))
+    }
+
     /// The lift the lifter means by `lift`: itself when the data has it, else their one machine
     /// of that name ("hip thrust" to a lifter whose data has only the hip thrust machine).
     /// Only a machine: "bench press" is never their dumbbell bench press.
@@ -1893,8 +1905,21 @@ fn unbacked(text: &str, facts: &Facts, lead: Option<&str>) -> Vec<Stated> {
     // Whether the sentence tells of a set done: read once, not for each figure.
     let tells_done = DONE_WORDS.is_match(text);
     for (i, w) in stated.into_iter().enumerate() {
-        // A figure code rendered from a ref is the data's by construction.
-        if converted[i] || super::refs::is_cited(text, w.at.start) {
+        if converted[i] {
+            continue;
+        }
+        // A figure code rendered from a ref is the data's by construction; the reps written
+        // with it are not ("[[w2]] x 9"), and a set the data does not give is left out whole.
+        if super::refs::is_cited(text, w.at.start) {
+            if let Some((r, set)) = &w.reps
+                && *set != w.at
+                && !facts.backs_cited_set(w.kg, *r)
+            {
+                out.push(Stated {
+                    at: set.clone(),
+                    ..w.clone()
+                });
+            }
             continue;
         }
         let bad = match &prev {

@@ -165,6 +165,41 @@ mod tests {
     }
 
     #[test]
+    fn a_cited_figure_streams_as_the_datas() {
+        let result = serde_json::json!({
+            "exercise_id": "bench-press",
+            "e1rm_kg": 116.7,
+            "top_set": {"weight_kg": 100, "reps": 5}
+        });
+        let mut facts = Facts::in_unit(crate::domain::units::Unit::Kg);
+        facts.add_json(&result);
+        let mut refs = Refs::new(crate::domain::units::Unit::Kg);
+        let seen_by_model = refs.annotate(&result);
+        assert_eq!(seen_by_model["e1rm_kg"], "116.7 [[w1]]");
+        assert_eq!(seen_by_model["top_set"]["weight_kg"], "100 [[w2]]");
+        for chunk in [1, 3, 100] {
+            let mut h = HoldBack::new(&facts, &refs);
+            let text = "Your e1RM is [[w1]] and your top set was 100 [[w2]] x 5. \
+                        Not [[w2]] x 9, nor [[w7]], nor \u{2060}140 kg.";
+            let chars: Vec<char> = text.chars().collect();
+            let mut seen = String::new();
+            for c in chars.chunks(chunk) {
+                seen.push_str(&h.push(&c.iter().collect::<String>()));
+            }
+            seen.push_str(&h.finish());
+            assert_eq!(
+                seen,
+                format!(
+                    "Your e1RM is 116.7 kg and your top set was 100 kg x 5. \
+                     Not {LEFT_OUT}, nor {LEFT_OUT}, nor {LEFT_OUT}."
+                ),
+                "chunks of {chunk}"
+            );
+            assert_eq!(h.left_out, ["[[w7]]", "100 kg x 9", "140 kg"]);
+        }
+    }
+
+    #[test]
     fn text_without_digits_flows_as_it_comes() {
         let facts = Facts::default();
         let refs = Refs::new(crate::domain::units::Unit::Kg);

@@ -8,6 +8,9 @@
 //! data's wherever the answer is read again (the hold-back, the final check, a scrub); the mark
 //! is taken out of everything the lifter reads or the conversation stores.
 
+use std::sync::LazyLock;
+
+use regex_lite::Regex;
 use serde_json::{Map, Value};
 
 use super::critic::{Kind, LEFT_OUT, kind_of_key};
@@ -16,6 +19,16 @@ use crate::domain::units::{Unit, format_estimate, format_weight};
 /// Put just before a figure rendered from a ref (an invisible word joiner). A model's own is
 /// taken out of its text before refs are rendered, so only code's marks a figure as cited.
 pub const CITED: char = '\u{2060}';
+
+/// A ref as a model writes it: "[[w4]]", "[[ w4 ]]", "[w4]".
+static REF: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"\[\[?\s*(w\d{1,4})\s*\]\]?").unwrap_or_else(|e| panic!("ref pattern: {e}"))
+});
+/// A unit written after a ref ("[[w4]] kg"): the figure has its own.
+static UNIT_AFTER: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)^\s?(?:kgs?|lbs?|pounds|kilos)\b")
+        .unwrap_or_else(|e| panic!("unit-after pattern: {e}"))
+});
 
 /// The refs handed out in one answer: each a weight of a tool result and its kind.
 #[derive(Debug)]
@@ -92,39 +105,36 @@ impl Refs {
         let text = strip(text);
         let mut out = String::with_capacity(text.len());
         let mut left_out = Vec::new();
-        let mut rest = text.as_str();
-        while let Some(open) = rest.find("[[") {
-            out.push_str(&rest[..open]);
-            let after = &rest[open + 2..];
-            let Some(close) = after.find("]]").filter(|&c| c <= 8) else {
-                out.push_str("[[");
-                rest = after;
+        let mut from = 0;
+        for c in REF.captures_iter(&text) {
+            let (Some(all), Some(name)) = (c.get(0), c.get(1)) else {
                 continue;
             };
-            let name = after[..close].trim();
-            match self.figure(name) {
-                Some(figure) => {
-                    // "109.3 [[w4]]", copied as the tool result wrote it: the number once.
-                    if let Some(raw) = self.raw(name) {
-                        let before = out.trim_end();
-                        let cut = before.len().saturating_sub(raw.len());
-                        if before.ends_with(raw)
-                            && !before[..cut].ends_with(|c: char| c.is_ascii_digit() || c == '.')
-                        {
-                            out.truncate(cut);
-                        }
-                    }
-                    out.push(CITED);
-                    out.push_str(&figure);
-                }
-                None => {
-                    out.push_str(LEFT_OUT);
-                    left_out.push(format!("[[{name}]]"));
+            out.push_str(&text[from..all.start()]);
+            from = all.end();
+            let Some(figure) = self.figure(name.as_str()) else {
+                out.push_str(LEFT_OUT);
+                left_out.push(all.as_str().to_string());
+                continue;
+            };
+            // "109.3 [[w4]]", copied as the tool result wrote it: the number once.
+            if let Some(raw) = self.raw(name.as_str()) {
+                let before = out.trim_end();
+                let cut = before.len().saturating_sub(raw.len());
+                if before.ends_with(raw)
+                    && !before[..cut].ends_with(|c: char| c.is_ascii_digit() || c == '.')
+                {
+                    out.truncate(cut);
                 }
             }
-            rest = &after[close + 2..];
+            out.push(CITED);
+            out.push_str(&figure);
+            // "[[w4]] kg": the unit once.
+            if let Some(unit) = UNIT_AFTER.find(&text[from..]) {
+                from += unit.end();
+            }
         }
-        out.push_str(rest);
+        out.push_str(&text[from..]);
         (out, left_out)
     }
 
