@@ -854,7 +854,7 @@ fn kind_after(after: &str) -> Option<Kind> {
     });
     // "16.7 kg added to your estimated max", "16 lb down on estimated max": a change.
     static CHANGE_WORDS_AFTER: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r"(?i)^\s*(?:(?:added|gained|put)\s+(?:to|on(?:to)?)\b|(?:down|up)\s+(?:on|from|in|since)\b|off\s+(?:your|the|his|her)\s+(?:estimated|e1rm|best|max)\b)")
+        Regex::new(r"(?i)^\s*(?:(?:added|gained|put)\s+(?:to|on(?:to)?)\b|(?:down|up)\s+(?:on|from|in|since)\b|off\s+(?:your|the|his|her)\s+(?:estimated|e1rm|best|max)\b|(?:decrease|increase|drop|gain|loss|rise|jump|improvement)\b|(?:lower|higher|heavier|lighter|less|more)\s+than\s+(?:your|the|last|his|her)\b)")
             .unwrap_or_else(|e| panic!("change-words pattern: {e}"))
     });
     if CHANGE_OF.is_match(after) || CHANGE_WORDS_AFTER.is_match(after) {
@@ -3356,6 +3356,37 @@ mod tests {
             ["125 lb"]
         );
         assert!(left_out("The log confirms 115 lb for 6 on the trap bar.", &said).is_empty());
+    }
+
+    /// Qwen2.5-Coder-1.5B's answers to a progress question (27 Nov, evening): a change said
+    /// after its figure.
+    #[test]
+    fn a_change_named_after_its_figure() {
+        let mut f = Facts::in_unit(Unit::Kg);
+        f.add_json(&json!({
+            "exercise_id": "front-squat",
+            "sessions": [{"top_set": {"weight_kg": 90, "reps": 3}, "e1rm_kg": 99.0}],
+            "e1rm_change": {"from_kg": 106.7, "to_kg": 99.0, "change_kg": -7.7}
+        }));
+        for ok in [
+            "Your front squat e1RM is 99 kg, which is a 7.7 kg decrease from 106.7 kg.",
+            "Your front squat top set is 90 kg, which is 7.7 kg lower than your best e1RM.",
+        ] {
+            assert!(left_out(ok, &f).is_empty(), "{ok}: {:?}", left_out(ok, &f));
+        }
+        for (bad, figure) in [
+            ("Your front squat e1RM is 99 kg, a 9 kg decrease.", "9 kg"),
+            ("Your front squat is 12 kg lower than your best.", "12 kg"),
+        ] {
+            assert!(
+                left_out(bad, &f).iter().any(|m| m == figure),
+                "{bad}: {:?}",
+                left_out(bad, &f)
+            );
+        }
+        // A dip is a lift, not a fall.
+        let dip = weights_in("A +135 lb dip by June means three 45s.", true);
+        assert_ne!(dip[0].kind, Kind::Change);
     }
 
     /// From the ninth labelled set (a lifter on 5/3/1), once it became development data.

@@ -64,6 +64,8 @@ pub struct Outcome {
     /// the evaluation judges the checker by.
     pub masked: Vec<String>,
     pub flagged: Vec<String>,
+    /// The figures shown from refs (`refs`): the data's by construction.
+    pub cited: Vec<String>,
 }
 
 /// What the agent is given besides the lifter's message.
@@ -222,6 +224,7 @@ pub async fn run(
                 deadline,
             )
             .await;
+            out.cited = super::refs::cited_in(&checked);
             out.answer = strip(&checked);
             return out;
         }
@@ -615,6 +618,7 @@ pub fn done_data(intent: Option<Intent>, started: Instant, out: &Outcome) -> Val
             "critic_findings": out.violations,
             "masked": out.masked,
             "flagged": out.flagged,
+            "cited": out.cited,
             "context": context,
         });
     }

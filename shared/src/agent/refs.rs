@@ -169,6 +169,20 @@ pub fn strip(text: &str) -> String {
     text.replace(CITED, "")
 }
 
+/// The figures of `text` rendered from refs, as shown ("116.7 kg").
+pub fn cited_in(text: &str) -> Vec<String> {
+    text.split(CITED)
+        .skip(1)
+        .filter_map(|rest| {
+            let number = rest.find(' ')?;
+            let unit = rest[number + 1..]
+                .find(|c: char| !c.is_ascii_alphabetic())
+                .map_or(rest.len(), |u| number + 1 + u);
+            Some(rest[..unit].to_string())
+        })
+        .collect()
+}
+
 /// Whether the figure that starts at `at` in `text` was cited (rendered from a ref).
 pub fn is_cited(text: &str, at: usize) -> bool {
     text[..at].ends_with(CITED)
@@ -224,6 +238,7 @@ mod tests {
                 .ends_with("[[w1]]")
         );
         assert!(is_cited(&text, text.find("102.5").unwrap()));
+        assert_eq!(cited_in(&text), ["102.5 kg", "109.3 kg"]);
         // A pound lifter's load is what the bar takes, to the half pound.
         let mut lb = Refs::new(Unit::Lb);
         lb.annotate(&json!({"e1rm_kg": 133.4, "weight_kg": 102.1}));

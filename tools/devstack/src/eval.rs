@@ -292,6 +292,8 @@ pub struct Record {
     /// flagged after a streamed answer (the trace's `masked` and `flagged`).
     pub masked: Vec<String>,
     pub flagged: Vec<String>,
+    /// Figures shown from the refs the model wrote (`[[w4]]`): the data's by construction.
+    pub cited: Vec<String>,
     /// With [`Expect::figures_of`], the masked weights judged as the answers' are: the lift's
     /// own figures (a correct figure kept from the lifter: the checker's miss) and the others
     /// (rightly kept).
@@ -586,12 +588,15 @@ impl TurnSeen {
         };
         rec.masked.extend(strings(&trace["masked"]));
         rec.flagged.extend(strings(&trace["flagged"]));
+        // Figures shown from refs: the data's, in the lifter's unit.
+        rec.cited.extend(strings(&trace["cited"]));
         // The numbers the turn could back its answer with.
         let mut sources: Vec<f64> = Vec::new();
         for r in &self.results {
             json_numbers(r, &mut sources);
         }
         sources.extend(numbers(said));
+        sources.extend(rec.cited.iter().flat_map(|c| numbers(c)));
         sources.extend(numbers(trace["context"].as_str().unwrap_or_default()));
         for n in numbers(&self.text) {
             if !sources.iter().any(|s| backs(*s, n)) {
@@ -1075,7 +1080,7 @@ pub fn table(records: &[Record], prices: &[Price]) -> String {
 /// and input per call; then the suite's pass^1, pass^k and tool-choice accuracy.
 pub fn summary(scenarios: &[Scenario], runs: &[Vec<Record>]) -> String {
     let mut t = String::from(
-        "| scenario | runs passed | pass^k | tool chosen | held back | unbacked weights shown | the lift's figures shown right / wrong | masked right / wrong | first text ms (median) | input tokens per call | why a run failed |\n|---|---|---|---|---|---|---|---|---|---|---|\n",
+        "| scenario | runs passed | pass^k | tool chosen | held back | cited | unbacked weights shown | the lift's figures shown right / wrong | masked right / wrong | first text ms (median) | input tokens per call | why a run failed |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n",
     );
     let (mut passed_runs, mut all_runs, mut all_passed) = (0, 0, 0);
     let (mut chose, mut choosing) = (0, 0);
@@ -1116,10 +1121,11 @@ pub fn summary(scenarios: &[Scenario], runs: &[Vec<Record>]) -> String {
         let figures = split(|r| r.right_figures.len(), |r| r.wrong_figures.len());
         let masked = split(|r| r.masked_right.len(), |r| r.masked_wrong.len());
         t.push_str(&format!(
-            "| {} | {passed}/{k} | {} | {tool} | {} | {} | {figures} | {masked} | {} | {} | {} |\n",
+            "| {} | {passed}/{k} | {} | {tool} | {} | {} | {} | {figures} | {masked} | {} | {} | {} |\n",
             s.name,
             if passed == k { "yes" } else { "no" },
             recs.iter().map(|r| r.held_back).sum::<usize>(),
+            recs.iter().map(|r| r.cited.len()).sum::<usize>(),
             recs.iter().map(|r| r.unbacked_weights.len()).sum::<usize>(),
             firsts
                 .get(firsts.len() / 2)
