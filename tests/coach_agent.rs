@@ -732,15 +732,7 @@ fn a_looping_answer_is_cut_and_checked(ctx: &Ctx) -> Result<(), Failed> {
 /// the data backs streams as written, and no correction is needed.
 fn an_invented_number_after_a_tool_never_reaches_the_lifter(ctx: &Ctx) -> Result<(), Failed> {
     let user = unique_user("c-critic");
-    ctx.rt.block_on(
-        ctx.stack
-            .store
-            .put_completed_workout(&user, &bench_session(7, &[(100.0, 5, 2)])),
-    )?;
-    ctx.fake.reply(ModelReply::calls(&[(
-        "exercise_progress",
-        json!({"exercise_id": "bench press"}),
-    )]));
+    bench_and_its_progress_read(ctx, &user)?;
     ctx.fake.reply(ModelReply::text(&[
         "Your top set was 100 kg for 5. ",
         "Your best ever is 140 kg, and you did 100 kg x 9 once.",
@@ -770,15 +762,7 @@ fn an_invented_number_after_a_tool_never_reaches_the_lifter(ctx: &Ctx) -> Result
 /// data did not give is left out; no bracket or mark reaches the lifter or the stored answer.
 fn a_cited_figure_is_the_datas_in_the_lifters_unit(ctx: &Ctx) -> Result<(), Failed> {
     let user = unique_user("c-cite");
-    ctx.rt.block_on(
-        ctx.stack
-            .store
-            .put_completed_workout(&user, &bench_session(7, &[(100.0, 5, 2)])),
-    )?;
-    ctx.fake.reply(ModelReply::calls(&[(
-        "exercise_progress",
-        json!({"exercise_id": "bench press"}),
-    )]));
+    bench_and_its_progress_read(ctx, &user)?;
     ctx.fake.reply(ModelReply::text(&[
         "Here it is: [[w",
         "1]] is the figure. ",
@@ -813,6 +797,21 @@ fn a_cited_figure_is_the_datas_in_the_lifters_unit(ctx: &Ctx) -> Result<(), Fail
     let again = ctx.stream(&user, asked);
     well_formed(&again)?;
     eq(again.text(), text, "the stored answer")
+}
+
+/// A lifter with a week-old bench session of 100 kg x 5, whose coach's first call reads the
+/// bench's progress.
+fn bench_and_its_progress_read(ctx: &Ctx, user: &str) -> Result<(), Failed> {
+    ctx.rt.block_on(
+        ctx.stack
+            .store
+            .put_completed_workout(user, &bench_session(7, &[(100.0, 5, 2)])),
+    )?;
+    ctx.fake.reply(ModelReply::calls(&[(
+        "exercise_progress",
+        json!({"exercise_id": "bench press"}),
+    )]));
+    Ok(())
 }
 
 /// The number written with ref `name` ("100 [[w1]]"), anywhere in `v`.

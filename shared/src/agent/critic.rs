@@ -2881,6 +2881,20 @@ mod tests {
         mask_unbacked(text, f).1
     }
 
+    /// Each of `ok` has nothing left out; each of `bad` has its figure left out.
+    fn judged(f: &Facts, ok: &[&str], bad: &[(&str, &str)]) {
+        for ok in ok {
+            assert!(left_out(ok, f).is_empty(), "{ok}: {:?}", left_out(ok, f));
+        }
+        for (bad, figure) in bad {
+            assert!(
+                left_out(bad, f).iter().any(|m| m == figure),
+                "{bad}: {:?}",
+                left_out(bad, f)
+            );
+        }
+    }
+
     #[test]
     fn a_goal_backs_a_goal_and_no_lift_done() {
         let mut f = Facts::in_unit(Unit::Kg);
@@ -3320,30 +3334,25 @@ mod tests {
             {"exercise_id": "hip-thrust-machine", "reps": 12, "weight_kg": 59.0}
         ]}));
         // What is usual for everyone is no claim about the lifter; "four weeks" is no set.
-        for ok in [
-            "Bumper plates usually start at 5 kg, so small jumps need steel change plates.",
-            "Kettlebell swings in most benchmark workouts use 24 kg (53 lb) for men and 16 kg for women.",
-            "Grace is 30 clean and jerks for time, prescribed at 61 kg (135 lb) for men.",
-            "The power clean e1RM has been flat at around 101 kg for four straight weeks.",
-            // Their only hip thrust is the machine.
-            "Hip thrust went from 59 to 61 kg in a week.",
-        ] {
-            assert!(left_out(ok, &f).is_empty(), "{ok}: {:?}", left_out(ok, &f));
-        }
-        for (bad, figure) in [
-            // Said of the lifter, what is usual does not cover it.
-            ("You usually work at 140 kg on the power clean.", "140 kg"),
-            ("She often starts at 40 kg on the hip thrust.", "40 kg"),
-            // A set is a set; the lift is the lift's.
-            ("The power clean e1RM is 101 kg for four.", "101 kg"),
-            ("Your hip thrust e1RM is 61 kg.", "61 kg"),
-        ] {
-            assert!(
-                left_out(bad, &f).iter().any(|m| m == figure),
-                "{bad}: {:?}",
-                left_out(bad, &f)
-            );
-        }
+        judged(
+            &f,
+            &[
+                "Bumper plates usually start at 5 kg, so small jumps need steel change plates.",
+                "Kettlebell swings in most benchmark workouts use 24 kg (53 lb) for men and 16 kg for women.",
+                "Grace is 30 clean and jerks for time, prescribed at 61 kg (135 lb) for men.",
+                "The power clean e1RM has been flat at around 101 kg for four straight weeks.",
+                // Their only hip thrust is the machine.
+                "Hip thrust went from 59 to 61 kg in a week.",
+            ],
+            &[
+                // Said of the lifter, what is usual does not cover it.
+                ("You usually work at 140 kg on the power clean.", "140 kg"),
+                ("She often starts at 40 kg on the hip thrust.", "40 kg"),
+                // A set is a set; the lift is the lift's.
+                ("The power clean e1RM is 101 kg for four.", "101 kg"),
+                ("Your hip thrust e1RM is 61 kg.", "61 kg"),
+            ],
+        );
         // A number the lifter said backs what they said, not what the log is said to hold.
         let mut said = Facts::in_unit(Unit::Lb);
         said.add_said("On Wednesday I did the trap bar at 125 for 6.");
@@ -3368,22 +3377,17 @@ mod tests {
             "sessions": [{"top_set": {"weight_kg": 90, "reps": 3}, "e1rm_kg": 99.0}],
             "e1rm_change": {"from_kg": 106.7, "to_kg": 99.0, "change_kg": -7.7}
         }));
-        for ok in [
-            "Your front squat e1RM is 99 kg, which is a 7.7 kg decrease from 106.7 kg.",
-            "Your front squat top set is 90 kg, which is 7.7 kg lower than your best e1RM.",
-        ] {
-            assert!(left_out(ok, &f).is_empty(), "{ok}: {:?}", left_out(ok, &f));
-        }
-        for (bad, figure) in [
-            ("Your front squat e1RM is 99 kg, a 9 kg decrease.", "9 kg"),
-            ("Your front squat is 12 kg lower than your best.", "12 kg"),
-        ] {
-            assert!(
-                left_out(bad, &f).iter().any(|m| m == figure),
-                "{bad}: {:?}",
-                left_out(bad, &f)
-            );
-        }
+        judged(
+            &f,
+            &[
+                "Your front squat e1RM is 99 kg, which is a 7.7 kg decrease from 106.7 kg.",
+                "Your front squat top set is 90 kg, which is 7.7 kg lower than your best e1RM.",
+            ],
+            &[
+                ("Your front squat e1RM is 99 kg, a 9 kg decrease.", "9 kg"),
+                ("Your front squat is 12 kg lower than your best.", "12 kg"),
+            ],
+        );
         // A dip is a lift, not a fall.
         let dip = weights_in("A +135 lb dip by June means three 45s.", true);
         assert_ne!(dip[0].kind, Kind::Change);
@@ -3402,31 +3406,26 @@ mod tests {
             "last_amrap": {"weight_kg": 175, "reps": 5},
             "e1rm_change": {"from_kg": 117.0, "to_kg": 109.3, "change_kg": -7.7}
         }));
-        for ok in [
-            "Your training maxes going into this are squat 155 kg and press 62.5 kg.",
-            "Your squat TM is 155 kg, and 160 kg next cycle.",
-            "Squat BBB moves up to 80 kg next cycle.",
-            "| Squat | 155 kg | 160 kg | raise |",
-            "Deadlift: 175x5 at RIR 1 works out to roughly 210 kg.",
-            "That's a loss of 7.7 kg while the training max kept climbing.",
-        ] {
-            assert!(left_out(ok, &f).is_empty(), "{ok}: {:?}", left_out(ok, &f));
-        }
-        for (bad, figure) in [
-            // A load lifted is no training max, nor a training max a load.
-            ("Your press TM is 60 kg.", "60 kg"),
-            ("The press AMRAP was 62.5 kg x 3.", "62.5 kg"),
-            ("Your squat TM is 80 kg.", "80 kg"),
-            // A map's values are its key's lift's.
-            ("Your overhead press TM is 155 kg.", "155 kg"),
-            ("| Squat | 62.5 kg | 160 kg | raise |", "62.5 kg"),
-        ] {
-            assert!(
-                left_out(bad, &f).iter().any(|m| m == figure),
-                "{bad}: {:?}",
-                left_out(bad, &f)
-            );
-        }
+        judged(
+            &f,
+            &[
+                "Your training maxes going into this are squat 155 kg and press 62.5 kg.",
+                "Your squat TM is 155 kg, and 160 kg next cycle.",
+                "Squat BBB moves up to 80 kg next cycle.",
+                "| Squat | 155 kg | 160 kg | raise |",
+                "Deadlift: 175x5 at RIR 1 works out to roughly 210 kg.",
+                "That's a loss of 7.7 kg while the training max kept climbing.",
+            ],
+            &[
+                // A load lifted is no training max, nor a training max a load.
+                ("Your press TM is 60 kg.", "60 kg"),
+                ("The press AMRAP was 62.5 kg x 3.", "62.5 kg"),
+                ("Your squat TM is 80 kg.", "80 kg"),
+                // A map's values are its key's lift's.
+                ("Your overhead press TM is 155 kg.", "155 kg"),
+                ("| Squat | 62.5 kg | 160 kg | raise |", "62.5 kg"),
+            ],
+        );
     }
 }
 
