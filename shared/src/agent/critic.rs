@@ -247,7 +247,7 @@ fn is_tm_key(k: &str) -> bool {
 }
 
 /// The kind the children of `key` take when their own key only says "a weight".
-fn kind_above(key: Option<&str>, above: Option<Kind>) -> Option<Kind> {
+pub(super) fn kind_above(key: Option<&str>, above: Option<Kind>) -> Option<Kind> {
     let k = key?.to_ascii_lowercase();
     if k.contains("goal") || k.contains("objective") {
         Some(Kind::Goal)
@@ -854,7 +854,7 @@ fn kind_after(after: &str) -> Option<Kind> {
     });
     // "16.7 kg added to your estimated max", "16 lb down on estimated max": a change.
     static CHANGE_WORDS_AFTER: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r"(?i)^\s*(?:(?:added|gained|put)\s+(?:to|on(?:to)?)\b|(?:down|up)\s+(?:on|from|in|since)\b|off\s+(?:your|the|his|her)\s+(?:estimated|e1rm|best|max)\b|(?:decrease|increase|drop|gain|loss|rise|jump|improvement)\b|(?:lower|higher|heavier|lighter|less|more)\s+than\s+(?:your|the|last|his|her)\b)")
+        Regex::new(r"(?i)^\s*(?:(?:added|gained|put)\s+(?:to|on(?:to)?)\b|(?:down|up)\s+(?:on|from|in|since)\b|off\s+(?:your|the|his|her)\s+(?:estimated|e1rm|best|max)\b|(?:decrease|increase|gain|loss|rise|jump|improvement)\b|(?:lower|higher|heavier|lighter|less|more)\s+than\s+(?:your|the|last|his|her)\b)")
             .unwrap_or_else(|e| panic!("change-words pattern: {e}"))
     });
     if CHANGE_OF.is_match(after) || CHANGE_WORDS_AFTER.is_match(after) {
@@ -1425,16 +1425,48 @@ impl Facts {
         })
     }
 
-    /// Whether `reps` at the cited load `kg` is a set the data gives (of any lift: the load is
-    /// the data's): the data's sets at that load whose reps are known back it, or there are none.
-    fn backs_cited_set(&self, kg: f64, reps: u32) -> bool {
-        let known: Vec<Reps> = self
+    /// Whether a cited figure (its value the data's by construction) is said of what it is:
+    /// the lift its sentence names has a figure of that value, and a set ("[[w1]] for 5") is a
+    /// load the data has, at those reps where it knows them, not an estimate. Only such a clear
+    /// conflict fails: a cited figure is never judged by the kind the prose seems to give it.
+    fn backs_cited(&self, text: &str, w: &Stated, lead: Option<&str>) -> bool {
+        // A rendered figure's rounding: half a pound.
+        const SAME_KG: f64 = 0.3;
+        let of_value: Vec<&Fact> = self
             .weights
             .iter()
-            .filter(|f| f.kind == Kind::Load && (f.kg - kg).abs() <= TOLERANCE_KG)
-            .filter_map(|f| f.reps)
+            .filter(|f| (f.kg - w.kg).abs() <= SAME_KG)
             .collect();
-        known.is_empty() || known.iter().any(|r| r.backs(reps))
+        if of_value.is_empty() {
+            return true;
+        }
+        let lift = self
+            .names
+            .lift_at(text, w.at.clone())
+            .or_else(|| self.heading_lift(text, w.at.start))
+            .or(lead.map(str::to_string))
+            .map(|l| self.lifters_version(l));
+        let of_lift: Vec<&Fact> = of_value
+            .into_iter()
+            .filter(|f| match (&lift, self.lift_of_fact(f)) {
+                (Some(claimed), Some(of)) => same_lift(claimed, &of),
+                _ => true,
+            })
+            .collect();
+        match &w.reps {
+            _ if of_lift.is_empty() => false,
+            Some((r, set)) if *set != w.at => {
+                let loads: Vec<Option<Reps>> = of_lift
+                    .iter()
+                    .filter(|f| f.kind == Kind::Load)
+                    .map(|f| f.reps)
+                    .collect();
+                !loads.is_empty()
+                    && (loads.iter().all(Option::is_none)
+                        || loads.iter().flatten().any(|x| x.backs(*r)))
+            }
+            _ => true,
+        }
     }
 
     /// The lift the lifter means by `lift`: itself when the data has it, else their one machine
@@ -1908,17 +1940,12 @@ fn unbacked(text: &str, facts: &Facts, lead: Option<&str>) -> Vec<Stated> {
         if converted[i] {
             continue;
         }
-        // A figure code rendered from a ref is the data's by construction; the reps written
-        // with it are not ("[[w2]] x 9"), and a set the data does not give is left out whole.
+        // A figure code rendered from a ref is the data's by construction; what the words say
+        // of it is not ("your squat is [[w5]]", the bench's; "[[w2]] x 9"; an estimate "for 5").
         if super::refs::is_cited(text, w.at.start) {
-            if let Some((r, set)) = &w.reps
-                && *set != w.at
-                && !facts.backs_cited_set(w.kg, *r)
-            {
-                out.push(Stated {
-                    at: set.clone(),
-                    ..w.clone()
-                });
+            if !facts.backs_cited(text, &w, lead) {
+                let at = w.reps.as_ref().map_or(w.at.clone(), |(_, set)| set.clone());
+                out.push(Stated { at, ..w.clone() });
             }
             continue;
         }

@@ -162,7 +162,7 @@ pub async fn run(
         let turn = match attempt {
             Ok(Some(t)) => {
                 said.push_str(&t.shown);
-                out.masked.extend(t.left_out);
+                out.masked.extend(t.left_out.iter().map(|m| strip(m)));
                 // Calls a model wrote as text run when they name an offered tool with valid
                 // arguments; otherwise the model is told once that nothing ran.
                 let (calls, unusable) = markup::calls_in(&t.written_calls, &req.tools);
@@ -247,6 +247,9 @@ pub async fn run(
         let names: Vec<&str> = calls.iter().map(|c| c.name.as_str()).collect();
         let mut results = Vec::with_capacity(calls.len());
         let over_budget = result_bytes >= MAX_RESULT_BYTES_PER_ANSWER;
+        // A ref in an argument ("save_memory: bench e1RM [[w4]]") is stored as its figure.
+        let rendered: Vec<Value> = calls.iter().map(|c| refs.render_args(&c.args)).collect();
+        let rendered = &rendered;
         for group in tools::run_groups(&names) {
             results.extend(
                 futures_util::future::join_all(calls[group.clone()].iter().enumerate().map(
@@ -265,7 +268,10 @@ pub async fn run(
                         } else {
                             match &c.malformed {
                                 Some(raw) => Err(malformed_arguments(&c.name, raw)),
-                                None => tools::run(env, offered, &c.name, &c.args).await,
+                                None => {
+                                    let args = &rendered[group.start + k];
+                                    tools::run(env, offered, &c.name, args).await
+                                }
                             }
                         };
                         (r, started.elapsed())
@@ -344,12 +350,12 @@ async fn review(
     out.flagged = found
         .iter()
         .filter_map(|v| match v {
-            critic::Violation::UnsupportedNumber(n, _) => Some(n.clone()),
+            critic::Violation::UnsupportedNumber(n, _) => Some(strip(n)),
             _ => None,
         })
         .collect();
     if !buffered {
-        let fix = critic::correction(&found);
+        let fix = strip(&critic::correction(&found));
         emit.send("message", json!({ "text": fix })).await;
         return said + &fix;
     }
