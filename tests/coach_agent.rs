@@ -775,8 +775,8 @@ fn a_cited_figure_is_the_datas_in_the_lifters_unit(ctx: &Ctx) -> Result<(), Fail
     let text = s.text();
     // The figure the model read beside "w1" in the tool result.
     let reqs = ctx.fake.requests();
-    let result = reqs[1].body["contents"][2]["parts"][0]["functionResponse"]["response"].clone();
-    let cited = find_ref(&result, "w1").ok_or(format!("no w1 in the tool result: {result}"))?;
+    let sent = &reqs[1].body["contents"];
+    let cited = find_ref(sent, "w1").ok_or(format!("no w1 in what the model read: {sent}"))?;
     let shown: f64 = text
         .strip_prefix("Here it is: ")
         .and_then(|t| t.split(" kg").next())
@@ -814,10 +814,20 @@ fn bench_and_its_progress_read(ctx: &Ctx, user: &str) -> Result<(), Failed> {
     Ok(())
 }
 
-/// The number written with ref `name` ("100 [[w1]]"), anywhere in `v`.
+/// The number written with ref `name` ("100 [[w1]]" in a tool result, "100 kg [[w1]]" in the
+/// context), anywhere in `v`.
 fn find_ref(v: &Value, name: &str) -> Option<f64> {
     match v {
-        Value::String(s) => s.strip_suffix(&format!(" [[{name}]]"))?.parse().ok(),
+        Value::String(s) => {
+            let before = &s[..s.find(&format!(" [[{name}]]"))?];
+            let before = before
+                .trim_end_matches(|c: char| c.is_ascii_alphabetic())
+                .trim_end();
+            let start = before
+                .rfind(|c: char| !(c.is_ascii_digit() || c == '.'))
+                .map_or(0, |i| i + 1);
+            before[start..].parse().ok()
+        }
         Value::Object(m) => m.values().find_map(|x| find_ref(x, name)),
         Value::Array(a) => a.iter().find_map(|x| find_ref(x, name)),
         _ => None,

@@ -368,6 +368,30 @@ impl Loaded {
             .join("\n")
     }
 
+    /// `context` with `f` applied to each line of its [`Loaded::data_part`] (the memories and
+    /// the folded conversation as they were): the data the model may cite by ref.
+    pub fn map_data(context: &str, mut f: impl FnMut(&str) -> String) -> String {
+        let (data, earlier) = match context.split_once(EARLIER_HEAD) {
+            Some((data, rest)) => (data, Some(rest)),
+            None => (context, None),
+        };
+        let mut out: String = data
+            .split_inclusive('\n')
+            .map(|l| {
+                if l.starts_with(MEMORIES_HEAD) {
+                    l.to_string()
+                } else {
+                    f(l)
+                }
+            })
+            .collect();
+        if let Some(rest) = earlier {
+            out.push_str(EARLIER_HEAD);
+            out.push_str(rest);
+        }
+        out
+    }
+
     /// The exchanges replayed to the model (oldest first) and, when exchanges fell out of the
     /// budget since the last fold, the new summary to store.
     pub fn history(&self) -> (Vec<Turn>, Option<Summary>) {

@@ -91,10 +91,15 @@ pub async fn run(
         traced_context: emit.tracing().then(|| briefing.context.clone()),
         ..Outcome::default()
     };
+    // The weights of the context and of tool results the model may cite by ref ([[w4]])
+    // instead of writing them.
+    let mut refs = Refs::new(env.unit);
+    let cited_context =
+        super::briefing::Loaded::map_data(&briefing.context, |l| refs.annotate_text(l));
     let mut turns = briefing.history;
     turns.push(Turn::user(instruction::with_context(
         env.ctx,
-        &briefing.context,
+        &cited_context,
         text,
     )));
     let mut req = Request {
@@ -107,8 +112,6 @@ pub async fn run(
         cache_key: Some(crate::llm::cache_key(&env.ctx.user_id)),
     };
     let mut facts = Facts::in_unit(env.unit);
-    // The weights of tool results the model may cite by ref ([[w4]]) instead of writing them.
-    let mut refs = Refs::new(env.unit);
     facts.add_said(text);
     facts.add_text(&super::briefing::Loaded::data_part(&briefing.context));
     let buffered = critic::is_high_risk(text);

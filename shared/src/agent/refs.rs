@@ -13,7 +13,7 @@ use std::sync::LazyLock;
 use regex_lite::Regex;
 use serde_json::{Map, Value};
 
-use super::critic::{Kind, LEFT_OUT, kind_above, kind_of_key};
+use super::critic::{Kind, LEFT_OUT, kind_above, kind_of_key, weights_in};
 use crate::domain::units::{Unit, format_estimate, format_weight};
 
 /// Put just before a figure rendered from a ref (an invisible word joiner). A model's own is
@@ -117,6 +117,34 @@ impl Refs {
             }
             other => other.clone(),
         }
+    }
+
+    /// `text` (the data lines of the lifter's context: "Strength …: Squat 121 kg") with a ref
+    /// after each weight written with its unit ("Squat 121 kg [[w1]]"), its kind read from the
+    /// words as the number check reads prose; a figure a line writes twice keeps its first ref.
+    pub fn annotate_text(&mut self, text: &str) -> String {
+        let mut out = String::with_capacity(text.len() + 32);
+        for line in text.split_inclusive('\n') {
+            let mut given: Vec<(String, Kind)> = Vec::new();
+            let mut from = 0;
+            for w in weights_in(line, false) {
+                let written = line[w.at.clone()].to_string();
+                if given.contains(&(written.clone(), w.kind)) {
+                    continue;
+                }
+                given.push((written, w.kind));
+                self.figures.push(Figure {
+                    kg: w.kg,
+                    kind: w.kind,
+                    written: w.raw,
+                });
+                out.push_str(&line[from..w.at.end]);
+                out.push_str(&format!(" [[w{}]]", self.figures.len()));
+                from = w.at.end;
+            }
+            out.push_str(&line[from..]);
+        }
+        out
     }
 
     /// `text` with each `[[w<n>]]` replaced by its figure in the lifter's unit, marked
@@ -283,6 +311,30 @@ mod tests {
         for written in ["[w1]", "[[W1]]", "\\[\\[w1\\]\\]", "[[w 1]]"] {
             assert_eq!(strip(&one.render(written).0), "85 kg", "{written}");
         }
+    }
+
+    #[test]
+    fn the_contexts_weights_have_refs_too() {
+        let mut lb = Refs::new(Unit::Lb);
+        let context = "Lifter: name Maureen, unit lb, bodyweight 142 lb, goals: trap bar deadlift 135 lb.\n\
+                       Strength (weekly best e1RM, last 12 weeks): Leg Press 264 lb (+64 since week of 2026-09-07); Hip Thrust 135 lb.";
+        let annotated = lb.annotate_text(context);
+        assert!(
+            annotated.contains("bodyweight 142 lb [[w1]]"),
+            "{annotated}"
+        );
+        assert!(
+            annotated.contains("Leg Press 264 lb [[w3]] (+64 since"),
+            "{annotated}"
+        );
+        assert!(
+            annotated.contains("Hip Thrust 135 lb [[w4]]."),
+            "{annotated}"
+        );
+        assert_eq!(
+            strip(&lb.render("Your leg press is at [[w3]].").0),
+            "Your leg press is at 264 lb."
+        );
     }
 
     /// A pound lifter's results come with `…_lb` keys (`tools::in_unit`).
