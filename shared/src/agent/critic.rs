@@ -170,11 +170,14 @@ static SET_WORDS: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)\b(?:sets?|reps?|singles?|doubles?|triples?|amraps?)\b")
         .unwrap_or_else(|e| panic!("set words pattern: {e}"))
 });
-/// "TM", "training max": 5/3/1's training max, just before the figure ("your press TM is ").
-static TM_WORDS: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(tms?|training max(es|ima)?)\b[^\d.!?;]{0,25}$")
-        .unwrap_or_else(|e| panic!("training max pattern: {e}"))
-});
+/// Whether `before` ends with a training max named just before the figure ("your press TM
+/// is "): within 25 characters, no number or sentence end between.
+fn tm_just_before(before: &str) -> bool {
+    TM_NAMED.find_iter(before).last().is_some_and(|m| {
+        let rest = &before[m.end()..];
+        rest.len() <= 25 && !rest.contains(|c: char| c.is_ascii_digit() || ".!?;".contains(c))
+    })
+}
 static BEST_WORDS: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
         r"(?i)\b(best|record|prs?|personal best|stall(ed|s|ing)?|plateau(ed|s)?|stuck|flat|peak(ed)?)\b",
@@ -189,7 +192,7 @@ static VOLUME_WORDS: LazyLock<Regex> = LazyLock::new(|| {
 /// The kind of a weight from the words before it (back to the previous number). Only a claim
 /// can be a `Best` ("stalled at 104 kg"): in the data, a best set is a load.
 fn kind_of(before: &str, claim: bool) -> Kind {
-    if TM_WORDS.is_match(before) {
+    if tm_just_before(before) {
         Kind::TrainingMax
     } else if E1RM_WORDS.is_match(before)
         // "of your estimated max, the 95% set at 102.5 kg": the set's load.
@@ -1368,12 +1371,7 @@ impl Facts {
                 TOLERANCE_KG
             }
         };
-        let lift = self
-            .names
-            .lift_at(text, w.at.clone())
-            .or_else(|| self.heading_lift(text, w.at.start))
-            .or(lead.map(str::to_string))
-            .map(|l| self.lifters_version(l));
+        let lift = self.claimed_lift(text, w, lead);
         // Written without a unit, a load is in the lifter's unit (either when it is not known):
         // "225" to a lifter in pounds is 225 lb, whatever 225 kg the data holds.
         let in_pounds = [w.raw / LB_PER_KG];
@@ -1440,12 +1438,7 @@ impl Facts {
         if of_value.is_empty() {
             return true;
         }
-        let lift = self
-            .names
-            .lift_at(text, w.at.clone())
-            .or_else(|| self.heading_lift(text, w.at.start))
-            .or(lead.map(str::to_string))
-            .map(|l| self.lifters_version(l));
+        let lift = self.claimed_lift(text, w, lead);
         let of_lift: Vec<&Fact> = of_value
             .into_iter()
             .filter(|f| match (&lift, self.lift_of_fact(f)) {
@@ -1467,6 +1460,16 @@ impl Facts {
             }
             _ => true,
         }
+    }
+
+    /// The lift a figure of `text` is about: the one its sentence names, else its list's
+    /// heading's, else `lead` (its paragraph's), as the lifter means it ([`Self::lifters_version`]).
+    fn claimed_lift(&self, text: &str, w: &Stated, lead: Option<&str>) -> Option<String> {
+        self.names
+            .lift_at(text, w.at.clone())
+            .or_else(|| self.heading_lift(text, w.at.start))
+            .or(lead.map(str::to_string))
+            .map(|l| self.lifters_version(l))
     }
 
     /// The lift the lifter means by `lift`: itself when the data has it, else their one machine

@@ -98,12 +98,8 @@ impl Refs {
                             let cited = n.as_f64().filter(|_| first).map(|x| {
                                 given.push((written.clone(), kind));
                                 let kg = if in_lb { Unit::Lb.to_kg(x) } else { x };
-                                self.figures.push(Figure {
-                                    kg,
-                                    kind,
-                                    written: x,
-                                });
-                                Value::String(format!("{written} [[w{}]]", self.figures.len()))
+                                let n = self.give(kg, kind, x);
+                                Value::String(format!("{written} [[w{n}]]"))
                             });
                             out.insert(k.clone(), cited.unwrap_or_else(|| x.clone()));
                         }
@@ -117,6 +113,12 @@ impl Refs {
             }
             other => other.clone(),
         }
+    }
+
+    /// A new ref for a weight (`kg`; `written` as its source wrote it): its number.
+    fn give(&mut self, kg: f64, kind: Kind, written: f64) -> usize {
+        self.figures.push(Figure { kg, kind, written });
+        self.figures.len()
     }
 
     /// `text` (the data lines of the lifter's context: "Strength …: Squat 121 kg") with a ref
@@ -133,13 +135,9 @@ impl Refs {
                     continue;
                 }
                 given.push((written, w.kind));
-                self.figures.push(Figure {
-                    kg: w.kg,
-                    kind: w.kind,
-                    written: w.raw,
-                });
+                let n = self.give(w.kg, w.kind, w.raw);
                 out.push_str(&line[from..w.at.end]);
-                out.push_str(&format!(" [[w{}]]", self.figures.len()));
+                out.push_str(&format!(" [[w{n}]]"));
                 from = w.at.end;
             }
             out.push_str(&line[from..]);
