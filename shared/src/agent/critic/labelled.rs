@@ -127,13 +127,9 @@ fn measure(contexts: &str, sentences: &str, held_out: fn(usize) -> bool) -> (Tal
             "invented" | "misattributed" => {
                 for f in &figures {
                     t.bad_figures += 1;
-                    // A masked weight is written as the labelled figure or with its unit; the
-                    // sign or tilde before it stays ("~[a figure I can't back…]").
-                    let f = f.trim_start_matches(['~', '≈', '+', ' ']);
-                    if masked
-                        .iter()
-                        .any(|m| m.starts_with(f) || f.starts_with(m.as_str()))
-                    {
+                    // A masked weight is the labelled figure's number: the words around it stay
+                    // ("about [a figure I can't back…]" for "about 145 lb", "the 35s").
+                    if masked.iter().any(|m| first_number(m) == first_number(f)) {
                         t.bad_masked += 1;
                     } else {
                         t.failures
@@ -145,6 +141,17 @@ fn measure(contexts: &str, sentences: &str, held_out: fn(usize) -> bool) -> (Tal
         }
     }
     (dev, held)
+}
+
+/// The first number written in a figure ("about 145 lb": 145, "the 35s": 35, "1,200": 1200).
+fn first_number(figure: &str) -> Option<f64> {
+    let start = figure.find(|c: char| c.is_ascii_digit())?;
+    let digits: String = figure[start..]
+        .chars()
+        .take_while(|c| c.is_ascii_digit() || *c == '.' || *c == ',')
+        .filter(|c| *c != ',')
+        .collect();
+    digits.trim_end_matches('.').parse().ok()
 }
 
 /// A set used for development (its failures were read): its failures printed, at least
@@ -312,7 +319,9 @@ fn below_the_bar(
 /// mid-workout, a woman in kilograms back seven months after having a baby, with her old
 /// bests) by a tenth helper: held out, measured against the checker as it was that morning
 /// (438d452: 77 of 88, 62 of 69), after the eighth set's changes (73c0dc3: 78 of 88, 62 of 69)
-/// and after the ninth's (ac0b26f: the same).
+/// and after the ninth's (ac0b26f: the same). Scored since 27 Nov (evening) by the masked
+/// figure's number ("about 145 lb" masked as "about [a figure…]" was counted kept): 78 of 88,
+/// 63 of 69, with the checker unchanged.
 const TENTH_CONTEXTS: &str = include_str!("../../../../tests/data/critic/tenth-contexts.json");
 const TENTH_SENTENCES: &str = include_str!("../../../../tests/data/critic/tenth-sentences.json");
 
