@@ -631,6 +631,61 @@ fn reps_of_set(text: &str, at: &std::ops::Range<usize>) -> Option<(u32, std::ops
 
 /// Each weight in `text`, in the order written. Prose in the data gives weights with a unit; a
 /// claim (`claim`, the answer) also those written without one, in a lifter's shorthand.
+/// A run of numbers joined by commas, slashes, "and" or "or", right before a figure with a
+/// unit ("warm up with 25 and 35 kg"), whose unit they share.
+static LISTED_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)(?:\d{1,4}(?:\.\d{1,2})?\s*(?:,\s*(?:and\s+|or\s+)?|/|\band\b|\bor\b|&)\s*)+$")
+        .unwrap_or_else(|e| panic!("listed-before pattern: {e}"))
+});
+/// Words before a run that make its numbers counts ("sets of 8, 10 and 60 kg").
+static COUNTS_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)(?:\bof|\bfor|[x×@*]|\d|\.)\s*$")
+        .unwrap_or_else(|e| panic!("counts-before pattern: {e}"))
+});
+
+/// The numbers listed right before a figure with a unit at `end` (value `raw`), with where
+/// each is: only of the figure's order of size (a third of it or more), and not counts.
+fn listed_before(text: &str, end: usize, raw: f64) -> Vec<(f64, std::ops::Range<usize>)> {
+    let before = text.get(..end).unwrap_or_default();
+    let Some(run) = LISTED_BEFORE.find(before) else {
+        return Vec::new();
+    };
+    if COUNTS_BEFORE.is_match(&before[..run.start()]) {
+        return Vec::new();
+    }
+    let listed: Vec<(f64, std::ops::Range<usize>)> = NUMBER
+        .find_iter(run.as_str())
+        .filter_map(|n| {
+            let v: f64 = n.as_str().parse().ok()?;
+            Some((v, run.start() + n.start()..run.start() + n.end()))
+        })
+        .collect();
+    if listed
+        .iter()
+        .any(|(v, _)| *v < MIN_CHECKED_KG || *v < raw / 3.0 || *v > raw * 3.0)
+    {
+        return Vec::new();
+    }
+    listed
+}
+
+/// Whether the figure at `at` is in a ladder of three or more rising figures joined by
+/// slashes, commas or "and" ("62.5 / 72.5 / 82.5 kg", "105, 120 and 135 kg"): the sets of a
+/// day, never one lift's training max.
+fn in_ladder(text: &str, at: &std::ops::Range<usize>) -> bool {
+    static RUN: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"\d+(?:\.\d+)?(?:\s*(?:kg|lb)s?)?(?:\s*(?:/|,\s*and\b|,|\band\b)\s*\d+(?:\.\d+)?(?:\s*(?:kg|lb)s?)?){2,}")
+            .unwrap_or_else(|e| panic!("ladder pattern: {e}"))
+    });
+    RUN.find_iter(text).any(|m| {
+        let values: Vec<f64> = NUMBER
+            .find_iter(m.as_str())
+            .filter_map(|n| n.as_str().parse().ok())
+            .collect();
+        m.start() <= at.start && at.end <= m.end() && values.windows(2).all(|p| p[0] < p[1])
+    })
+}
+
 pub(super) fn weights_in(text: &str, claim: bool) -> Vec<Stated> {
     // (kg, as written, where, bare), in the order written.
     let mut found: Vec<(f64, f64, std::ops::Range<usize>, bool)> = Vec::new();
@@ -653,6 +708,12 @@ pub(super) fn weights_in(text: &str, claim: bool) -> Vec<Stated> {
             raw
         };
         found.push((kg, raw, m.range(), false));
+        // "25 and 35 kg", "62.5 / 72.5 / 82.5 kg": the figures listed before share its unit.
+        if claim {
+            for (n, at) in listed_before(text, m.start(), raw) {
+                found.push((kg * n / raw, n, at, false));
+            }
+        }
     }
     if claim {
         found.extend(
@@ -706,9 +767,13 @@ pub(super) fn weights_in(text: &str, claim: bool) -> Vec<Stated> {
             let listed_change = prev == Some(Kind::Change) && SINCE_AFTER.is_match(after);
             // "from 82.5 to 88 kg in three weeks": the change's end, a value.
             let over_weeks = OVER_WEEKS_AFTER.is_match(after)
+                && !WEEK_NAMED_AFTER.is_match(after)
                 && !FROM_TO_BEFORE.is_match(text.get(..at.start).unwrap_or_default());
             if past_change(text, &at) || listed_change || over_weeks {
                 kind = Kind::Change;
+            }
+            if kind == Kind::TrainingMax && in_ladder(text, &at) {
+                kind = Kind::Load;
             }
         }
         // "120 kg total in your hands"; not a volume, a change or a max ("up 20 kg total").
@@ -770,11 +835,22 @@ fn is_bodyweight(text: &str, at: &std::ops::Range<usize>) -> bool {
         Regex::new(r"(?i)^\s*(?:[,.;]|so\b|and\b|now\b)")
             .unwrap_or_else(|e| panic!("clause-end pattern: {e}"))
     });
+    // "You're already at 134 lb, right on your stage weight": where the lifter is, in a
+    // sentence about their weight.
+    static YOU_ARE_AT: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?i)\byou(?:['’]re|\s+are)(?:\s+(?:now|currently|still|already))?\s+(?:down\s+|up\s+)?(?:at|to)\s*$")
+            .unwrap_or_else(|e| panic!("you-are-at pattern: {e}"))
+    });
+    static WEIGHT_WORDS: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?i)\b(?:stage weight|weigh-?ins?|the scale|weight class|cut|cutting|bulk|bulking|body\s*weight)\b")
+            .unwrap_or_else(|e| panic!("weight words pattern: {e}"))
+    });
     let before = text.get(..at.start).unwrap_or_default();
     let after = text.get(at.end..).unwrap_or_default();
     AFTER.is_match(after)
         || BEFORE.is_match(before)
         || (YOU_ARE.is_match(before) && CLAUSE_ENDS.is_match(after))
+        || (YOU_ARE_AT.is_match(before) && WEIGHT_WORDS.is_match(text))
 }
 
 /// Words after a weight that make it a total of two hands, or of a body and a belt: "120 kg
@@ -799,6 +875,11 @@ static LOAD_WORDS: LazyLock<Regex> = LazyLock::new(|| {
 static OVER_WEEKS_AFTER: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)^\s*(in|over)\s+(the\s+)?((last|past)\s+)?(\w+\s+)?(weeks?|months?)\b")
         .unwrap_or_else(|e| panic!("over weeks pattern: {e}"))
+});
+/// A week's name, not a span: "82.5 kg in week one", "in week 3".
+static WEEK_NAMED_AFTER: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)^\s*in\s+(?:the\s+)?(?:week|month)\s+(?:\d|one|two|three|four|five|six)\b")
+        .unwrap_or_else(|e| panic!("week named pattern: {e}"))
 });
 /// Words before a figure that make it a goal: "a goal of ", "your goal is to bench ",
 /// "working towards a " (no comma between: "to reach your goal, put 105 kg on" is a load).
@@ -1047,16 +1128,19 @@ struct Said {
     /// Its sentence speaks of training maxes ("training maxes are squat 155, bench 107.5"):
     /// it backs a training max, and only a training max.
     tm: bool,
+    /// Of the past ("275 for 10 a month ago", "down to 141 from 152"): it backs no claim of
+    /// what holds now.
+    past: bool,
 }
 
 /// Words before a number in the lifter's sentence that make it a plan.
 static PLANNED_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(thinking|planning|plan|want|wanna|hope|hoping|aim|aiming|goal|opener|attempts?|go to|go for|next (week|time|session)|should i|can i|could i)\b")
+    Regex::new(r"(?i)\b(thinking|planning|plan|want|wanna|hope|hoping|aim|aiming|goal|opener|attempts?|go to|go for|next (week|time|session)|should i|can i|could i|(?:i'?d|i would) (?:love|like)|love to|dream|wish)\b")
         .unwrap_or_else(|e| panic!("planned pattern: {e}"))
 });
 /// Words before a figure in a claim that say it was done: a plan backs none of them.
 static DONE_CLAIM_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(already|you did|you hit|did|squatted|benched|pulled|deadlifted|pressed|lifted|made|managed)\b[^,;\d]{0,40}$")
+    Regex::new(r"(?i)\b(already|you did|you hit|did|squatted|benched|pulled|deadlifted|pressed|lifted|made|managed|(?:you're|you are) (?:now |again )?(?:pulling|squatting|benching|pressing|lifting|hitting|moving|repping))\b[^,;\d]{0,40}$")
         .unwrap_or_else(|e| panic!("done claim pattern: {e}"))
 });
 
@@ -1076,6 +1160,10 @@ struct Fact {
     /// The reps done with it, when it is a set's load; or, when a target (`target_reps`, a
     /// planned set's `target`), the most reps asked at it: fewer at that load is no invention.
     reps: Option<Reps>,
+    /// What holds now: not an older session's (another of its lift's is dated later), a
+    /// change's start (`from_kg`), a week gone by ("152 lb in the week of …") or what comes
+    /// next (`next_training_max_kg`).
+    current: bool,
 }
 
 /// The reps of a set in the data.
@@ -1109,6 +1197,77 @@ struct Under {
     in_lb: bool,
     /// Its "reps" (or "target_reps"): the reps of the set whose load it gives.
     reps: Option<Reps>,
+    /// Not what holds now ([`Fact::current`]).
+    gone: bool,
+}
+
+/// Keys of a dated entry.
+const DATE_KEYS: &[&str] = &["date", "week_start", "started_at", "at", "day_of"];
+
+/// An entry's date as written (ISO dates compare as text).
+fn dated(m: &serde_json::Map<String, Value>) -> Option<&str> {
+    DATE_KEYS
+        .iter()
+        .find_map(|k| m.get(*k).and_then(Value::as_str))
+}
+
+/// The lift an entry names, as written (empty: none), for comparing entries of one lift.
+fn lift_text(m: &serde_json::Map<String, Value>) -> String {
+    LIFT_KEYS
+        .iter()
+        .find_map(|k| m.get(*k).and_then(Value::as_str))
+        .unwrap_or_default()
+        .to_string()
+}
+
+/// The latest date of an array's entries, per lift named.
+fn latest_dates(a: &[Value]) -> std::collections::HashMap<String, String> {
+    let mut latest: std::collections::HashMap<String, String> = std::collections::HashMap::new();
+    for m in a.iter().filter_map(Value::as_object) {
+        if let Some(d) = dated(m) {
+            let e = latest.entry(lift_text(m)).or_default();
+            if d > e.as_str() {
+                *e = d.to_string();
+            }
+        }
+    }
+    latest
+}
+
+/// A key of what held before or comes next, not now: `from_kg`, `previous`, `next_cycle`.
+fn gone_key(k: &str) -> bool {
+    k.to_ascii_lowercase()
+        .split(['_', '-'])
+        .any(|w| ["from", "previous", "prev", "before", "old", "next", "start"].contains(&w))
+}
+
+/// After a figure in prose: a week gone by ("152 lb in the week of 2026-12-07", "3 weeks ago").
+static GONE_AFTER: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)^\s*\(?\s*(?:(?:in|on|during) the week of|(?:\w+\s+){0,2}ago\b)")
+        .unwrap_or_else(|e| panic!("gone-after pattern: {e}"))
+});
+/// Right before a figure: the start of a change ("down to 141 from 152").
+static FROM_JUST_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\bfrom\s+(?:about\s+|around\s+)?$")
+        .unwrap_or_else(|e| panic!("from-before pattern: {e}"))
+});
+/// A lifter's sentence of the past: "a month ago", "when I was 45", "used to".
+static PAST_SAID: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:ago|used to|when i was|back (?:in|when)|years? back)\b")
+        .unwrap_or_else(|e| panic!("past-said pattern: {e}"))
+});
+/// Words of a claim of what holds now: "your current TM", "your e1RM today", "right now".
+static NOW_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:today'?s?|current(?:ly)?|right now|at the moment|these days|(?:is|are|'s|'re) now|now at)\b")
+        .unwrap_or_else(|e| panic!("now-before pattern: {e}"))
+});
+
+/// Whether `before` says the figure after it holds now, with no figure between.
+fn now_before(before: &str) -> bool {
+    NOW_BEFORE
+        .find_iter(before)
+        .last()
+        .is_some_and(|m| !before[m.end()..].contains(|c: char| c.is_ascii_digit()))
 }
 
 /// Keys of a tool result's object that say which lift it is about.
@@ -1163,6 +1322,8 @@ impl Facts {
                     max: E1RM_WORDS.is_match(&text[sentence..end]),
                     planned: PLANNED_BEFORE.is_match(&text[sentence..m.start()]),
                     tm: TM_NAMED.is_match(&text[sentence..end]),
+                    past: PAST_SAID.is_match(&text[sentence..end])
+                        || FROM_JUST_BEFORE.is_match(&text[sentence..m.start()]),
                 });
             }
         }
@@ -1224,6 +1385,7 @@ impl Facts {
                         lift: lift.clone(),
                         named_in: named_in.clone(),
                         reps: None,
+                        current: true,
                     });
                 }
                 let goal = GOALS_LABEL
@@ -1237,6 +1399,8 @@ impl Facts {
                     lift,
                     named_in,
                     reps: w.reps.as_ref().map(|(r, _)| Reps::Done(*r)),
+                    current: !GONE_AFTER.is_match(after)
+                        && !FROM_JUST_BEFORE.is_match(&line[..w.at.start]),
                 });
             }
             offset += line.len();
@@ -1279,18 +1443,33 @@ impl Facts {
                         reps: under.reps.filter(|_| {
                             k == Kind::Load && key.is_some_and(|k| SET_LOAD_KEYS.contains(&k))
                         }),
+                        current: !under.gone && !key.is_some_and(gone_key),
                     });
                 }
             }
             // "display": "100 kg" under a weight key is that kind whatever the words.
             Value::String(s) => self.add_prose(s, kind, lift),
-            Value::Array(a) => a.iter().for_each(|x| self.add_json_under(key, x, under)),
+            Value::Array(a) => {
+                // A lift's sessions or weeks, each dated: only the latest is what holds now.
+                let latest = latest_dates(a);
+                for x in a {
+                    let gone = x.as_object().is_some_and(|m| {
+                        matches!((dated(m), latest.get(&lift_text(m))), (Some(d), Some(l)) if d < l.as_str())
+                    });
+                    let under = Under {
+                        gone: under.gone || gone,
+                        ..under.clone()
+                    };
+                    self.add_json_under(key, x, &under);
+                }
+            }
             Value::Object(m) => {
                 let inner = Under {
                     lift: self.lift_of(m).or(under.lift.clone()),
                     kind: kind_above(key, under.kind),
                     in_lb: m.get("unit").and_then(Value::as_str) == Some("lb"),
                     reps: set_reps(m, key == Some("target")),
+                    gone: under.gone || key.is_some_and(gone_key),
                 };
                 for (k, x) in m
                     .iter()
@@ -1405,6 +1584,7 @@ impl Facts {
                             reps: None,
                             done: false,
                             from_log: false,
+                            now: false,
                         }))
             });
         }
@@ -1419,6 +1599,11 @@ impl Facts {
                 reps,
                 done: DONE_CLAIM_BEFORE.is_match(before),
                 from_log: FROM_LOG.is_match(before),
+                now: now_before(before)
+                    && matches!(
+                        w.kind,
+                        Kind::Load | Kind::E1rm | Kind::TrainingMax | Kind::Body
+                    ),
             })
         })
     }
@@ -1473,10 +1658,23 @@ impl Facts {
     }
 
     /// The lift the lifter means by `lift`: itself when the data has it, else their one machine
-    /// of that name ("hip thrust" to a lifter whose data has only the hip thrust machine).
-    /// Only a machine: "bench press" is never their dumbbell bench press.
+    /// of that name ("hip thrust" to a lifter whose data has only the hip thrust machine), or
+    /// their one walking lunge for lunges. Only those: "bench press" is never their dumbbell
+    /// bench press.
     fn lifters_version(&self, lift: String) -> String {
-        let machines = [format!("{lift}-machine"), format!("machine-{lift}")];
+        let mut machines = vec![format!("{lift}-machine"), format!("machine-{lift}")];
+        // Lunges walked or not are one lift's load ("the 30s on lunges", their walking lunges);
+        // "walking lunges" are their one walking lunge, whatever they hold.
+        if let Some(implement) = lift.strip_suffix("lunge") {
+            if let Some(implement) = implement.strip_suffix("walking-") {
+                machines.extend(
+                    ["dumbbell-", "barbell-", "kettlebell-"]
+                        .map(|i| format!("{i}{implement}walking-lunge")),
+                );
+            } else {
+                machines.push(format!("{implement}walking-lunge"));
+            }
+        }
         // Cheap first: most lifts have no machine of their name in the data.
         if !self
             .weights
@@ -1594,6 +1792,7 @@ impl Facts {
             reps,
             done,
             from_log,
+            now,
         } = *c;
         let close_within = |fact_kg: f64, fact_raw: f64, fact_lb: Option<bool>, tol: f64| {
             let same_unit = in_lb.is_none() || fact_lb.is_none() || in_lb == fact_lb;
@@ -1643,6 +1842,7 @@ impl Facts {
         (!from_log
             && self.said.iter().any(|s| {
                 (kind != Kind::E1rm || s.max)
+                    && !(now && s.past)
                     && (kind == Kind::TrainingMax) == s.tm
                     && !(s.planned && done)
                     && said_backs(s.n)
@@ -1651,8 +1851,9 @@ impl Facts {
             || {
                 let mut matching = self.weights.iter().filter(|f| {
                     // A bodyweight also backs a load of no lift ("at 82 kg, you're strong").
-                    (f.kind.backs(kind)
-                        || (f.kind == Kind::Body && kind == Kind::Load && lift.is_none()))
+                    (!now || f.current)
+                        && (f.kind.backs(kind)
+                            || (f.kind == Kind::Body && kind == Kind::Load && lift.is_none()))
                         && close(f.kg, f.raw, Some((f.raw - f.kg).abs() > 0.01))
                         && match (lift, self.lift_of_fact(f).as_deref()) {
                             (Some(claimed), Some(of)) => same_lift(claimed, of),
@@ -1687,6 +1888,8 @@ struct Claim<'a> {
     /// Said to be what the log holds ("the log confirms 125 lb"): the lifter's own number
     /// does not back it, only the data does.
     from_log: bool,
+    /// Said to hold now ("your current TM", "your e1RM today"): only what holds now backs it.
+    now: bool,
 }
 
 /// "The log confirms", "your records show", "you logged": a figure said to be in the data.
@@ -3454,6 +3657,70 @@ mod tests {
                 // A map's values are its key's lift's.
                 ("Your overhead press TM is 155 kg.", "155 kg"),
                 ("| Squat | 62.5 kg | 160 kg | raise |", "62.5 kg"),
+            ],
+        );
+    }
+
+    /// From the ninth labelled set once it became development data: what holds now, lists
+    /// sharing a unit, "the press", lunges walked, a wish and where the lifter's weight is.
+    #[test]
+    fn what_holds_now_lists_the_press_and_a_wish() {
+        let mut f = Facts::in_unit(Unit::Kg);
+        f.add_said(
+            "I pulled 230 when I was 45 and I'd love 220 again. Bench was 105 for 5 a month ago.",
+        );
+        f.add_text("Lifter: unit kg, bodyweight 93 kg (97 kg in the week of 2026-11-30).");
+        f.add_json(&json!({
+            "training_max_kg": {"deadlift": 185, "overhead-press": 62.5, "bench-press": 107.5},
+            "next_cycle": {
+                "training_max_kg": {"deadlift": 190},
+                "week_1_sets_kg": {"bench-press": [62.5, 72.5, 82.5]}
+            },
+            "review": [{"exercise_id": "overhead-press", "last_amrap": {"weight_kg": 60, "reps": 3}}]
+        }));
+        f.add_json(&json!({
+            "exercise_id": "barbell-bench-press",
+            "sessions": [
+                {"date": "2027-02-13", "top_set": {"weight_kg": 100, "reps": 5}, "e1rm_kg": 109.3},
+                {"date": "2027-01-16", "top_set": {"weight_kg": 105, "reps": 5}, "e1rm_kg": 116.7}
+            ]
+        }));
+        f.add_json(&json!({"exercise_id": "dumbbell-walking-lunge", "sets": [{"weight_kg": 16, "reps": 12}]}));
+        judged(
+            &f,
+            &[
+                "Your current deadlift TM is 185 kg; next cycle it goes to 190 kg.",
+                "Your bench e1RM right now is about 109 kg, down from 116.7 kg in January.",
+                "Bench was 105 kg x 5 in January.",
+                "For bench on the new TM that's 62.5 / 72.5 / 82.5 kg in week one.",
+                "On the new TM, week one bench is 62.5, 72.5 and 82.5 kg.",
+                "The press AMRAP was 60 kg x 3.",
+                "Stick with 16 kg each on the lunges.",
+                "Your bodyweight is 93 kg now.",
+            ],
+            &[
+                // What held before, or comes next, is not what holds now.
+                ("Your current deadlift TM is 190 kg.", "190 kg"),
+                ("Your bench e1RM today is 116.7 kg.", "116.7 kg"),
+                ("Your current bench top set is 105 kg.", "105 kg"),
+                (
+                    "At your current bodyweight of 97 kg, that's a heavy pull.",
+                    "97 kg",
+                ),
+                // A wish is no lift done.
+                (
+                    "Since you're pulling 220 kg again, the goal is done.",
+                    "220 kg",
+                ),
+                // "The press" is the overhead press.
+                ("The press AMRAP was 62.5 kg x 3.", "62.5 kg"),
+                // Listed before a unit, in that unit.
+                ("Warm up the press with 25 and 40 kg.", "25"),
+                // Where the lifter's weight is, not a load.
+                (
+                    "You're already at 60 kg, right on your stage weight.",
+                    "60 kg",
+                ),
             ],
         );
     }

@@ -248,6 +248,28 @@ impl LiftNames {
         ids.iter().all(|id| *id == first).then(|| first.to_string())
     }
 
+    /// "The press" alone: the overhead press, as 5/3/1 and most barbell programs call it, when
+    /// the lifter's names hold it (or none are known); else their only lift named a press.
+    fn press(&self) -> Option<&str> {
+        let ids: Vec<&str> = self
+            .by_first
+            .values()
+            .flatten()
+            .filter(|(n, _)| n.last().is_some_and(|l| l == "press"))
+            .map(|(_, id)| id.as_str())
+            .collect();
+        let holds_ohp = self
+            .by_first
+            .values()
+            .flatten()
+            .any(|(_, id)| id == "overhead-press");
+        if self.by_first.is_empty() || holds_ohp {
+            return Some("overhead-press");
+        }
+        let first = *ids.first()?;
+        ids.iter().all(|id| *id == first).then_some(first)
+    }
+
     /// The one lift of these names (the lifter's) whose name ends with `word`, a movement's
     /// noun: "rows" is the lifter's "Barbell Row" when it is their only row.
     fn only_lift_ending(&self, word: &str) -> Option<&str> {
@@ -312,6 +334,9 @@ impl LiftNames {
                         ["your", "the", "it", "that", "this", "my"].contains(&n.as_str())
                     }));
             let alone = || {
+                if ["press", "presses"].contains(&w[i].0.as_str()) {
+                    return self.press().map(|id| (1, id));
+                }
                 self.only_lift_starting(&w[i].0)
                     .or_else(|| {
                         (!idiom_noun)

@@ -283,29 +283,21 @@ const NINTH_SENTENCES: &str = include_str!("../../../../tests/data/critic/ninth-
 
 #[test]
 fn the_number_check_on_a_ninth_set() {
-    // Below the issue's bar (docs/models.md): most bad weights kept are a right lift's figure
-    // of another day ("today's hip thrust working weight is 275 lb", last month's), which the
-    // check does not read, and dumbbells by their size.
-    let sentences = (NINTH_CONTEXTS, NINTH_SENTENCES);
-    below_the_bar("ninth", sentences, (85, 65), (85, 49), true);
+    // At the bar since 27 Nov (evening): what holds now, lists sharing a unit, "the press",
+    // lunges walked, a wish and the lifter's weight are read (it was 85 of 88, 49 of 67).
+    development_set("ninth", NINTH_CONTEXTS, NINTH_SENTENCES, (85, 65));
 }
 
-/// A set below the issue's bar: at least `least` (correct and general sentences, bad
-/// weights), and at least `kept` of them untouched and masked, as measured; its failures
-/// printed only when it is development data (`development`).
+/// A held-out set below the issue's bar: at least `least` (correct and general sentences, bad
+/// weights), and at least `kept` of them untouched and masked, as measured; its failures are
+/// not printed.
 fn below_the_bar(
     name: &str,
     (contexts, sentences): (&str, &str),
     least: (usize, usize),
     kept: (usize, usize),
-    development: bool,
 ) {
     let (_, set) = measure(contexts, sentences, |_| true);
-    if development {
-        for f in &set.failures {
-            println!("{f}");
-        }
-    }
     println!("{name}: {}", set.line());
     assert!(
         set.clean >= least.0 && set.bad_figures >= least.1,
@@ -321,7 +313,7 @@ fn below_the_bar(
 /// (438d452: 77 of 88, 62 of 69), after the eighth set's changes (73c0dc3: 78 of 88, 62 of 69)
 /// and after the ninth's (ac0b26f: the same). Scored since 27 Nov (evening) by the masked
 /// figure's number ("about 145 lb" masked as "about [a figure…]" was counted kept): 78 of 88,
-/// 63 of 69, with the checker unchanged.
+/// 63 of 69, with the checker unchanged; the same after the ninth's second round.
 const TENTH_CONTEXTS: &str = include_str!("../../../../tests/data/critic/tenth-contexts.json");
 const TENTH_SENTENCES: &str = include_str!("../../../../tests/data/critic/tenth-sentences.json");
 
@@ -330,5 +322,5 @@ fn the_number_check_on_a_tenth_set_held_out() {
     // Only the figures: its failures are not printed, so that nothing is tuned on it. As
     // measured (docs/models.md): below the issue's bar on both.
     let sentences = (TENTH_CONTEXTS, TENTH_SENTENCES);
-    below_the_bar("tenth", sentences, (85, 60), (78, 62), false);
+    below_the_bar("tenth", sentences, (85, 60), (78, 63));
 }
