@@ -19,6 +19,7 @@
 
 use std::sync::LazyLock;
 
+use chrono::NaiveDate;
 use regex_lite::Regex;
 use serde_json::Value;
 
@@ -47,9 +48,10 @@ const MIN_BARE_LOAD: f64 = 20.0;
 /// "benched 100" or "worked up to 100" (`c`; a lift's verb: "did 100" may be push-ups), of
 /// "your 1RM is around 130" (`d`), "triples at 395" (`e`), the first of "from 105 to 125
 /// lb" (`f`), a goal, "to bench 347" (`g`), and dumbbells by their size, "the 26s" (`h`);
-/// "315 for a double" is `a`. Two or three digits (a goal's total four): a year is no load.
+/// "drop the trap bar to 405", "back to 105" (`n`); a bell by its size, "swinging the 24"
+/// (`o`); "315 for a double" is `a`. Two or three digits (a goal's total four): a year is no load.
 static BARE_LOAD: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(?:(?P<a>\d{2,3}(?:\.\d{1,2})?)\s?(?:(?:x|×|for)\s?\d{1,2}\b|for\s(?:a\s)?(?:(?:heavy|hard|solid|clean|smooth|fast|easy|light|strong)\s)?(?:singles?|doubles?|triples?)\b)|(?:\d{1,2}\s?[x×]\s?)?\d{1,2}\s?(?:reps?\s)?(?:@|at)\s?(?P<b>\d{2,3}(?:\.\d{1,2})?)\b|(?:benched|squatted|deadlifted|pressed|rowed|pulled|lifted|handled|(?:worked|built|work|build) up to)\s(?P<c>\d{2,3}(?:\.\d{1,2})?)\b|(?:e1rm|1rm|max|best|pr)\s(?:(?:is|was|of|at)\s)?(?:now\s|probably\s|likely\s)?(?:about\s|around\s|roughly\s|nearly\s|~\s?)?(?P<d>\d{2,3}(?:\.\d{1,2})?)\b|(?:singles?|doubles?|triples?|sets|top set)\s(?:at|@|with)\s(?P<e>\d{2,3}(?:\.\d{1,2})?)\b|\bfrom\s(?:about\s|around\s)?(?P<f>\d{2,3}(?:\.\d{1,2})?)\s?(?:to|-|–)\s?(?:about\s|around\s)?\d|\bto\s(?:bench|squat|deadlift|pull|press|total)\s(?P<g>\d{2,4}(?:\.\d{1,2})?)\b|\b(?:the|pair of)\s(?P<h>\d{2,3}(?:\.\d{1,2})?)s\b|\b(?P<i>\d{2,3}(?:\.\d{1,2})?)\s(?:per|a|each|in each)\s(?:hand|handle|arm)\b|\b(?:attempts?|openers?|warm-?ups?)\b:?\s(?:of\s|at\s|is\s|was\s)?(?P<j>\d{2,3}(?:\.\d{1,2})?)\b|\b(?:open|take|try|load)\s(?:the\s[a-z]+\s)?(?:at\s|with\s)?(?P<k>\d{2,3}(?:\.\d{1,2})?)\b|\b(?:is|are|was|were)\s(?:at|up to|now)\s(?P<l>\d{2,3}(?:\.\d{1,2})?)\b|\b(?:single|double|triple|top set|opener|attempt)\b[^.!?\d]{0,30}?\b(?:was|is)\s(?P<m>\d{2,3}(?:\.\d{1,2})?)\b)")
+    Regex::new(r"(?i)\b(?:(?P<a>\d{2,3}(?:\.\d{1,2})?)\s?(?:(?:x|×|for)\s?\d{1,2}\b|for\s(?:a\s)?(?:(?:heavy|hard|solid|clean|smooth|fast|easy|light|strong)\s)?(?:singles?|doubles?|triples?)\b)|(?:\d{1,2}\s?[x×]\s?)?\d{1,2}\s?(?:reps?\s)?(?:@|at)\s?(?P<b>\d{2,3}(?:\.\d{1,2})?)\b|(?:benched|squatted|deadlifted|pressed|rowed|pulled|lifted|handled|(?:worked|built|work|build) up to)\s(?P<c>\d{2,3}(?:\.\d{1,2})?)\b|(?:e1rm|1rm|max|best|pr)\s(?:(?:is|was|of|at)\s)?(?:now\s|probably\s|likely\s)?(?:about\s|around\s|roughly\s|nearly\s|~\s?)?(?P<d>\d{2,3}(?:\.\d{1,2})?)\b|(?:singles?|doubles?|triples?|sets|top set)\s(?:at|@|with)\s(?P<e>\d{2,3}(?:\.\d{1,2})?)\b|\bfrom\s(?:about\s|around\s)?(?P<f>\d{2,3}(?:\.\d{1,2})?)\s?(?:to|-|–)\s?(?:about\s|around\s)?\d|\bto\s(?:bench|squat|deadlift|pull|press|total)\s(?P<g>\d{2,4}(?:\.\d{1,2})?)\b|\b(?:the|pair of)\s(?P<h>\d{2,3}(?:\.\d{1,2})?)s\b|\b(?P<i>\d{2,3}(?:\.\d{1,2})?)\s(?:per|a|each|in each)\s(?:hand|handle|arm)\b|\b(?:attempts?|openers?|warm-?ups?)\b:?\s(?:of\s|at\s|is\s|was\s)?(?P<j>\d{2,3}(?:\.\d{1,2})?)\b|\b(?:open|take|try|load)\s(?:the\s[a-z]+\s)?(?:at\s|with\s)?(?P<k>\d{2,3}(?:\.\d{1,2})?)\b|\b(?:is|are|was|were)\s(?:at|up to|now)\s(?P<l>\d{2,3}(?:\.\d{1,2})?)\b|\b(?:single|double|triple|top (?:[a-z]+ )?set|opener|attempt)\b[^.!?\d]{0,30}?\b(?:was|is)\s(?P<m>\d{2,3}(?:\.\d{1,2})?)\b|\b(?:drop|dropping|bring|take|go|move|jump|bump|raise|lower|cut|get|getting|got|work|working)\s(?:(?:the|your|it|that|this)\s(?:[a-z]+\s){0,3})?(?:back\s|down\s|up\s)?to\s(?P<n>\d{2,3}(?:\.\d{1,2})?)\b|\b(?:swing|swings|swinging|swung|goblet|pressing|cleaning|snatching|carrying|carried|using|grab)\s(?:with\s)?the\s(?P<o>\d{1,2}(?:\.\d)?)\b)")
         .unwrap_or_else(|e| panic!("bare load pattern: {e}"))
 });
 /// What, right after a shorthand set, makes it no load: a time, a share, a clock ("30 for 10
@@ -66,7 +68,7 @@ const NOT_A_LOAD_AFTER: &[&str] = &[
 ];
 /// A change written after a figure in the briefing: "121 kg (+7.5 since week of …)".
 static CHANGE_SINCE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^\s*\(\s*[+\-−]?\s*(\d+(?:\.\d+)?)\s+since\b")
+    Regex::new(r"(?i)^\s*(?:per hand\s*|each\s*)?\(\s*[+\-−]?\s*(\d+(?:\.\d+)?)\s+since\b")
         .unwrap_or_else(|e| panic!("change pattern: {e}"))
 });
 static NUMBER: LazyLock<Regex> = LazyLock::new(|| {
@@ -743,6 +745,11 @@ pub(super) fn weights_in(text: &str, claim: bool) -> Vec<Stated> {
                 }
             } else if matches!(kind, Kind::Load | Kind::Best) && GOAL_BEFORE.is_match(before) {
                 kind = Kind::Goal;
+            } else if let Some(p) = prev.filter(|_| {
+                // "up 33 kg and your squat 27 kg": the same again, of another lift.
+                ELLIPSIS.is_match(before) && !ELLIPSIS_NOT.is_match(before)
+            }) {
+                kind = p;
             } else if let Some(p) = prev.filter(|_| COMPARED.is_match(before)) {
                 // "e1RM 121 kg (was 119.6 kg)": the same kind as the figure compared.
                 kind = p;
@@ -909,6 +916,17 @@ static COMPARED: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)^[\s,;(\[]*((was|were|from|vs\.?|versus|up from|down from|compared (to|with)|to|or|i\.e\.|→|->|-|–|=|≈)\s*)?((about|around|roughly|approximately|~)\s*)?$")
         .unwrap_or_else(|e| panic!("compared pattern: {e}"))
 });
+/// Between two figures: another lift's name alone ("… up 33 kg and your squat 27 kg").
+static ELLIPSIS: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)^\s*(?:kg|lb)?s?\s*,?\s*(?:and|while|but)\s+(?:your|the|his|her|their)\s+[a-z][a-z -]{0,30}?\s*$")
+        .unwrap_or_else(|e| panic!("ellipsis pattern: {e}"))
+});
+/// Words that say what the second figure is on their own: no ellipsis.
+static ELLIPSIS_NOT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:is|was|are|were|at|sits|now|has|had|for|on|with|to|from|e1rm|max|goal|best|top|set)\b")
+        .unwrap_or_else(|e| panic!("ellipsis-not pattern: {e}"))
+});
+
 /// What a figure is by the words right after it: "105 kg x 5" a load, "121 kg e1RM" an e1RM.
 fn kind_after(after: &str) -> Option<Kind> {
     static SET: LazyLock<Regex> = LazyLock::new(|| {
@@ -949,6 +967,14 @@ fn kind_after(after: &str) -> Option<Kind> {
         Regex::new(r"(?i)^\s*for\s+(?:\d+|[a-z]+)\s+(?:[a-z]+\s+)?(?:weeks?|days?|months?|years?|sessions?|workouts?|cycles?|blocks?|times)\b")
             .unwrap_or_else(|e| panic!("duration pattern: {e}"))
     });
+    // "isn't far off the 550 lb target.": a goal; "the 100 kg target for 5" a load.
+    static TARGET_GOAL: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?i)^\s*target\s*(?:[.,;:!?)]|$|and\b|is\b|by\b)")
+            .unwrap_or_else(|e| panic!("target goal pattern: {e}"))
+    });
+    if TARGET_GOAL.is_match(after) {
+        return Some(Kind::Goal);
+    }
     if (SET.is_match(after) && !DURATION.is_match(after)) || TARGET.is_match(after) {
         Some(Kind::Load)
     } else if GOAL.captures(after).is_some_and(|c| {
@@ -1010,17 +1036,19 @@ fn bare_loads(text: &str) -> Vec<(f64, f64, std::ops::Range<usize>)> {
     let mut out = Vec::new();
     for c in BARE_LOAD.captures_iter(text) {
         let load = [
-            "a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l", "m",
+            "a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l", "m", "n", "o",
         ]
         .iter()
         .find_map(|n| c.name(n));
+        // Dumbbells and bells by their size are light: "the 18s", "swinging the 16".
+        let by_size = c.name("h").or(c.name("o")).is_some();
         let (Some(set), Some(load)) = (c.get(0), load) else {
             continue;
         };
         let after_set = text.get(set.end()..).unwrap_or_default();
         let after_load = text.get(load.end()..).unwrap_or_default();
         let raw: f64 = load.as_str().parse().unwrap_or(0.0);
-        if raw >= MIN_BARE_LOAD
+        if (raw >= MIN_BARE_LOAD || (by_size && raw >= MIN_CHECKED_KG))
             && !starts(after_set, NOT_A_SET_AFTER)
             && !starts(after_load, NOT_A_LOAD_AFTER)
             && !RANGE_OF_COUNTS.is_match(after_load)
@@ -1135,7 +1163,7 @@ struct Said {
 
 /// Words before a number in the lifter's sentence that make it a plan.
 static PLANNED_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(thinking|planning|plan|want|wanna|hope|hoping|aim|aiming|goal|opener|attempts?|go to|go for|next (week|time|session)|should i|can i|could i|(?:i'?d|i would) (?:love|like)|love to|dream|wish)\b")
+    Regex::new(r"(?i)\b(thinking|planning|plan|want|wanna|hope|hoping|aim|aiming|goal|opener|attempts?|go to|go for|next (week|time|session)|should i|can i|could i|(?:i'?d|i would) (?:love|like)|love to|dream|wish|instead of|rather than)\b")
         .unwrap_or_else(|e| panic!("planned pattern: {e}"))
 });
 /// Words before a figure in a claim that say it was done: a plan backs none of them.
@@ -1160,10 +1188,12 @@ struct Fact {
     /// The reps done with it, when it is a set's load; or, when a target (`target_reps`, a
     /// planned set's `target`), the most reps asked at it: fewer at that load is no invention.
     reps: Option<Reps>,
-    /// What holds now: not an older session's (another of its lift's is dated later), a
-    /// change's start (`from_kg`), a week gone by ("152 lb in the week of …") or what comes
-    /// next (`next_training_max_kg`).
+    /// Not of another time by its place: a change's start (`from_kg`), a week gone by
+    /// ("152 lb in the week of …") or what comes next (`next_training_max_kg`).
     current: bool,
+    /// The day of the entry it is in (a session, a week, a record), when dated: only its
+    /// lift's latest day holds now.
+    date: Option<NaiveDate>,
 }
 
 /// The reps of a set in the data.
@@ -1199,39 +1229,19 @@ struct Under {
     reps: Option<Reps>,
     /// Not what holds now ([`Fact::current`]).
     gone: bool,
+    /// The day of the entry it is in.
+    date: Option<NaiveDate>,
 }
 
 /// Keys of a dated entry.
 const DATE_KEYS: &[&str] = &["date", "week_start", "started_at", "at", "day_of"];
 
-/// An entry's date as written (ISO dates compare as text).
-fn dated(m: &serde_json::Map<String, Value>) -> Option<&str> {
-    DATE_KEYS
-        .iter()
-        .find_map(|k| m.get(*k).and_then(Value::as_str))
-}
-
-/// The lift an entry names, as written (empty: none), for comparing entries of one lift.
-fn lift_text(m: &serde_json::Map<String, Value>) -> String {
-    LIFT_KEYS
-        .iter()
-        .find_map(|k| m.get(*k).and_then(Value::as_str))
-        .unwrap_or_default()
-        .to_string()
-}
-
-/// The latest date of an array's entries, per lift named.
-fn latest_dates(a: &[Value]) -> std::collections::HashMap<String, String> {
-    let mut latest: std::collections::HashMap<String, String> = std::collections::HashMap::new();
-    for m in a.iter().filter_map(Value::as_object) {
-        if let Some(d) = dated(m) {
-            let e = latest.entry(lift_text(m)).or_default();
-            if d > e.as_str() {
-                *e = d.to_string();
-            }
-        }
-    }
-    latest
+/// An entry's day ("2026-09-30", "2026-10-06T17:40:00+01:00").
+fn dated(m: &serde_json::Map<String, Value>) -> Option<NaiveDate> {
+    DATE_KEYS.iter().find_map(|k| {
+        let s = m.get(*k)?.as_str()?;
+        NaiveDate::parse_from_str(s.get(..10)?, "%Y-%m-%d").ok()
+    })
 }
 
 /// A key of what held before or comes next, not now: `from_kg`, `previous`, `next_cycle`.
@@ -1251,14 +1261,16 @@ static FROM_JUST_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)\bfrom\s+(?:about\s+|around\s+)?$")
         .unwrap_or_else(|e| panic!("from-before pattern: {e}"))
 });
-/// A lifter's sentence of the past: "a month ago", "when I was 45", "used to".
+/// A lifter's sentence of the past: "a month ago", "when I was 45", "used to", "before I got
+/// pregnant I'd squatted".
 static PAST_SAID: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(?:ago|used to|when i was|back (?:in|when)|years? back)\b")
+    Regex::new(r"(?i)\b(?:ago|used to|when i was|back (?:in|when)|years? back|i['’]d\s+(?:\w+ed|done|hit|got|made)|before (?:i (?:got|had|was|hurt|broke|tore|started|stopped)|(?:my|the) (?:pregnancy|injury|surgery|break|layoff|baby)))\b")
         .unwrap_or_else(|e| panic!("past-said pattern: {e}"))
 });
-/// Words of a claim of what holds now: "your current TM", "your e1RM today", "right now".
+/// Words of a claim of what holds now: "your current TM", "your e1RM today", "right now",
+/// "getting your squat back to".
 static NOW_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(?:today'?s?|current(?:ly)?|right now|at the moment|these days|(?:is|are|'s|'re) now|now at)\b")
+    Regex::new(r"(?i)\b(?:today'?s?|current(?:ly)?|right now|at the moment|these days|(?:is|are|'s|'re) now|now at|(?:got|getting|are|'re|is|'s)\s+(?:\w+\s+){0,2}back\s+(?:up\s+)?to)\b")
         .unwrap_or_else(|e| panic!("now-before pattern: {e}"))
 });
 
@@ -1386,6 +1398,7 @@ impl Facts {
                         named_in: named_in.clone(),
                         reps: None,
                         current: true,
+                        date: None,
                     });
                 }
                 let goal = GOALS_LABEL
@@ -1401,6 +1414,7 @@ impl Facts {
                     reps: w.reps.as_ref().map(|(r, _)| Reps::Done(*r)),
                     current: !GONE_AFTER.is_match(after)
                         && !FROM_JUST_BEFORE.is_match(&line[..w.at.start]),
+                    date: None,
                 });
             }
             offset += line.len();
@@ -1444,25 +1458,13 @@ impl Facts {
                             k == Kind::Load && key.is_some_and(|k| SET_LOAD_KEYS.contains(&k))
                         }),
                         current: !under.gone && !key.is_some_and(gone_key),
+                        date: under.date,
                     });
                 }
             }
             // "display": "100 kg" under a weight key is that kind whatever the words.
             Value::String(s) => self.add_prose(s, kind, lift),
-            Value::Array(a) => {
-                // A lift's sessions or weeks, each dated: only the latest is what holds now.
-                let latest = latest_dates(a);
-                for x in a {
-                    let gone = x.as_object().is_some_and(|m| {
-                        matches!((dated(m), latest.get(&lift_text(m))), (Some(d), Some(l)) if d < l.as_str())
-                    });
-                    let under = Under {
-                        gone: under.gone || gone,
-                        ..under.clone()
-                    };
-                    self.add_json_under(key, x, &under);
-                }
-            }
+            Value::Array(a) => a.iter().for_each(|x| self.add_json_under(key, x, under)),
             Value::Object(m) => {
                 let inner = Under {
                     lift: self.lift_of(m).or(under.lift.clone()),
@@ -1470,6 +1472,7 @@ impl Facts {
                     in_lb: m.get("unit").and_then(Value::as_str) == Some("lb"),
                     reps: set_reps(m, key == Some("target")),
                     gone: under.gone || key.is_some_and(gone_key),
+                    date: dated(m).or(under.date),
                 };
                 for (k, x) in m
                     .iter()
@@ -1584,7 +1587,7 @@ impl Facts {
                             reps: None,
                             done: false,
                             from_log: false,
-                            now: false,
+                            when: When::Any,
                         }))
             });
         }
@@ -1599,11 +1602,14 @@ impl Facts {
                 reps,
                 done: DONE_CLAIM_BEFORE.is_match(before),
                 from_log: FROM_LOG.is_match(before),
-                now: now_before(before)
-                    && matches!(
-                        w.kind,
-                        Kind::Load | Kind::E1rm | Kind::TrainingMax | Kind::Body
-                    ),
+                when: if matches!(
+                    w.kind,
+                    Kind::Load | Kind::E1rm | Kind::TrainingMax | Kind::Body
+                ) {
+                    when_claimed(text, &w.at)
+                } else {
+                    When::Any
+                },
             })
         })
     }
@@ -1658,11 +1664,20 @@ impl Facts {
     }
 
     /// The lift the lifter means by `lift`: itself when the data has it, else their one machine
-    /// of that name ("hip thrust" to a lifter whose data has only the hip thrust machine), or
-    /// their one walking lunge for lunges. Only those: "bench press" is never their dumbbell
-    /// bench press.
+    /// of that name ("hip thrust" to a lifter whose data has only the hip thrust machine), their
+    /// own id spelled with the lift's own equipment, their one low- or high-bar squat for the
+    /// squat, or their one walking lunge for lunges. Only those: "bench press" is never their
+    /// dumbbell bench press.
     fn lifters_version(&self, lift: String) -> String {
         let mut machines = vec![format!("{lift}-machine"), format!("machine-{lift}")];
+        // Their own id spelled with the lift's equipment ("dumbbell-split-squat" for split
+        // squats, which the catalog holds with dumbbells), and a back squat by its bar's place.
+        if let Some(e) = crate::domain::catalog::catalog().get(&lift) {
+            machines.push(format!("{}-{lift}", e.equipment.id().replace('_', "-")));
+        }
+        if lift == "back-squat" {
+            machines.extend(["low-bar-squat", "high-bar-squat"].map(str::to_string));
+        }
         // Lunges walked or not are one lift's load ("the 30s on lunges", their walking lunges);
         // "walking lunges" are their one walking lunge, whatever they hold.
         if let Some(implement) = lift.strip_suffix("lunge") {
@@ -1698,6 +1713,31 @@ impl Facts {
         match found.into_iter().collect::<Vec<_>>().as_slice() {
             [only] => only.clone(),
             _ => lift,
+        }
+    }
+
+    /// Whether `f` holds at the time a claim speaks of: not of another time by its place, and,
+    /// when dated, on its lift's latest day (now) or within days of it (recent).
+    fn holds_then(&self, f: &Fact, when: When) -> bool {
+        if !f.current {
+            return false;
+        }
+        let Some(day) = f.date else { return true };
+        let lift = self.lift_of_fact(f);
+        let latest = self
+            .weights
+            .iter()
+            .filter(|g| match (self.lift_of_fact(g), &lift) {
+                (Some(a), Some(b)) => same_lift(&a, b),
+                (None, None) => true,
+                _ => false,
+            })
+            .filter_map(|g| g.date)
+            .max()
+            .unwrap_or(day);
+        match when {
+            When::Recent => (latest - day).num_days() <= RECENT_DAYS,
+            _ => day >= latest,
         }
     }
 
@@ -1792,8 +1832,9 @@ impl Facts {
             reps,
             done,
             from_log,
-            now,
+            when,
         } = *c;
+        let now = when != When::Any;
         let close_within = |fact_kg: f64, fact_raw: f64, fact_lb: Option<bool>, tol: f64| {
             let same_unit = in_lb.is_none() || fact_lb.is_none() || in_lb == fact_lb;
             (fact_kg - kg).abs() <= tol || (same_unit && (fact_raw - raw).abs() < 0.01)
@@ -1844,14 +1885,17 @@ impl Facts {
                 (kind != Kind::E1rm || s.max)
                     && !(now && s.past)
                     && (kind == Kind::TrainingMax) == s.tm
-                    && !(s.planned && done)
+                    && !(s.planned && (done || now))
+                    // A bodyweight is no number the lifter lifted ("benched 245 for 5").
+                    && !(kind == Kind::Body
+                        && self.names.lift_at(&self.said_text, s.at.clone()).is_some())
                     && said_backs(s.n)
                     && said_of(s.n, &s.at)
             }))
             || {
                 let mut matching = self.weights.iter().filter(|f| {
                     // A bodyweight also backs a load of no lift ("at 82 kg, you're strong").
-                    (!now || f.current)
+                    (!now || self.holds_then(f, when))
                         && (f.kind.backs(kind)
                             || (f.kind == Kind::Body && kind == Kind::Load && lift.is_none()))
                         && close(f.kg, f.raw, Some((f.raw - f.kg).abs() > 0.01))
@@ -1888,8 +1932,61 @@ struct Claim<'a> {
     /// Said to be what the log holds ("the log confirms 125 lb"): the lifter's own number
     /// does not back it, only the data does.
     from_log: bool,
-    /// Said to hold now ("your current TM", "your e1RM today"): only what holds now backs it.
-    now: bool,
+    /// Said to hold now ("your current TM", "your e1RM today") or of the last days ("last
+    /// Wednesday's top set"): only what holds then backs it.
+    when: When,
+}
+
+/// When a claim says its figure holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum When {
+    /// Nothing said: any time.
+    Any,
+    /// Now: the lift's latest day, nothing of another time.
+    Now,
+    /// The last days ("yesterday", "last Wednesday"): within
+    /// [`RECENT_DAYS`] of the lift's latest day.
+    Recent,
+}
+
+/// How far before a lift's latest day "last Wednesday" or "last session" may be.
+const RECENT_DAYS: i64 = 10;
+
+/// Words of the last days: "yesterday", "last Wednesday's" ("last session" may be the last
+/// before a break).
+static RECENT_WORDS: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:yesterday|last (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)|this morning)\b")
+        .unwrap_or_else(|e| panic!("recent words pattern: {e}"))
+});
+/// After a figure in its clause: "… for sets of 15 now".
+static NOW_AFTER: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:now|currently|at the moment|these days)\b")
+        .unwrap_or_else(|e| panic!("now-after pattern: {e}"))
+});
+/// "You're swinging", "you are benching": what the lifter does these days.
+static YOU_DO_NOW: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\byou(?:['’]re|\s+are)\s+(?:still\s+|now\s+)?(?:swinging|benching|squatting|pulling|pressing|lifting|using|repping|moving|handling|rowing|curling|carrying)\b")
+        .unwrap_or_else(|e| panic!("you-do-now pattern: {e}"))
+});
+
+/// When the sentence `text` says the figure at `at` holds, from the words of its clause.
+fn when_claimed(text: &str, at: &std::ops::Range<usize>) -> When {
+    let before = text.get(..at.start).unwrap_or_default();
+    let clause_start = before.rfind([',', ';', ':']).map_or(0, |i| i + 1);
+    let before = &before[clause_start..];
+    let after = text.get(at.end..).unwrap_or_default();
+    let after = &after[..after.find([',', ';', '.', '!', '?']).unwrap_or(after.len())];
+    let no_figure = |s: &str| !s.contains(|c: char| c.is_ascii_digit());
+    let now_words_after = NOW_AFTER
+        .find(after)
+        .is_some_and(|m| no_figure(&after[..m.start()]));
+    if now_before(before) || YOU_DO_NOW.is_match(before) || now_words_after {
+        When::Now
+    } else if RECENT_WORDS.is_match(before) || RECENT_WORDS.is_match(after) {
+        When::Recent
+    } else {
+        When::Any
+    }
 }
 
 /// "The log confirms", "your records show", "you logged": a figure said to be in the data.
@@ -2219,8 +2316,20 @@ fn restates(text: &str, p: &Stated, w: &Stated, any_words: bool) -> bool {
         && !w.bare
         && in_lb(p) != in_lb(w)
         && (p.kg - w.kg).abs() <= (p.kg * RESTATED_SHARE).max(RESTATED_KG)
-        && (any_words || RESTATED_BETWEEN.is_match(between))
+        && (any_words
+            || RESTATED_BETWEEN.is_match(between)
+            // "added about 33 lb to your estimated max (roughly 15 kg)": the bracket converts
+            // the figure before it, whatever words lie between.
+            || (PAREN_OPENS.is_match(between)
+                && between.len() <= 60
+                && !between.contains(|c: char| c.is_ascii_digit() || ".!?;)".contains(c))))
 }
+
+/// A bracket opened right before a figure: "(", "(roughly ", "(~".
+static PAREN_OPENS: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\(\s*(?:about|around|roughly|approximately|approx\.?|~)?\s*$")
+        .unwrap_or_else(|e| panic!("paren opens pattern: {e}"))
+});
 
 /// "20 kg is 44 lb", "25 kg = 55 lb": the words of a conversion.
 static CONVERTED_BETWEEN: LazyLock<Regex> = LazyLock::new(|| {
@@ -3720,6 +3829,58 @@ mod tests {
                 (
                     "You're already at 60 kg, right on your stage weight.",
                     "60 kg",
+                ),
+            ],
+        );
+    }
+
+    /// From the tenth labelled set once it became development data: a squat by its bar, the
+    /// lifter's own ids, a target, the last days, loads by a verb and bells by their size.
+    #[test]
+    fn a_squat_by_its_bar_a_target_and_the_last_days() {
+        let mut f = Facts::in_unit(Unit::Kg);
+        f.add_said("Before I got pregnant I'd squatted 105 for 3 and benched 62.5 for 3. I'm still swinging the 20 kg bell instead of the 24, and benched 47.5 for 5 last week.");
+        f.add_text("Lifter: unit kg, bodyweight 78 kg, goals: low-bar squat 105 kg and deadlift 140 kg by June 2027.\nStrength (weekly best e1RM, last 12 weeks): Deadlift 123 kg (+33 since week of 2026-07-13); Low-Bar Squat 89 kg (+27 since week of 2026-07-13); Dumbbell Split Squat 21 kg per hand (+5 since week of 2026-07-27).");
+        f.add_json(&json!({"records": [
+            {"exercise_id": "low-bar-squat", "weight_kg": 105, "reps": 3, "date": "2025-04-10"},
+            {"exercise_id": "bench-press", "weight_kg": 62.5, "reps": 3, "date": "2025-04-15"},
+            {"exercise_id": "kettlebell-swing", "weight_kg": 24, "reps": 20, "date": "2025-05-03"}
+        ]}));
+        f.add_json(&json!({"sets": [
+            {"date": "2026-09-30", "exercise_id": "bench-press", "reps": 5, "weight_kg": 47.5},
+            {"date": "2026-10-04", "exercise_id": "kettlebell-swing", "reps": 15, "weight_kg": 20},
+            {"date": "2026-10-02", "exercise_id": "low-bar-squat", "reps": 5, "weight_kg": 72.5},
+            {"date": "2026-09-30", "exercise_id": "dumbbell-split-squat", "reps": 12, "weight_kg": 14}
+        ]}));
+        f.add_json(
+            &json!({"exercise_id": "trap-bar-deadlift", "e1rm_kg": 240.8,
+            "e1rm_change": {"change_kg": 14.8}}),
+        );
+        judged(
+            &f,
+            &[
+                "Right now your squat estimate is about 89 kg.",
+                "Split squats are at about 21 kg per hand estimated, up 5 kg since late July.",
+                "Since mid-July your deadlift estimate is up 33 kg and your squat 27 kg.",
+                "Your goals: a 105 kg squat and a 140 kg deadlift by June.",
+                "Your pre-pregnancy squat was 105 kg for 3.",
+                "Last Wednesday's top bench set was 47.5.",
+                "You're swinging the 20 for sets of 15 now.",
+                "Your trap bar deadlift added about 33 lb to its estimated max (roughly 15 kg).",
+                "Stay with the 14s on split squats.",
+            ],
+            &[
+                ("Great work getting your squat back to 105 already.", "105"),
+                ("Last Wednesday's top bench set was 62.5.", "62.5"),
+                ("You're swinging the 24 for sets of 15 now.", "24"),
+                ("Split squats: step up to the 18s for sets of 8.", "18"),
+                (
+                    "Drop the trap bar deadlift to 190 for today's triples.",
+                    "190",
+                ),
+                (
+                    "At 62.5 kg bodyweight you're light for the bench.",
+                    "62.5 kg",
                 ),
             ],
         );

@@ -22,6 +22,17 @@ static NAMED_RIGHT_AFTER: LazyLock<regex_lite::Regex> = LazyLock::new(|| {
     .unwrap_or_else(|e| panic!("named-after pattern: {e}"))
 });
 
+/// An article or possessive right before a figure: "a 140 kg deadlift", "your 100 kg bench".
+static ATTRIBUTIVE_BEFORE: LazyLock<regex_lite::Regex> = LazyLock::new(|| {
+    regex_lite::Regex::new(r"(?i)\b(?:a|an|the|your|my|his|her|their|that|this)\s+$")
+        .unwrap_or_else(|e| panic!("attributive pattern: {e}"))
+});
+/// Nothing but a unit between a figure and a name.
+static UNIT_ONLY: LazyLock<regex_lite::Regex> = LazyLock::new(|| {
+    regex_lite::Regex::new(r"(?i)^s?\s*(?:kg|kgs|lb|lbs)?\s+$")
+        .unwrap_or_else(|e| panic!("unit-only pattern: {e}"))
+});
+
 /// Verbs that name a lift ("you squatted 105 for 5"), and a bar that does ("the trap bar"),
 /// with the catalog id they name.
 const LIFT_VERBS: &[(&str, &str)] = &[
@@ -371,8 +382,13 @@ impl LiftNames {
             WEAK_VERBS.contains(&text[start + s..start + e].to_ascii_lowercase().as_str())
         };
         let first_after = found.iter().find(|(s, _, _)| start + s >= at.end);
+        // "a 140 kg deadlift": the lift the figure qualifies.
+        let attributive = ATTRIBUTIVE_BEFORE.is_match(&text[start..at.start]);
         let next_to = first_after
-            .filter(|(s, _, _)| NAMED_RIGHT_AFTER.is_match(&text[at.end..start + s]))
+            .filter(|(s, _, _)| {
+                let between = &text[at.end..start + s];
+                NAMED_RIGHT_AFTER.is_match(between) || (attributive && UNIT_ONLY.is_match(between))
+            })
             .filter(|m| !is_weak(m));
         let before = found.iter().rfind(|(_, e, _)| start + e <= at.start);
         // A lift named after is the figure's only when no other figure comes first: in "525 at

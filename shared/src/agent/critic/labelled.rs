@@ -8,7 +8,8 @@
 //! used for development: the "fresh" one, the "third" and the "fourth" (held out through the
 //! morning of 27 November, development since), the "fifth" (held out until 1192861) and the
 //! "sixth", written as development data, the "seventh" (held out until 91650ff), the "eighth"
-//! (until 73c0dc3) and the "ninth" (until ac0b26f). The "tenth" is held out now.
+//! (until 73c0dc3), the "ninth" (until ac0b26f) and the "tenth" (until c803cbf). The
+//! "eleventh" is held out now.
 
 use serde_json::Value;
 
@@ -313,14 +314,31 @@ fn below_the_bar(
 /// (438d452: 77 of 88, 62 of 69), after the eighth set's changes (73c0dc3: 78 of 88, 62 of 69)
 /// and after the ninth's (ac0b26f: the same). Scored since 27 Nov (evening) by the masked
 /// figure's number ("about 145 lb" masked as "about [a figure…]" was counted kept): 78 of 88,
-/// 63 of 69, with the checker unchanged; the same after the ninth's second round.
+/// 63 of 69, with the checker unchanged; the same after the ninth's third round (c803cbf).
+/// Development data since.
 const TENTH_CONTEXTS: &str = include_str!("../../../../tests/data/critic/tenth-contexts.json");
 const TENTH_SENTENCES: &str = include_str!("../../../../tests/data/critic/tenth-sentences.json");
 
 #[test]
-fn the_number_check_on_a_tenth_set_held_out() {
+fn the_number_check_on_a_tenth_set() {
+    development_set("tenth", TENTH_CONTEXTS, TENTH_SENTENCES, (85, 60));
+}
+
+/// An eleventh set (27 Nov, night), two more lifters (a man of 43 in kilograms on a
+/// percentage wave with a safety squat bar and a cambered bench bar, logging RPE, mid-workout;
+/// a man of 38 in pounds in a garage gym with adjustable dumbbells, a landmine, bands and
+/// kettlebells in kilograms) by an eleventh helper: held out, measured against the checker
+/// before the tenth set's changes (c803cbf: 82 of 90, 45 of 62) and after them (82 of 90,
+/// 46 of 62).
+const ELEVENTH_CONTEXTS: &str =
+    include_str!("../../../../tests/data/critic/eleventh-contexts.json");
+const ELEVENTH_SENTENCES: &str =
+    include_str!("../../../../tests/data/critic/eleventh-sentences.json");
+
+#[test]
+fn the_number_check_on_an_eleventh_set_held_out() {
     // Only the figures: its failures are not printed, so that nothing is tuned on it. As
     // measured (docs/models.md): below the bar on both.
-    let sentences = (TENTH_CONTEXTS, TENTH_SENTENCES);
-    below_the_bar("tenth", sentences, (85, 60), (78, 63));
+    let sentences = (ELEVENTH_CONTEXTS, ELEVENTH_SENTENCES);
+    below_the_bar("eleventh", sentences, (90, 60), (82, 46));
 }
