@@ -64,7 +64,8 @@ const NOT_A_SET_AFTER: &[&str] = &[
 /// pattern reads those), a count ("did 100 reps") or a distance.
 const NOT_A_LOAD_AFTER: &[&str] = &[
     "kg", "kilo", "lb", "pound", "rep", "set", "m ", "km", "mile", "meter", "metre", "cal", "step",
-    "bpm", "more", "higher", "heavier", "lighter", "lower", "less", "above", "below", "-", "–",
+    "g ", "gram", "degree", "°", "cm", "per set", "bpm", "more", "higher", "heavier", "lighter",
+    "lower", "less", "above", "below", "-", "–",
 ];
 /// A change written after a figure in the briefing: "121 kg (+7.5 since week of …)".
 static CHANGE_SINCE: LazyLock<Regex> = LazyLock::new(|| {
@@ -679,13 +680,21 @@ fn in_ladder(text: &str, at: &std::ops::Range<usize>) -> bool {
         Regex::new(r"\d+(?:\.\d+)?(?:\s*(?:kg|lb)s?)?(?:\s*(?:/|,\s*and\b|,|\band\b)\s*\d+(?:\.\d+)?(?:\s*(?:kg|lb)s?)?){2,}")
             .unwrap_or_else(|e| panic!("ladder pattern: {e}"))
     });
-    RUN.find_iter(text).any(|m| {
-        let values: Vec<f64> = NUMBER
-            .find_iter(m.as_str())
-            .filter_map(|n| n.as_str().parse().ok())
-            .collect();
-        m.start() <= at.start && at.end <= m.end() && values.windows(2).all(|p| p[0] < p[1])
-    })
+    // Only with words of a day's sets: "that's", a week, sets, a percentage or reps after.
+    static DAY_WORDS: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(
+            r"(?i)\b(?:that's|that is|weeks?|sets?|warm-?ups?|ramp|today)\b|%|\b(?:x|×|for)\s*\d",
+        )
+        .unwrap_or_else(|e| panic!("day words pattern: {e}"))
+    });
+    DAY_WORDS.is_match(text)
+        && RUN.find_iter(text).any(|m| {
+            let values: Vec<f64> = NUMBER
+                .find_iter(m.as_str())
+                .filter_map(|n| n.as_str().parse().ok())
+                .collect();
+            m.start() <= at.start && at.end <= m.end() && values.windows(2).all(|p| p[0] < p[1])
+        })
 }
 
 pub(super) fn weights_in(text: &str, claim: bool) -> Vec<Stated> {
@@ -747,7 +756,9 @@ pub(super) fn weights_in(text: &str, claim: bool) -> Vec<Stated> {
                 kind = Kind::Goal;
             } else if let Some(p) = prev.filter(|_| {
                 // "up 33 kg and your squat 27 kg": the same again, of another lift.
-                ELLIPSIS.is_match(before) && !ELLIPSIS_NOT.is_match(before)
+                ELLIPSIS.is_match(before)
+                    && !ELLIPSIS_NOT.is_match(before)
+                    && !A_SET_AFTER.is_match(after)
             }) {
                 kind = p;
             } else if let Some(p) = prev.filter(|_| COMPARED.is_match(before)) {
@@ -849,7 +860,7 @@ fn is_bodyweight(text: &str, at: &std::ops::Range<usize>) -> bool {
             .unwrap_or_else(|e| panic!("you-are-at pattern: {e}"))
     });
     static WEIGHT_WORDS: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r"(?i)\b(?:stage weight|weigh-?ins?|the scale|weight class|cut|cutting|bulk|bulking|body\s*weight)\b")
+        Regex::new(r"(?i)\b(?:stage weight|weigh-?ins?|the scale|weight class)\b")
             .unwrap_or_else(|e| panic!("weight words pattern: {e}"))
     });
     let before = text.get(..at.start).unwrap_or_default();
@@ -921,6 +932,11 @@ static ELLIPSIS: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)^\s*(?:kg|lb)?s?\s*,?\s*(?:and|while|but)\s+(?:your|the|his|her|their)\s+[a-z][a-z -]{0,30}?\s*$")
         .unwrap_or_else(|e| panic!("ellipsis pattern: {e}"))
 });
+/// After a figure: a set ("120 kg triple", "x 3"), never a change carried over.
+static A_SET_AFTER: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)^\s*(?:x|×|for\s*\d|triples?\b|doubles?\b|singles?\b|sets?\b|reps?\b|top set)")
+        .unwrap_or_else(|e| panic!("a-set-after pattern: {e}"))
+});
 /// Words that say what the second figure is on their own: no ellipsis.
 static ELLIPSIS_NOT: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)\b(?:is|was|are|were|at|sits|now|has|had|for|on|with|to|from|e1rm|max|goal|best|top|set)\b")
@@ -969,7 +985,7 @@ fn kind_after(after: &str) -> Option<Kind> {
     });
     // "isn't far off the 550 lb target.": a goal; "the 100 kg target for 5" a load.
     static TARGET_GOAL: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r"(?i)^\s*target\s*(?:[.,;:!?)]|$|and\b|is\b|by\b)")
+        Regex::new(r"(?i)^\s*target\s*(?:[.!?]|$|by\b|for (?:the |this |next )?(?:year|season|meet|block|cycle)\b)")
             .unwrap_or_else(|e| panic!("target goal pattern: {e}"))
     });
     if TARGET_GOAL.is_match(after) {
@@ -1042,9 +1058,24 @@ fn bare_loads(text: &str) -> Vec<(f64, f64, std::ops::Range<usize>)> {
         .find_map(|n| c.name(n));
         // Dumbbells and bells by their size are light: "the 18s", "swinging the 16".
         let by_size = c.name("h").or(c.name("o")).is_some();
+
         let (Some(set), Some(load)) = (c.get(0), load) else {
             continue;
         };
+        // Not a size: "using the 5/3/1 template", "the 10s holds".
+        if by_size
+            && NOT_A_SIZE_AFTER.is_match(
+                text.get(load.end()..)
+                    .unwrap_or_default()
+                    .trim_start_matches('s'),
+            )
+        {
+            continue;
+        }
+        // "Bring your protein up to 180 g", "cut your rest to 90": no load brought there.
+        if c.name("n").is_some() && NOT_A_LOAD_RAISED.is_match(set.as_str()) {
+            continue;
+        }
         let after_set = text.get(set.end()..).unwrap_or_default();
         let after_load = text.get(load.end()..).unwrap_or_default();
         let raw: f64 = load.as_str().parse().unwrap_or(0.0);
@@ -1077,6 +1108,17 @@ fn bare_loads(text: &str) -> Vec<(f64, f64, std::ops::Range<usize>)> {
     }
     out
 }
+
+/// After a dumbbell's or bell's size: what makes it no size ("5/3/1", "10s holds").
+static NOT_A_SIZE_AFTER: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)^\s*(?:/|x\b|×|%|-|–|template|program|programme|rpe|eccentric|hold|pause|rest|tempo|negative|isometric|hang|count|sec|second|min|club)")
+        .unwrap_or_else(|e| panic!("not-a-size pattern: {e}"))
+});
+/// What is brought up or down to a number and is no load: food, rest, heart, angles.
+static NOT_A_LOAD_RAISED: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:protein|carbs?|calories|kcal|fat|fibre|fiber|water|sleep|rest|heart|pulse|hr|steps|depth|box|angle|tempo|rpm|cadence|pace|bodyweight|weight class)\b")
+        .unwrap_or_else(|e| panic!("not-a-load-raised pattern: {e}"))
+});
 
 /// "60 to 90 seconds", "20 to 25 reps": a range of times or counts, not a load.
 static RANGE_OF_COUNTS: LazyLock<Regex> = LazyLock::new(|| {
@@ -1159,6 +1201,9 @@ struct Said {
     /// Of the past ("275 for 10 a month ago", "down to 141 from 152"): it backs no claim of
     /// what holds now.
     past: bool,
+    /// Lifted: a set's reps after it or a lift's verb before it ("benched 245 for 5"): no
+    /// bodyweight.
+    lifted: bool,
 }
 
 /// Words before a number in the lifter's sentence that make it a plan.
@@ -1234,13 +1279,26 @@ struct Under {
 }
 
 /// Keys of a dated entry.
-const DATE_KEYS: &[&str] = &["date", "week_start", "started_at", "at", "day_of"];
+const DATE_KEYS: &[&str] = &[
+    "date",
+    "workout_date",
+    "week_start",
+    "week",
+    "started_at",
+    "at",
+    "day_of",
+];
 
-/// An entry's day ("2026-09-30", "2026-10-06T17:40:00+01:00").
+/// An entry's day ("2026-09-30", "2026-10-06T17:40:00+01:00"); a week's, its last day.
 fn dated(m: &serde_json::Map<String, Value>) -> Option<NaiveDate> {
     DATE_KEYS.iter().find_map(|k| {
         let s = m.get(*k)?.as_str()?;
-        NaiveDate::parse_from_str(s.get(..10)?, "%Y-%m-%d").ok()
+        let day = NaiveDate::parse_from_str(s.get(..10)?, "%Y-%m-%d").ok()?;
+        Some(if k.starts_with("week") {
+            day + chrono::Duration::days(6)
+        } else {
+            day
+        })
     })
 }
 
@@ -1261,6 +1319,17 @@ static FROM_JUST_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)\bfrom\s+(?:about\s+|around\s+)?$")
         .unwrap_or_else(|e| panic!("from-before pattern: {e}"))
 });
+/// After a lifter's number: a set's reps ("245 for 5", "100x8").
+static SET_AFTER_SAID: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)^\s*(?:kg|kgs|lb|lbs)?\s*(?:x|×|for)\s*(?:\d|a\s|an\s|one|two|three|four|five|six|seven|eight|nine|ten)")
+        .unwrap_or_else(|e| panic!("set-after-said pattern: {e}"))
+});
+/// Before a lifter's number: a lift's verb ("benched 245").
+static LIFT_VERB_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:benched|squatted|pulled|deadlifted|pressed|lifted|hit|did|got|repped|rowed|moved|swung)\s+(?:about\s+|around\s+)?$")
+        .unwrap_or_else(|e| panic!("lift-verb-before pattern: {e}"))
+});
+
 /// A lifter's sentence of the past: "a month ago", "when I was 45", "used to", "before I got
 /// pregnant I'd squatted".
 static PAST_SAID: LazyLock<Regex> = LazyLock::new(|| {
@@ -1270,7 +1339,7 @@ static PAST_SAID: LazyLock<Regex> = LazyLock::new(|| {
 /// Words of a claim of what holds now: "your current TM", "your e1RM today", "right now",
 /// "getting your squat back to".
 static NOW_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(?:today'?s?|current(?:ly)?|right now|at the moment|these days|(?:is|are|'s|'re) now|now at|(?:got|getting|are|'re|is|'s)\s+(?:\w+\s+){0,2}back\s+(?:up\s+)?to)\b")
+    Regex::new(r"(?i)\b(?:today'?s?|current(?:ly)?|right now|at the moment|these days|(?:is|are|'s|'re) now|now at|(?:\bgot|\bgetting|\bare|'re|\bis)\s+(?:(?:your|the|his|her|it|that)\s+(?:\w+\s+)?)?back\s+(?:up\s+)?to)\b")
         .unwrap_or_else(|e| panic!("now-before pattern: {e}"))
 });
 
@@ -1334,8 +1403,17 @@ impl Facts {
                     max: E1RM_WORDS.is_match(&text[sentence..end]),
                     planned: PLANNED_BEFORE.is_match(&text[sentence..m.start()]),
                     tm: TM_NAMED.is_match(&text[sentence..end]),
-                    past: PAST_SAID.is_match(&text[sentence..end])
+                    // A past word before it in its sentence, or after it in its clause ("I
+                    // squat 100 for 5 now, a year ago it was 80": 80's, not 100's).
+                    past: PAST_SAID.is_match(&text[sentence..m.start()])
+                        || PAST_SAID.is_match(
+                            &text[m.end()
+                                ..m.end()
+                                    + text[m.end()..end].find([',', ';']).unwrap_or(end - m.end())],
+                        )
                         || FROM_JUST_BEFORE.is_match(&text[sentence..m.start()]),
+                    lifted: SET_AFTER_SAID.is_match(&text[m.end()..])
+                        || LIFT_VERB_BEFORE.is_match(&text[sentence..m.start()]),
                 });
             }
         }
@@ -1472,7 +1550,12 @@ impl Facts {
                     in_lb: m.get("unit").and_then(Value::as_str) == Some("lb"),
                     reps: set_reps(m, key == Some("target")),
                     gone: under.gone || key.is_some_and(gone_key),
-                    date: dated(m).or(under.date),
+                    // A set not yet lifted has no day: it is today's plan, not the latest lift.
+                    date: if m.get("status").and_then(Value::as_str) == Some("planned") {
+                        None
+                    } else {
+                        dated(m).or(under.date)
+                    },
                 };
                 for (k, x) in m
                     .iter()
@@ -1688,6 +1771,7 @@ impl Facts {
                 );
             } else {
                 machines.push(format!("{implement}walking-lunge"));
+                machines.push("walking-lunge".to_string());
             }
         }
         // Cheap first: most lifts have no machine of their name in the data.
@@ -1724,9 +1808,11 @@ impl Facts {
         }
         let Some(day) = f.date else { return true };
         let lift = self.lift_of_fact(f);
+        // The latest day of its lift's figures of its kind (an e1RM against e1RMs).
         let latest = self
             .weights
             .iter()
+            .filter(|g| g.kind == f.kind)
             .filter(|g| match (self.lift_of_fact(g), &lift) {
                 (Some(a), Some(b)) => same_lift(&a, b),
                 (None, None) => true,
@@ -1735,9 +1821,11 @@ impl Facts {
             .filter_map(|g| g.date)
             .max()
             .unwrap_or(day);
+        // A day's slack: tools date a session in the lifter's zone or in UTC.
+        let behind = (latest - day).num_days();
         match when {
-            When::Recent => (latest - day).num_days() <= RECENT_DAYS,
-            _ => day >= latest,
+            When::Recent => behind <= RECENT_DAYS,
+            _ => behind <= 1,
         }
     }
 
@@ -1887,8 +1975,7 @@ impl Facts {
                     && (kind == Kind::TrainingMax) == s.tm
                     && !(s.planned && (done || now))
                     // A bodyweight is no number the lifter lifted ("benched 245 for 5").
-                    && !(kind == Kind::Body
-                        && self.names.lift_at(&self.said_text, s.at.clone()).is_some())
+                    && !(kind == Kind::Body && s.lifted)
                     && said_backs(s.n)
                     && said_of(s.n, &s.at)
             }))
@@ -1963,6 +2050,17 @@ static NOW_AFTER: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)\b(?:now|currently|at the moment|these days)\b")
         .unwrap_or_else(|e| panic!("now-after pattern: {e}"))
 });
+/// Where a figure's clause ends after it: a stop, a comma, or a word that starts another.
+static CLAUSE_AFTER_ENDS: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)[,;.!?]|\b(?:and|but|while|then|because|whereas)\b")
+        .unwrap_or_else(|e| panic!("clause-after pattern: {e}"))
+});
+/// "for now", "from now on", "until now": no claim of what holds now.
+static FOR_NOW: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:for|from|until|till|up to)\s+now$")
+        .unwrap_or_else(|e| panic!("for-now pattern: {e}"))
+});
+
 /// "You're swinging", "you are benching": what the lifter does these days.
 static YOU_DO_NOW: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)\byou(?:['’]re|\s+are)\s+(?:still\s+|now\s+)?(?:swinging|benching|squatting|pulling|pressing|lifting|using|repping|moving|handling|rowing|curling|carrying)\b")
@@ -1974,15 +2072,27 @@ fn when_claimed(text: &str, at: &std::ops::Range<usize>) -> When {
     let before = text.get(..at.start).unwrap_or_default();
     let clause_start = before.rfind([',', ';', ':']).map_or(0, |i| i + 1);
     let before = &before[clause_start..];
+    // The figure's own clause after it: "… 116.7 kg in January and is now 109" gives the
+    // "now" to 109.
     let after = text.get(at.end..).unwrap_or_default();
-    let after = &after[..after.find([',', ';', '.', '!', '?']).unwrap_or(after.len())];
+    let after = &after[..CLAUSE_AFTER_ENDS
+        .find(after)
+        .map_or(after.len(), |m| m.start())];
     let no_figure = |s: &str| !s.contains(|c: char| c.is_ascii_digit());
+    // "Stay at 100 kg for now", "from now on": advice, not what holds now.
     let now_words_after = NOW_AFTER
+        .find(after)
+        .is_some_and(|m| no_figure(&after[..m.start()]) && !FOR_NOW.is_match(&after[..m.end()]));
+    let recent_before = RECENT_WORDS
+        .find_iter(before)
+        .last()
+        .is_some_and(|m| no_figure(&before[m.end()..]));
+    let recent_after = RECENT_WORDS
         .find(after)
         .is_some_and(|m| no_figure(&after[..m.start()]));
     if now_before(before) || YOU_DO_NOW.is_match(before) || now_words_after {
         When::Now
-    } else if RECENT_WORDS.is_match(before) || RECENT_WORDS.is_match(after) {
+    } else if recent_before || recent_after {
         When::Recent
     } else {
         When::Any
@@ -2250,6 +2360,18 @@ fn unbacked(text: &str, facts: &Facts, lead: Option<&str>) -> Vec<Stated> {
                 let at = w.reps.as_ref().map_or(w.at.clone(), |(_, set)| set.clone());
                 out.push(Stated { at, ..w.clone() });
             }
+            continue;
+        }
+        // "Squat, bench and deadlift are 150, 105 and 190 kg": a figure listed before a unit
+        // after several lifts is one of theirs, in an order the check does not read.
+        let listed = !w.bare && !LOAD.is_match(text.get(w.at.clone()).unwrap_or_default());
+        if listed
+            && facts
+                .names
+                .mentions(text.get(..w.at.start).unwrap_or_default())
+                .len()
+                >= 2
+        {
             continue;
         }
         let bad = match &prev {
@@ -3225,16 +3347,21 @@ mod tests {
 
     /// Each of `ok` has nothing left out; each of `bad` has its figure left out.
     fn judged(f: &Facts, ok: &[&str], bad: &[(&str, &str)]) {
+        // Every sentence judged, then every failure reported at once.
+        let mut failures = Vec::new();
         for ok in ok {
-            assert!(left_out(ok, f).is_empty(), "{ok}: {:?}", left_out(ok, f));
+            let masked = left_out(ok, f);
+            if !masked.is_empty() {
+                failures.push(format!("{ok}: masked {masked:?}"));
+            }
         }
         for (bad, figure) in bad {
-            assert!(
-                left_out(bad, f).iter().any(|m| m == figure),
-                "{bad}: {:?}",
-                left_out(bad, f)
-            );
+            let masked = left_out(bad, f);
+            if !masked.iter().any(|m| m == figure) {
+                failures.push(format!("{bad}: {figure} not masked ({masked:?})"));
+            }
         }
+        assert!(failures.is_empty(), "{}", failures.join("\n"));
     }
 
     #[test]
@@ -3883,6 +4010,74 @@ mod tests {
                     "62.5 kg",
                 ),
             ],
+        );
+    }
+
+    /// From a review of the two rounds above: what "now", lists, "target", "the press", a
+    /// verb's "to" and sizes must not do to correct sentences.
+    #[test]
+    fn what_the_new_readings_leave_alone() {
+        let mut f = Facts::in_unit(Unit::Kg);
+        f.add_said("I'm down to 91 kg and my bench has dropped to 95 for 3. I front squat 90 for 3 now, a year ago it was 70.");
+        f.add_json(&json!({"exercise_id": "bench-press", "training_maxes": [
+            {"cycle": 1, "training_max_kg": 85}, {"cycle": 2, "training_max_kg": 87.5},
+            {"cycle": 3, "training_max_kg": 90}]}));
+        f.add_text("Lifter: unit kg, bodyweight 93 kg.\nStrength (weekly best e1RM, last 12 weeks): Squat 150 kg; Bench Press 105 kg; Deadlift 190 kg; Overhead Press 62 kg.");
+        f.add_json(&json!({"exercise_id": "bench-press", "name": "Bench Press",
+            "sessions": [
+                {"date": "2027-02-13", "top_set": {"weight_kg": 100, "reps": 5}, "e1rm_kg": 109.3},
+                {"date": "2027-01-16", "top_set": {"weight_kg": 105, "reps": 5}, "e1rm_kg": 116.7}
+            ],
+            "weekly": [{"week_start": "2027-02-08", "e1rm_max_kg": 109.3}],
+            "e1rm_change": {"from_kg": 116.7, "to_kg": 109.3, "change_kg": -7.4}}));
+        f.add_json(&json!({"sets": [
+            {"date": "2027-02-14", "exercise_id": "deadlift", "reps": 3, "weight_kg": 140},
+            {"date": "2027-02-14", "exercise_id": "walking-lunge", "reps": 12, "weight_kg": 16},
+            {"date": "2027-02-15", "exercise_id": "back-squat", "reps": 5, "weight_kg": 100},
+            {"date": "2027-02-01", "exercise_id": "back-squat", "reps": 3, "weight_kg": 120}
+        ]}));
+        f.add_json(&json!({"workout": {"started_at": "2027-02-16T16:40:00Z", "exercises": [
+            {"exercise_id": "bench-press", "sets": [{"status": "planned", "weight_kg": 97.5, "reps": 5}]}
+        ]}}));
+        judged(
+            &f,
+            &[
+                // "For now" is advice, and "now" in the next clause is another figure's.
+                "You missed reps at 105 kg on bench, so stay at 100 kg for now.",
+                "Your bench e1RM was 116.7 kg in January and is now about 109 kg.",
+                // The workout's planned sets are no day lifted.
+                "You're currently benching 100 kg for 5, so today's 97.5 kg sets should feel smooth.",
+                "Your current bench e1RM is 109.3 kg.",
+                // "You're at" a lift's load, whatever the sentence says of bodyweight.
+                "You're at 140 kg on the deadlift now, about 1.5 times your bodyweight.",
+                // A list after several lifts is theirs in order, or no lift's.
+                "Your best e1RMs for squat, bench and deadlift are 150, 105 and 190 kg.",
+                // Not loads: grams, rest, degrees, a template, holds.
+                "Bring your protein up to 180 g a day while you cut.",
+                "Cut your rest periods to 90 between sets.",
+                "Since you're using the 5/3/1 template, keep the top sets honest.",
+                "Do the 10s holds at the bottom of each squat.",
+                // "Press" as a verb, and the lifter's overhead press from the briefing.
+                "On the deadlift, press the floor away and pull 140 kg for 3.",
+                "Your press e1RM is holding at 62 kg.",
+                // The lifter's bodyweight, with a lift named later in their sentence.
+                "At 91 kg bodyweight, 95 for 3 on bench is a solid hold.",
+                // A load target in a workout is a load.
+                "Hit the 100 kg target for 5 and rack it.",
+                // A load target in its set; training maxes over cycles are no day's ladder.
+                "Three triples at the 140 kg target, then you're done.",
+                "Your bench TM has gone 85, 87.5 and 90 kg over the last three cycles.",
+                // What the lifter says they do now, whatever a year ago was.
+                "Right now you're front squatting 90 for 3.",
+                // "Yesterday" is its own clause's.
+                "Yesterday's 100 kg sets felt heavy because of the 120 kg triple two weeks before.",
+                // Lunges: the catalog's walking lunge.
+                "Stick with the 16s on the lunges.",
+                // A training max's progress over cycles is no ladder of sets.
+                // The same kind again, unless the figure is a set.
+                "Your bench is down 7.4 kg, and your squat 120 kg triple was the standout.",
+            ],
+            &[],
         );
     }
 }

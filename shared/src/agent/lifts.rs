@@ -260,25 +260,14 @@ impl LiftNames {
     }
 
     /// "The press" alone: the overhead press, as 5/3/1 and most barbell programs call it, when
-    /// the lifter's names hold it (or none are known); else their only lift named a press.
+    /// the lifter's names hold it; else no lift (a bench press taught by this turn's one tool
+    /// result is not "the press").
     fn press(&self) -> Option<&str> {
-        let ids: Vec<&str> = self
-            .by_first
+        self.by_first
             .values()
             .flatten()
-            .filter(|(n, _)| n.last().is_some_and(|l| l == "press"))
-            .map(|(_, id)| id.as_str())
-            .collect();
-        let holds_ohp = self
-            .by_first
-            .values()
-            .flatten()
-            .any(|(_, id)| id == "overhead-press");
-        if self.by_first.is_empty() || holds_ohp {
-            return Some("overhead-press");
-        }
-        let first = *ids.first()?;
-        ids.iter().all(|id| *id == first).then_some(first)
+            .any(|(_, id)| id == "overhead-press")
+            .then_some("overhead-press")
     }
 
     /// The one lift of these names (the lifter's) whose name ends with `word`, a movement's
@@ -346,7 +335,15 @@ impl LiftNames {
                     }));
             let alone = || {
                 if ["press", "presses"].contains(&w[i].0.as_str()) {
-                    return self.press().map(|id| (1, id));
+                    // "Press the floor away": a verb.
+                    let verb = w.get(i + 1).is_some_and(|(n, _, _)| {
+                        [
+                            "the", "your", "it", "through", "into", "up", "out", "away", "hard",
+                            "down",
+                        ]
+                        .contains(&n.as_str())
+                    });
+                    return (!verb).then(|| self.press()).flatten().map(|id| (1, id));
                 }
                 self.only_lift_starting(&w[i].0)
                     .or_else(|| {
