@@ -69,8 +69,10 @@ const NOT_A_LOAD_AFTER: &[&str] = &[
 ];
 /// A change written after a figure in the briefing: "121 kg (+7.5 since week of …)".
 static CHANGE_SINCE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)^\s*(?:per hand\s*|each\s*)?\(\s*[+\-−]?\s*(\d+(?:\.\d+)?)\s+since\b")
-        .unwrap_or_else(|e| panic!("change pattern: {e}"))
+    Regex::new(
+        r"(?i)^\s*(?:per hand\s*|each\s*)?\(\s*(?P<sign>[+\-−])?\s*(?P<n>\d+(?:\.\d+)?)\s+since\b",
+    )
+    .unwrap_or_else(|e| panic!("change pattern: {e}"))
 });
 static NUMBER: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"\d+(?:\.\d+)?").unwrap_or_else(|e| panic!("number pattern: {e}"))
@@ -1239,6 +1241,8 @@ struct Fact {
     /// The day of the entry it is in (a session, a week, a record), when dated: only its
     /// lift's latest day holds now.
     date: Option<NaiveDate>,
+    /// A change's way, up (1) or down (-1), when the data says.
+    sign: Option<i8>,
 }
 
 /// The reps of a set in the data.
@@ -1466,8 +1470,13 @@ impl Facts {
                 let named_in = (!body).then(|| (source, offset + w.at.start..offset + w.at.end));
                 // "Squat 121 kg (+7.5 since …)": the change is in the figure's unit.
                 if let Some(c) = CHANGE_SINCE.captures(&line[w.at.end..])
-                    && let Ok(x) = c[1].parse::<f64>()
+                    && let Ok(x) = c["n"].parse::<f64>()
                 {
+                    let sign = match c.name("sign").map(|s| s.as_str()) {
+                        Some("+") => Some(1),
+                        Some(_) => Some(-1),
+                        None => None,
+                    };
                     self.weights.push(Fact {
                         kind: Kind::Change,
                         kg: x * w.kg / w.raw,
@@ -1477,6 +1486,7 @@ impl Facts {
                         reps: None,
                         current: true,
                         date: None,
+                        sign: sign.filter(|_| x > 0.0),
                     });
                 }
                 let goal = GOALS_LABEL
@@ -1493,6 +1503,7 @@ impl Facts {
                     current: !GONE_AFTER.is_match(after)
                         && !FROM_JUST_BEFORE.is_match(&line[..w.at.start]),
                     date: None,
+                    sign: direction(line, &w.at),
                 });
             }
             offset += line.len();
@@ -1516,7 +1527,9 @@ impl Facts {
                     let in_lb = key.is_some_and(|k| {
                         k.ends_with("_lb") || k == "lb" || (under.in_lb && !k.contains("kg"))
                     });
-                    // A change is read as its size: "up 4 kg" and "+4.0".
+                    // A change is read as its size ("up 4 kg" and "+4.0"), and its way.
+                    let sign =
+                        (k == Kind::Change && x != 0.0).then_some(if x > 0.0 { 1 } else { -1 });
                     let x = if k == Kind::Change { x.abs() } else { x };
                     let kg = if in_lb { x / LB_PER_KG } else { x };
                     let body = key.is_some_and(|k| k.to_ascii_lowercase().contains("bodyweight"));
@@ -1537,6 +1550,7 @@ impl Facts {
                         }),
                         current: !under.gone && !key.is_some_and(gone_key),
                         date: under.date,
+                        sign,
                     });
                 }
             }
@@ -1671,6 +1685,7 @@ impl Facts {
                             done: false,
                             from_log: false,
                             when: When::Any,
+                            direction: None,
                         }))
             });
         }
@@ -1685,6 +1700,9 @@ impl Facts {
                 reps,
                 done: DONE_CLAIM_BEFORE.is_match(before),
                 from_log: FROM_LOG.is_match(before),
+                direction: (w.kind == Kind::Change)
+                    .then(|| direction(text, &w.at))
+                    .flatten(),
                 when: if matches!(
                     w.kind,
                     Kind::Load | Kind::E1rm | Kind::TrainingMax | Kind::Body
@@ -1713,11 +1731,16 @@ impl Facts {
             return true;
         }
         let lift = self.claimed_lift(text, w, lead);
+        // A cited change said to go the other way ("[[w5]] higher" of a drop).
+        let way = direction(text, &w.at);
         let of_lift: Vec<&Fact> = of_value
             .into_iter()
             .filter(|f| match (&lift, self.lift_of_fact(f)) {
                 (Some(claimed), Some(of)) => same_lift(claimed, &of),
                 _ => true,
+            })
+            .filter(|f| {
+                !(f.kind == Kind::Change && matches!((way, f.sign), (Some(a), Some(b)) if a != b))
             })
             .collect();
         match &w.reps {
@@ -1921,6 +1944,7 @@ impl Facts {
             done,
             from_log,
             when,
+            direction,
         } = *c;
         let now = when != When::Any;
         let close_within = |fact_kg: f64, fact_raw: f64, fact_lb: Option<bool>, tol: f64| {
@@ -1983,6 +2007,8 @@ impl Facts {
                 let mut matching = self.weights.iter().filter(|f| {
                     // A bodyweight also backs a load of no lift ("at 82 kg, you're strong").
                     (!now || self.holds_then(f, when))
+                        // "7 kg higher" is no drop of 7 kg.
+                        && !matches!((direction, f.sign), (Some(a), Some(b)) if a != b && f.kind == Kind::Change)
                         && (f.kind.backs(kind)
                             || (f.kind == Kind::Body && kind == Kind::Load && lift.is_none()))
                         && close(f.kg, f.raw, Some((f.raw - f.kg).abs() > 0.01))
@@ -2022,6 +2048,50 @@ struct Claim<'a> {
     /// Said to hold now ("your current TM", "your e1RM today") or of the last days ("last
     /// Wednesday's top set"): only what holds then backs it.
     when: When,
+    /// A change said to go up (1) or down (-1): "7 kg higher" is no drop of 7 kg.
+    direction: Option<i8>,
+}
+
+/// The way a change written at `at` goes, from its sign or the words around it: up (1),
+/// down (-1), or not said.
+fn direction(text: &str, at: &std::ops::Range<usize>) -> Option<i8> {
+    static UP_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?i)\b(?:up|gained|gain of|added|adding|rose|climbed|increased|improved|jumped|jump of|increase of|rise of|plus)\s+(?:by\s+)?(?:about\s+|around\s+|roughly\s+|nearly\s+|almost\s+|~\s*)?$")
+            .unwrap_or_else(|e| panic!("up-before pattern: {e}"))
+    });
+    static DOWN_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?i)\b(?:down|lost|loss of|dropped|drop of|fell|decreased|decrease of|declined|decline of|dipped|dip of|minus|slipped|shed)\s+(?:by\s+)?(?:about\s+|around\s+|roughly\s+|nearly\s+|almost\s+|~\s*)?$")
+            .unwrap_or_else(|e| panic!("down-before pattern: {e}"))
+    });
+    static UP_AFTER: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?i)^\s*(?:kg|kgs|lb|lbs)?\s*(?:higher|heavier|more|up|gained|gain|increase|improvement|rise|jump|stronger|better|added|on top)\b")
+            .unwrap_or_else(|e| panic!("up-after pattern: {e}"))
+    });
+    static DOWN_AFTER: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?i)^\s*(?:kg|kgs|lb|lbs)?\s*(?:lower|lighter|less|down|lost|loss|decrease|drop|decline|dip|weaker|off|below|under|short)\b")
+            .unwrap_or_else(|e| panic!("down-after pattern: {e}"))
+    });
+    // A cited figure's mark stands just before it.
+    let before = text
+        .get(..at.start)
+        .unwrap_or_default()
+        .trim_end_matches(super::refs::CITED);
+    let after = text.get(at.end..).unwrap_or_default();
+    if before.ends_with('+') {
+        Some(1)
+    } else if before.ends_with(['-', '−'])
+        && !before
+            .trim_end_matches(['-', '−'])
+            .ends_with(char::is_alphanumeric)
+    {
+        Some(-1)
+    } else if UP_BEFORE.is_match(before) || UP_AFTER.is_match(after) {
+        Some(1)
+    } else if DOWN_BEFORE.is_match(before) || DOWN_AFTER.is_match(after) {
+        Some(-1)
+    } else {
+        None
+    }
 }
 
 /// When a claim says its figure holds.
@@ -4078,6 +4148,41 @@ mod tests {
                 "Your bench is down 7.4 kg, and your squat 120 kg triple was the standout.",
             ],
             &[],
+        );
+    }
+
+    /// From Qwen2.5-Coder-1.5B's run at 05f1578: "121 kg, which is 7 kg higher than your last
+    /// best" of a squat 7 kg down. A change is backed only going the data's way.
+    #[test]
+    fn a_change_goes_the_datas_way() {
+        let mut f = Facts::in_unit(Unit::Kg);
+        f.add_text("Strength (weekly best e1RM, last 12 weeks): Squat 121 kg (-7 since week of 2026-08-31); Snatch 75 kg (+5 since week of 2026-08-31).");
+        f.add_json(&json!({"exercise_id": "front-squat", "e1rm_change": {"from_kg": 109.0, "to_kg": 99.0, "change_kg": -10.0}}));
+        judged(
+            &f,
+            &[
+                "Your squat is down 7 kg since the end of August.",
+                "Your squat e1RM is 121 kg, 7 kg lower than your August best.",
+                "Your snatch e1RM is 75 kg, up 5 kg.",
+                "Your front squat lost 10 kg over the block.",
+                "That's a 10 kg decrease on the front squat.",
+                "Squat e1RM 121 kg (-7 since the week of 2026-08-31).",
+            ],
+            &[
+                (
+                    "Squat: your best e1RM is 121 kg, which is 7 kg higher than your last best.",
+                    "7 kg",
+                ),
+                ("Your front squat is up 10 kg.", "10 kg"),
+                ("Your snatch dropped 5 kg.", "5 kg"),
+            ],
+        );
+        // A cited change is the data's size; the way the words give it is checked too.
+        let cited = |s: &str| s.replace("[c]", &super::super::refs::CITED.to_string());
+        judged(
+            &f,
+            &[&cited("Your front squat is down [c]10 kg.")],
+            &[(&cited("Your front squat is up [c]10 kg."), "10 kg")],
         );
     }
 }
