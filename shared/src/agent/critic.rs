@@ -1183,6 +1183,8 @@ pub struct Facts {
     prose: Vec<String>,
     /// Totals the data gives (kg): a meet's total, a key that says "total".
     totals: Vec<f64>,
+    /// The lifter's date, when known: "last Wednesday" is measured from it.
+    today: Option<NaiveDate>,
 }
 
 /// A number in the lifter's own message.
@@ -1381,6 +1383,12 @@ impl Facts {
             said_unit: Some(unit),
             ..Facts::default()
         }
+    }
+
+    /// The lifter's date: what "yesterday" and "last Wednesday" are measured from (without it,
+    /// from the lift's latest day).
+    pub fn set_today(&mut self, today: NaiveDate) {
+        self.today = Some(today);
     }
 
     /// The lifter's message: their numbers back any claim about the lift they named with it
@@ -1848,10 +1856,9 @@ impl Facts {
             .max()
             .unwrap_or(day);
         // A day's slack: tools date a session in the lifter's zone or in UTC.
-        let behind = (latest - day).num_days();
         match when {
-            When::Recent => behind <= RECENT_DAYS,
-            _ => behind <= 1,
+            When::Recent => (self.today.unwrap_or(latest) - day).num_days() <= RECENT_DAYS,
+            _ => (latest - day).num_days() <= 1,
         }
     }
 
@@ -2119,8 +2126,8 @@ enum When {
     Any,
     /// Now: the lift's latest day, nothing of another time.
     Now,
-    /// The last days ("yesterday", "last Wednesday"): within
-    /// [`RECENT_DAYS`] of the lift's latest day.
+    /// The last days ("yesterday", "last Wednesday"): within [`RECENT_DAYS`] of today (of the
+    /// lift's latest day when today is not known).
     Recent,
 }
 
@@ -4221,6 +4228,26 @@ mod tests {
                 ),
                 (&cited("- **Weight**: [c]99 kg"), "99 kg"),
             ],
+        );
+    }
+
+    /// From the review: "last Monday" is a day of the lifter's last week, not of the lift's
+    /// last session months ago.
+    #[test]
+    fn the_last_days_are_counted_from_today() {
+        let mut f = Facts::in_unit(Unit::Kg);
+        f.set_today(NaiveDate::from_ymd_opt(2026, 10, 6).unwrap_or_default());
+        f.add_json(&json!({"sets": [
+            {"date": "2026-07-01", "exercise_id": "deadlift", "reps": 3, "weight_kg": 140},
+            {"date": "2026-10-05", "exercise_id": "back-squat", "reps": 5, "weight_kg": 100}
+        ]}));
+        judged(
+            &f,
+            &[
+                "Yesterday you squatted 100 kg for 5.",
+                "Back in July you pulled 140 kg for 3.",
+            ],
+            &[("Last Monday you pulled 140 kg for 3.", "140 kg")],
         );
     }
 }

@@ -112,6 +112,7 @@ pub async fn run(
         cache_key: Some(crate::llm::cache_key(&env.ctx.user_id)),
     };
     let mut facts = Facts::in_unit(env.unit);
+    facts.set_today(env.ctx.today);
     facts.add_said(text);
     facts.add_text(&super::briefing::Loaded::data_part(&briefing.context));
     let buffered = critic::is_high_risk(text);
