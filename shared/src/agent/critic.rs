@@ -1535,9 +1535,13 @@ impl Facts {
                     let in_lb = key.is_some_and(|k| {
                         k.ends_with("_lb") || k == "lb" || (under.in_lb && !k.contains("kg"))
                     });
-                    // A change is read as its size ("up 4 kg" and "+4.0"), and its way.
-                    let sign =
-                        (k == Kind::Change && x != 0.0).then_some(if x > 0.0 { 1 } else { -1 });
+                    // A change is read as its size ("up 4 kg" and "+4.0"), and its way: only a key
+                    // named a change is newest less oldest (`change_kg`); a "delta" or "diff"
+                    // may be measured either way.
+                    let sign = (k == Kind::Change
+                        && x != 0.0
+                        && key.is_some_and(|k| k.to_ascii_lowercase().contains("change")))
+                    .then_some(if x > 0.0 { 1 } else { -1 });
                     let x = if k == Kind::Change { x.abs() } else { x };
                     let kg = if in_lb { x / LB_PER_KG } else { x };
                     let body = key.is_some_and(|k| k.to_ascii_lowercase().contains("bodyweight"));
@@ -1765,7 +1769,7 @@ impl Facts {
             }
             // "The latest set was on the 25th, with [[w4]]", "Weight: [[w4]]" of an estimated
             // max: a set's load the data never had.
-            _ if cited_as_a_set(text, &w.at) => of_lift.iter().any(|f| f.kind == Kind::Load),
+            _ if cited_as_a_set(text, &w.at) => !of_lift.iter().all(|f| f.kind == Kind::E1rm),
             _ => true,
         }
     }
@@ -2074,18 +2078,25 @@ fn cited_as_a_set(text: &str, at: &std::ops::Range<usize>) -> bool {
         .get(..at.start)
         .unwrap_or_default()
         .trim_end_matches(super::refs::CITED);
-    (SET_WORDS.is_match(before) || LOAD_LABEL.is_match(before)) && !E1RM_WORDS.is_match(text)
+    // A set's shape: "the latest set was … with", "top set of"; "you set a new best:" is none.
+    static SET_WITH: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(
+            r"(?i)\b(?:sets?|singles?|doubles?|triples?)\b[^.!?]*\b(?:with|at|was|were|of)\s*$",
+        )
+        .unwrap_or_else(|e| panic!("set-with pattern: {e}"))
+    });
+    (SET_WITH.is_match(before) || LOAD_LABEL.is_match(before)) && !E1RM_WORDS.is_match(text)
 }
 
 /// The way a change written at `at` goes, from its sign or the words around it: up (1),
 /// down (-1), or not said.
 fn direction(text: &str, at: &std::ops::Range<usize>) -> Option<i8> {
     static UP_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r"(?i)\b(?:up|gained|gain of|added|adding|rose|climbed|increased|improved|jumped|jump of|increase of|rise of|plus)\s+(?:by\s+)?(?:about\s+|around\s+|roughly\s+|nearly\s+|almost\s+|~\s*)?$")
+        Regex::new(r"(?i)\b(?:up|gained|gain of|added|rose|risen|grown|grew|put on|gone up|climbed|increased|improved|jumped|jump of|increase of|rise of)\s+(?:by\s+)?(?:about\s+|around\s+|roughly\s+|nearly\s+|almost\s+|~\s*)?$")
             .unwrap_or_else(|e| panic!("up-before pattern: {e}"))
     });
     static DOWN_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r"(?i)\b(?:down|lost|loss of|dropped|drop of|fell|decreased|decrease of|declined|decline of|dipped|dip of|minus|slipped|shed)\s+(?:by\s+)?(?:about\s+|around\s+|roughly\s+|nearly\s+|almost\s+|~\s*)?$")
+        Regex::new(r"(?i)\b(?:down|lost|loss of|dropped|drop of|fell|fallen|slid|gone down|decreased|decrease of|declined|decline of|dipped|dip of|minus|slipped|shed)\s+(?:by\s+)?(?:about\s+|around\s+|roughly\s+|nearly\s+|almost\s+|~\s*)?$")
             .unwrap_or_else(|e| panic!("down-before pattern: {e}"))
     });
     static UP_AFTER: LazyLock<Regex> = LazyLock::new(|| {
@@ -2102,7 +2113,28 @@ fn direction(text: &str, at: &std::ops::Range<usize>) -> Option<i8> {
         .unwrap_or_default()
         .trim_end_matches(super::refs::CITED);
     let after = text.get(at.end..).unwrap_or_default();
-    if before.ends_with('+') {
+    // "Ended up 7 kg lower": "up" as a particle says no way.
+    static PARTICLE_UP: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?i)\b(?:ended|end|wound|came|come|back|picked|set|showed|turned)\s+up\s+$")
+            .unwrap_or_else(|e| panic!("particle-up pattern: {e}"))
+    });
+    // What is needed to win a drop back ("a 7 kg improvement to get back to your best") goes
+    // up whatever the data's way: no way read. Nor of advice or sums ("adding 10 kg", "99 kg
+    // plus 10 kg"): those words are not in the lists.
+    static NEEDED: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?i)\b(?:need|needs|needed|to get back|gets? you back|to regain|to win back|to reach|short of|away from)\b")
+            .unwrap_or_else(|e| panic!("needed pattern: {e}"))
+    });
+    // "Your August best was 7 kg higher than your current e1RM": the way of the one now is the
+    // other way.
+    static THAN_NOW: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?i)^\s*(?:kg|kgs|lb|lbs)?\s*\w+\s+than\s+(?:your\s+|the\s+)?(?:current|now|today|present)")
+            .unwrap_or_else(|e| panic!("than-now pattern: {e}"))
+    });
+    if NEEDED.is_match(text) {
+        return None;
+    }
+    let way = if before.ends_with('+') {
         Some(1)
     } else if before.ends_with(['-', '−'])
         && !before
@@ -2110,12 +2142,22 @@ fn direction(text: &str, at: &std::ops::Range<usize>) -> Option<i8> {
             .ends_with(char::is_alphanumeric)
     {
         Some(-1)
-    } else if UP_BEFORE.is_match(before) || UP_AFTER.is_match(after) {
+    } else if UP_BEFORE.is_match(before) && !PARTICLE_UP.is_match(before) {
+        // The word before the figure says more than a word after it ("down 7 kg more or less").
         Some(1)
-    } else if DOWN_BEFORE.is_match(before) || DOWN_AFTER.is_match(after) {
+    } else if DOWN_BEFORE.is_match(before) {
+        Some(-1)
+    } else if UP_AFTER.is_match(after) && !after.trim_start().starts_with("more or less") {
+        Some(1)
+    } else if DOWN_AFTER.is_match(after) {
         Some(-1)
     } else {
         None
+    };
+    if THAN_NOW.is_match(after) {
+        way.map(|w| -w)
+    } else {
+        way
     }
 }
 
@@ -2131,8 +2173,9 @@ enum When {
     Recent,
 }
 
-/// How far before a lift's latest day "last Wednesday" or "last session" may be.
-const RECENT_DAYS: i64 = 10;
+/// How far before today "yesterday" or "last Monday" may be ("last Monday" said on a Sunday
+/// may be thirteen days back).
+const RECENT_DAYS: i64 = 14;
 
 /// Words of the last days: "yesterday", "last Wednesday's" ("last session" may be the last
 /// before a break).
@@ -2150,6 +2193,16 @@ static CLAUSE_AFTER_ENDS: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)[,;.!?]|\b(?:and|but|while|then|because|whereas)\b")
         .unwrap_or_else(|e| panic!("clause-after pattern: {e}"))
 });
+/// Where a figure's clause starts before it: a comma, or a word that starts another.
+static CLAUSE_BEFORE_STARTS: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)[,;:]|\b(?:so|but|because|while|whereas|then)\b")
+        .unwrap_or_else(|e| panic!("clause-before pattern: {e}"))
+});
+/// After a figure: its own day ("from July", "back in March", "in January", "ago").
+static DATED_AFTER: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:from|in|back in|since|during)\s+(?:early\s+|late\s+|mid-?)?(?:january|february|march|april|may|june|july|august|september|october|november|december|\d{4})\b|\bago\b")
+        .unwrap_or_else(|e| panic!("dated-after pattern: {e}"))
+});
 /// "for now", "from now on", "until now": no claim of what holds now.
 static FOR_NOW: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)\b(?:for|from|until|till|up to)\s+now$")
@@ -2165,7 +2218,11 @@ static YOU_DO_NOW: LazyLock<Regex> = LazyLock::new(|| {
 /// When the sentence `text` says the figure at `at` holds, from the words of its clause.
 fn when_claimed(text: &str, at: &std::ops::Range<usize>) -> When {
     let before = text.get(..at.start).unwrap_or_default();
-    let clause_start = before.rfind([',', ';', ':']).map_or(0, |i| i + 1);
+    // The figure's own clause before it: "you didn't pull yesterday so your deadlift is …".
+    let clause_start = CLAUSE_BEFORE_STARTS
+        .find_iter(before)
+        .last()
+        .map_or(0, |m| m.end());
     let before = &before[clause_start..];
     // The figure's own clause after it: "… 116.7 kg in January and is now 109" gives the
     // "now" to 109.
@@ -2185,7 +2242,11 @@ fn when_claimed(text: &str, at: &std::ops::Range<usize>) -> When {
     let recent_after = RECENT_WORDS
         .find(after)
         .is_some_and(|m| no_figure(&after[..m.start()]));
-    if now_before(before) || YOU_DO_NOW.is_match(before) || now_words_after {
+    // "… 140 kg for 3 from July", "back in March", "three weeks ago": the figure's own day.
+    let dated_after = DATED_AFTER.is_match(after);
+    if dated_after {
+        When::Any
+    } else if now_before(before) || YOU_DO_NOW.is_match(before) || now_words_after {
         When::Now
     } else if recent_before || recent_after {
         When::Recent
@@ -4248,6 +4309,42 @@ mod tests {
                 "Back in July you pulled 140 kg for 3.",
             ],
             &[("Last Monday you pulled 140 kg for 3.", "140 kg")],
+        );
+    }
+
+    /// From a second review: what the way of a change, a cited set and the last days must not
+    /// do to correct sentences.
+    #[test]
+    fn what_the_second_review_found() {
+        let mut f = Facts::in_unit(Unit::Kg);
+        f.set_today(NaiveDate::from_ymd_opt(2026, 10, 6).unwrap_or_default());
+        f.add_text("Lifter: unit kg, bodyweight 82 kg.\nStrength (weekly best e1RM, last 12 weeks): Squat 121 kg (-7 since week of 2026-08-31); Snatch 75 kg (+5 since week of 2026-08-31).");
+        f.add_json(&json!({"exercise_id": "front-squat", "sessions": [
+            {"date": "2026-09-25", "top_set": {"weight_kg": 90, "reps": 3}, "e1rm_kg": 99.0}],
+            "e1rm_change": {"from_kg": 109.0, "to_kg": 99.0, "change_kg": -10.0}}));
+        f.add_json(&json!({"sets": [
+            {"date": "2026-07-01", "exercise_id": "deadlift", "reps": 3, "weight_kg": 140}]}));
+        let cited = |s: &str| s.replace("[c]", &super::super::refs::CITED.to_string());
+        judged(
+            &f,
+            &[
+                &cited("- **Body weight**: [c]82 kg"),
+                &cited("You set a new best on the squat last week: [c]121 kg."),
+                &cited("Your 90 kg triple works out to about [c]99 kg."),
+                &cited("You need [c]10 kg more on the front squat to get back to your best."),
+                &cited("Adding [c]10 kg back on the front squat is this block's aim."),
+                &cited("[c]99 kg plus [c]10 kg gets you back to [c]109 kg on the front squat."),
+                "Your August squat best was 7 kg higher than your current e1RM.",
+                "You need a 7 kg improvement on the squat to get back to your August best.",
+                "Your squat is down 7 kg more or less since August.",
+                "Your snatch has risen 5 kg under the new program.",
+                "Your squat has ended up 7 kg lower than your August best.",
+                "You didn't pull yesterday so your last deadlift is still 140 kg for 3 from July.",
+            ],
+            &[(
+                &cited("The latest front squat set was on the 25th, with [c]99 kg."),
+                "99 kg",
+            )],
         );
     }
 }
