@@ -1845,24 +1845,26 @@ impl Facts {
             return false;
         }
         let Some(day) = f.date else { return true };
-        let lift = self.lift_of_fact(f);
-        // The latest day of its lift's figures of its kind (an e1RM against e1RMs).
-        let latest = self
-            .weights
-            .iter()
-            .filter(|g| g.kind == f.kind)
-            .filter(|g| match (self.lift_of_fact(g), &lift) {
-                (Some(a), Some(b)) => same_lift(&a, b),
-                (None, None) => true,
-                _ => false,
-            })
-            .filter_map(|g| g.date)
-            .max()
-            .unwrap_or(day);
+        // The latest day of its lift's figures of its kind (an e1RM against e1RMs): only dated
+        // figures are read, and their lift (prose reading) only once the day and kind fit.
+        let latest = || {
+            let lift = self.lift_of_fact(f);
+            self.weights
+                .iter()
+                .filter(|g| g.kind == f.kind && g.date.is_some_and(|d| d > day))
+                .filter(|g| match (self.lift_of_fact(g), &lift) {
+                    (Some(a), Some(b)) => same_lift(&a, b),
+                    (None, None) => true,
+                    _ => false,
+                })
+                .filter_map(|g| g.date)
+                .max()
+                .unwrap_or(day)
+        };
         // A day's slack: tools date a session in the lifter's zone or in UTC.
         match when {
-            When::Recent => (self.today.unwrap_or(latest) - day).num_days() <= RECENT_DAYS,
-            _ => (latest - day).num_days() <= 1,
+            When::Recent => (self.today.unwrap_or_else(latest) - day).num_days() <= RECENT_DAYS,
+            _ => (latest() - day).num_days() <= 1,
         }
     }
 
