@@ -30,8 +30,16 @@ use crate::domain::units::Unit;
 /// It was 20 kg until the coach evaluation showed a real small model stating "Front squat:
 /// 12.7 kg" unchecked; a change ("add 5 kg", "+10 kg", "10 kg per side") is never checked.
 pub const MIN_CHECKED_KG: f64 = 5.0;
-/// Smallest change already made (kg) the number check applies to.
-const MIN_CHECKED_CHANGE_KG: f64 = 1.0;
+/// Smallest load (kg) of a lift the data holds that the check applies to, when the sentence
+/// names that lift: "Front Squat 3.5 kg" (SmolLM2) is a load of the front squat, not a plate.
+const MIN_NAMED_KG: f64 = 1.0;
+/// Smallest change already made (kg) the number check applies to: an estimated max moves by
+/// tenths ("E1RM Change: -0.3 kg", Qwen 1.5B, of a change of -1.1 kg, went unread at 1 kg).
+const MIN_CHECKED_CHANGE_KG: f64 = 0.1;
+/// How close a stated change must be to the data's: a share of it, at least the rounding of
+/// two rounded figures, at most the tolerance of a load.
+const CHANGE_SHARE: f64 = 0.2;
+const MIN_CHANGE_TOLERANCE_KG: f64 = 0.3;
 /// How close a stated load must be to a number in the data (rounding, unit conversion).
 const TOLERANCE_KG: f64 = 1.0;
 const LB_PER_KG: f64 = 2.204_622_6;
@@ -364,14 +372,22 @@ const ABOUT_BEFORE: &[&str] = &[
 const ABOUT_SHARE: f64 = 0.025;
 
 /// Whether the weight at `at` in `text` is one the check applies to: at least
-/// [`MIN_CHECKED_KG`], not a change ("add 5 kg", "+10 kg", "10 kg per side", "take 10 kg
+/// [`MIN_CHECKED_KG`] (or [`MIN_NAMED_KG`] when it is `named` of a lift the data holds), not a change ("add 5 kg", "+10 kg", "10 kg per side", "take 10 kg
 /// off", "drop 10–20 lb") and not an implement's fixed weight ("the 20 kg bar"; a
 /// kettlebell's only when it is not a set `done` of a lift: "you did goblet squats with the
 /// 24 kg bell" is a load).
-pub(super) fn is_checked(text: &str, kg: f64, at: &std::ops::Range<usize>, done: bool) -> bool {
-    // A change made is checked down to a kilogram ("up 10 lb since September").
+pub(super) fn is_checked(
+    text: &str,
+    kg: f64,
+    at: &std::ops::Range<usize>,
+    done: bool,
+    named: bool,
+) -> bool {
+    // A change made is checked down to its tenths ("up 10 lb since September", "-0.3 kg").
     let least = if past_change(text, at) {
         MIN_CHECKED_CHANGE_KG
+    } else if named {
+        MIN_NAMED_KG
     } else {
         MIN_CHECKED_KG
     };
@@ -423,6 +439,7 @@ pub(super) fn is_checked(text: &str, kg: f64, at: &std::ops::Range<usize>, done:
             || LOAD_VERB_BEFORE.is_match(before));
     let change = (before.ends_with(['+', '-', '−', '±']) && !added_to_body)
         || CHANGE_BEFORE.contains(&last_word.as_str())
+        || MOVE_ASKED_BEFORE.is_match(before_range)
         || (TAKE_OFF_BEFORE.contains(&last_word.as_str()) && after.starts_with("off"))
         || CHANGE_AFTER.iter().any(|w| after.starts_with(w))
         || PLATES_AFTER.is_match(&after);
@@ -451,6 +468,11 @@ pub(super) fn is_checked(text: &str, kg: f64, at: &std::ops::Range<usize>, done:
     (!(change || step) || past_change(text, at)) && !implement_before && !threshold
 }
 
+/// A move asked for: "go up 1 kg", "bump it up by 2.5 kg", "come down 5 kg".
+static MOVE_ASKED_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:go|move|bump|step|come|push|nudge|creep|inch|work)\s+(?:it\s+|them\s+|that\s+)?(?:up|down|back)(?:\s+by)?(?:\s+(?:another|just|only))?\s*$")
+        .unwrap_or_else(|e| panic!("move asked pattern: {e}"))
+});
 /// "… 25 kg plate a side makes ": the sum of plates on a bar.
 static PLATE_SUM_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)\b(?:a|per|each)\s+side\b[^.!?]{0,30}\b(?:makes?|gives?(?:\s+you)?|comes?\s+to|totals?|=)\s*$")
@@ -972,9 +994,10 @@ fn kind_after(after: &str) -> Option<Kind> {
         Regex::new(r"(?i)^\s*of\s+(?:[a-z1]+\s+)?(?:strength|progress|gains?|improvement)\b")
             .unwrap_or_else(|e| panic!("change-of pattern: {e}"))
     });
-    // "16.7 kg added to your estimated max", "16 lb down on estimated max": a change.
+    // "16.7 kg added to your estimated max", "16 lb down on estimated max", "4.4 lb (2 kg)
+    // higher than in your last session", "7 lb below where it was": a change.
     static CHANGE_WORDS_AFTER: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r"(?i)^\s*(?:(?:added|gained|put)\s+(?:to|on(?:to)?)\b|(?:down|up)\s+(?:on|from|in|since)\b|off\s+(?:your|the|his|her)\s+(?:estimated|e1rm|best|max)\b|(?:decrease|increase|gain|loss|rise|jump|improvement)\b|(?:lower|higher|heavier|lighter|less|more)\s+than\s+(?:your|the|last|his|her)\b)")
+        Regex::new(r"(?i)^\s*(?:\([^()]{1,24}\)\s*)?(?:(?:added|gained|put)\s+(?:to|on(?:to)?)\b|(?:down|up)\s+(?:on|from|in|since)\b|off\s+(?:your|the|his|her)\s+(?:estimated|e1rm|best|max)\b|(?:decrease|increase|gain|loss|rise|jump|improvement)\b|(?:lower|higher|heavier|lighter|less|more)\s+than\s+(?:(?:in|at|on)\s+)?(?:your|the|last|his|her)\b|(?:below|above|under|behind|short of|ahead of)\s+(?:where|what|your|the|last|his|her)\b)")
             .unwrap_or_else(|e| panic!("change-words pattern: {e}"))
     });
     if CHANGE_OF.is_match(after) || CHANGE_WORDS_AFTER.is_match(after) {
@@ -1658,6 +1681,9 @@ impl Facts {
         let tolerance = |kg: f64| {
             if about {
                 (kg * ABOUT_SHARE).max(TOLERANCE_KG)
+            } else if w.kind == Kind::Change {
+                // "-0.3 kg" is no change of -1.1 kg; "8 kg" may be 7.7 kg rounded.
+                (kg * CHANGE_SHARE).clamp(MIN_CHANGE_TOLERANCE_KG, TOLERANCE_KG)
             } else {
                 TOLERANCE_KG
             }
@@ -1776,6 +1802,15 @@ impl Facts {
 
     /// The lift a figure of `text` is about: the one its sentence names, else its list's
     /// heading's, else `lead` (its paragraph's), as the lifter means it ([`Self::lifters_version`]).
+    /// Whether the lift `w` is said of is one the data has a figure of.
+    fn holds_lift_of(&self, text: &str, w: &Stated, lead: Option<&str>) -> bool {
+        self.claimed_lift(text, w, lead).is_some_and(|lift| {
+            self.weights
+                .iter()
+                .any(|f| self.lift_of_fact(f).is_some_and(|of| same_lift(&of, &lift)))
+        })
+    }
+
     fn claimed_lift(&self, text: &str, w: &Stated, lead: Option<&str>) -> Option<String> {
         self.names
             .lift_at(text, w.at.clone())
@@ -2538,7 +2573,13 @@ fn unbacked(text: &str, facts: &Facts, lead: Option<&str>) -> Vec<Stated> {
                 // "You did goblet squats with the 24 kg bell": a bell's weight as a load done.
                 let done = (tells_done && facts.names.lift_at(text, w.at.clone()).is_some())
                     || BELL_SET_AFTER.is_match(text.get(w.at.end..).unwrap_or_default());
-                is_checked(text, w.kg, &w.at, done) && !facts.backs_in(text, &w, lead)
+                // Under the floor, a figure said to be done with a lift the data holds, or
+                // written as that lift's ("Front Squat 3.5 kg"), is the lift's; advice of small
+                // steps and plates is not ("only 2.5 kg on squats").
+                let named = w.kg < MIN_CHECKED_KG
+                    && (tells_done || labelled_by_lift(text, &w, facts))
+                    && facts.holds_lift_of(text, &w, lead);
+                is_checked(text, w.kg, &w.at, done, named) && !facts.backs_in(text, &w, lead)
             }
         };
         if bad {
@@ -2563,6 +2604,17 @@ fn unbacked(text: &str, facts: &Facts, lead: Option<&str>) -> Vec<Stated> {
         prev = Some((w, bad));
     }
     out
+}
+
+/// Whether `w` follows a lift's name with nothing but a label's marks between ("Front Squat
+/// 3.5 kg", "**Lateral raise:** 4 kg").
+fn labelled_by_lift(text: &str, w: &Stated, facts: &Facts) -> bool {
+    facts.names.mentions(text).iter().any(|(_, end, _)| {
+        *end <= w.at.start
+            && text[*end..w.at.start]
+                .chars()
+                .all(|c| c.is_whitespace() || matches!(c, ':' | '*' | '|' | '-' | '–' | '—'))
+    })
 }
 
 /// "the 20 kg bell for 5": a bell's weight with the set's reps.
@@ -4347,6 +4399,47 @@ mod tests {
                 &cited("The latest front squat set was on the 25th, with [c]99 kg."),
                 "99 kg",
             )],
+        );
+    }
+
+    /// What real models showed under the floors: Qwen 1.5B's "E1RM Change: -0.3 kg" where the
+    /// data's change was -1.1 kg (the check read changes from 1 kg, within a kilogram), and
+    /// SmolLM2's "Front Squat 3.5 kg" (loads were read from 5 kg). A small figure said of a
+    /// lift the data holds is checked; plates, small steps and changes asked for are not.
+    #[test]
+    fn small_figures_of_a_named_lift() {
+        let mut f = Facts::in_unit(Unit::Kg);
+        f.add_json(&json!({"exercise_id": "front-squat", "sessions": [
+            {"date": "2026-11-18", "top_set": {"weight_kg": 90, "reps": 3}, "e1rm_kg": 100.2},
+            {"date": "2026-11-25", "top_set": {"weight_kg": 90, "reps": 2}, "e1rm_kg": 99.1}],
+            "e1rm_change": {"from_kg": 100.2, "to_kg": 99.1, "change_kg": -1.1}}));
+        f.add_json(&json!({"exercise_id": "lateral-raise", "sessions": [
+            {"date": "2026-11-24", "top_set": {"weight_kg": 8, "reps": 12}, "e1rm_kg": 11.2}],
+            "e1rm_change": {"from_kg": 10.7, "to_kg": 11.2, "change_kg": 0.5}}));
+        judged(
+            &f,
+            &[
+                "- **E1RM Change**: -1.1 kg",
+                "Your front squat e1RM is down 1.1 kg since last week.",
+                "Your front squat is down about 1 kg.",
+                "Your lateral raise e1RM is up 0.5 kg.",
+                "Your lateral raises went up 0.5 kg.",
+                "You did lateral raises with 8 kg for 12.",
+                "Add 2.5 kg to your front squat next week.",
+                "Use 1.25 kg plates on the front squat.",
+                "Try 2 kg jumps on your lateral raises.",
+                "Go up 1 kg on the lateral raises when you get 15 reps.",
+            ],
+            &[
+                ("- **E1RM Change**: -0.3 kg", "0.3 kg"),
+                (
+                    "Your front squat e1RM is down 0.3 kg since last week.",
+                    "0.3 kg",
+                ),
+                ("Front Squat 3.5 kg", "3.5 kg"),
+                ("Your lateral raise e1RM is up 2.5 kg.", "2.5 kg"),
+                ("You did lateral raises with 4 kg for 12.", "4 kg"),
+            ],
         );
     }
 }
