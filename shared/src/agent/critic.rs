@@ -136,6 +136,9 @@ pub enum Kind {
     Goal,
     /// The lifter's bodyweight: backs "at 82 kg bodyweight", never "you benched 82 kg".
     Body,
+    /// Not a weight: reps in reserve or an RPE said to be the lifter's ("RIR: 0.5"), held to
+    /// the data's efforts (`effort`).
+    Effort,
     /// A training max (5/3/1's "TM"): the base of a program's percentages, neither a load
     /// lifted nor an estimated max.
     TrainingMax,
@@ -1208,6 +1211,8 @@ pub struct Facts {
     totals: Vec<f64>,
     /// The lifter's date, when known: "last Wednesday" is measured from it.
     today: Option<NaiveDate>,
+    /// Reps in reserve and RPE the data and the lifter's message give.
+    efforts: effort::Efforts,
 }
 
 /// A number in the lifter's own message.
@@ -1466,6 +1471,7 @@ impl Facts {
     fn add_prose(&mut self, text: &str, kind: Option<Kind>, lift: Option<&str>) {
         let source = self.prose.len();
         self.prose.push(text.to_string());
+        self.efforts.add_prose(text);
         let mut offset = 0;
         for line in text.split_inclusive('\n') {
             // A heading is words alone: "From 245 lb x 6 (e1RM 294 lb): …" is no heading.
@@ -1552,6 +1558,9 @@ impl Facts {
         let kind = key.and_then(|k| kind_of_key(k, under.kind));
         match v {
             Value::Number(n) => {
+                if let (Some(k), Some(x)) = (key, n.as_f64()) {
+                    self.efforts.add_keyed(k, x);
+                }
                 if let (Some(k), Some(x)) = (kind, n.as_f64()) {
                     // An object whose "unit" is lb gives its plain weights ("weight": 225) in
                     // pounds; a key naming kilograms is in kilograms.
@@ -2603,6 +2612,20 @@ fn unbacked(text: &str, facts: &Facts, lead: Option<&str>) -> Vec<Stated> {
         }
         prev = Some((w, bad));
     }
+    // Efforts said to be the lifter's ("RIR: 0.5", "your last set was RPE 6") that the data
+    // does not hold.
+    for at in facts.efforts.unbacked(text) {
+        out.push(Stated {
+            kind: Kind::Effort,
+            kg: 0.0,
+            raw: 0.0,
+            at,
+            bare: true,
+            reps: None,
+            total: false,
+        });
+    }
+    out.sort_by_key(|w| w.at.start);
     out
 }
 
@@ -4442,7 +4465,37 @@ mod tests {
             ],
         );
     }
+
+    /// Qwen 1.5B stated "RIR: 0.5" and "reps in reserve: 10" of a lifter whose data held
+    /// none: an effort said to be the lifter's is read from the tool results' `rir` keys, the
+    /// briefing's prose and the lifter's message, and left out when none holds it.
+    #[test]
+    fn an_effort_said_to_be_the_lifters_is_held_to_the_data() {
+        let mut f = Facts::in_unit(Unit::Kg);
+        f.add_json(&json!({"exercise_id": "bench-press", "sessions": [
+            {"date": "2026-11-25", "top_set": {"weight_kg": 80, "reps": 8, "rir": 1}, "e1rm_kg": 101.3}]}));
+        f.add_said("Squats felt like RPE 9 today.");
+        judged(
+            &f,
+            &[
+                "Your top bench set was 80 kg x 8 at RIR 1.",
+                "- **RIR**: 1",
+                "Your squats today were RPE 9, about one rep in reserve.",
+                "Aim for RPE 8 on the bench next week.",
+            ],
+            &[
+                ("- **RIR**: 0.5", "0.5"),
+                ("Your top bench set was 80 kg x 8 at RIR 3.", "3"),
+                ("Reps in reserve: 10", "10"),
+            ],
+        );
+        // A lifter who logs no effort has none to be told.
+        let none = Facts::in_unit(Unit::Kg);
+        judged(&none, &["Leave two reps in reserve."], &[("- RIR: 2", "2")]);
+    }
 }
 
 #[cfg(test)]
 mod labelled;
+
+mod effort;
