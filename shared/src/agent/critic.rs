@@ -3,11 +3,14 @@
 //! - medication or medical-treatment advice (a drug name or a dose, in a sentence that does not
 //!   refer the lifter to a doctor or pharmacist);
 //! - telling the lifter to push, train or work through pain (unless the sentence says not to);
-//! - a weight (kg or lb, 5 kg and up, not a change or a plate; or written without a unit in a
+//! - a weight (kg or lb, 5 kg and up, or 1 kg and up when said of a lift the data holds; a
+//!   change made from 0.1 kg; not a change asked for or a plate; or written without a unit in a
 //!   lifter's shorthand, "100 x 5", "5 @ 100", "benched 100", 20 and up) that is not backed as
 //!   what it claims to be: a load by a load, an e1RM by an e1RM, a volume by a volume, from this
 //!   turn's tool results or the briefing, or any number the lifter wrote (a count, a date or an
 //!   id backs nothing);
+//! - an effort (reps in reserve, RPE) said to be the lifter's that the data does not hold
+//!   (`effort`);
 //! - a claim that something was saved, logged or changed when no write tool succeeded.
 //!
 //! How it is enforced on a stream (see README): a turn the lifter's message makes high-risk

@@ -603,7 +603,7 @@ impl TurnSeen {
                 rec.unbacked.push(format_number(n));
             }
         }
-        for n in weights(&self.text) {
+        for n in claimed_weights(&self.text) {
             if !sources.iter().any(|s| backs(*s, n)) {
                 rec.unbacked_weights.push(format_number(n));
             }
@@ -847,8 +847,45 @@ pub fn weights(text: &str) -> Vec<f64> {
         .collect()
 }
 
+/// Words right before a weight that make it a change asked for ("add 2.5 kg to your top set",
+/// "increase by 5 kg"), which the coach issue allows as such; a change made ("increased by
+/// 5 kg", "up 5 kg") is a claim about the data and stays.
+const ASKED_BEFORE: &[&str] = &["add", "adding", "plus", "extra", "another"];
+const ASKED_BY_BEFORE: &[&str] = &["increase", "increasing", "drop", "jump", "up", "down"];
+
+/// The weights of `text` ([`weights`]) that claim something of the lifter: not a change asked
+/// for.
+pub fn claimed_weights(text: &str) -> Vec<f64> {
+    let words: Vec<String> = text
+        .split_whitespace()
+        .map(|w| {
+            w.trim_matches(|c: char| !c.is_alphanumeric())
+                .to_ascii_lowercase()
+        })
+        .collect();
+    let word = |i: usize, back: usize| i.checked_sub(back).and_then(|j| words.get(j));
+    weights_at(text)
+        .into_iter()
+        .filter(|(_, _, i)| {
+            let asked = word(*i, 1).is_some_and(|p| ASKED_BEFORE.contains(&p.as_str()))
+                || (word(*i, 1).is_some_and(|p| p == "by")
+                    && word(*i, 2).is_some_and(|p| ASKED_BY_BEFORE.contains(&p.as_str())));
+            !asked
+        })
+        .map(|(n, ..)| n)
+        .collect()
+}
+
 /// [`weights`] with the unit each is written in.
 pub fn weights_with_unit(text: &str) -> Vec<(f64, Unit)> {
+    weights_at(text)
+        .into_iter()
+        .map(|(n, u, _)| (n, u))
+        .collect()
+}
+
+/// [`weights_with_unit`] with the index of each one's number among the words of `text`.
+fn weights_at(text: &str) -> Vec<(f64, Unit, usize)> {
     let words: Vec<&str> = text.split_whitespace().collect();
     let unit_of = |w: &str| {
         Unit::parse(
@@ -870,12 +907,12 @@ pub fn weights_with_unit(text: &str) -> Vec<(f64, Unit)> {
             // "100kg"
             Some(at) if at > 0 => {
                 if let (Some(n), Some(u)) = (number(&glued[..at]), unit_of(&glued[at..])) {
-                    out.push((n, u));
+                    out.push((n, u, i));
                 }
             }
             None => {
                 if let (Some(n), Some(u)) = (number(w), words.get(i + 1).and_then(|n| unit_of(n))) {
-                    out.push((n, u));
+                    out.push((n, u, i));
                 }
             }
             _ => {}
@@ -1217,6 +1254,18 @@ mod tests {
         assert_eq!(
             weights("Squat 100 kg for 5, then 225lb, 4,500 kilos moved; 3 sets of 8."),
             vec![100.0, 225.0, 4500.0]
+        );
+    }
+
+    /// Qwen 1.5B's "You should consider adding 2.5 kg to your top set" is a change asked for,
+    /// which the coach issue allows; "decreased by 7.7 kg" is a claim about the data.
+    #[test]
+    fn a_change_asked_for_is_no_claim() {
+        assert_eq!(
+            claimed_weights(
+                "Your max decreased by 7.7 kg; consider adding 2.5 kg, or increase by 5 kg, then 100kg for 5 and add 10 lb."
+            ),
+            vec![7.7, 100.0]
         );
     }
 
