@@ -2524,6 +2524,16 @@ fn reading_start(text: &str, at: usize) -> usize {
 /// (44 lb)", "the bar is 20 kg, which is about 44 lb") shares that one's verdict: it adds no
 /// claim of its own.
 fn unbacked(text: &str, facts: &Facts, lead: Option<&str>) -> Vec<Stated> {
+    // A figure already left out says nothing: the words of [`LEFT_OUT`] ("your data") are
+    // not the coach's, so the check after a streamed answer reads them as blanks of the same
+    // length (the figures' places stay where they are).
+    let blanked;
+    let text = if text.contains(LEFT_OUT) {
+        blanked = text.replace(LEFT_OUT, &" ".repeat(LEFT_OUT.len()));
+        blanked.as_str()
+    } else {
+        text
+    };
     let mut out = Vec::new();
     let mut prev: Option<(Stated, bool)> = None;
     let stated = weights_in(text, true);
@@ -4495,6 +4505,18 @@ mod tests {
         // A lifter who logs no effort has none to be told.
         let none = Facts::in_unit(Unit::Kg);
         judged(&none, &["Leave two reps in reserve."], &[("- RIR: 2", "2")]);
+        // Qwen 1.5B listed the lifter's sessions by date with an effort they never logged, and
+        // a figure already left out is no claim of its own ("… with your data]").
+        judged(
+            &none,
+            &[&format!(
+                "Sets of 5 with {LEFT_OUT} at RIR 2 build strength."
+            )],
+            &[(
+                &format!("- **2026-11-21 Evening Workout**: 15 reps with {LEFT_OUT}, RIR 3"),
+                "3",
+            )],
+        );
     }
 }
 

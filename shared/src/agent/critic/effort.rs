@@ -38,9 +38,9 @@ static ADVICE: LazyLock<Regex> = LazyLock::new(|| {
         .unwrap_or_else(|e| panic!("effort advice pattern: {e}"))
 });
 /// Words that say an effort was the lifter's: "you logged RPE 9", "your RIR was 0", "last
-/// week's top set at RIR 1".
+/// week's top set at RIR 1", a session's date ("2026-11-21: 15 reps, RIR 3").
 static CLAIMED: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(?:you|your|you're|you've|logged|rated|recorded|did|hit|was|were|averaged|average|mean|last (?:week|time|session)|yesterday|on (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday))\b")
+    Regex::new(r"(?i)\b(?:\d{4}-\d{2}-\d{2}|you|your|you're|you've|logged|rated|recorded|did|hit|was|were|averaged|average|mean|last (?:week|time|session)|yesterday|on (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday))\b")
         .unwrap_or_else(|e| panic!("effort claimed pattern: {e}"))
 });
 
