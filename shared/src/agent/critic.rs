@@ -47,8 +47,10 @@ const MIN_CHANGE_TOLERANCE_KG: f64 = 0.3;
 const TOLERANCE_KG: f64 = 1.0;
 const LB_PER_KG: f64 = 2.204_622_6;
 
+/// A weight with its unit: "100 kg", "225lb", and as LaTeX writes it, "107 \text{ kg}" (Qwen
+/// 1.5B's "\[ 107 \text{ kg} - 107 \text{ kg} = 0 \text{ kg} \]").
 static LOAD: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(\d{1,3}(?:,\d{3})+(?:\.\d{1,2})?|\d{1,5}(?:[.,]\d{1,2})?)\s?(kg|kgs|kilos?|kilograms?|lb|lbs|pounds?)\b")
+    Regex::new(r"(?i)\b(\d{1,3}(?:,\d{3})+(?:\.\d{1,2})?|\d{1,5}(?:[.,]\d{1,2})?)\s?(?:\\[,;: ]\s?)?(?:\\(?:text|mathrm|textrm|mbox)\s?\{\s?)?(kg|kgs|kilos?|kilograms?|lb|lbs|pounds?)\b\}?")
         .unwrap_or_else(|e| panic!("load pattern: {e}"))
 });
 /// Smallest number written without a unit that is checked as a load: below it, "5 x 5" and
@@ -4476,6 +4478,24 @@ mod tests {
                 ("Your lateral raise e1RM is up 2.5 kg.", "2.5 kg"),
                 ("You did lateral raises with 4 kg for 12.", "4 kg"),
             ],
+        );
+    }
+
+    /// Qwen 1.5B wrote a deadlift's estimated max no data held in LaTeX, after the same
+    /// figure in prose had been left out.
+    #[test]
+    fn a_weight_in_latex_is_a_weight() {
+        let mut f = Facts::in_unit(Unit::Kg);
+        f.add_json(&json!({"exercise_id": "front-squat", "e1rm_kg": 99.0}));
+        judged(
+            &f,
+            &[
+                r"The front squat's estimated 1RM: \[ 99 \text{ kg} - 99 \text{ kg} = 0 \text{ kg} \]",
+            ],
+            &[(
+                r"The deadlift's estimated 1RM: \[ 107 \text{ kg} - 107 \text{ kg} = 0 \text{ kg} \]",
+                r"107 \text{ kg}",
+            )],
         );
     }
 

@@ -911,7 +911,18 @@ fn weights_at(text: &str) -> Vec<(f64, Unit, usize)> {
                 }
             }
             None => {
-                if let (Some(n), Some(u)) = (number(w), words.get(i + 1).and_then(|n| unit_of(n))) {
+                // "107 \text{ kg}" and "107 \text{kg}", as LaTeX writes a unit.
+                let unit = match words.get(i + 1) {
+                    Some(&"\\text{") | Some(&"\\mathrm{") => {
+                        words.get(i + 2).and_then(|n| unit_of(n))
+                    }
+                    Some(n) => unit_of(
+                        n.trim_start_matches("\\text{")
+                            .trim_start_matches("\\mathrm{"),
+                    ),
+                    None => None,
+                };
+                if let (Some(n), Some(u)) = (number(w), unit) {
                     out.push((n, u, i));
                 }
             }
@@ -1259,6 +1270,14 @@ mod tests {
 
     /// Qwen 1.5B's "You should consider adding 2.5 kg to your top set" is a change asked for,
     /// which the coach issue allows; "decreased by 7.7 kg" is a claim about the data.
+    #[test]
+    fn a_weight_in_latex_is_a_weight() {
+        assert_eq!(
+            weights(r"\[ 107 \text{ kg} - 99 \text{kg} = 8 \mathrm{ kg} \]"),
+            vec![107.0, 99.0, 8.0]
+        );
+    }
+
     #[test]
     fn a_change_asked_for_is_no_claim() {
         assert_eq!(
