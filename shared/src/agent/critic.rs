@@ -1809,13 +1809,13 @@ impl Facts {
             }
             // "The latest set was on the 25th, with [[w4]]", "Weight: [[w4]]" of an estimated
             // max: a set's load the data never had.
-            _ if cited_as_a_set(text, &w.at) => !of_lift.iter().all(|f| f.kind == Kind::E1rm),
+            _ if cited_as_a_set(text, &w.at) || cited_as_a_load_to_lift(text, &w.at) => {
+                !of_lift.iter().all(|f| f.kind == Kind::E1rm)
+            }
             _ => true,
         }
     }
 
-    /// The lift a figure of `text` is about: the one its sentence names, else its list's
-    /// heading's, else `lead` (its paragraph's), as the lifter means it ([`Self::lifters_version`]).
     /// Whether the lift `w` is said of is one the data has a figure of.
     fn holds_lift_of(&self, text: &str, w: &Stated, lead: Option<&str>) -> bool {
         self.claimed_lift(text, w, lead).is_some_and(|lift| {
@@ -1825,6 +1825,8 @@ impl Facts {
         })
     }
 
+    /// The lift a figure of `text` is about: the one its sentence names, else its list's
+    /// heading's, else `lead` (its paragraph's), as the lifter means it ([`Self::lifters_version`]).
     fn claimed_lift(&self, text: &str, w: &Stated, lead: Option<&str>) -> Option<String> {
         self.names
             .lift_at(text, w.at.clone())
@@ -2137,6 +2139,21 @@ fn cited_as_a_set(text: &str, at: &std::ops::Range<usize>) -> bool {
         .unwrap_or_else(|e| panic!("set-with pattern: {e}"))
     });
     (SET_WITH.is_match(before) || LOAD_LABEL.is_match(before)) && !E1RM_WORDS.is_match(text)
+}
+
+/// Whether the sentence `text` gives the cited figure at `at` as a load to lift ("Aim for
+/// [[w3]]", "start with [[w3]]", as Qwen 1.5B wrote an estimated max to a lifter back after
+/// six weeks off), and names no estimated max.
+fn cited_as_a_load_to_lift(text: &str, at: &std::ops::Range<usize>) -> bool {
+    static TO_LIFT_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?i)\b(?:aim for|aim at|start (?:with|at|on)|go for|try|use|load(?: up)?|work up to|build up to|attempt|open (?:with|at)|take|stay at|stick (?:with|to|at))\s+(?:about\s+|around\s+|roughly\s+|~\s*)?$")
+            .unwrap_or_else(|e| panic!("to-lift pattern: {e}"))
+    });
+    let before = text
+        .get(..at.start)
+        .unwrap_or_default()
+        .trim_end_matches(super::refs::CITED);
+    TO_LIFT_BEFORE.is_match(before) && !E1RM_WORDS.is_match(text)
 }
 
 /// The way a change written at `at` goes, from its sign or the words around it: up (1),
@@ -4477,6 +4494,32 @@ mod tests {
                 ("Front Squat 3.5 kg", "3.5 kg"),
                 ("Your lateral raise e1RM is up 2.5 kg.", "2.5 kg"),
                 ("You did lateral raises with 4 kg for 12.", "4 kg"),
+            ],
+        );
+    }
+
+    /// Qwen 1.5B, to a lifter back after six weeks off, cited each lift's estimated max as the
+    /// load to aim for this week ("Aim for [[w3]]"): an estimate given as a load to lift.
+    #[test]
+    fn a_cited_estimate_is_no_load_to_lift() {
+        let mut f = Facts::in_unit(Unit::Kg);
+        f.add_text("Strength (weekly best e1RM, last 12 weeks): Snatch 75 kg (+0 since week of 2026-08-31); Squat 121 kg (+3.7 since week of 2026-08-31).");
+        f.add_json(&json!({"exercise_id": "back-squat", "sessions": [
+            {"date": "2026-10-10", "top_set": {"weight_kg": 105, "reps": 5}, "e1rm_kg": 121.0}]}));
+        let cited = |s: &str| s.replace("[c]", &super::super::refs::CITED.to_string());
+        judged(
+            &f,
+            &[
+                &cited("Your squat e1RM is [c]121 kg."),
+                &cited("Aim for [c]121 kg on your squat estimated max by spring."),
+                &cited("Start the squat with [c]105 kg for 5."),
+            ],
+            &[
+                (
+                    &cited("3. **Squat**: After that, focus on your squat. Aim for [c]121 kg."),
+                    "121 kg",
+                ),
+                (&cited("1. **Snatch**: You can aim for [c]75 kg."), "75 kg"),
             ],
         );
     }
