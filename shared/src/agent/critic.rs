@@ -1051,7 +1051,7 @@ const GOAL_NOT_BETWEEN: &[&str] = &[
 /// 20 kg this block"): a claim about the data, checked against its changes. A change asked
 /// for ("add 2.5 kg") is advice and is not checked.
 static PAST_CHANGE_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)((\b(is|are|was|were|has been|have been|went|gone|come|came|crept|moved|inched|ticked|climbed|crawled)|[’'‘]s|^|[,;(—–-])\s*(up|down)|\b(increase|gain|improvement|rise|drop|jump|loss|decline|fall|dip) of|\b(climbed|gained|added|improved|rose|risen|increased|grew|grown|dropped|fell|fallen|lost|jumped|put on))\s+(by\s+)?((about|around|roughly|nearly|almost|over|just|only|another|a further)\s+)?[+\-−]?\s*$")
+    Regex::new(r"(?i)((\b(is|are|was|were|has been|have been|went|gone|come|came|crept|moved|inched|ticked|climbed|crawled)|[’'‘]s|^|[,;(—–-])\s*(up|down)|\b(increase|decrease|reduction|gain|improvement|rise|drop|jump|loss|decline|fall|dip) of|\b(climbed|gained|added|improved|rose|risen|increased|grew|grown|dropped|fell|fallen|lost|jumped|put on))\s+(by\s+)?((about|around|roughly|nearly|almost|over|just|only|another|a further)\s+)?[+\-−]?\s*$")
         .unwrap_or_else(|e| panic!("past change pattern: {e}"))
 });
 /// A figure under a change's label, or said to be the change: "**E1RM Change**: -1.1 kg",
@@ -4495,6 +4495,25 @@ mod tests {
                 ("Your lateral raise e1RM is up 2.5 kg.", "2.5 kg"),
                 ("You did lateral raises with 4 kg for 12.", "4 kg"),
             ],
+        );
+    }
+
+    /// Qwen 1.5B: "which is a decrease of 7.7 kg from your last best", the data's change, was
+    /// read as a load and left out.
+    #[test]
+    fn a_decrease_of_is_a_change() {
+        let mut f = Facts::in_unit(Unit::Kg);
+        f.add_json(&json!({"exercise_id": "front-squat",
+            "e1rm_change": {"from_kg": 106.7, "to_kg": 99.0, "change_kg": -7.7}}));
+        judged(
+            &f,
+            &[
+                "Your front squat e1RM is 99 kg, which is a decrease of 7.7 kg from your last best of 106.7 kg.",
+            ],
+            &[(
+                "Your front squat e1RM shows a decrease of 12 kg from your last best.",
+                "12 kg",
+            )],
         );
     }
 
