@@ -34,8 +34,9 @@ use crate::domain::units::Unit;
 /// 12.7 kg" unchecked; a change ("add 5 kg", "+10 kg", "10 kg per side") is never checked.
 pub const MIN_CHECKED_KG: f64 = 5.0;
 /// Smallest load (kg) of a lift the data holds that the check applies to, when the sentence
-/// names that lift: "Front Squat 3.5 kg" (SmolLM2) is a load of the front squat, not a plate.
-const MIN_NAMED_KG: f64 = 1.0;
+/// names that lift: "Front Squat 3.5 kg" and "Lateral Raise (1.9 lb)" (SmolLM2) are loads of
+/// those lifts, not plates; under half a kilogram is no load (`strength::MIN_EXTERNAL_KG`).
+const MIN_NAMED_KG: f64 = crate::domain::strength::MIN_EXTERNAL_KG;
 /// Smallest change already made (kg) the number check applies to: an estimated max moves by
 /// tenths ("E1RM Change: -0.3 kg", Qwen 1.5B, of a change of -1.1 kg, went unread at 1 kg).
 const MIN_CHECKED_CHANGE_KG: f64 = 0.1;
@@ -2143,10 +2144,11 @@ fn cited_as_a_set(text: &str, at: &std::ops::Range<usize>) -> bool {
 
 /// Whether the sentence `text` gives the cited figure at `at` as a load to lift ("Aim for
 /// [[w3]]", "start with [[w3]]", as Qwen 1.5B wrote an estimated max to a lifter back after
-/// six weeks off), and names no estimated max.
+/// six weeks off) or lifted ("the front squat was completed with [[w4]]"), and names no
+/// estimated max.
 fn cited_as_a_load_to_lift(text: &str, at: &std::ops::Range<usize>) -> bool {
     static TO_LIFT_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r"(?i)\b(?:aim for|aim at|start (?:with|at|on)|go for|try|use|load(?: up)?|work up to|build up to|attempt|open (?:with|at)|take|stay at|stick (?:with|to|at))\s+(?:about\s+|around\s+|roughly\s+|~\s*)?$")
+        Regex::new(r"(?i)\b(?:aim for|aim at|start (?:with|at|on)|go for|try|use|load(?: up)?|work up to|build up to|attempt|open (?:with|at)|take|stay at|stick (?:with|to|at)|(?:completed|performed|done|lifted|handled|moved) (?:with|at)|included an? [a-z ]{1,30} of)\s+(?:about\s+|around\s+|roughly\s+|~\s*)?$")
             .unwrap_or_else(|e| panic!("to-lift pattern: {e}"))
     });
     let before = text
@@ -2662,13 +2664,13 @@ fn unbacked(text: &str, facts: &Facts, lead: Option<&str>) -> Vec<Stated> {
 }
 
 /// Whether `w` follows a lift's name with nothing but a label's marks between ("Front Squat
-/// 3.5 kg", "**Lateral raise:** 4 kg").
+/// 3.5 kg", "**Lateral raise:** 4 kg", "Lateral Raise (1.9 lb)").
 fn labelled_by_lift(text: &str, w: &Stated, facts: &Facts) -> bool {
     facts.names.mentions(text).iter().any(|(_, end, _)| {
         *end <= w.at.start
             && text[*end..w.at.start]
                 .chars()
-                .all(|c| c.is_whitespace() || matches!(c, ':' | '*' | '|' | '-' | '–' | '—'))
+                .all(|c| c.is_whitespace() || matches!(c, ':' | '*' | '|' | '-' | '–' | '—' | '('))
     })
 }
 
@@ -4492,6 +4494,7 @@ mod tests {
                     "0.3 kg",
                 ),
                 ("Front Squat 3.5 kg", "3.5 kg"),
+                ("- Lateral Raise (1.9 lb)", "1.9 lb"),
                 ("Your lateral raise e1RM is up 2.5 kg.", "2.5 kg"),
                 ("You did lateral raises with 4 kg for 12.", "4 kg"),
             ],
@@ -4532,6 +4535,7 @@ mod tests {
                 &cited("Your squat e1RM is [c]121 kg."),
                 &cited("Aim for [c]121 kg on your squat estimated max by spring."),
                 &cited("Start the squat with [c]105 kg for 5."),
+                &cited("The squat was completed with [c]105 kg on 2026-10-10."),
             ],
             &[
                 (
@@ -4539,6 +4543,16 @@ mod tests {
                     "121 kg",
                 ),
                 (&cited("1. **Snatch**: You can aim for [c]75 kg."), "75 kg"),
+                (
+                    &cited(
+                        "The latest session was on 2026-10-10, and the squat was completed with [c]121 kg.",
+                    ),
+                    "121 kg",
+                ),
+                (
+                    &cited("The most recent session included a back squat of [c]121 kg."),
+                    "121 kg",
+                ),
             ],
         );
     }
