@@ -3,8 +3,8 @@
 //! - medication or medical-treatment advice (a drug name or a dose, in a sentence that does not
 //!   refer the lifter to a doctor or pharmacist);
 //! - telling the lifter to push, train or work through pain (unless the sentence says not to);
-//! - a weight (kg or lb, 5 kg and up, or 1 kg and up when said of a lift the data holds; a
-//!   change made from 0.1 kg; not a change asked for or a plate; or written without a unit in a
+//! - a weight (kg or lb, 5 kg and up, or half a kilogram and up for a set's load or a label of
+//!   a lift the data holds; a change made from 1 kg, under a change's label from 0.1 kg; not a change asked for or a plate; or written without a unit in a
 //!   lifter's shorthand, "100 x 5", "5 @ 100", "benched 100", 20 and up) that is not backed as
 //!   what it claims to be: a load by a load, an e1RM by an e1RM, a volume by a volume, from this
 //!   turn's tool results or the briefing, or any number the lifter wrote (a count, a date or an
@@ -37,13 +37,16 @@ pub const MIN_CHECKED_KG: f64 = 5.0;
 /// names that lift: "Front Squat 3.5 kg" and "Lateral Raise (1.9 lb)" (SmolLM2) are loads of
 /// those lifts, not plates; under half a kilogram is no load (`strength::MIN_EXTERNAL_KG`).
 const MIN_NAMED_KG: f64 = crate::domain::strength::MIN_EXTERNAL_KG;
-/// Smallest change already made (kg) the number check applies to: an estimated max moves by
-/// tenths ("E1RM Change: -0.3 kg", Qwen 1.5B, of a change of -1.1 kg, went unread at 1 kg).
-const MIN_CHECKED_CHANGE_KG: f64 = 0.1;
-/// How close a stated change must be to the data's: a share of it, at least the rounding of
-/// two rounded figures, at most the tolerance of a load.
+/// Smallest change already made (kg) the number check applies to: a change between two
+/// sessions the data does not name ("down 0.8 kg from last week") is below it.
+const MIN_CHECKED_CHANGE_KG: f64 = 1.0;
+/// Under a change's label, the data's own change is meant, down to its tenths ("E1RM Change:
+/// -0.3 kg", Qwen 1.5B, of a change of -1.1 kg, went unread at 1 kg).
+const MIN_LABELLED_CHANGE_KG: f64 = 0.1;
+/// How close a stated change must be to the data's: a share of it, at least the rounding to
+/// whole kilograms of two figures, at most the tolerance of a load.
 const CHANGE_SHARE: f64 = 0.2;
-const MIN_CHANGE_TOLERANCE_KG: f64 = 0.3;
+const MIN_CHANGE_TOLERANCE_KG: f64 = 0.5;
 /// How close a stated load must be to a number in the data (rounding, unit conversion).
 const TOLERANCE_KG: f64 = 1.0;
 const LB_PER_KG: f64 = 2.204_622_6;
@@ -51,7 +54,7 @@ const LB_PER_KG: f64 = 2.204_622_6;
 /// A weight with its unit: "100 kg", "225lb", and as LaTeX writes it, "107 \text{ kg}" (Qwen
 /// 1.5B's "\[ 107 \text{ kg} - 107 \text{ kg} = 0 \text{ kg} \]").
 static LOAD: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(\d{1,3}(?:,\d{3})+(?:\.\d{1,2})?|\d{1,5}(?:[.,]\d{1,2})?)\s?(?:\\[,;: ]\s?)?(?:\\(?:text|mathrm|textrm|mbox)\s?\{\s?)?(kg|kgs|kilos?|kilograms?|lb|lbs|pounds?)\b\}?")
+    Regex::new(r"(?i)\b(\d{1,3}(?:,\d{3})+(?:\.\d{1,2})?|\d{1,5}(?:[.,]\d{1,2})?)\s?(?:\\[,;: ]\s?|~)?(?:\\(?:text|mathrm|textrm|mbox)\s?\{\s?)?(kg|kgs|kilos?|kilograms?|lb|lbs|pounds?)\b\}?")
         .unwrap_or_else(|e| panic!("load pattern: {e}"))
 });
 /// Smallest number written without a unit that is checked as a load: below it, "5 x 5" and
@@ -392,8 +395,11 @@ pub(super) fn is_checked(
     done: bool,
     named: bool,
 ) -> bool {
-    // A change made is checked down to its tenths ("up 10 lb since September", "-0.3 kg").
-    let least = if past_change(text, at) {
+    // A change made is checked down to a kilogram ("up 10 lb since September"), under a
+    // change's label to its tenths ("E1RM Change: -0.3 kg").
+    let least = if CHANGE_LABEL_BEFORE.is_match(text.get(..at.start).unwrap_or_default()) {
+        MIN_LABELLED_CHANGE_KG
+    } else if past_change(text, at) {
         MIN_CHECKED_CHANGE_KG
     } else if named {
         MIN_NAMED_KG
@@ -446,7 +452,12 @@ pub(super) fn is_checked(
         && (REPS_AFTER.is_match(&after)
             || ADDED_AFTER.is_match(&after)
             || LOAD_VERB_BEFORE.is_match(before));
-    let change = (before.ends_with(['+', '-', '−', '±']) && !added_to_body)
+    // In LaTeX, "\text{ kg} - 107 \text{ kg}" subtracts: the sign is an operator.
+    let latex_operator = before
+        .trim_end_matches(['+', '-', '−'])
+        .trim_end()
+        .ends_with('}');
+    let change = (before.ends_with(['+', '-', '−', '±']) && !added_to_body && !latex_operator)
         || CHANGE_BEFORE.contains(&last_word.as_str())
         || MOVE_ASKED_BEFORE.is_match(before_range)
         || (TAKE_OFF_BEFORE.contains(&last_word.as_str()) && after.starts_with("off"))
@@ -548,7 +559,7 @@ static STEP_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
 });
 /// "20 kg and 10 kg plates": the first is a plate too; so is "5 kg technique plates".
 static PLATES_AFTER: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)^((and|or|,|/)\s*\d+(\.\d+)?\s?(kg|kgs|lb|lbs)\s+|(technique|training|change|fractional|micro|iron|steel|rubber|competition|calibrated)\s+)(plates?|bumpers?)\b")
+    Regex::new(r"(?i)^((and|or|,|/)\s*\d+(\.\d+)?\s?(kg|kgs|lb|lbs)\s+|(technique|training|change|fractional|micro|iron|steel|rubber|competition|calibrated)\s+)(plates?|bumpers?)\b|^(?:micro-?plates?|fractionals?|fractional plates?)\b")
         .unwrap_or_else(|e| panic!("plates pattern: {e}"))
 });
 /// "Your yoke is", "your log weighs": the lifter's own implement, loaded.
@@ -751,7 +762,13 @@ pub(super) fn weights_in(text: &str, claim: bool) -> Vec<Stated> {
         } else {
             raw
         };
-        found.push((kg, raw, m.range(), false));
+        // A closing brace is the figure's only after its LaTeX "\text{" ("\text{107 kg}").
+        let at = if m.as_str().ends_with('}') && !m.as_str().contains('{') {
+            m.start()..m.end() - 1
+        } else {
+            m.range()
+        };
+        found.push((kg, raw, at, false));
         // "25 and 35 kg", "62.5 / 72.5 / 82.5 kg": the figures listed before share its unit.
         if claim {
             for (n, at) in listed_before(text, m.start(), raw) {
@@ -1071,6 +1088,21 @@ fn past_change(text: &str, at: &std::ops::Range<usize>) -> bool {
     let before = text.get(..at.start).unwrap_or_default();
     let after = text.get(at.end..).unwrap_or_default();
     let signed = before.trim_end().ends_with(['+', '-', '−']);
+    // "A decrease of 2.5 kg on your bench top set is plenty", "an increase of 2.5 kg next
+    // session": a change asked for, named as a noun.
+    static NOUN_OF_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(
+            r"(?i)\b(?:increase|decrease|reduction|drop|jump)\s+of\s+(?:about\s+|around\s+)?$",
+        )
+        .unwrap_or_else(|e| panic!("noun-of pattern: {e}"))
+    });
+    static ASKED_AFTER: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?i)^[^.!?;]{0,50}\b(?:next|plenty|enough|is fine|would|should|for (?:your|the|a) deload|this week|today)\b")
+            .unwrap_or_else(|e| panic!("asked-after pattern: {e}"))
+    });
+    if NOUN_OF_BEFORE.is_match(before) && ASKED_AFTER.is_match(after) {
+        return false;
+    }
     PAST_CHANGE_BEFORE.is_match(before)
         || (signed && SINCE_AFTER.is_match(after))
         || CHANGE_LABEL_BEFORE.is_match(before)
@@ -2151,11 +2183,31 @@ fn cited_as_a_load_to_lift(text: &str, at: &std::ops::Range<usize>) -> bool {
         Regex::new(r"(?i)\b(?:aim for|aim at|start (?:with|at|on)|go for|try|use|load(?: up)?|work up to|build up to|attempt|open (?:with|at)|take|stay at|stick (?:with|to|at)|(?:completed|performed|done|lifted|handled|moved) (?:with|at)|included an? [a-z ]{1,30} of)\s+(?:about\s+|around\s+|roughly\s+|~\s*)?$")
             .unwrap_or_else(|e| panic!("to-lift pattern: {e}"))
     });
+    // "Don't try [[w3]] yet", "use [[w3]] as the base for your percentages", "go for [[w3]]
+    // on your third attempt": a max is no load to lift then, or is the point.
+    static NEGATED_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?i)\b(?:don'?t|do not|not|never|no need to|avoid)\b[^.!?,;]{0,30}$")
+            .unwrap_or_else(|e| panic!("negated-before pattern: {e}"))
+    });
+    static AS_A_BASE_AFTER: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?i)^\W*(?:as\b|of it\b|%)")
+            .unwrap_or_else(|e| panic!("as-a-base pattern: {e}"))
+    });
+    static MAX_IS_THE_POINT: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?i)\b(?:attempts?|meet|test(?:ing)?|max out|by (?:january|february|march|april|may|june|july|august|september|october|november|december|spring|summer|autumn|fall|winter|the end))\b")
+            .unwrap_or_else(|e| panic!("max-is-the-point pattern: {e}"))
+    });
     let before = text
         .get(..at.start)
         .unwrap_or_default()
         .trim_end_matches(super::refs::CITED);
-    TO_LIFT_BEFORE.is_match(before) && !E1RM_WORDS.is_match(text)
+    let after = text.get(at.end..).unwrap_or_default();
+    let clause_before = &before[before.rfind([',', ';']).map_or(0, |i| i + 1)..];
+    TO_LIFT_BEFORE.is_match(before)
+        && !E1RM_WORDS.is_match(text)
+        && !NEGATED_BEFORE.is_match(clause_before)
+        && !AS_A_BASE_AFTER.is_match(after)
+        && !MAX_IS_THE_POINT.is_match(text)
 }
 
 /// The way a change written at `at` goes, from its sign or the words around it: up (1),
@@ -2616,11 +2668,16 @@ fn unbacked(text: &str, facts: &Facts, lead: Option<&str>) -> Vec<Stated> {
                 // "You did goblet squats with the 24 kg bell": a bell's weight as a load done.
                 let done = (tells_done && facts.names.lift_at(text, w.at.clone()).is_some())
                     || BELL_SET_AFTER.is_match(text.get(w.at.end..).unwrap_or_default());
-                // Under the floor, a figure said to be done with a lift the data holds, or
-                // written as that lift's ("Front Squat 3.5 kg"), is the lift's; advice of small
-                // steps and plates is not ("only 2.5 kg on squats").
+                // Under the floor, a set's load said to be done with a lift the data holds, or
+                // a figure written as that lift's ("Front Squat 3.5 kg"), is the lift's; advice
+                // of small steps and plates ("only 2.5 kg on squats"), a step up ("2.5 kg up
+                // from the week before") and a rate ("1 kg per week") are not.
+                let set_load = w.reps.is_some()
+                    || SET_LOAD_BEFORE.is_match(text.get(..w.at.start).unwrap_or_default());
                 let named = w.kg < MIN_CHECKED_KG
-                    && (tells_done || labelled_by_lift(text, &w, facts))
+                    && w.kind == Kind::Load
+                    && ((tells_done && set_load) || labelled_by_lift(text, &w, facts))
+                    && !RATE_AFTER.is_match(text.get(w.at.end..).unwrap_or_default())
                     && facts.holds_lift_of(text, &w, lead);
                 is_checked(text, w.kg, &w.at, done, named) && !facts.backs_in(text, &w, lead)
             }
@@ -2648,7 +2705,7 @@ fn unbacked(text: &str, facts: &Facts, lead: Option<&str>) -> Vec<Stated> {
     }
     // Efforts said to be the lifter's ("RIR: 0.5", "your last set was RPE 6") that the data
     // does not hold.
-    for at in facts.efforts.unbacked(text) {
+    for at in facts.efforts.unbacked(text, facts.today) {
         out.push(Stated {
             kind: Kind::Effort,
             kg: 0.0,
@@ -2662,6 +2719,17 @@ fn unbacked(text: &str, facts: &Facts, lead: Option<&str>) -> Vec<Stated> {
     out.sort_by_key(|w| w.at.start);
     out
 }
+
+/// Right before a small load: a set's ("with 4 kg", "at 3 kg", "using the 4 kg").
+static SET_LOAD_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:with|at|using|used)\s+(?:the\s+|a\s+|an\s+)?$")
+        .unwrap_or_else(|e| panic!("set load pattern: {e}"))
+});
+/// Right after a small figure: a rate of progress ("1 kg per week", "2.5 kg a session").
+static RATE_AFTER: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)^\s*(?:per|a|an|each|every)\s+(?:week|month|session|workout|cycle|block)\b")
+        .unwrap_or_else(|e| panic!("rate pattern: {e}"))
+});
 
 /// Whether `w` follows a lift's name with nothing but a label's marks between ("Front Squat
 /// 3.5 kg", "**Lateral raise:** 4 kg", "Lateral Raise (1.9 lb)").
@@ -4462,7 +4530,9 @@ mod tests {
     /// What real models showed under the floors: Qwen 1.5B's "E1RM Change: -0.3 kg" where the
     /// data's change was -1.1 kg (the check read changes from 1 kg, within a kilogram), and
     /// SmolLM2's "Front Squat 3.5 kg" (loads were read from 5 kg). A small figure said of a
-    /// lift the data holds is checked; plates, small steps and changes asked for are not.
+    /// lift the data holds is checked; plates, small steps and changes asked for are not. A
+    /// change under a kilogram outside a change's label ("down 0.3 kg since last week") is not
+    /// read: the data names no change between two sessions (`what_the_third_review_found`).
     #[test]
     fn small_figures_of_a_named_lift() {
         let mut f = Facts::in_unit(Unit::Kg);
@@ -4489,10 +4559,6 @@ mod tests {
             ],
             &[
                 ("- **E1RM Change**: -0.3 kg", "0.3 kg"),
-                (
-                    "Your front squat e1RM is down 0.3 kg since last week.",
-                    "0.3 kg",
-                ),
                 ("Front Squat 3.5 kg", "3.5 kg"),
                 ("- Lateral Raise (1.9 lb)", "1.9 lb"),
                 ("Your lateral raise e1RM is up 2.5 kg.", "2.5 kg"),
@@ -4612,6 +4678,50 @@ mod tests {
                 &format!("- **2026-11-21 Evening Workout**: 15 reps with {LEFT_OUT}, RIR 3"),
                 "3",
             )],
+        );
+    }
+
+    /// From a third review (of the floors, efforts, LaTeX and cited estimates): what they must
+    /// not mask, and what they still missed.
+    #[test]
+    fn what_the_third_review_found() {
+        let mut f = Facts::in_unit(Unit::Kg);
+        f.add_json(&json!({"exercise_id": "front-squat", "sessions": [
+            {"date": "2026-11-11", "top_set": {"weight_kg": 90, "reps": 2}, "e1rm_kg": 98.0},
+            {"date": "2026-11-18", "top_set": {"weight_kg": 90, "reps": 3}, "e1rm_kg": 99.9},
+            {"date": "2026-11-25", "top_set": {"weight_kg": 90, "reps": 3}, "e1rm_kg": 99.1}],
+            "e1rm_change": {"from_kg": 98.0, "to_kg": 99.1, "change_kg": 1.1}}));
+        f.add_json(&json!({"exercise_id": "bench-press", "sessions": [
+            {"date": "2026-11-17", "top_set": {"weight_kg": 100, "reps": 5}},
+            {"date": "2026-11-24", "top_set": {"weight_kg": 102.5, "reps": 5}}]}));
+        f.add_json(&json!({"exercise_id": "overhead-press", "sessions": [
+            {"date": "2026-11-24", "top_set": {"weight_kg": 50, "reps": 5}}]}));
+        f.add_json(&json!({"exercise_id": "back-squat", "e1rm_kg": 121.0,
+            "e1rm_change": {"from_kg": 119.5, "to_kg": 121.0, "change_kg": 1.5}}));
+        f.add_json(&json!({"exercise_id": "deadlift",
+            "e1rm_change": {"from_kg": 160.4, "to_kg": 159.0, "change_kg": -1.4}}));
+        let cited = |s: &str| s.replace("[c]", &super::super::refs::CITED.to_string());
+        judged(
+            &f,
+            &[
+                "Your front squat e1RM is down 0.8 kg from last week.",
+                "Your bench press top set last week was 102.5 kg, 2.5 kg up from the week before.",
+                "- **Overhead press**: 1 kg per week",
+                "Since your overhead press was stuck at 50 kg for three weeks, add a 1.25 kg microplate to each side.",
+                "For your deload, a decrease of 2.5 kg on your bench top set is plenty.",
+                "Your squat e1RM went up 2 kg.",
+                "Your deadlift e1RM is down 1 kg.",
+                &cited("Don't try [c]121 kg on the squat yet; build back over a few weeks."),
+                &cited("Use [c]121 kg as the base for your squat percentages."),
+                &cited("On meet day, go for [c]121 kg on your third squat attempt."),
+            ],
+            &[
+                (
+                    r"The deadlift's estimated 1RM: \[ 107 \text{ kg} - 112 \text{ kg} = -5 \text{ kg} \]",
+                    r"112 \text{ kg}",
+                ),
+                (r"The deadlift's estimated 1RM is \text{107 kg}.", "107 kg"),
+            ],
         );
     }
 }

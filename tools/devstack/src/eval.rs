@@ -850,8 +850,8 @@ pub fn weights(text: &str) -> Vec<f64> {
 /// Words right before a weight that make it a change asked for ("add 2.5 kg to your top set",
 /// "increase by 5 kg"), which the coach issue allows as such; a change made ("increased by
 /// 5 kg", "up 5 kg") is a claim about the data and stays.
-const ASKED_BEFORE: &[&str] = &["add", "adding", "plus", "extra", "another"];
-const ASKED_BY_BEFORE: &[&str] = &["increase", "increasing", "drop", "jump", "up", "down"];
+const ASKED_BEFORE: &[&str] = &["add", "adding", "plus"];
+const ASKED_BY_BEFORE: &[&str] = &["increase", "increasing", "drop", "jump"];
 
 /// The weights of `text` ([`weights`]) that claim something of the lifter: not a change asked
 /// for.
@@ -888,10 +888,15 @@ pub fn weights_with_unit(text: &str) -> Vec<(f64, Unit)> {
 fn weights_at(text: &str) -> Vec<(f64, Unit, usize)> {
     let words: Vec<&str> = text.split_whitespace().collect();
     let unit_of = |w: &str| {
-        Unit::parse(
-            &w.trim_matches(|c: char| !c.is_alphanumeric())
-                .to_ascii_lowercase(),
-        )
+        let w = w
+            .trim_matches(|c: char| !c.is_alphanumeric())
+            .to_ascii_lowercase();
+        // LaTeX's "\\text{kg}" after "107\\," or "107~".
+        let w = w
+            .strip_prefix("text{")
+            .or_else(|| w.strip_prefix("mathrm{"))
+            .unwrap_or(&w);
+        Unit::parse(w)
     };
     let number = |w: &str| {
         w.trim_matches(|c: char| !c.is_ascii_digit())
@@ -1273,8 +1278,10 @@ mod tests {
     #[test]
     fn a_weight_in_latex_is_a_weight() {
         assert_eq!(
-            weights(r"\[ 107 \text{ kg} - 99 \text{kg} = 8 \mathrm{ kg} \]"),
-            vec![107.0, 99.0, 8.0]
+            weights(
+                r"\[ 107 \text{ kg} - 99 \text{kg} = 8 \mathrm{ kg} + 3\,\text{kg} + 2~\text{kg} \]"
+            ),
+            vec![107.0, 99.0, 8.0, 3.0, 2.0]
         );
     }
 
@@ -1282,9 +1289,9 @@ mod tests {
     fn a_change_asked_for_is_no_claim() {
         assert_eq!(
             claimed_weights(
-                "Your max decreased by 7.7 kg; consider adding 2.5 kg, or increase by 5 kg, then 100kg for 5 and add 10 lb."
+                "Your max decreased by 7.7 kg; consider adding 2.5 kg, or increase by 5 kg, then 100kg for 5 and add 10 lb; your e1RM is down by 3 kg, you've added another 2.5 kg."
             ),
-            vec![7.7, 100.0]
+            vec![7.7, 100.0, 3.0, 2.5]
         );
     }
 
