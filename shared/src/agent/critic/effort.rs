@@ -107,15 +107,19 @@ fn stated(text: &str) -> Vec<Stated> {
             })
         })
         .collect();
+    // Where each scale-first word is: a figure before it is not its figure.
+    let scale_words: Vec<usize> = SCALE_FIRST
+        .captures_iter(text)
+        .filter_map(|c| c.name("k").map(|k| k.start()))
+        .collect();
     for c in FIGURE_FIRST.captures_iter(text) {
         let (Some(n), Some(k)) = (c.name("n"), c.name("k")) else {
             continue;
         };
         // "100 kg x 5 RPE 8": the scale is the next figure's; "1-2 RIR": a range.
-        let taken = out
-            .iter()
-            .any(|s| s.at.start < k.end() && k.start() < s.at.end + 8);
-        if taken || BEFORE_FIGURE.is_match(text.get(..n.start()).unwrap_or_default()) {
+        if scale_words.contains(&k.start())
+            || BEFORE_FIGURE.is_match(text.get(..n.start()).unwrap_or_default())
+        {
             continue;
         }
         let Ok(v) = n.as_str().parse() else { continue };
