@@ -441,9 +441,11 @@ pub(super) fn is_checked(
     let before_range = RANGE_START
         .find(before)
         .map_or(before, |m| before[..m.start()].trim_end());
+    // The word before a hedge is the figure's: "can add roughly 50 lb".
     let last_word = before_range
+        .trim_end_matches(|c: char| !c.is_alphanumeric())
         .rsplit(|c: char| !c.is_alphanumeric())
-        .next()
+        .find(|w| !ABOUT_WORDS.is_match(w))
         .unwrap_or_default()
         .to_ascii_lowercase();
     // "+20 kg for 5" on a pull-up or a dip is the load added to the body, not a change.
@@ -465,6 +467,7 @@ pub(super) fn is_checked(
         || PLATES_AFTER.is_match(&after);
     // "Your yoke is 300 kg" is the lifter's load; "a standard axle weighs 20 kg" is not.
     let implement_before = (!YOUR_IMPLEMENT.is_match(before)
+        && !IN_THE_LOG_BEFORE.is_match(before)
         && (IMPLEMENT_BEFORE.is_match(before) || IMPLEMENT_BEFORE.is_match(before_range)))
         || PLATES_OF_BEFORE.is_match(before)
         || CLASSES.is_match(before)
@@ -567,6 +570,11 @@ static YOUR_IMPLEMENT: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)\byour\s+(?:[a-z'-]+\s+)?(?:bar|barbell|log|axle|yoke|handles?|frame|sled|stone|sandbag)s?\s+[^.!?]{0,30}$")
         .unwrap_or_else(|e| panic!("your implement pattern: {e}"))
 });
+/// "Your landmine record in the log is": the logbook, not a log to press.
+static IN_THE_LOG_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\bin\s+(?:the|your|my)\s+log\s+(?:is|are)\s*$")
+        .unwrap_or_else(|e| panic!("in-the-log pattern: {e}"))
+});
 /// "Technique bumpers of 5 kg": a plate's weight.
 static PLATES_OF_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)\b(?:bumpers?|plates?)\s+of\s*$")
@@ -610,9 +618,9 @@ pub(super) struct Stated {
 }
 
 /// The reps written right after a load: "90 kg x 3", "**90 kg** × 3", "for 3 reps", "for a
-/// triple".
+/// triple", the dumbbells' "the 80s for 8".
 static REPS_AFTER: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)^[*_]*\s*(?:(?:x|×|\*|for)\s?(\d{1,2})\b(?:\s*reps?\b)?|for\s(?:a\s)?(single|double|triple)s?\b)")
+    Regex::new(r"(?i)^(?:s\b)?[*_]*\s*(?:(?:x|×|\*|for)\s?(\d{1,2})\b(?:\s*reps?\b)?|for\s(?:a\s)?(single|double|triple)s?\b)")
         .unwrap_or_else(|e| panic!("reps-after pattern: {e}"))
 });
 /// What, after those reps, makes them no set's reps: a decimal or a product ("× 1.1 = 99"), a
@@ -851,16 +859,16 @@ pub(super) fn weights_in(text: &str, claim: bool) -> Vec<Stated> {
         if total && kind == Kind::Best {
             kind = Kind::Load;
         }
-        if claim && is_bodyweight(text, &at) {
+        if claim && kind != Kind::Goal && is_bodyweight(text, &at) {
             kind = Kind::Body;
         }
-        // "| 155 kg |": a cell of the figure alone.
+        // "| 155 kg |", "| ~117 kg |": a cell of the figure alone (or hedged).
         if claim
             && kind == Kind::Load
             && text
                 .get(..at.start)
                 .unwrap_or_default()
-                .trim_end()
+                .trim_end_matches(|c: char| c.is_whitespace() || c == '~' || c == '≈')
                 .ends_with('|')
             && text
                 .get(at.end..)
@@ -952,7 +960,7 @@ static WEEK_NAMED_AFTER: LazyLock<Regex> = LazyLock::new(|| {
 /// Words before a figure that make it a goal: "a goal of ", "your goal is to bench ",
 /// "working towards a " (no comma between: "to reach your goal, put 105 kg on" is a load).
 static GOAL_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(goals?|working towards|on track for|chasing|away from|short of|shy of)\b[^.,;!?\d]{0,40}$")
+    Regex::new(r"(?i)\b(goals?|working towards|on track for|heading (?:for|towards?)|chasing|away from|short of|shy of)\b[^.,;!?\d]{0,40}$")
         .unwrap_or_else(|e| panic!("goal-before pattern: {e}"))
 });
 /// Words before "your 70 kg goal" that say it was met ("hitting your", "you reached the"); not
@@ -1251,6 +1259,8 @@ pub struct Facts {
     today: Option<NaiveDate>,
     /// Reps in reserve and RPE the data and the lifter's message give.
     efforts: effort::Efforts,
+    /// The lifts the tool results hold figures of, by their ids (prose aside).
+    held: std::collections::BTreeSet<String>,
 }
 
 /// A number in the lifter's own message.
@@ -1311,6 +1321,11 @@ struct Fact {
     date: Option<NaiveDate>,
     /// A change's way, up (1) or down (-1), when the data says.
     sign: Option<i8>,
+    /// Its `date` ends the week it is of: it holds on each day of that week.
+    week: bool,
+    /// A load prescribed, not lifted (a planned set, a suggestion, a progression's next
+    /// load): it backs no claim that it was lifted ("last week's deadlift was 172.5 kg").
+    planned: bool,
 }
 
 /// The reps of a set in the data.
@@ -1348,6 +1363,63 @@ struct Under {
     gone: bool,
     /// The day of the entry it is in.
     date: Option<NaiveDate>,
+    /// That day ends a week the entry is of.
+    week: bool,
+    /// A prescription: a planned set, a suggestion, a progression's next step.
+    planned: bool,
+}
+
+/// Keys of a tool result's object that hold what is prescribed, not what was lifted.
+const PLANNED_KEYS: &[&str] = &[
+    "planned",
+    "plan",
+    "target",
+    "progression",
+    "progression_candidates",
+    "recommendations",
+    "suggestion",
+    "prescription",
+];
+
+/// Words of a prescription's prose before the figure it prescribes: "go to", "drop to", "hold
+/// the triples at", "8 reps at RIR 2 is", "add reps,".
+static PRESCRIBING: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:go|going|drop|hold|is|try|move|use|add|aim|next|recommend\w*|suggest\w*|increase|reduce|deload)\b")
+        .unwrap_or_else(|e| panic!("prescribing pattern: {e}"))
+});
+
+/// Words of an implement, which a lifter leaves out when naming their own version of a lift.
+const IMPLEMENT_WORDS: &[&str] = &[
+    "barbell",
+    "dumbbell",
+    "kettlebell",
+    "cable",
+    "machine",
+    "smith",
+    "bb",
+    "db",
+    "kb",
+];
+
+/// Words of a lift's name a lifter leaves out when it is their only one: their "split squat" is
+/// their Bulgarian one, their "landmine press" their single-arm one.
+const LEFT_OUT_WORDS: &[&str] = &["bulgarian", "flat", "single", "one", "arm"];
+
+/// A sentence that names an implement: "Barbell bench: 60 x 10" is no lifter's dumbbell bench.
+static IMPLEMENT_NAMED: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:barbell|dumbbells?|kettlebells?|cable|machine|smith|bb|db|kb)\b")
+        .unwrap_or_else(|e| panic!("implement named pattern: {e}"))
+});
+
+/// Keys of what was lifted, inside a prescription too: a suggestion's `basis`.
+const LIFTED_KEYS: &[&str] = &["basis", "logged", "history", "sessions", "lifted"];
+
+/// Whether a tool result's object is a prescription: a set not yet lifted, a suggested load
+/// (`target_reps`), a progression's step (`action`).
+fn is_prescription(m: &serde_json::Map<String, Value>) -> bool {
+    m.get("status").and_then(Value::as_str) == Some("planned")
+        || m.contains_key("target_reps")
+        || m.get("action").is_some_and(Value::is_string)
 }
 
 /// Keys of a dated entry.
@@ -1361,15 +1433,21 @@ const DATE_KEYS: &[&str] = &[
     "day_of",
 ];
 
-/// An entry's day ("2026-09-30", "2026-10-06T17:40:00+01:00"); a week's, its last day.
-fn dated(m: &serde_json::Map<String, Value>) -> Option<NaiveDate> {
+/// An entry's day ("2026-09-30", "2026-10-06T17:40:00+01:00"); a week's ("week_start":
+/// "2026-09-28", "week": "2027-W08"), its last day, and whether it is a week's.
+fn dated(m: &serde_json::Map<String, Value>) -> Option<(NaiveDate, bool)> {
     DATE_KEYS.iter().find_map(|k| {
         let s = m.get(*k)?.as_str()?;
-        let day = NaiveDate::parse_from_str(s.get(..10)?, "%Y-%m-%d").ok()?;
-        Some(if k.starts_with("week") {
-            day + chrono::Duration::days(6)
+        let week = k.starts_with("week");
+        let day = NaiveDate::parse_from_str(s.get(..10).unwrap_or(s), "%Y-%m-%d")
+            .ok()
+            .or_else(|| {
+                NaiveDate::parse_from_str(&format!("{}-1", s.get(..8)?), "%G-W%V-%u").ok()
+            })?;
+        Some(if week {
+            (day + chrono::Duration::days(6), true)
         } else {
-            day
+            (day, false)
         })
     })
 }
@@ -1500,16 +1578,42 @@ impl Facts {
 
     /// Prose (the briefing, a string in tool data): its weights with units, by kind and lift.
     pub fn add_text(&mut self, text: &str) {
-        self.add_prose(text, None, None);
+        self.add_prose(text, None, None, false, None);
     }
 
     /// Prose whose weights are `kind` when given, else what the words say, and about `lift`
     /// when the words name none. A line headed by what its figures are ("Strength (weekly best
-    /// e1RM): Squat 121 kg; Bench Press 92.5 kg") gives every figure in it that kind.
-    fn add_prose(&mut self, text: &str, kind: Option<Kind>, lift: Option<&str>) {
+    /// e1RM): Squat 121 kg; Bench Press 92.5 kg") gives every figure in it that kind. In a
+    /// prescription's words (`planned`), a figure led by words that prescribe is what is
+    /// prescribed ("140 kg x 5 with two in reserve: go to 142.5 kg"); the others are what it was
+    /// drawn from ("Last session's 105 kg x 5 left a rep in reserve").
+    /// A string of a dated entry (`day`: its day, and whether it ends a week) is of that day.
+    fn add_prose(
+        &mut self,
+        text: &str,
+        kind: Option<Kind>,
+        lift: Option<&str>,
+        planned: bool,
+        day: Option<(NaiveDate, bool)>,
+    ) {
         let source = self.prose.len();
         self.prose.push(text.to_string());
         self.efforts.add_prose(text);
+        let prescribed: Vec<usize> = if planned {
+            let all = weights_in(text, false);
+            // A figure alone ("display": "110 kg") is what is prescribed.
+            let alone = all.len() == 1 && text.split_whitespace().count() <= 2;
+            (0..all.len())
+                .filter(|&i| {
+                    let from = if i == 0 { 0 } else { all[i - 1].at.end };
+                    alone
+                        || PRESCRIBING.is_match(text.get(from..all[i].at.start).unwrap_or_default())
+                })
+                .map(|i| all[i].at.start)
+                .collect()
+        } else {
+            Vec::new()
+        };
         let mut offset = 0;
         for line in text.split_inclusive('\n') {
             // A heading is words alone: "From 245 lb x 6 (e1RM 294 lb): …" is no heading.
@@ -1525,9 +1629,6 @@ impl Facts {
                     .trim_end()
                     .to_ascii_lowercase()
                     .ends_with("bodyweight");
-                if body {
-                    self.bodyweight.push(w.kg);
-                }
                 let after = &line[w.at.end..];
                 if TOTAL_AFTER.is_match(after)
                     || line[..w.at.start]
@@ -1560,16 +1661,21 @@ impl Facts {
                         named_in: named_in.clone(),
                         reps: None,
                         current: true,
-                        date: None,
+                        date: day.map(|(d, _)| d),
+                        week: day.is_some_and(|(_, w)| w),
                         sign: sign.filter(|_| x > 0.0),
+                        planned: false,
                     });
                 }
-                let goal = GOALS_LABEL
-                    .is_match(&line[..w.at.start])
+                let goal = (GOALS_LABEL.is_match(&line[..w.at.start]) || kind == Some(Kind::Goal))
                     .then_some(Kind::Goal);
-                let body_kind = body.then_some(Kind::Body);
+                // "goals: bodyweight 180 lb by summer" is a goal, not what they weigh.
+                let body_kind = body.then_some(Kind::Body).filter(|_| goal.is_none());
+                if body_kind.is_some() {
+                    self.bodyweight.push(w.kg);
+                }
                 self.weights.push(Fact {
-                    kind: body_kind.or(kind).or(headed).or(goal).unwrap_or(w.kind),
+                    kind: goal.or(body_kind).or(kind).or(headed).unwrap_or(w.kind),
                     kg: w.kg,
                     raw: w.raw,
                     lift,
@@ -1577,8 +1683,10 @@ impl Facts {
                     reps: w.reps.as_ref().map(|(r, _)| Reps::Done(*r)),
                     current: !GONE_AFTER.is_match(after)
                         && !FROM_JUST_BEFORE.is_match(&line[..w.at.start]),
-                    date: None,
+                    date: day.map(|(d, _)| d),
+                    week: day.is_some_and(|(_, w)| w),
                     sign: direction(line, &w.at),
+                    planned: prescribed.contains(&(offset + w.at.start)),
                 });
             }
             offset += line.len();
@@ -1617,6 +1725,8 @@ impl Facts {
                     let body = key.is_some_and(|k| k.to_ascii_lowercase().contains("bodyweight"));
                     if body {
                         self.bodyweight.push(kg);
+                    } else if let Some(l) = lift {
+                        self.held.insert(l.to_string());
                     }
                     if key.is_some_and(|k| k.to_ascii_lowercase().contains("total")) {
                         self.totals.push(kg);
@@ -1632,26 +1742,44 @@ impl Facts {
                         }),
                         current: !under.gone && !key.is_some_and(gone_key),
                         date: under.date,
+                        week: under.week,
                         sign,
+                        planned: under.planned,
                     });
                 }
             }
             // "display": "100 kg" under a weight key is that kind whatever the words.
-            Value::String(s) => self.add_prose(s, kind, lift),
+            Value::String(s) => self.add_prose(
+                s,
+                kind,
+                lift,
+                under.planned || key.is_some_and(|k| PLANNED_KEYS.contains(&k)),
+                under.date.map(|d| (d, under.week)),
+            ),
             Value::Array(a) => a.iter().for_each(|x| self.add_json_under(key, x, under)),
             Value::Object(m) => {
+                // A set not yet lifted has no day: it is today's plan, not the latest lift.
+                let day = if m.get("status").and_then(Value::as_str) == Some("planned") {
+                    None
+                } else {
+                    dated(m).or(under.date.map(|d| (d, under.week)))
+                };
                 let inner = Under {
-                    lift: self.lift_of(m).or(under.lift.clone()),
+                    lift: self
+                        .lift_of(m)
+                        .or(under.lift.clone())
+                        .or_else(|| self.only_lift_in_words(m)),
                     kind: kind_above(key, under.kind),
                     in_lb: m.get("unit").and_then(Value::as_str) == Some("lb"),
                     reps: set_reps(m, key == Some("target")),
                     gone: under.gone || key.is_some_and(gone_key),
                     // A set not yet lifted has no day: it is today's plan, not the latest lift.
-                    date: if m.get("status").and_then(Value::as_str) == Some("planned") {
-                        None
-                    } else {
-                        dated(m).or(under.date)
-                    },
+                    date: day.map(|(d, _)| d),
+                    week: day.is_some_and(|(_, w)| w),
+                    planned: !key.is_some_and(|k| LIFTED_KEYS.contains(&k))
+                        && (under.planned
+                            || key.is_some_and(|k| PLANNED_KEYS.contains(&k))
+                            || is_prescription(m)),
                 };
                 for (k, x) in m
                     .iter()
@@ -1672,6 +1800,27 @@ impl Facts {
                 }
             }
             _ => {}
+        }
+    }
+
+    /// The one lift the words of an object name, when it names no lift by key: an insight
+    /// card's "Split squats with 55 lb per hand" makes its "Go to 57.5 lb" the split squat's.
+    fn only_lift_in_words(&self, m: &serde_json::Map<String, Value>) -> Option<String> {
+        let mut named = std::collections::BTreeSet::new();
+        for v in m.values() {
+            let strings: Vec<&str> = match v {
+                Value::String(s) => vec![s.as_str()],
+                Value::Array(a) => a.iter().filter_map(Value::as_str).collect(),
+                _ => Vec::new(),
+            };
+            for s in strings {
+                named.extend(self.names.mentions(s).into_iter().map(|(_, _, id)| id));
+            }
+        }
+        let mut named = named.into_iter();
+        match (named.next(), named.next()) {
+            (Some(only), None) => Some(only),
+            _ => None,
         }
     }
 
@@ -1768,6 +1917,7 @@ impl Facts {
                             lift: lift.as_deref(),
                             reps: None,
                             done: false,
+                            lifted: false,
                             from_log: false,
                             when: When::Any,
                             direction: None,
@@ -1784,6 +1934,7 @@ impl Facts {
                 lift: lift.as_deref(),
                 reps,
                 done: DONE_CLAIM_BEFORE.is_match(before),
+                lifted: w.kind == Kind::Load && lifted_claim(text, &w.at),
                 from_log: FROM_LOG.is_match(before),
                 direction: (w.kind == Kind::Change)
                     .then(|| direction(text, &w.at))
@@ -1865,19 +2016,73 @@ impl Facts {
             .lift_at(text, w.at.clone())
             .or_else(|| self.heading_lift(text, w.at.start))
             .or(lead.map(str::to_string))
-            .map(|l| self.lifters_version(l))
+            .map(|l| self.lifters_version(l, IMPLEMENT_NAMED.is_match(text)))
     }
 
     /// The lift the lifter means by `lift`: itself when the data has it, else their one machine
     /// of that name ("hip thrust" to a lifter whose data has only the hip thrust machine), their
     /// own id spelled with the lift's own equipment, their one low- or high-bar squat for the
-    /// squat, or their one walking lunge for lunges. Only those: "bench press" is never their
-    /// dumbbell bench press.
-    fn lifters_version(&self, lift: String) -> String {
+    /// squat, their one walking lunge for lunges, else their one lift whose words hold the
+    /// lift's, implements aside ("bench press" to a lifter whose data has no bench press but a
+    /// dumbbell one).
+    fn lifters_version(&self, lift: String, implement_named: bool) -> String {
+        if self.held.iter().any(|l| same_lift(l, &lift)) {
+            return lift;
+        }
+        if let Some(machine) = self.machine_version(&lift) {
+            return machine;
+        }
+        match self.only_holding(&lift) {
+            Some(theirs) if !implement_named => theirs,
+            _ => lift,
+        }
+    }
+
+    /// Their one lift whose words hold `lift`'s, implements aside: "split squat" to a lifter
+    /// whose tool results hold only the Bulgarian split squat, "flat bench" to one who has only
+    /// a dumbbell bench press.
+    fn only_holding(&self, lift: &str) -> Option<String> {
+        let words_of = |id: &str| -> Vec<String> {
+            id.split(['-', '_', ' '])
+                .map(str::to_ascii_lowercase)
+                .filter(|w| !w.is_empty() && !IMPLEMENT_WORDS.contains(&w.as_str()))
+                .collect()
+        };
+        // Its name and its names of two words or more ("incline press"): one word ("bench",
+        // "press") would hold too many.
+        let named: Vec<Vec<String>> = match crate::domain::catalog::catalog().get(lift) {
+            Some(e) => std::iter::once(&e.name)
+                .chain(&e.aliases)
+                .map(|n| words_of(n))
+                .filter(|w| w.len() >= 2 || e.aliases.is_empty())
+                .collect(),
+            None => vec![words_of(lift)],
+        };
+        // Their lift holds the name's words, and adds none but words a lifter leaves out ("a
+        // paused bench" is another lift than "bench").
+        let mut holding = self.held.iter().filter(|l| {
+            let theirs = words_of(l);
+            named.iter().any(|n| {
+                !n.is_empty()
+                    && n.iter().all(|w| theirs.contains(w))
+                    && theirs
+                        .iter()
+                        .all(|w| n.contains(w) || LEFT_OUT_WORDS.contains(&w.as_str()))
+            })
+        });
+        match (holding.next(), holding.next()) {
+            (Some(only), None) => Some(only.clone()),
+            _ => None,
+        }
+    }
+
+    /// Their one machine of `lift`'s name, their own id spelled with the lift's equipment,
+    /// their one low- or high-bar squat for the squat, or their one walking lunge for lunges.
+    fn machine_version(&self, lift: &str) -> Option<String> {
         let mut machines = vec![format!("{lift}-machine"), format!("machine-{lift}")];
         // Their own id spelled with the lift's equipment ("dumbbell-split-squat" for split
         // squats, which the catalog holds with dumbbells), and a back squat by its bar's place.
-        if let Some(e) = crate::domain::catalog::catalog().get(&lift) {
+        if let Some(e) = crate::domain::catalog::catalog().get(lift) {
             machines.push(format!("{}-{lift}", e.equipment.id().replace('_', "-")));
         }
         if lift == "back-squat" {
@@ -1902,23 +2107,20 @@ impl Facts {
             .iter()
             .any(|f| f.lift.as_ref().is_some_and(|l| machines.contains(l)))
         {
-            return lift;
+            return None;
         }
-        let of_data: Vec<String> = self
+        let of_data: std::collections::BTreeSet<String> = self
             .weights
             .iter()
             .filter_map(|f| self.lift_of_fact(f))
             .collect();
-        if of_data.iter().any(|l| same_lift(l, &lift)) {
-            return lift;
+        if of_data.iter().any(|l| same_lift(l, lift)) {
+            return None;
         }
-        let found: std::collections::BTreeSet<String> = of_data
-            .into_iter()
-            .filter(|l| machines.contains(l))
-            .collect();
-        match found.into_iter().collect::<Vec<_>>().as_slice() {
-            [only] => only.clone(),
-            _ => lift,
+        let mut found = of_data.iter().filter(|l| machines.contains(l));
+        match (found.next(), found.next()) {
+            (Some(only), None) => Some(only.clone()),
+            _ => None,
         }
     }
 
@@ -1948,16 +2150,37 @@ impl Facts {
         // A day's slack: tools date a session in the lifter's zone or in UTC.
         match when {
             When::Recent => (self.today.unwrap_or_else(latest) - day).num_days() <= RECENT_DAYS,
+            When::Day(named) => match self.today {
+                // A week's figure holds on each of its days; a session's on its day (a day's
+                // slack: tools date a session in the lifter's zone or in UTC).
+                Some(today) => {
+                    let on = named.on(today);
+                    let slack = chrono::Duration::days(1);
+                    if f.week {
+                        (day - chrono::Duration::days(6)..=day).contains(&on)
+                    } else {
+                        (day - slack..=day + slack).contains(&on)
+                    }
+                }
+                None => (latest() - day).num_days() <= RECENT_DAYS,
+            },
             _ => (latest() - day).num_days() <= 1,
         }
     }
 
-    /// The lift a fact is about: the one its prose names with the names known now, else the
+    /// The lift a fact is about: the one its prose names with the names known now (as the
+    /// lifter means it: a weekly review's "split squats" are their Bulgarian ones), else the
     /// one it was read with.
     fn lift_of_fact(&self, f: &Fact) -> Option<String> {
         f.named_in
             .as_ref()
-            .and_then(|(i, at)| self.names.lift_at(&self.prose[*i], at.clone()))
+            .and_then(|(i, at)| {
+                let named = self.names.lift_at(&self.prose[*i], at.clone())?;
+                if self.held.contains(&named) {
+                    return Some(named);
+                }
+                Some(self.only_holding(&named).unwrap_or(named))
+            })
             .or_else(|| f.lift.clone())
     }
 
@@ -2042,6 +2265,7 @@ impl Facts {
             lift,
             reps,
             done,
+            lifted,
             from_log,
             when,
             direction,
@@ -2104,9 +2328,18 @@ impl Facts {
                     && said_of(s.n, &s.at)
             }))
             || {
+                // A set said to be lifted, of a lift the tool results hold, is that lift's: a
+                // figure of no lift ("kettlebells of 16 to 32 kg") backs none of it.
+                let of_held = lifted && lift.is_some_and(|l| self.held.contains(l));
+                // What a set said to be lifted may be backed by: no prescription, and a figure
+                // of a lift when the set's lift is held.
+                let may_back_lifted = |f: &Fact| {
+                    !lifted || (!f.planned && (!of_held || self.lift_of_fact(f).is_some()))
+                };
                 let mut matching = self.weights.iter().filter(|f| {
                     // A bodyweight also backs a load of no lift ("at 82 kg, you're strong").
                     (!now || self.holds_then(f, when))
+                        && may_back_lifted(f)
                         // "7 kg higher" is no drop of 7 kg.
                         && !matches!((direction, f.sign), (Some(a), Some(b)) if a != b && f.kind == Kind::Change)
                         && (f.kind.backs(kind)
@@ -2142,6 +2375,9 @@ struct Claim<'a> {
     lift: Option<&'a str>,
     reps: Option<u32>,
     done: bool,
+    /// Said to have been lifted ("you pressed the 80s", "last week's deadlift was …"): no
+    /// prescription backs it.
+    lifted: bool,
     /// Said to be what the log holds ("the log confirms 125 lb"): the lifter's own number
     /// does not back it, only the data does.
     from_log: bool,
@@ -2290,19 +2526,72 @@ enum When {
     Any,
     /// Now: the lift's latest day, nothing of another time.
     Now,
-    /// The last days ("yesterday", "last Wednesday"): within [`RECENT_DAYS`] of today (of the
-    /// lift's latest day when today is not known).
+    /// The last days ("last Wednesday"): within [`RECENT_DAYS`] of today (of the lift's latest
+    /// day when today is not known).
     Recent,
+    /// A day named: "yesterday", "Monday's", "on Monday" (the last Monday, or today); the last
+    /// days when today is not known.
+    Day(DayNamed),
+}
+
+/// A day named in a claim.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum DayNamed {
+    Yesterday,
+    Weekday(chrono::Weekday),
+}
+
+impl DayNamed {
+    /// The date it names, said on `today`.
+    fn on(self, today: NaiveDate) -> NaiveDate {
+        use chrono::Datelike;
+        match self {
+            DayNamed::Yesterday => today - chrono::Duration::days(1),
+            DayNamed::Weekday(w) => {
+                let back =
+                    (7 + today.weekday().num_days_from_monday() - w.num_days_from_monday()) % 7;
+                today - chrono::Duration::days(i64::from(back))
+            }
+        }
+    }
+}
+
+/// "yesterday", "Monday's", "on Monday" (not "last Monday", which may be a week further back).
+static DAY_NAMED: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)(?:\b(?P<last>last|next|this)\s+)?\b(?:(?P<y>yesterday)|(?:on\s+)?(?P<d>monday|tuesday|wednesday|thursday|friday|saturday|sunday)(?P<s>['’]s)?)\b")
+        .unwrap_or_else(|e| panic!("day named pattern: {e}"))
+});
+
+/// The day `text` names, when it names one as above: "on Monday" or "Monday's", not "last
+/// Monday" or "next Monday".
+fn day_named(text: &str) -> Option<DayNamed> {
+    DAY_NAMED.captures_iter(text).find_map(|c| {
+        if c.name("last").is_some() {
+            return None;
+        }
+        if c.name("y").is_some() {
+            return Some(DayNamed::Yesterday);
+        }
+        let d = c.name("d")?;
+        let on = c.get(0)?.as_str().to_ascii_lowercase().starts_with("on");
+        if !on && c.name("s").is_none() {
+            return None;
+        }
+        d.as_str()
+            .parse::<chrono::Weekday>()
+            .ok()
+            .map(DayNamed::Weekday)
+    })
 }
 
 /// How far before today "yesterday" or "last Monday" may be ("last Monday" said on a Sunday
 /// may be thirteen days back).
 const RECENT_DAYS: i64 = 14;
 
-/// Words of the last days: "yesterday", "last Wednesday's" ("last session" may be the last
-/// before a break).
+/// Words of the last days: "yesterday", "last Wednesday's", "on Monday", "Monday's" ("last
+/// session" may be the last before a break).
 static RECENT_WORDS: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(?:yesterday|last (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)|this morning)\b")
+    Regex::new(r"(?i)\b(?:yesterday|(?:last|on) (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)|(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)['’]s|this morning)\b")
         .unwrap_or_else(|e| panic!("recent words pattern: {e}"))
 });
 /// After a figure in its clause: "… for sets of 15 now".
@@ -2360,28 +2649,67 @@ fn when_claimed(text: &str, at: &std::ops::Range<usize>) -> When {
     let recent_before = RECENT_WORDS
         .find_iter(before)
         .last()
-        .is_some_and(|m| no_figure(&before[m.end()..]));
+        .filter(|m| no_figure(&before[m.end()..]))
+        .map(|m| m.as_str());
     let recent_after = RECENT_WORDS
         .find(after)
-        .is_some_and(|m| no_figure(&after[..m.start()]));
+        .filter(|m| no_figure(&after[..m.start()]))
+        .map(|m| m.as_str());
     // "… 140 kg for 3 from July", "back in March", "three weeks ago": the figure's own day.
     let dated_after = DATED_AFTER.is_match(after);
     if dated_after {
         When::Any
     } else if now_before(before) || YOU_DO_NOW.is_match(before) || now_words_after {
         When::Now
-    } else if recent_before || recent_after {
-        When::Recent
+    } else if let Some(words) = recent_before.or(recent_after) {
+        day_named(words).map_or(When::Recent, When::Day)
     } else {
         When::Any
     }
 }
 
-/// "The log confirms", "your records show", "you logged": a figure said to be in the data.
+/// "The log confirms", "your records show", "in the log", "you logged": a figure said to be in
+/// the data.
 static FROM_LOG: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(?:(?:the|your)\s+(?:log|logbook|data|records?|history)\s+(?:shows?|says|confirms?|has|holds|reads|puts)|according to (?:the|your) (?:log|logbook|data|records?|history)|(?:you|you've|was|were)\s+logged)\b")
+    Regex::new(r"(?i)\b(?:(?:the|your)\s+(?:log|logbook|data|records?|history)\s+(?:shows?|says|confirms?|has|holds|reads|puts)|(?:according to|in) (?:the|your) (?:log|logbook|data|records?|history)|(?:you|you've|was|were)\s+logged)\b")
         .unwrap_or_else(|e| panic!("from-log pattern: {e}"))
 });
+
+/// Words of a set lifted, in a figure's clause before it: "you pressed", "last week's deadlift
+/// was", "Monday's flat bench was", "yesterday".
+static LIFTED_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:you(?:['’]ve| have)?\s+(?:did|done|hit|lifted|pressed|benched|squatted|pulled|deadlifted|rowed|swung|moved|managed|got|used)|was|were|yesterday(?:['’]s)?|last (?:week|time|session|monday|tuesday|wednesday|thursday|friday|saturday|sunday)(?:['’]s)?|(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)['’]s)\b")
+        .unwrap_or_else(|e| panic!("lifted-before pattern: {e}"))
+});
+/// After a figure in its clause: a day gone by ("… for 10 yesterday"); "on Monday" may be next
+/// Monday.
+static LIFTED_AFTER: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:yesterday|last (?:week|time|session|monday|tuesday|wednesday|thursday|friday|saturday|sunday)|this morning)\b")
+        .unwrap_or_else(|e| panic!("lifted-after pattern: {e}"))
+});
+/// Words of a prescription in a figure's sentence: "the sheet has", "suggested", "the
+/// progression wants", "planned".
+static PRESCRIBED_WORDS: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:suggest\w*|plan\w*|program\w*|programme|sheet|prescri\w*|target\w*|progression|wants?|calls? for|schedul\w*|next|should|aim\w*|goal|would|will|could|supposed)\b")
+        .unwrap_or_else(|e| panic!("prescribed words pattern: {e}"))
+});
+
+/// Whether the sentence `text` says the load at `at` was lifted: words of a set lifted in its
+/// clause (before it, or a day gone by after it), and no words of a prescription in the
+/// sentence.
+fn lifted_claim(text: &str, at: &std::ops::Range<usize>) -> bool {
+    let before = text.get(..at.start).unwrap_or_default();
+    let clause = &before[CLAUSE_BEFORE_STARTS
+        .find_iter(before)
+        .last()
+        .map_or(0, |m| m.end())..];
+    let after = text.get(at.end..).unwrap_or_default();
+    let after = &after[..CLAUSE_AFTER_ENDS
+        .find(after)
+        .map_or(after.len(), |m| m.start())];
+    (LIFTED_BEFORE.is_match(clause) || LIFTED_AFTER.is_match(after))
+        && !PRESCRIBED_WORDS.is_match(text)
+}
 
 /// How far a figure may be from the lifter's own number: a conversion's rounding.
 const SAID_TOLERANCE_KG: f64 = 0.5;
@@ -2637,7 +2965,16 @@ fn unbacked(text: &str, facts: &Facts, lead: Option<&str>) -> Vec<Stated> {
     }
     // Whether the sentence tells of a set done: read once, not for each figure.
     let tells_done = DONE_WORDS.is_match(text);
+    let mut last: Option<Stated> = None;
     for (i, w) in stated.into_iter().enumerate() {
+        // "Your 24 kg bell is 50 lb": a conversion, wrong (52.9 lb), whoever it is about.
+        let wrong = last.as_ref().is_some_and(|p| wrong_conversion(text, p, &w));
+        last = Some(w.clone());
+        if wrong {
+            out.push(w.clone());
+            prev = Some((w, true));
+            continue;
+        }
         if converted[i] {
             continue;
         }
@@ -2781,6 +3118,34 @@ fn restates(text: &str, p: &Stated, w: &Stated, any_words: bool) -> bool {
                 && between.len() <= 60
                 && !between.contains(|c: char| c.is_ascii_digit() || ".!?;)".contains(c))))
 }
+
+/// Between a figure and its conversion: "(", "=", "is about", "bell is", "which is roughly".
+static CONVERSION_BETWEEN: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)^\s*(?:[a-z]+\s+)?(?:\(|/|=|≈|is|are|equals|weighs|(?:,\s*)?(?:which|that)\s+is|that's|or)\s*(?:about|around|roughly|approximately|approx\.?|~|just\s+(?:under|over))?\s*$")
+        .unwrap_or_else(|e| panic!("conversion between pattern: {e}"))
+});
+/// How far a conversion meant as one may be off: beyond it, the two figures are two weights.
+const CONVERSION_MEANT_SHARE: f64 = 0.25;
+
+/// Whether `w` converts `p` to the other unit (the words between say so, and it is near) and
+/// gets it wrong: off by more than 1 % (2.5 % hedged), and by more than half a kilogram.
+fn wrong_conversion(text: &str, p: &Stated, w: &Stated) -> bool {
+    let in_lb = |s: &Stated| (s.raw - s.kg).abs() > 0.01;
+    let between = text.get(p.at.end..w.at.start).unwrap_or_default();
+    if p.bare || w.bare || in_lb(p) == in_lb(w) || !CONVERSION_BETWEEN.is_match(between) {
+        return false;
+    }
+    let hedged = between.contains(['~', '≈']) || ABOUT_WORDS.is_match(between);
+    let share = if hedged { ABOUT_SHARE } else { RESTATED_SHARE };
+    let off = (p.kg - w.kg).abs();
+    off <= p.kg * CONVERSION_MEANT_SHARE && off > (p.kg * share).max(SAID_TOLERANCE_KG)
+}
+
+/// Words of a hedge: "about", "roughly", "just under".
+static ABOUT_WORDS: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:about|around|roughly|approximately|approx|just)\b")
+        .unwrap_or_else(|e| panic!("about words pattern: {e}"))
+});
 
 /// A bracket opened right before a figure: "(", "(roughly ", "(~".
 static PAREN_OPENS: LazyLock<Regex> = LazyLock::new(|| {
@@ -4721,6 +5086,142 @@ mod tests {
                     r"112 \text{ kg}",
                 ),
                 (r"The deadlift's estimated 1RM is \text{107 kg}.", "107 kg"),
+            ],
+        );
+    }
+
+    /// The eleventh labelled set's round (28 Nov): what its failures taught.
+    #[test]
+    fn a_prescription_is_no_set_lifted() {
+        let mut f = Facts::in_unit(Unit::Kg);
+        f.add_json(&json!({"exercise_id": "deadlift", "sessions": [
+            {"date": "2027-02-11", "top_set": {"weight_kg": 170, "reps": 5, "rir": 2}}],
+            "progression": {"action": "add_load", "weight_kg": 172.5, "reps": 5, "sets": 4,
+                "rationale": "170 kg x 5 with two in reserve: go to 172.5 kg."}}));
+        f.add_json(&json!({"exercise_id": "bench-press", "target_reps": 4, "weight_kg": 110,
+            "display": "110 kg", "rationale": "From 107.5 kg x 5 at RIR 2 on 2027-02-09: 4 reps at RIR 2 is 110 kg.",
+            "basis": [{"date": "2027-02-09", "weight_kg": 107.5, "reps": 5}]}));
+        judged(
+            &f,
+            &[
+                "Last week's deadlift was 170 kg for 5.",
+                "The progression wants 172.5 kg for 5 next week.",
+                "Bench today: 110 kg for 4, as suggested.",
+                // What a suggestion was drawn from was lifted.
+                "Last Tuesday's bench was 107.5 x 5.",
+            ],
+            &[
+                ("Last week's deadlift was 172.5 kg for 5.", "172.5 kg"),
+                ("You benched 110 kg for 4 last week.", "110 kg"),
+            ],
+        );
+    }
+
+    #[test]
+    fn a_conversion_is_held_to_its_arithmetic() {
+        let f = Facts::in_unit(Unit::Lb);
+        judged(
+            &f,
+            &["Your 24 kg bell is about 53 lb.", "A 20 kg bar is 44 lb."],
+            &[
+                (
+                    "Your 24 kg bell is 50 lb, so the 32 is a big jump.",
+                    "50 lb",
+                ),
+                ("Your 16 kg bell is about 30 lb.", "30 lb"),
+            ],
+        );
+    }
+
+    #[test]
+    fn a_lift_named_short_is_the_lifters_only_one() {
+        let mut f = Facts::in_unit(Unit::Lb);
+        f.add_json(
+            &json!({"recent_sessions": [{"date": "2027-03-01", "exercises": [
+            {"exercise_id": "dumbbell-bench-press", "top_set": {"weight_kg": 34.0, "reps": 8}},
+            {"exercise_id": "bulgarian-split-squat", "top_set": {"weight_kg": 24.9, "reps": 10}},
+            {"exercise_id": "incline-dumbbell-press", "top_set": {"weight_kg": 27.2, "reps": 10}},
+            {"exercise_id": "paused-bench-press", "top_set": {"weight_kg": 40.8, "reps": 3}}]}]}),
+        );
+        judged(
+            &f,
+            &[
+                "Your flat bench was 75 x 8 on Monday.",
+                "Split squat: 55 x 10.",
+                "Incline press was 60 x 10.",
+            ],
+            &[
+                // An implement named is that implement's lift, and a paused bench is no bench.
+                ("Barbell bench: 75 x 8.", "75"),
+                ("Your flat bench was 90 x 3.", "90"),
+            ],
+        );
+    }
+
+    #[test]
+    fn a_day_named_is_that_day() {
+        let mut f = Facts::in_unit(Unit::Lb);
+        f.set_today(NaiveDate::from_ymd_opt(2027, 3, 3).unwrap_or_default());
+        f.add_json(&json!({"exercise_id": "dumbbell-bench-press", "sessions": [
+            {"date": "2027-03-01", "top_set": {"weight_kg": 34.0, "reps": 8}},
+            {"date": "2027-02-22", "top_set": {"weight_kg": 32.9, "reps": 8}}]}));
+        f.add_json(&json!({"latest_weekly_review": {"week": "2027-W08",
+            "summary": "Dumbbell bench press 72.5 lb x 8."}}));
+        judged(
+            &f,
+            &[
+                "Monday's dumbbell bench was 75 x 8.",
+                "Last Monday's dumbbell bench was 72.5 x 8.",
+            ],
+            &[("Monday's dumbbell bench was 72.5 x 8.", "72.5")],
+        );
+    }
+
+    #[test]
+    fn a_goal_is_no_bodyweight_and_a_cell_may_be_hedged() {
+        let mut f = Facts::in_unit(Unit::Lb);
+        f.add_text("Lifter: unit lb, bodyweight 187 lb, goals: bodyweight 180 lb by summer.");
+        f.add_json(
+            &json!({"exercise_id": "cambered-bar-bench-press", "sessions": [
+            {"date": "2027-02-11", "top_set": {"weight_kg": 92.5, "reps": 6}, "e1rm_kg": 117.2}]}),
+        );
+        judged(
+            &f,
+            &[
+                "Bodyweight: 187 lb now, heading for 180 lb.",
+                "| Cambered Bar Bench | 92.5 kg x 6 | ~117 kg |",
+                "A heavy loop band can add roughly 50 lb at the top of a push-up.",
+            ],
+            &[(
+                "At 180 lb you're already at your bodyweight target.",
+                "180 lb",
+            )],
+        );
+    }
+
+    #[test]
+    fn what_the_log_holds_and_what_a_card_is_about() {
+        let mut f = Facts::in_unit(Unit::Lb);
+        f.add_said("Landmine press I think I had 40 on the sleeve last Thursday.");
+        f.add_json(&json!({"exercise_id": "landmine-press", "sessions": [
+            {"date": "2027-02-25", "top_set": {"weight_kg": 15.9, "reps": 8}}]}));
+        f.add_json(
+            &json!({"exercise_id": "bulgarian-split-squat", "weight_kg": 26.1, "target_reps": 8}),
+        );
+        f.add_json(
+            &json!({"latest_insight_cards": [{"workout_date": "2027-03-02",
+            "summary": "Split squats with 55 lb per hand for 10.",
+            "recommendations": ["Go to 57.5 lb per hand next Tuesday."]}]}),
+        );
+        judged(
+            &f,
+            &["The card says to go to 57.5 lb on split squats."],
+            &[
+                ("Your landmine record in the log is 40 lb x 8.", "40 lb"),
+                (
+                    "Landmine press: load 57.5 lb on the sleeve for 6.",
+                    "57.5 lb",
+                ),
             ],
         );
     }

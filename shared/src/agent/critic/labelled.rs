@@ -8,8 +8,8 @@
 //! used for development: the "fresh" one, the "third" and the "fourth" (held out through the
 //! morning of 27 November, development since), the "fifth" (held out until 1192861) and the
 //! "sixth", written as development data, the "seventh" (held out until 91650ff), the "eighth"
-//! (until 73c0dc3), the "ninth" (until ac0b26f) and the "tenth" (until c803cbf). The
-//! "eleventh" is held out now.
+//! (until 73c0dc3), the "ninth" (until ac0b26f), the "tenth" (until c803cbf) and the
+//! "eleventh" (until 7a07e69). The "twelfth" is held out now.
 
 use serde_json::Value;
 
@@ -88,6 +88,21 @@ fn facts_of(context: &Value) -> Facts {
     facts.add_text(context["briefing"].as_str().unwrap_or_default());
     for r in context["tool_results"].as_array().into_iter().flatten() {
         facts.add_json(&r["result"]);
+    }
+    // The lifter's date, as production has it: the snapshot's "today", else the day the
+    // workout in progress started.
+    let today = context["tool_results"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find_map(|r| {
+            r["result"]["today"]
+                .as_str()
+                .or(r["result"]["workout"]["started_at"].as_str())
+        })
+        .and_then(|d| chrono::NaiveDate::parse_from_str(d.get(..10)?, "%Y-%m-%d").ok());
+    if let Some(today) = today {
+        facts.set_today(today);
     }
     facts
 }
@@ -329,16 +344,32 @@ fn the_number_check_on_a_tenth_set() {
 /// a man of 38 in pounds in a garage gym with adjustable dumbbells, a landmine, bands and
 /// kettlebells in kilograms) by an eleventh helper: held out, measured against the checker
 /// before the tenth set's changes (c803cbf: 82 of 90, 45 of 62) and after them (82 of 90,
-/// 46 of 62).
+/// 46 of 62; the same at 7a07e69). Development data since 28 Nov.
 const ELEVENTH_CONTEXTS: &str =
     include_str!("../../../../tests/data/critic/eleventh-contexts.json");
 const ELEVENTH_SENTENCES: &str =
     include_str!("../../../../tests/data/critic/eleventh-sentences.json");
 
 #[test]
-fn the_number_check_on_an_eleventh_set_held_out() {
-    // Only the figures: its failures are not printed, so that nothing is tuned on it. As
-    // measured (docs/models.md): below the bar on both.
-    let sentences = (ELEVENTH_CONTEXTS, ELEVENTH_SENTENCES);
-    below_the_bar("eleventh", sentences, (90, 60), (82, 46));
+fn the_number_check_on_an_eleventh_set() {
+    // At the bar since 28 Nov: a prescription is no set lifted, a conversion is held to its
+    // arithmetic, a lift named short is the lifter's only one, a day named is that day.
+    development_set("eleventh", ELEVENTH_CONTEXTS, ELEVENTH_SENTENCES, (90, 60));
+}
+
+/// A twelfth set (27 Nov 2026, a new session), two more lifters (a woman of 29 in kilograms
+/// two months into a 3x5 linear progression, ill for a week and with a failed session,
+/// mid-workout; a masters lifter of 47 in pounds who moved gyms and finished a deload week)
+/// by a twelfth helper, who read neither the checker nor any other labelled sentence: held
+/// out, measured against the checker at 7a07e69 (83 of 90, 45 of 60) and after the eleventh
+/// set's round (the same).
+const TWELFTH_CONTEXTS: &str = include_str!("../../../../tests/data/critic/twelfth-contexts.json");
+const TWELFTH_SENTENCES: &str =
+    include_str!("../../../../tests/data/critic/twelfth-sentences.json");
+
+#[test]
+fn the_number_check_on_a_twelfth_set_held_out() {
+    // Only the figures: its failures are not printed, so that nothing is tuned on it.
+    let sentences = (TWELFTH_CONTEXTS, TWELFTH_SENTENCES);
+    below_the_bar("twelfth", sentences, (90, 60), (83, 45));
 }
