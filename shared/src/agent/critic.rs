@@ -68,7 +68,7 @@ const MIN_BARE_LOAD: f64 = 20.0;
 /// "drop the trap bar to 405", "back to 105" (`n`); a bell by its size, "swinging the 24"
 /// (`o`); "315 for a double" is `a`. Two or three digits (a goal's total four): a year is no load.
 static BARE_LOAD: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(?:(?P<a>\d{2,3}(?:\.\d{1,2})?)\s?(?:(?:x|×|for)\s?\d{1,2}\b|for\s(?:a\s)?(?:(?:heavy|hard|solid|clean|smooth|fast|easy|light|strong)\s)?(?:singles?|doubles?|triples?)\b)|(?:\d{1,2}\s?[x×]\s?)?\d{1,2}\s?(?:reps?\s)?(?:@|at)\s?(?P<b>\d{2,3}(?:\.\d{1,2})?)\b|(?:benched|squatted|deadlifted|pressed|rowed|pulled|lifted|handled|(?:worked|built|work|build) up to)\s(?P<c>\d{2,3}(?:\.\d{1,2})?)\b|(?:e1rm|1rm|max|best|pr)\s(?:(?:is|was|of|at)\s)?(?:now\s|probably\s|likely\s)?(?:about\s|around\s|roughly\s|nearly\s|~\s?)?(?P<d>\d{2,3}(?:\.\d{1,2})?)\b|(?:singles?|doubles?|triples?|sets|top set)\s(?:at|@|with)\s(?P<e>\d{2,3}(?:\.\d{1,2})?)\b|\bfrom\s(?:about\s|around\s)?(?P<f>\d{2,3}(?:\.\d{1,2})?)\s?(?:to|-|–)\s?(?:about\s|around\s)?\d|\bto\s(?:bench|squat|deadlift|pull|press|total)\s(?P<g>\d{2,4}(?:\.\d{1,2})?)\b|\b(?:the|pair of)\s(?P<h>\d{2,3}(?:\.\d{1,2})?)s\b|\b(?P<i>\d{2,3}(?:\.\d{1,2})?)\s(?:per|a|each|in each)\s(?:hand|handle|arm)\b|\b(?:attempts?|openers?|warm-?ups?)\b:?\s(?:of\s|at\s|is\s|was\s)?(?P<j>\d{2,3}(?:\.\d{1,2})?)\b|\b(?:open|take|try|load)\s(?:the\s[a-z]+\s)?(?:at\s|with\s)?(?P<k>\d{2,3}(?:\.\d{1,2})?)\b|\b(?:is|are|was|were)\s(?:at|up to|now)\s(?P<l>\d{2,3}(?:\.\d{1,2})?)\b|\b(?:single|double|triple|top (?:[a-z]+ )?set|opener|attempt)\b[^.!?\d]{0,30}?\b(?:was|is)\s(?P<m>\d{2,3}(?:\.\d{1,2})?)\b|\b(?:drop|dropping|bring|take|go|move|jump|bump|raise|lower|cut|get|getting|got|work|working)\s(?:(?:the|your|it|that|this)\s(?:[a-z]+\s){0,3})?(?:back\s|down\s|up\s)?to\s(?P<n>\d{2,3}(?:\.\d{1,2})?)\b|\b(?:swing|swings|swinging|swung|goblet|pressing|cleaning|snatching|carrying|carried|using|grab)\s(?:with\s)?the\s(?P<o>\d{1,2}(?:\.\d)?)\b)")
+    Regex::new(r"(?i)\b(?:(?P<a>\d{2,3}(?:\.\d{1,2})?)\s?(?:(?:x|×|for)\s?\d{1,2}\b|for\s(?:a\s)?(?:(?:heavy|hard|solid|clean|smooth|fast|easy|light|strong)\s)?(?:singles?|doubles?|triples?)\b)|(?:\d{1,2}\s?[x×]\s?)?\d{1,2}\s?(?:reps?\s)?(?:@|at)\s?(?P<b>\d{2,3}(?:\.\d{1,2})?)\b|(?:benched|squatted|deadlifted|pressed|rowed|pulled|lifted|handled|(?:worked|built|work|build) up to)\s(?P<c>\d{2,3}(?:\.\d{1,2})?)\b|(?:e1rm|1rm|max|best|pr)\s(?:(?:is|was|of|at)\s)?(?:now\s|probably\s|likely\s)?(?:about\s|around\s|roughly\s|nearly\s|~\s?)?(?P<d>\d{2,3}(?:\.\d{1,2})?)\b|(?:singles?|doubles?|triples?|sets|top set)\s(?:at|@|with)\s(?P<e>\d{2,3}(?:\.\d{1,2})?)\b|\bfrom\s(?:about\s|around\s)?(?P<f>\d{2,3}(?:\.\d{1,2})?)\s?(?:to|-|–)\s?(?:about\s|around\s)?\d|\bto\s(?:bench|squat|deadlift|pull|press|total)\s(?P<g>\d{2,4}(?:\.\d{1,2})?)\b|\b(?:the|pair of)\s(?P<h>\d{2,3}(?:\.\d{1,2})?)s\b|\b(?P<i>\d{2,3}(?:\.\d{1,2})?)\s(?:per|a|each|in each)\s(?:hand|handle|arm)\b|\b(?:attempts?|openers?|warm-?ups?)\b:?\s(?:of\s|at\s|is\s|was\s)?(?P<j>\d{2,3}(?:\.\d{1,2})?)\b|\b(?:open|take|try|load)\s(?:the\s[a-z]+\s)?(?:at\s|with\s)?(?P<k>\d{2,3}(?:\.\d{1,2})?)\b|\b(?:is|are|was|were)\s(?:at|up to|now)\s(?P<l>\d{2,3}(?:\.\d{1,2})?)\b|\b(?:single|double|triple|top (?:[a-z]+ )?set|opener|attempt)\b[^.!?\d]{0,30}?\b(?:was|is)\s(?P<m>\d{2,3}(?:\.\d{1,2})?)\b|\b(?:drop|dropping|bring|take|go|move|jump|bump|raise|lower|cut|get|getting|got|work|working)\s(?:(?:the|your|it|that|this)\s(?:[a-z]+\s){0,3})?(?:back\s|down\s|up\s)?to\s(?P<n>\d{2,3}(?:\.\d{1,2})?)\b|\b(?:swing|swings|swinging|swung|goblet|pressing|cleaning|snatching|carrying|carried|using|grab)\s(?:with\s)?the\s(?P<o>\d{1,2}(?:\.\d)?)\b|\b(?:weigh|weighs|weighed|weighing)\s(?:in\sat\s)?(?:about\s|around\s|roughly\s|~\s?)?(?P<p>\d{2,3}(?:\.\d{1,2})?)\b)")
         .unwrap_or_else(|e| panic!("bare load pattern: {e}"))
 });
 /// What, right after a shorthand set, makes it no load: a time, a share, a clock ("30 for 10
@@ -496,9 +496,9 @@ static MOVE_ASKED_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)\b(?:go|move|bump|step|come|push|nudge|creep|inch|work)\s+(?:it\s+|them\s+|that\s+)?(?:up|down|back)(?:\s+by)?(?:\s+(?:another|just|only))?\s*$")
         .unwrap_or_else(|e| panic!("move asked pattern: {e}"))
 });
-/// "… 25 kg plate a side makes ": the sum of plates on a bar.
+/// "… 25 kg plate a side makes ", "so a pair is about ": the sum of plates on a bar.
 static PLATE_SUM_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(?:a|per|each)\s+side\b[^.!?]{0,30}\b(?:makes?|gives?(?:\s+you)?|comes?\s+to|totals?|=)\s*$")
+    Regex::new(r"(?i)(?:\b(?:a|per|each)\s+side\b[^.!?]{0,30}\b(?:makes?|gives?(?:\s+you)?|comes?\s+to|totals?|=)|\b(?:a|the)\s+pair\s+(?:is|are|weighs?|comes?\s+to|makes?)(?:\s+(?:about|around|roughly))?)\s*$")
         .unwrap_or_else(|e| panic!("plate sum pattern: {e}"))
 });
 /// Words before a weight that make it a threshold: "more than about 50 lb", "well past".
@@ -593,7 +593,7 @@ static CLASS_AFTER: LazyLock<Regex> = LazyLock::new(|| {
 /// "An Olympic bar is 20 kg", "a kettlebell weighs 16 kg", "a standard axle usually weighs
 /// about 20 kg", "handles themselves weigh between 10 kg and 25 kg": an implement's weight.
 static IMPLEMENT_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(bar|barbell|kettlebell|bell|plate|sled|carriage|axle|log|handles?|yoke|frame|belt|chain|implement)s?\s+((itself|themselves|alone|empty)\s+)?((usually|typically|often|generally|normally)\s+)?(is|are|weighs|weigh|vary|range)(,?\s+(about|usually|typically|around|roughly|somewhere|anywhere|between|from))*\s*$")
+    Regex::new(r"(?i)\b(bar|barbell|kettlebell|bell|plate|sled|carriage|axle|log|handles?|yoke|frame|belt|chain|implement)s?\s+((itself|themselves|alone|empty)\s+)?((usually|typically|often|generally|normally)\s+)?(is|are|weighs|weigh|vary|range|run|come)(,?\s+(about|usually|typically|around|roughly|somewhere|anywhere|between|from))*\s*$")
         .unwrap_or_else(|e| panic!("implement pattern: {e}"))
 });
 
@@ -810,6 +810,14 @@ pub(super) fn weights_in(text: &str, claim: bool) -> Vec<Stated> {
                 if kind == Kind::Goal && GOAL_MET_BEFORE.is_match(before) {
                     kind = Kind::Load;
                 }
+                // "Your squat goal is 70 kg for 5 by June", "the deadlift target of 100 kg for 5
+                // is on your goals list": a goal of a set.
+                if kind == Kind::Load
+                    && (GOAL_BEFORE.is_match(before)
+                        || (TARGET_OF_BEFORE.is_match(before) && GOALS_WORD.is_match(text)))
+                {
+                    kind = Kind::Goal;
+                }
             } else if matches!(kind, Kind::Load | Kind::Best) && GOAL_BEFORE.is_match(before) {
                 kind = Kind::Goal;
             } else if let Some(p) = prev.filter(|_| {
@@ -900,7 +908,7 @@ fn is_bodyweight(text: &str, at: &std::ops::Range<usize>) -> bool {
             .unwrap_or_else(|e| panic!("bodyweight-after pattern: {e}"))
     });
     static BEFORE: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r"(?i)\b(?:you\s+weigh|weighing|weigh(?:s|ed)?\s+in\s+at|body\s*weight(?:\s+(?:is|of|was))?(?:\s+(?:now|currently|still))?(?:\s+at)?\s*:?)\s*(?:about\s+|around\s+|roughly\s+|~\s*)?$")
+        Regex::new(r"(?i)\b(?:(?:you|she|he)\s+(?:weigh|weighed|weighs)|weighing|weigh(?:s|ed)?\s+in\s+at|body\s*weight(?:\s+(?:is|of|was))?(?:\s+(?:now|currently|still))?(?:\s+at)?\s*:?)\s*(?:about\s+|around\s+|roughly\s+|~\s*)?$")
             .unwrap_or_else(|e| panic!("bodyweight-before pattern: {e}"))
     });
     static YOU_ARE: LazyLock<Regex> = LazyLock::new(|| {
@@ -968,6 +976,19 @@ static GOAL_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
 static GOAL_MET_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)(?:^|[.!?,;:]\s*|\b(?:you|you've|you have|just|already|on|work|job)\s+)(?:hit|hitting|reached|reaching|achieved|achieving|smashed|smashing|crushed|crushing|made)\s+(?:your|the|that)\s*$")
         .unwrap_or_else(|e| panic!("goal met pattern: {e}"))
+});
+/// "target of ", "target is ": a goal when the sentence speaks of goals.
+static TARGET_OF_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\btargets?\s+(?:of|is|are)\s*$")
+        .unwrap_or_else(|e| panic!("target-of pattern: {e}"))
+});
+static GOALS_WORD: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(?i)\bgoals?\b").unwrap_or_else(|e| panic!("goals word: {e}")));
+
+/// A wish in the data's words: "wants a 225 lb power clean", "hoping to bench 100 kg".
+static WANTS_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:wants?|wanting|hopes?|hoping|aims?|aiming|dreams? of)\s+(?:to\s+\w+\s+|for\s+|a\s+|an\s+|at\s+)?(?:about\s+)?$")
+        .unwrap_or_else(|e| panic!("wants pattern: {e}"))
 });
 /// A line's goals: "goals: snatch 90 kg and clean and jerk 110 kg by April".
 static GOALS_LABEL: LazyLock<Regex> = LazyLock::new(|| {
@@ -1126,7 +1147,7 @@ fn bare_loads(text: &str) -> Vec<(f64, f64, std::ops::Range<usize>)> {
     let mut out = Vec::new();
     for c in BARE_LOAD.captures_iter(text) {
         let load = [
-            "a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l", "m", "n", "o",
+            "a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l", "m", "n", "o", "p",
         ]
         .iter()
         .find_map(|n| c.name(n));
@@ -1257,6 +1278,8 @@ pub struct Facts {
     totals: Vec<f64>,
     /// The lifter's date, when known: "last Wednesday" is measured from it.
     today: Option<NaiveDate>,
+    /// The days of sessions the data names a deload ("C - Push Press + Row (deload)").
+    deload_days: std::collections::BTreeSet<NaiveDate>,
     /// Reps in reserve and RPE the data and the lifter's message give.
     efforts: effort::Efforts,
     /// The lifts the tool results hold figures of, by their ids (prose aside).
@@ -1369,6 +1392,31 @@ struct Under {
     planned: bool,
 }
 
+/// A day a figure's prose gives it: "From 62.5 kg x 5 at RIR 1 on 2027-04-12 (e1RM 75 kg)",
+/// "62.0 kg on 2027-02-15", "(logged 2027-04-12)".
+static ON_DAY: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:on|logged|dated)\s+(\d{4}-\d{2}-\d{2})\b")
+        .unwrap_or_else(|e| panic!("on-day pattern: {e}"))
+});
+
+/// The day the words around the figure at `at` give it: the one "on 2027-04-12" of its part
+/// of the line (up to a colon, a semicolon or a sentence's end), when there is one.
+fn dated_in_prose(line: &str, at: &std::ops::Range<usize>) -> Option<NaiveDate> {
+    let is_end = |c: char| matches!(c, ':' | ';' | '\n');
+    let start = line[..at.start].rfind(is_end).map_or(0, |i| i + 1);
+    let end = line[at.end..]
+        .find(is_end)
+        .map_or(line.len(), |i| at.end + i);
+    let part = &line[start..end];
+    let mut days = ON_DAY
+        .captures_iter(part)
+        .filter_map(|c| NaiveDate::parse_from_str(&c[1], "%Y-%m-%d").ok());
+    match (days.next(), days.next()) {
+        (Some(day), None) => Some(day),
+        _ => None,
+    }
+}
+
 /// Keys of a tool result's object that hold what is prescribed, not what was lifted.
 const PLANNED_KEYS: &[&str] = &[
     "planned",
@@ -1380,6 +1428,17 @@ const PLANNED_KEYS: &[&str] = &[
     "suggestion",
     "prescription",
 ];
+
+/// How much of a string in the data is prescribed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Prescribed {
+    /// Nothing: what was done.
+    No,
+    /// A prescription's words: the figures its words prescribe ([`PRESCRIBING`]).
+    InWords,
+    /// All of it: a recommendation ("Back to working weights on Monday: trap bar 405 lb x 5").
+    Whole,
+}
 
 /// Words of a prescription's prose before the figure it prescribes: "go to", "drop to", "hold
 /// the triples at", "8 reps at RIR 2 is", "add reps,".
@@ -1405,11 +1464,28 @@ const IMPLEMENT_WORDS: &[&str] = &[
 /// their Bulgarian one, their "landmine press" their single-arm one.
 const LEFT_OUT_WORDS: &[&str] = &["bulgarian", "flat", "single", "one", "arm"];
 
-/// A sentence that names an implement: "Barbell bench: 60 x 10" is no lifter's dumbbell bench.
-static IMPLEMENT_NAMED: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(?:barbell|dumbbells?|kettlebells?|cable|machine|smith|bb|db|kb)\b")
-        .unwrap_or_else(|e| panic!("implement named pattern: {e}"))
-});
+/// The implements a sentence names, as lift ids spell them: "Barbell bench: 60 x 10" is no
+/// lifter's dumbbell bench.
+fn implements_named(text: &str) -> Vec<&'static str> {
+    static NAMED: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?i)\b(?:barbell|dumbbells?|kettlebells?|cable|machine|smith|bb|db|kb)\b")
+            .unwrap_or_else(|e| panic!("implement named pattern: {e}"))
+    });
+    let mut out: Vec<&'static str> = NAMED
+        .find_iter(text)
+        .map(|m| match m.as_str().to_ascii_lowercase().as_str() {
+            "barbell" | "bb" => "barbell",
+            "dumbbell" | "dumbbells" | "db" => "dumbbell",
+            "kettlebell" | "kettlebells" | "kb" => "kettlebell",
+            "cable" => "cable",
+            "machine" => "machine",
+            _ => "smith",
+        })
+        .collect();
+    out.sort_unstable();
+    out.dedup();
+    out
+}
 
 /// Keys of what was lifted, inside a prescription too: a suggestion's `basis`.
 const LIFTED_KEYS: &[&str] = &["basis", "logged", "history", "sessions", "lifted"];
@@ -1459,9 +1535,10 @@ fn gone_key(k: &str) -> bool {
         .any(|w| ["from", "previous", "prev", "before", "old", "next", "start"].contains(&w))
 }
 
-/// After a figure in prose: a week gone by ("152 lb in the week of 2026-12-07", "3 weeks ago").
+/// After a figure in prose: a week gone by ("152 lb in the week of 2026-12-07", "3 weeks ago",
+/// "502 lb the week before").
 static GONE_AFTER: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)^\s*\(?\s*(?:(?:in|on|during) the week of|(?:\w+\s+){0,2}ago\b)")
+    Regex::new(r"(?i)^\s*\(?\s*(?:(?:in|on|during) the week of|(?:\w+\s+){0,2}ago\b|(?:the|a) (?:week|session|month) before\b|(?:the )?(?:previous|prior) (?:week|session|month)\b)")
         .unwrap_or_else(|e| panic!("gone-after pattern: {e}"))
 });
 /// Right before a figure: the start of a change ("down to 141 from 152").
@@ -1493,12 +1570,22 @@ static NOW_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
         .unwrap_or_else(|e| panic!("now-before pattern: {e}"))
 });
 
+/// Whether `text` holds a figure: digits that start a word ("e1RM" and "1RM" hold none).
+fn has_figure(text: &str) -> bool {
+    static FIGURE: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(r"(?:^|[^\w])\d").unwrap_or_else(|e| panic!("figure: {e}")));
+    FIGURE.is_match(text)
+        && text
+            .split(|c: char| !c.is_alphanumeric())
+            .any(|w| w.starts_with(|c: char| c.is_ascii_digit()) && !w.eq_ignore_ascii_case("1rm"))
+}
+
 /// Whether `before` says the figure after it holds now, with no figure between.
 fn now_before(before: &str) -> bool {
     NOW_BEFORE
         .find_iter(before)
         .last()
-        .is_some_and(|m| !before[m.end()..].contains(|c: char| c.is_ascii_digit()))
+        .is_some_and(|m| !has_figure(&before[m.end()..]))
 }
 
 /// Keys of a tool result's object that say which lift it is about.
@@ -1578,7 +1665,7 @@ impl Facts {
 
     /// Prose (the briefing, a string in tool data): its weights with units, by kind and lift.
     pub fn add_text(&mut self, text: &str) {
-        self.add_prose(text, None, None, false, None);
+        self.add_prose(text, None, None, Prescribed::No, None);
     }
 
     /// Prose whose weights are `kind` when given, else what the words say, and about `lift`
@@ -1593,26 +1680,25 @@ impl Facts {
         text: &str,
         kind: Option<Kind>,
         lift: Option<&str>,
-        planned: bool,
+        planned: Prescribed,
         day: Option<(NaiveDate, bool)>,
     ) {
         let source = self.prose.len();
         self.prose.push(text.to_string());
         self.efforts.add_prose(text);
-        let prescribed: Vec<usize> = if planned {
-            let all = weights_in(text, false);
-            // A figure alone ("display": "110 kg") is what is prescribed.
-            let alone = all.len() == 1 && text.split_whitespace().count() <= 2;
-            (0..all.len())
+        let all = weights_in(text, false);
+        let prescribed: Vec<usize> = match planned {
+            Prescribed::No => Vec::new(),
+            Prescribed::Whole => all.iter().map(|w| w.at.start).collect(),
+            // Led by words that prescribe, not what it was drawn from ("Last session's 105 kg x 5
+            // left a rep in reserve").
+            Prescribed::InWords => (0..all.len())
                 .filter(|&i| {
                     let from = if i == 0 { 0 } else { all[i - 1].at.end };
-                    alone
-                        || PRESCRIBING.is_match(text.get(from..all[i].at.start).unwrap_or_default())
+                    PRESCRIBING.is_match(text.get(from..all[i].at.start).unwrap_or_default())
                 })
                 .map(|i| all[i].at.start)
-                .collect()
-        } else {
-            Vec::new()
+                .collect(),
         };
         let mut offset = 0;
         for line in text.split_inclusive('\n') {
@@ -1667,8 +1753,10 @@ impl Facts {
                         planned: false,
                     });
                 }
-                let goal = (GOALS_LABEL.is_match(&line[..w.at.start]) || kind == Some(Kind::Goal))
-                    .then_some(Kind::Goal);
+                let goal = (GOALS_LABEL.is_match(&line[..w.at.start])
+                    || kind == Some(Kind::Goal)
+                    || WANTS_BEFORE.is_match(&line[..w.at.start]))
+                .then_some(Kind::Goal);
                 // "goals: bodyweight 180 lb by summer" is a goal, not what they weigh.
                 let body_kind = body.then_some(Kind::Body).filter(|_| goal.is_none());
                 if body_kind.is_some() {
@@ -1683,8 +1771,8 @@ impl Facts {
                     reps: w.reps.as_ref().map(|(r, _)| Reps::Done(*r)),
                     current: !GONE_AFTER.is_match(after)
                         && !FROM_JUST_BEFORE.is_match(&line[..w.at.start]),
-                    date: day.map(|(d, _)| d),
-                    week: day.is_some_and(|(_, w)| w),
+                    date: dated_in_prose(line, &w.at).or(day.map(|(d, _)| d)),
+                    week: dated_in_prose(line, &w.at).is_none() && day.is_some_and(|(_, w)| w),
                     sign: direction(line, &w.at),
                     planned: prescribed.contains(&(offset + w.at.start)),
                 });
@@ -1753,11 +1841,26 @@ impl Facts {
                 s,
                 kind,
                 lift,
-                under.planned || key.is_some_and(|k| PLANNED_KEYS.contains(&k)),
+                if key.is_some_and(|k| PLANNED_KEYS.contains(&k)) {
+                    Prescribed::Whole
+                } else if under.planned {
+                    Prescribed::InWords
+                } else {
+                    Prescribed::No
+                },
                 under.date.map(|d| (d, under.week)),
             ),
             Value::Array(a) => a.iter().for_each(|x| self.add_json_under(key, x, under)),
             Value::Object(m) => {
+                if let Some((d, false)) = dated(m)
+                    && ["name", "summary"].iter().any(|k| {
+                        m.get(*k)
+                            .and_then(Value::as_str)
+                            .is_some_and(|s| s.to_ascii_lowercase().contains("deload"))
+                    })
+                {
+                    self.deload_days.insert(d);
+                }
                 // A set not yet lifted has no day: it is today's plan, not the latest lift.
                 let day = if m.get("status").and_then(Value::as_str) == Some("planned") {
                     None
@@ -1918,12 +2021,14 @@ impl Facts {
                             reps: None,
                             done: false,
                             lifted: false,
+                            next: false,
                             from_log: false,
                             when: When::Any,
                             direction: None,
                         }))
             });
         }
+        let lifted = w.kind == Kind::Load && lifted_claim(text, &w.at);
         readings.iter().any(|kg| {
             self.backs_within(&Claim {
                 kind: w.kind,
@@ -1934,18 +2039,48 @@ impl Facts {
                 lift: lift.as_deref(),
                 reps,
                 done: DONE_CLAIM_BEFORE.is_match(before),
-                lifted: w.kind == Kind::Load && lifted_claim(text, &w.at),
-                from_log: FROM_LOG.is_match(before),
+                lifted,
+                next: w.kind == Kind::Load && next_claim(text, &w.at),
+                // A past session of a lift the log holds is the log's to tell: "you benched 37.5
+                // kg last week", which the lifter remembered and the log does not hold.
+                from_log: FROM_LOG.is_match(before)
+                    || (lifted
+                        && LOGGED_TIME.is_match(text)
+                        && lift.as_deref().is_some_and(|l| self.held.contains(l))),
                 direction: (w.kind == Kind::Change)
                     .then(|| direction(text, &w.at))
                     .flatten(),
-                when: if matches!(
-                    w.kind,
-                    Kind::Load | Kind::E1rm | Kind::TrainingMax | Kind::Body
-                ) {
-                    when_claimed(text, &w.at)
-                } else {
-                    When::Any
+                when: match w.kind {
+                    // "Your clean e1RM this week is 216 lb": an estimate of now.
+                    Kind::E1rm
+                        if ESTIMATE_THIS_WEEK.is_match(text) && !OTHER_WEEK.is_match(text) =>
+                    {
+                        When::Now
+                    }
+                    // "Today's rows are 40 kg": today's sets, done or planned.
+                    Kind::Load if TODAYS_BEFORE.is_match(before) => When::Day(DayNamed::Today),
+                    // "Rows in the deload were the 100s": the deload's sessions.
+                    // "Your last heavy trap bar set": the last that was no deload.
+                    Kind::Load if !self.deload_days.is_empty() && LAST_HEAVY.is_match(before) => {
+                        When::LastHeavy
+                    }
+                    Kind::Load
+                        if !self.deload_days.is_empty() && {
+                            let (before, after) = clause_around(text, &w.at);
+                            IN_DELOAD.is_match(before) || IN_DELOAD.is_match(after)
+                        } =>
+                    {
+                        When::Deload
+                    }
+                    Kind::Load | Kind::E1rm | Kind::TrainingMax | Kind::Body => {
+                        match when_claimed(text, &w.at) {
+                            // "on Wednesday" is the last one only of a set said to be lifted:
+                            // "Front squat goes to 250 lb on Wednesday" is the next.
+                            When::Day(DayNamed::Weekday(_)) if !lifted => When::Any,
+                            when => when,
+                        }
+                    }
+                    _ => When::Any,
                 },
             })
         })
@@ -2016,7 +2151,7 @@ impl Facts {
             .lift_at(text, w.at.clone())
             .or_else(|| self.heading_lift(text, w.at.start))
             .or(lead.map(str::to_string))
-            .map(|l| self.lifters_version(l, IMPLEMENT_NAMED.is_match(text)))
+            .map(|l| self.lifters_version(l, &implements_named(text)))
     }
 
     /// The lift the lifter means by `lift`: itself when the data has it, else their one machine
@@ -2025,23 +2160,22 @@ impl Facts {
     /// squat, their one walking lunge for lunges, else their one lift whose words hold the
     /// lift's, implements aside ("bench press" to a lifter whose data has no bench press but a
     /// dumbbell one).
-    fn lifters_version(&self, lift: String, implement_named: bool) -> String {
+    fn lifters_version(&self, lift: String, implements: &[&str]) -> String {
         if self.held.iter().any(|l| same_lift(l, &lift)) {
             return lift;
         }
         if let Some(machine) = self.machine_version(&lift) {
             return machine;
         }
-        match self.only_holding(&lift) {
-            Some(theirs) if !implement_named => theirs,
-            _ => lift,
-        }
+        self.only_holding(&lift, implements).unwrap_or(lift)
     }
 
     /// Their one lift whose words hold `lift`'s, implements aside: "split squat" to a lifter
     /// whose tool results hold only the Bulgarian split squat, "flat bench" to one who has only
     /// a dumbbell bench press.
-    fn only_holding(&self, lift: &str) -> Option<String> {
+    /// An implement the sentence names (`implements`) is in their lift's id: "barbell bench"
+    /// is no dumbbell bench.
+    fn only_holding(&self, lift: &str, implements: &[&str]) -> Option<String> {
         let words_of = |id: &str| -> Vec<String> {
             id.split(['-', '_', ' '])
                 .map(str::to_ascii_lowercase)
@@ -2062,13 +2196,14 @@ impl Facts {
         // paused bench" is another lift than "bench").
         let mut holding = self.held.iter().filter(|l| {
             let theirs = words_of(l);
-            named.iter().any(|n| {
-                !n.is_empty()
-                    && n.iter().all(|w| theirs.contains(w))
-                    && theirs
-                        .iter()
-                        .all(|w| n.contains(w) || LEFT_OUT_WORDS.contains(&w.as_str()))
-            })
+            implements.iter().all(|i| l.split('-').any(|w| w == *i))
+                && named.iter().any(|n| {
+                    !n.is_empty()
+                        && n.iter().all(|w| theirs.contains(w))
+                        && theirs
+                            .iter()
+                            .all(|w| n.contains(w) || LEFT_OUT_WORDS.contains(&w.as_str()))
+                })
         });
         match (holding.next(), holding.next()) {
             (Some(only), None) => Some(only.clone()),
@@ -2130,7 +2265,10 @@ impl Facts {
         if !f.current {
             return false;
         }
-        let Some(day) = f.date else { return true };
+        // The deload's sets are dated: a figure of no day is none of them.
+        let Some(day) = f.date else {
+            return when != When::Deload;
+        };
         // The latest day of its lift's figures of its kind (an e1RM against e1RMs): only dated
         // figures are read, and their lift (prose reading) only once the day and kind fit.
         let latest = || {
@@ -2150,6 +2288,35 @@ impl Facts {
         // A day's slack: tools date a session in the lifter's zone or in UTC.
         match when {
             When::Recent => (self.today.unwrap_or_else(latest) - day).num_days() <= RECENT_DAYS,
+            When::LastHeavy => {
+                let slack = chrono::Duration::days(1);
+                let deload = |d: NaiveDate| {
+                    self.deload_days
+                        .iter()
+                        .any(|x| (*x - slack..=*x + slack).contains(&d))
+                };
+                let lift = self.lift_of_fact(f);
+                let last = self
+                    .weights
+                    .iter()
+                    .filter(|g| g.kind == f.kind && !g.week)
+                    .filter(|g| match (self.lift_of_fact(g), &lift) {
+                        (Some(a), Some(b)) => same_lift(&a, b),
+                        _ => false,
+                    })
+                    .filter_map(|g| g.date)
+                    .filter(|d| !deload(*d))
+                    .max();
+                !f.week && !deload(day) && last.is_some_and(|l| (l - day).num_days() <= 1)
+            }
+            When::Deload => {
+                let slack = chrono::Duration::days(1);
+                !f.week
+                    && self
+                        .deload_days
+                        .iter()
+                        .any(|d| (*d - slack..=*d + slack).contains(&day))
+            }
             When::Day(named) => match self.today {
                 // A week's figure holds on each of its days; a session's on its day (a day's
                 // slack: tools date a session in the lifter's zone or in UTC).
@@ -2162,6 +2329,7 @@ impl Facts {
                         (day - slack..=day + slack).contains(&on)
                     }
                 }
+                None if named == DayNamed::Today => (latest() - day).num_days() <= 1,
                 None => (latest() - day).num_days() <= RECENT_DAYS,
             },
             _ => (latest() - day).num_days() <= 1,
@@ -2179,7 +2347,7 @@ impl Facts {
                 if self.held.contains(&named) {
                     return Some(named);
                 }
-                Some(self.only_holding(&named).unwrap_or(named))
+                Some(self.only_holding(&named, &[]).unwrap_or(named))
             })
             .or_else(|| f.lift.clone())
     }
@@ -2266,6 +2434,7 @@ impl Facts {
             reps,
             done,
             lifted,
+            next,
             from_log,
             when,
             direction,
@@ -2321,6 +2490,7 @@ impl Facts {
                 (kind != Kind::E1rm || s.max)
                     && !(now && s.past)
                     && (kind == Kind::TrainingMax) == s.tm
+                    && (!next || s.planned)
                     && !(s.planned && (done || now))
                     // A bodyweight is no number the lifter lifted ("benched 245 for 5").
                     && !(kind == Kind::Body && s.lifted)
@@ -2336,9 +2506,27 @@ impl Facts {
                 let may_back_lifted = |f: &Fact| {
                     !lifted || (!f.planned && (!of_held || self.lift_of_fact(f).is_some()))
                 };
+                // A day whose sets the data holds is told by them: "you pressed the 80s on
+                // Monday" is backed by Monday's log, not by a figure of no day.
+                let logged_that_day = match (when, self.today) {
+                    (When::Day(named), Some(today)) => {
+                        let on = named.on(today);
+                        self.weights.iter().any(|f| {
+                            f.kind == Kind::Load
+                                && !f.week
+                                && f.date.is_some_and(|d| (d - on).num_days().abs() <= 1)
+                                && lift.is_none_or(|l| {
+                                    self.lift_of_fact(f).is_some_and(|o| same_lift(&o, l))
+                                })
+                        })
+                    }
+                    _ => false,
+                };
                 let mut matching = self.weights.iter().filter(|f| {
                     // A bodyweight also backs a load of no lift ("at 82 kg, you're strong").
                     (!now || self.holds_then(f, when))
+                        && (!logged_that_day || f.date.is_some())
+                        && (!next || f.planned)
                         && may_back_lifted(f)
                         // "7 kg higher" is no drop of 7 kg.
                         && !matches!((direction, f.sign), (Some(a), Some(b)) if a != b && f.kind == Kind::Change)
@@ -2378,6 +2566,9 @@ struct Claim<'a> {
     /// Said to have been lifted ("you pressed the 80s", "last week's deadlift was …"): no
     /// prescription backs it.
     lifted: bool,
+    /// Said to be what comes next ("incline press next week: the 80s for 3 × 8"): only a
+    /// prescription backs it (or a plan the lifter wrote), not what was lifted.
+    next: bool,
     /// Said to be what the log holds ("the log confirms 125 lb"): the lifter's own number
     /// does not back it, only the data does.
     from_log: bool,
@@ -2532,11 +2723,16 @@ enum When {
     /// A day named: "yesterday", "Monday's", "on Monday" (the last Monday, or today); the last
     /// days when today is not known.
     Day(DayNamed),
+    /// The deload: the days of the sessions the data names so.
+    Deload,
+    /// The last session that was no deload ("your last heavy trap bar set").
+    LastHeavy,
 }
 
 /// A day named in a claim.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum DayNamed {
+    Today,
     Yesterday,
     Weekday(chrono::Weekday),
 }
@@ -2546,6 +2742,7 @@ impl DayNamed {
     fn on(self, today: NaiveDate) -> NaiveDate {
         use chrono::Datelike;
         match self {
+            DayNamed::Today => today,
             DayNamed::Yesterday => today - chrono::Duration::days(1),
             DayNamed::Weekday(w) => {
                 let back =
@@ -2641,7 +2838,8 @@ fn when_claimed(text: &str, at: &std::ops::Range<usize>) -> When {
     let after = &after[..CLAUSE_AFTER_ENDS
         .find(after)
         .map_or(after.len(), |m| m.start())];
-    let no_figure = |s: &str| !s.contains(|c: char| c.is_ascii_digit());
+    // Reps between are no figure of their own ("Friday's deadlift is 1 × 5 at 77.5 kg").
+    let no_figure = |s: &str| weights_in(s, true).is_empty();
     // "Stay at 100 kg for now", "from now on": advice, not what holds now.
     let now_words_after = NOW_AFTER
         .find(after)
@@ -2667,6 +2865,42 @@ fn when_claimed(text: &str, at: &std::ops::Range<usize>) -> When {
         When::Any
     }
 }
+
+/// An estimate said to be this week's: "your e1RM this week is", "your e1RM is … this week".
+static ESTIMATE_THIS_WEEK: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:e1rm|estimated max|estimate)\b[^.;!?]{0,40}\bthis week\b|\bthis week['’]s\s+(?:e1rm|estimated max|estimate)\b")
+        .unwrap_or_else(|e| panic!("estimate this week pattern: {e}"))
+});
+
+/// The last session that was no deload: "your last heavy", "last working", "last real".
+static LAST_HEAVY: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\blast\s+(?:heavy|working|real|proper|non-deload)\b[^.;!?\d]{0,40}$")
+        .unwrap_or_else(|e| panic!("last heavy pattern: {e}"))
+});
+
+/// The deload as a time: "in the deload", "during your deload", "the deload trap bar was".
+static IN_DELOAD: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:in|during)\s+(?:the|your|this|last)\s+deload\b|\bthe\s+deload\s+(?:\w+\s+){1,3}(?:was|were)\b")
+        .unwrap_or_else(|e| panic!("in-deload pattern: {e}"))
+});
+
+/// A past session's time: "last week", "yesterday", "last Monday", "Monday's".
+static LOGGED_TIME: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:last (?:week|time|session|workout|monday|tuesday|wednesday|thursday|friday|saturday|sunday)|yesterday|(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)['’]s)\b")
+        .unwrap_or_else(|e| panic!("logged time pattern: {e}"))
+});
+
+/// Today's sets named before a load: "Today's rows are ", "today's top set is ".
+static TODAYS_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\btoday['’]s\s+[^.;!?\d]{0,40}$")
+        .unwrap_or_else(|e| panic!("today's pattern: {e}"))
+});
+
+/// Another time in the sentence: "~80 kg last week → ~83 kg this week" compares two.
+static OTHER_WEEK: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:last week|the week before|previous week|ago|from|was|were)\b|→|->")
+        .unwrap_or_else(|e| panic!("other week pattern: {e}"))
+});
 
 /// "The log confirms", "your records show", "in the log", "you logged": a figure said to be in
 /// the data.
@@ -2698,8 +2932,46 @@ static PRESCRIBED_WORDS: LazyLock<Regex> = LazyLock::new(|| {
 /// clause (before it, or a day gone by after it), and no words of a prescription in the
 /// sentence.
 fn lifted_claim(text: &str, at: &std::ops::Range<usize>) -> bool {
+    let (clause, after) = clause_around(text, at);
+    (LIFTED_BEFORE.is_match(clause) || LIFTED_AFTER.is_match(after))
+        && !PRESCRIBED_WORDS.is_match(text)
+}
+
+/// What comes next, in a figure's clause: "next week", "next session", "next Monday".
+static NEXT_TIME: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\bnext\s+(?:week|session|time|workout|monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b")
+        .unwrap_or_else(|e| panic!("next time pattern: {e}"))
+});
+/// Words of a load held where it was: "stay at the 80s next week" may be what was lifted.
+static HOLD_WORDS: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:stay|stays|staying|hold|holds|holding|keep|keeps|keeping|repeat|repeats|again|same|still|remain|remains)\b")
+        .unwrap_or_else(|e| panic!("hold words pattern: {e}"))
+});
+
+/// Whether the sentence `text` says the load at `at` is what comes next: words of the next
+/// session in its clause (or leading its sentence, "Incline press next week: the 80s"), and
+/// no words of a load held where it was.
+fn next_claim(text: &str, at: &std::ops::Range<usize>) -> bool {
+    let (before, after) = clause_around(text, at);
+    let lead = text.get(..at.start).unwrap_or_default();
+    let lead = lead.split_once(':').map_or("", |(l, _)| l);
+    // "Go from 180 to 190 lb next Monday": the start is what was lifted.
+    (NEXT_TIME.is_match(before) || NEXT_TIME.is_match(after) || NEXT_TIME.is_match(lead))
+        && !FROM_JUST_BEFORE.is_match(text.get(..at.start).unwrap_or_default())
+        && !HOLD_WORDS.is_match(text)
+        && !CONDITION_WORDS.is_match(text)
+}
+/// A condition or a choice: "if 80 feels easy next week", "or stay".
+static CONDITION_WORDS: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:if|unless|once|whether|or|either)\b")
+        .unwrap_or_else(|e| panic!("condition words pattern: {e}"))
+});
+
+/// The words of the figure at `at`'s clause before it and after it: "Push press went 155 × 5
+/// on the 9th" and "125 × 5 in the deload" are two clauses.
+fn clause_around<'t>(text: &'t str, at: &std::ops::Range<usize>) -> (&'t str, &'t str) {
     let before = text.get(..at.start).unwrap_or_default();
-    let clause = &before[CLAUSE_BEFORE_STARTS
+    let before = &before[CLAUSE_BEFORE_STARTS
         .find_iter(before)
         .last()
         .map_or(0, |m| m.end())..];
@@ -2707,8 +2979,7 @@ fn lifted_claim(text: &str, at: &std::ops::Range<usize>) -> bool {
     let after = &after[..CLAUSE_AFTER_ENDS
         .find(after)
         .map_or(after.len(), |m| m.start())];
-    (LIFTED_BEFORE.is_match(clause) || LIFTED_AFTER.is_match(after))
-        && !PRESCRIBED_WORDS.is_match(text)
+    (before, after)
 }
 
 /// How far a figure may be from the lifter's own number: a conversion's rounding.
@@ -3162,7 +3433,7 @@ static CONVERTED_BETWEEN: LazyLock<Regex> = LazyLock::new(|| {
 });
 /// Words of what is usual for everyone: "usually", "in most", "for women".
 static GENERIC: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(?:usually|typically|generally|commonly|normally|often|standard|for (?:men|women|males|females)|in most|most (?:lifters|people|gyms|programs|programmes|coaches|athletes))\b")
+    Regex::new(r"(?i)\b(?:usually|typically|generally|commonly|normally|often|standard|for (?:men|women|males|females)|(?:men|women)['’]s|in most|most (?:lifters|people|gyms|programs|programmes|coaches|athletes))\b")
         .unwrap_or_else(|e| panic!("generic pattern: {e}"))
 });
 /// The lifter spoken of ("her first squat session").
@@ -5098,9 +5369,11 @@ mod tests {
             {"date": "2027-02-11", "top_set": {"weight_kg": 170, "reps": 5, "rir": 2}}],
             "progression": {"action": "add_load", "weight_kg": 172.5, "reps": 5, "sets": 4,
                 "rationale": "170 kg x 5 with two in reserve: go to 172.5 kg."}}));
-        f.add_json(&json!({"exercise_id": "bench-press", "target_reps": 4, "weight_kg": 110,
-            "display": "110 kg", "rationale": "From 107.5 kg x 5 at RIR 2 on 2027-02-09: 4 reps at RIR 2 is 110 kg.",
-            "basis": [{"date": "2027-02-09", "weight_kg": 107.5, "reps": 5}]}));
+        f.add_json(
+            &json!({"exercise_id": "bench-press", "target_reps": 4, "weight_kg": 110,
+            "rationale": "From 107.5 kg x 5 at RIR 2 on 2027-02-09: 4 reps at RIR 2 is 110 kg.",
+            "basis": [{"date": "2027-02-09", "weight_kg": 107.5, "reps": 5}]}),
+        );
         judged(
             &f,
             &[
@@ -5223,6 +5496,112 @@ mod tests {
                     "57.5 lb",
                 ),
             ],
+        );
+    }
+
+    /// The twelfth labelled set's round (28 Nov): times a claim names.
+    #[test]
+    fn now_today_the_deload_and_next_week_are_times() {
+        let mut f = Facts::in_unit(Unit::Kg);
+        f.set_today(NaiveDate::from_ymd_opt(2027, 4, 14).unwrap_or_default());
+        f.add_json(&json!({"exercise_id": "bench-press", "sessions": [
+            {"date": "2027-04-09", "top_set": {"weight_kg": 36.25, "reps": 5}, "e1rm_kg": 43.5},
+            {"date": "2027-04-05", "top_set": {"weight_kg": 35, "reps": 5}, "e1rm_kg": 42.0}]}));
+        f.add_json(&json!({"exercise_id": "barbell-row", "kind": "best_e1rm",
+            "weight_kg": 40, "reps": 5, "date": "2027-04-09"}));
+        f.add_json(
+            &json!({"workout": {"started_at": "2027-04-14T18:20:00+02:00", "exercises": [
+            {"exercise_id": "barbell-row", "sets": [{"status": "planned",
+                "planned": {"reps": 5, "weight_kg": 42.5}}]}]}}),
+        );
+        judged(
+            &f,
+            &[
+                "Your current bench e1RM is 43.5 kg.",
+                "Today's rows are 42.5 kg for 3x5.",
+                "Bench e1RM: ~42 kg last week → ~43.5 kg this week.",
+            ],
+            &[
+                // "e1RM" holds no figure between "current" and the estimate.
+                (
+                    "Your current bench e1RM is \\( 42 \\text{ kg} \\).",
+                    "42 \\text{ kg}",
+                ),
+                ("Today's rows are 40 kg for 3x5.", "40 kg"),
+            ],
+        );
+        let mut g = Facts::in_unit(Unit::Lb);
+        g.set_today(NaiveDate::from_ymd_opt(2027, 4, 18).unwrap_or_default());
+        g.add_json(&json!({"recent_sessions": [
+            {"date": "2027-04-16", "name": "C - Push Press + Row (deload)", "exercises": [
+                {"exercise_id": "dumbbell-row", "top_set": {"weight_kg": 36.3, "reps": 10}}]},
+            {"date": "2027-04-12", "name": "A - Trap Bar (deload)", "exercises": [
+                {"exercise_id": "trap-bar-deadlift", "top_set": {"weight_kg": 156.5, "reps": 5}}]},
+            {"date": "2027-04-09", "name": "C - Push Press + Row", "exercises": [
+                {"exercise_id": "dumbbell-row", "top_set": {"weight_kg": 45.4, "reps": 10}}]},
+            {"date": "2027-04-05", "name": "A - Trap Bar", "exercises": [
+                {"exercise_id": "trap-bar-deadlift", "top_set": {"weight_kg": 195.0, "reps": 4}}]},
+            {"date": "2027-03-22", "name": "A - Trap Bar", "exercises": [
+                {"exercise_id": "trap-bar-deadlift", "top_set": {"weight_kg": 199.6, "reps": 5}}]}]}));
+        g.add_json(
+            &json!({"exercise_id": "trap-bar-deadlift", "target_reps": 5,
+            "weight_kg": 183.7, "display": "405 lb"}),
+        );
+        g.add_json(&json!({"exercise_id": "dumbbell-incline-press", "action": "add_load",
+            "weight_kg": 38.6, "reps": 8, "rationale": "80 lb x 8 with two in reserve: go to 85 lb."}));
+        judged(
+            &g,
+            &[
+                "Rows in the deload were the 80s for 10.",
+                "Your last heavy trap bar set was 430 × 4.",
+                "Incline dumbbell press next week: the 85s for 3 × 8.",
+                "Stay with the 80s on incline dumbbell press next week if the shoulder complains.",
+            ],
+            &[
+                ("Rows in the deload were the 100s for 10.", "100"),
+                ("The deload trap bar was 405 × 5.", "405"),
+                ("Your last heavy trap bar set was 440 × 5.", "440"),
+                ("Incline dumbbell press next week: the 80s for 3 × 8.", "80"),
+            ],
+        );
+    }
+
+    #[test]
+    fn goals_wishes_bodyweights_and_what_the_lifter_remembers() {
+        let mut f = Facts::in_unit(Unit::Kg);
+        f.set_today(NaiveDate::from_ymd_opt(2027, 4, 14).unwrap_or_default());
+        f.add_said("I'm sure I benched 37.5 last week. I weighed 64.1 kg this morning, up from 62 when I started.");
+        f.add_text("Lifter: bodyweight 63.8 kg (logged 2027-04-12; 62.0 kg on 2027-02-15), goals: squat 70 kg for 5 by the end of June 2027, deadlift 100 kg for 5 this year.");
+        f.add_json(&json!({"exercise_id": "bench-press", "sessions": [
+            {"date": "2027-04-09", "top_set": {"weight_kg": 36.25, "reps": 5}}]}));
+        f.add_json(
+            &json!({"memories": [{"text": "Wants a 90 kg squat for a single before summer."}]}),
+        );
+        judged(
+            &f,
+            &[
+                "Your squat goal is 70 kg for 5 by the end of June.",
+                "The deadlift target of 100 kg for 5 is on your goals list too.",
+                "You weighed 64.1 kg this morning.",
+                "You remember 37.5 kg, but the log has 36.25 kg for 5.",
+            ],
+            &[
+                ("You benched 37.5 kg last week.", "37.5 kg"),
+                ("You weighed 62 kg this morning.", "62 kg"),
+                ("You've already hit your 90 kg squat.", "90 kg"),
+            ],
+        );
+        let mut g = Facts::in_unit(Unit::Lb);
+        g.add_text("Lifter: bodyweight 206 lb, goals: keep bodyweight near 200 lb.");
+        g.add_text("Logs each 25 kg bumper as 55 lb.");
+        judged(
+            &g,
+            &[
+                "A 25 kg bumper is 55.1 lb, so a pair is about 110 lb.",
+                "Men's Olympic bars are 20 kg, about 44 lb, a touch under the 45 lb people assume.",
+                "Trap bars run anywhere from about 45 to 75 lb, so weigh the new one if you can.",
+            ],
+            &[("You weighed 200 this morning.", "200")],
         );
     }
 }

@@ -9,7 +9,8 @@
 //! morning of 27 November, development since), the "fifth" (held out until 1192861) and the
 //! "sixth", written as development data, the "seventh" (held out until 91650ff), the "eighth"
 //! (until 73c0dc3), the "ninth" (until ac0b26f), the "tenth" (until c803cbf) and the
-//! "eleventh" (until 7a07e69). The "twelfth" is held out now.
+//! "eleventh" (until 7a07e69) and the "twelfth" (until b549e70). The "thirteenth" is held out
+//! now.
 
 use serde_json::Value;
 
@@ -362,14 +363,32 @@ fn the_number_check_on_an_eleventh_set() {
 /// mid-workout; a masters lifter of 47 in pounds who moved gyms and finished a deload week)
 /// by a twelfth helper, who read neither the checker nor any other labelled sentence: held
 /// out, measured against the checker at 7a07e69 (83 of 90, 45 of 60) and after the eleventh
-/// set's round (the same).
+/// set's round (b549e70: the same). Development data since 28 Nov.
 const TWELFTH_CONTEXTS: &str = include_str!("../../../../tests/data/critic/twelfth-contexts.json");
 const TWELFTH_SENTENCES: &str =
     include_str!("../../../../tests/data/critic/twelfth-sentences.json");
 
 #[test]
-fn the_number_check_on_a_twelfth_set_held_out() {
+fn the_number_check_on_a_twelfth_set() {
+    // At the bar since 28 Nov: "e1RM" holds no figure, today's and the deload's sets, the last
+    // heavy set, next week's load, the lifter's remembered set against the log, goals of sets.
+    development_set("twelfth", TWELFTH_CONTEXTS, TWELFTH_SENTENCES, (90, 60));
+}
+
+/// A thirteenth set (28 Nov), two more lifters (a climber of 34 in kilograms whose weighted
+/// pull-up is his bodyweight and a belt's load; a night-shift nurse of 41 in pounds on a
+/// push/pull/legs split with cables and a Smith machine, mid-workout, after a shoulder tweak)
+/// by a thirteenth helper, who read neither the checker nor any other labelled sentence: held
+/// out, measured at 7a07e69 (89 of 90, 45 of 62), after the eleventh set's round (b549e70: 89
+/// of 90, 48 of 62) and after the twelfth's (89 of 90, 50 of 62).
+const THIRTEENTH_CONTEXTS: &str =
+    include_str!("../../../../tests/data/critic/thirteenth-contexts.json");
+const THIRTEENTH_SENTENCES: &str =
+    include_str!("../../../../tests/data/critic/thirteenth-sentences.json");
+
+#[test]
+fn the_number_check_on_a_thirteenth_set_held_out() {
     // Only the figures: its failures are not printed, so that nothing is tuned on it.
-    let sentences = (TWELFTH_CONTEXTS, TWELFTH_SENTENCES);
-    below_the_bar("twelfth", sentences, (90, 60), (83, 45));
+    let sentences = (THIRTEENTH_CONTEXTS, THIRTEENTH_SENTENCES);
+    below_the_bar("thirteenth", sentences, (90, 60), (89, 50));
 }
