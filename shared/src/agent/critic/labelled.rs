@@ -380,7 +380,8 @@ fn the_number_check_on_a_twelfth_set() {
 /// push/pull/legs split with cables and a Smith machine, mid-workout, after a shoulder tweak)
 /// by a thirteenth helper, who read neither the checker nor any other labelled sentence: held
 /// out, measured at 7a07e69 (89 of 90, 45 of 62), after the eleventh set's round (b549e70: 89
-/// of 90, 48 of 62) and after the twelfth's (89 of 90, 50 of 62).
+/// of 90, 48 of 62), after the twelfth's (a62f6af: 89 of 90, 50 of 62) and after a review's
+/// mends of both, which narrowed some readings (89 of 90, 49 of 62).
 const THIRTEENTH_CONTEXTS: &str =
     include_str!("../../../../tests/data/critic/thirteenth-contexts.json");
 const THIRTEENTH_SENTENCES: &str =
@@ -390,5 +391,5 @@ const THIRTEENTH_SENTENCES: &str =
 fn the_number_check_on_a_thirteenth_set_held_out() {
     // Only the figures: its failures are not printed, so that nothing is tuned on it.
     let sentences = (THIRTEENTH_CONTEXTS, THIRTEENTH_SENTENCES);
-    below_the_bar("thirteenth", sentences, (90, 60), (89, 50));
+    below_the_bar("thirteenth", sentences, (90, 60), (89, 49));
 }
