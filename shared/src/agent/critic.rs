@@ -1976,6 +1976,18 @@ impl Facts {
     /// and lift, or 2.5 % for an approximation ("about 140 kg"). Its lift is the one its
     /// sentence names, else its list's heading's, else `lead` (its paragraph's).
     pub(super) fn backs_in(&self, text: &str, w: &Stated, lead: Option<&str>) -> bool {
+        self.backs_within_tolerance(text, w, lead, TOLERANCE_KG)
+    }
+
+    /// [`Self::backs_in`], a figure stated as it is (no hedge, no change) held within
+    /// `tolerance_kg` of the data's.
+    fn backs_within_tolerance(
+        &self,
+        text: &str,
+        w: &Stated,
+        lead: Option<&str>,
+        tolerance_kg: f64,
+    ) -> bool {
         let before = text.get(..w.at.start).unwrap_or_default().trim_end();
         let last_word = before
             .rsplit(|c: char| c.is_whitespace())
@@ -1992,7 +2004,7 @@ impl Facts {
                 // "-0.3 kg" is no change of -1.1 kg; "8 kg" may be 7.7 kg rounded.
                 (kg * CHANGE_SHARE).clamp(MIN_CHANGE_TOLERANCE_KG, TOLERANCE_KG)
             } else {
-                TOLERANCE_KG
+                tolerance_kg
             }
         };
         let lift = self.claimed_lift(text, w, lead);
@@ -3369,7 +3381,16 @@ fn unbacked(text: &str, facts: &Facts, lead: Option<&str>) -> Vec<Stated> {
                     && ((tells_done && set_load) || labelled_by_lift(text, &w, facts))
                     && !RATE_AFTER.is_match(text.get(w.at.end..).unwrap_or_default())
                     && facts.holds_lift_of(text, &w, lead);
-                is_checked(text, w.kg, &w.at, done, named) && !facts.backs_in(text, &w, lead)
+                is_checked(text, w.kg, &w.at, done, named)
+                    && (!facts.backs_in(text, &w, lead)
+                        || prev.as_ref().is_some_and(|(p, p_bad)| {
+                            !p_bad && set_apart(text, p, &w) && {
+                                // "Your squat e1RM is 121 kg, higher than your usual 120 kg":
+                                // a second figure set apart from the first, which the data
+                                // backs only within the first's reach, is the first's.
+                                !facts.backs_within_tolerance(text, &w, lead, SET_APART_KG)
+                            }
+                        }))
             }
         };
         if bad {
@@ -3409,6 +3430,39 @@ fn unbacked(text: &str, facts: &Facts, lead: Option<&str>) -> Vec<Stated> {
     out.sort_by_key(|w| w.at.start);
     out
 }
+
+/// How near the data a figure set apart from a neighbour must be: a conversion's rounding.
+const SET_APART_KG: f64 = 0.3;
+
+/// Whether `w` is set apart from `p` before it, as two values of one kind in a sentence
+/// ("121 kg, higher than your usual 120 kg"): both stated plainly (no hedge, no unit's
+/// restatement), within a tolerance's reach of each other but not the same value.
+fn set_apart(text: &str, p: &Stated, w: &Stated) -> bool {
+    let hedged = |s: &Stated| {
+        let before = text.get(..s.at.start).unwrap_or_default().trim_end();
+        before.ends_with(['~', '≈'])
+            || before
+                .rsplit(|c: char| c.is_whitespace())
+                .next()
+                .is_some_and(|l| ABOUT_BEFORE.contains(&l.to_ascii_lowercase().as_str()))
+    };
+    let between = text.get(p.at.end..w.at.start).unwrap_or_default();
+    p.kind == w.kind
+        && !matches!(w.kind, Kind::Change | Kind::Cell)
+        && !hedged(p)
+        && !hedged(w)
+        && !restates(text, p, w, false)
+        && COMPARED_APART.is_match(between)
+        && (p.kg - w.kg).abs() >= 0.5
+        && (p.kg - w.kg).abs() <= 2.0 * TOLERANCE_KG
+}
+
+/// Words between two figures that set the second apart from the first: "higher than your
+/// usual", "above", "compared with", "up from".
+static COMPARED_APART: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:higher|lower|more|less|heavier|lighter|above|below|over|under|than|compared|versus|vs|up from|down from|from|was|were)\b")
+        .unwrap_or_else(|e| panic!("compared apart pattern: {e}"))
+});
 
 /// Right before a small load: a set's ("with 4 kg", "at 3 kg", "using the 4 kg").
 static SET_LOAD_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
@@ -5744,6 +5798,29 @@ mod tests {
                 "Use the 24 kg or the 25 kg for goblet squats.",
             ],
             &[],
+        );
+    }
+
+    /// Qwen 1.5B (28 Nov, whole suite, pain report): "Your current squat e1RM is 121 kg, which
+    /// is higher than your usual strength of 120 kg." The 120 passed within a kilogram of the
+    /// 121 it was set apart from.
+    #[test]
+    fn a_figure_set_apart_from_the_datas_is_not_the_datas() {
+        let mut f = Facts::in_unit(Unit::Kg);
+        f.add_json(&json!({"exercise_id": "back-squat", "sessions": [
+            {"date": "2026-11-24", "top_set": {"weight_kg": 105, "reps": 5}, "e1rm_kg": 121.0},
+            {"date": "2026-11-17", "top_set": {"weight_kg": 102.5, "reps": 5}, "e1rm_kg": 119.6}]}));
+        judged(
+            &f,
+            &[
+                "Your squat e1RM is 121 kg, up from 119.6 kg.",
+                "Your squat e1RM is 121 kg, about 120 kg a week ago.",
+                "Your squat e1RM is about 121 kg.",
+            ],
+            &[(
+                "Your current squat e1RM is 121 kg, which is higher than your usual strength of 120 kg.",
+                "120 kg",
+            )],
         );
     }
 }
