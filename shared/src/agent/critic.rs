@@ -1580,12 +1580,8 @@ static NOW_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
 
 /// Whether `text` holds a figure: digits that start a word ("e1RM" and "1RM" hold none).
 fn has_figure(text: &str) -> bool {
-    static FIGURE: LazyLock<Regex> =
-        LazyLock::new(|| Regex::new(r"(?:^|[^\w])\d").unwrap_or_else(|e| panic!("figure: {e}")));
-    FIGURE.is_match(text)
-        && text
-            .split(|c: char| !c.is_alphanumeric())
-            .any(|w| w.starts_with(|c: char| c.is_ascii_digit()) && !w.eq_ignore_ascii_case("1rm"))
+    text.split(|c: char| !c.is_alphanumeric())
+        .any(|w| w.starts_with(|c: char| c.is_ascii_digit()) && !w.eq_ignore_ascii_case("1rm"))
 }
 
 /// Whether `before` says the figure after it holds now, with no figure between.
