@@ -24,7 +24,7 @@ pub(super) fn specs() -> Vec<ToolSpec> {
     vec![
         spec(
             "exercise_progress",
-            "One exercise over the last weeks: its sessions (top set, e1RM), weekly points, the e1RM change and trend, any plateau, and the next load.",
+            "One exercise over recent weeks: sessions (top set, e1RM), weekly points, e1RM change, trend, plateau, next load.",
             Some(json!({"type": "object", "properties": {
                 "exercise_id": {"type": "string", "description": "catalog id or name"},
                 "weeks": {"type": "integer", "minimum": 1, "maximum": MAX_PROGRESS_WEEKS}
@@ -40,7 +40,7 @@ pub(super) fn specs() -> Vec<ToolSpec> {
         ),
         spec(
             "training_analysis",
-            "The whole picture of the last 12 weeks: plateaus and what to do, muscle groups below MEV or above MRV, training load and whether to deload, consistency, trends, what to progress, and the newest insight cards and weekly review.",
+            "The last 12 weeks: plateaus and what to do, muscle groups below MEV or above MRV, training load and deload need, consistency, trends, what to progress, the newest insight cards and weekly review.",
             None,
         ),
     ]

@@ -35,7 +35,7 @@ pub(super) fn specs() -> Vec<ToolSpec> {
         ),
         spec(
             "suggest_weight",
-            "The load for a target number of reps and reps in reserve, from the lifter's recent sets (capped above their best), with its rationale.",
+            "The load for target reps and reps in reserve, from recent sets (capped above their best), with its rationale.",
             Some(json!({"type": "object", "properties": {
                 "exercise_id": {"type": "string"},
                 "target_reps": {"type": "integer", "minimum": 1, "maximum": 50},
@@ -63,7 +63,7 @@ pub(super) fn specs() -> Vec<ToolSpec> {
         ),
         spec(
             "training_set_query",
-            "Logged working sets, newest first (date, exercise, reps, weight, RIR), optionally for one exercise. Bounded: at most 100 sets from the last 180 days.",
+            "Logged working sets, newest first (date, exercise, reps, weight, RIR), optionally of one exercise; at most 100 from the last 180 days.",
             Some(json!({"type": "object", "properties": {
                 "exercise_id": {"type": "string"},
                 "days": {"type": "integer", "minimum": 1, "maximum": 180},
