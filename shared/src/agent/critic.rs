@@ -394,6 +394,7 @@ pub(super) fn is_checked(
     at: &std::ops::Range<usize>,
     done: bool,
     named: bool,
+    body_lift: bool,
 ) -> bool {
     // A change made is checked down to a kilogram ("up 10 lb since September"), under a
     // change's label to its tenths ("E1RM Change: -0.3 kg").
@@ -450,7 +451,7 @@ pub(super) fn is_checked(
         .to_ascii_lowercase();
     // "+20 kg for 5" on a pull-up or a dip is the load added to the body, not a change.
     let added_to_body = before.ends_with('+')
-        && BODYWEIGHT_LIFT.is_match(text)
+        && body_lift
         && (REPS_AFTER.is_match(&after)
             || ADDED_AFTER.is_match(&after)
             || LOAD_VERB_BEFORE.is_match(before));
@@ -532,7 +533,7 @@ static ADDED_AFTER: LazyLock<Regex> = LazyLock::new(|| {
 });
 /// "go to +40 lb", "try +40": the load to use, not a change.
 static LOAD_VERB_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(?:(?:go|move|jump|build|work)(?:\s+up)?\s+to|try|use|using|at|with|hit|did|do)\s*\+$")
+    Regex::new(r"(?i)\b(?:(?:go|move|jump|build|work)(?:\s+up)?\s+to|try|use|using|at|with|hit|did|do|done|was|were)\s*\+$")
         .unwrap_or_else(|e| panic!("load verb pattern: {e}"))
 });
 /// Lifts whose load is what is added to the body ("+20 kg for 5" on a weighted pull-up).
@@ -1042,9 +1043,10 @@ fn kind_after(after: &str) -> Option<Kind> {
     static TARGET: LazyLock<Regex> = LazyLock::new(|| {
         Regex::new(r"(?i)^\s*target\b").unwrap_or_else(|e| panic!("target pattern: {e}"))
     });
-    // "90 kg goal", "500 lb trap bar goal", "93 kg front squat by March".
+    // "90 kg goal", "500 lb trap bar goal", "93 kg front squat by March", "the 100 kg × 5
+    // front squat goal".
     static GOAL: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r"(?i)^\s*((?:[a-z&'-]+\s+){0,4}?)(?:goals?\b|by\s+(?:january|february|march|april|may|june|july|august|september|october|november|december|spring|summer|autumn|fall|winter|the meet|meet day|year[’']?s end|the end of (?:the |this |next )?(?:year|block|cycle|season|month|program|programme|meet prep))\b)")
+        Regex::new(r"(?i)^\s*(?:(?:x|×|for)\s*\d{1,2}\s+)?((?:[a-z&'-]+\s+){0,4}?)(?:goals?\b|by\s+(?:january|february|march|april|may|june|july|august|september|october|november|december|spring|summer|autumn|fall|winter|the meet|meet day|year[’']?s end|the end of (?:the |this |next )?(?:year|block|cycle|season|month|program|programme|meet prep))\b)")
             .unwrap_or_else(|e| panic!("goal pattern: {e}"))
     });
     // "38 lb of estimated strength": a change.
@@ -1074,14 +1076,14 @@ fn kind_after(after: &str) -> Option<Kind> {
     if TARGET_GOAL.is_match(after) {
         return Some(Kind::Goal);
     }
-    if (SET.is_match(after) && !DURATION.is_match(after)) || TARGET.is_match(after) {
-        Some(Kind::Load)
-    } else if GOAL.captures(after).is_some_and(|c| {
+    if GOAL.captures(after).is_some_and(|c| {
         // Only the lift's words between: "107 kg against a goal of 110 kg" is no goal.
         c[1].split_whitespace()
             .all(|w| !GOAL_NOT_BETWEEN.contains(&w.to_ascii_lowercase().as_str()))
     }) {
         Some(Kind::Goal)
+    } else if (SET.is_match(after) && !DURATION.is_match(after)) || TARGET.is_match(after) {
+        Some(Kind::Load)
     } else if TM_AFTER.is_match(after) {
         Some(Kind::TrainingMax)
     } else if MAX.is_match(after) {
@@ -1260,6 +1262,8 @@ fn said_weight(text: &str, n: f64, at: std::ops::Range<usize>) -> bool {
 #[derive(Debug, Default, Clone)]
 pub struct Facts {
     weights: Vec<Fact>,
+    /// Dated entries read so far ([`Fact::entry`]).
+    entries: usize,
     /// Numbers in the lifter's own message, with the lift named nearest them there: they back
     /// a claim of any kind about that lift, or of any lift when none was named (an e1RM only
     /// when the lifter spoke of one: "I hit 315 for a double" is no max of 315).
@@ -1314,7 +1318,7 @@ struct Said {
 
 /// Words before a number in the lifter's sentence that make it a plan.
 static PLANNED_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(thinking|planning|plan|want|wanna|hope|hoping|aim|aiming|goal|opener|attempts?|go to|go for|next (week|time|session)|should i|can i|could i|(?:i'?d|i would) (?:love|like)|love to|dream|wish|instead of|rather than)\b")
+    Regex::new(r"(?i)\b(thinking|planning|plan|want|wanna|hope|hoping|aim|aiming|goal|opener|attempts?|go to|go for|straight to|go up to|jump to|put on|next|should i|can i|could i|(?:i'?d|i would) (?:love|like)|love to|dream|wish|instead of|rather than)\b")
         .unwrap_or_else(|e| panic!("planned pattern: {e}"))
 });
 /// Words before a figure in a claim that say it was done: a plan backs none of them.
@@ -1352,6 +1356,11 @@ struct Fact {
     /// A load prescribed, not lifted (a planned set, a suggestion, a progression's next
     /// load): it backs no claim that it was lifted ("last week's deadlift was 172.5 kg").
     planned: bool,
+    /// The dated entry of the data it is in (a session, a record): a set's estimate is the
+    /// one beside it.
+    entry: Option<usize>,
+    /// A change's start, when the data names it ("+33 since week of 2027-03-22").
+    since: Option<NaiveDate>,
 }
 
 /// The reps of a set in the data.
@@ -1393,6 +1402,8 @@ struct Under {
     week: bool,
     /// A prescription: a planned set, a suggestion, a progression's next step.
     planned: bool,
+    /// The dated entry it is in ([`Fact::entry`]).
+    entry: Option<usize>,
 }
 
 /// A day a figure's prose gives it: "From 62.5 kg x 5 at RIR 1 on 2027-04-12 (e1RM 75 kg)",
@@ -1755,6 +1766,17 @@ impl Facts {
                         week: day.is_some_and(|(_, w)| w),
                         sign: sign.filter(|_| x > 0.0),
                         planned: false,
+                        entry: None,
+                        since: {
+                            let tail = &line[w.at.end..][c.get(0).map_or(0, |m| m.end()) - 5..];
+                            SINCE_DATE
+                                .find(tail)
+                                .filter(|m| m.start() == 0)
+                                .and_then(|_| date_named(&SINCE_DATE, tail))
+                                .and_then(|named| {
+                                    named.on_known(self.today.or(day.map(|(d, _)| d)))
+                                })
+                        },
                     });
                 }
                 let goal = (GOALS_LABEL.is_match(&line[..w.at.start])
@@ -1779,6 +1801,8 @@ impl Facts {
                     week: dated_in_prose(line, &w.at).is_none() && day.is_some_and(|(_, w)| w),
                     sign: direction(line, &w.at),
                     planned: prescribed.contains(&(offset + w.at.start)),
+                    entry: None,
+                    since: None,
                 });
             }
             offset += line.len();
@@ -1837,6 +1861,8 @@ impl Facts {
                         week: under.week,
                         sign,
                         planned: under.planned,
+                        entry: under.entry,
+                        since: None,
                     });
                 }
             }
@@ -1845,7 +1871,10 @@ impl Facts {
                 s,
                 kind,
                 lift,
-                if key.is_some_and(|k| PLANNED_KEYS.contains(&k)) {
+                // A weight written out in a prescription ("display": "105 lb") is its load.
+                if key.is_some_and(|k| PLANNED_KEYS.contains(&k))
+                    || (under.planned && (kind.is_some() || key == Some("display")))
+                {
                     Prescribed::Whole
                 } else if under.planned {
                     Prescribed::InWords
@@ -1887,6 +1916,12 @@ impl Facts {
                         && (under.planned
                             || key.is_some_and(|k| PLANNED_KEYS.contains(&k))
                             || is_prescription(m)),
+                    entry: if dated(m).is_some() {
+                        self.entries += 1;
+                        Some(self.entries)
+                    } else {
+                        under.entry
+                    },
                 };
                 for (k, x) in m
                     .iter()
@@ -2041,22 +2076,49 @@ impl Facts {
                             from_log: false,
                             when: When::Any,
                             direction: None,
+                            since: None,
                         }))
             });
         }
-        let lifted = w.kind == Kind::Load && lifted_claim(text, &w.at);
+        // "Your best-ever single was +32.5 kg": a best is a set lifted too.
+        let lifted = matches!(w.kind, Kind::Load | Kind::Best) && lifted_claim(text, &w.at);
         let (clause_before, clause_after) = clause_around(text, &w.at);
-        // A past session's time in the figure's own clause, of a lift the log holds dated sets
-        // of: "you benched 37.5 kg last week" is the log's to tell.
-        let logged_time = lifted
-            && (LOGGED_TIME.is_match(clause_before) || LOGGED_TIME.is_match(clause_after))
-            && lift.as_deref().is_some_and(|l| {
-                self.weights.iter().any(|f| {
-                    f.kind == Kind::Load
-                        && f.date.is_some()
+        // "Your best pull-up e1RM is 113.6 kg": a best of no time named is the highest
+        // estimate the data holds of the lift.
+        if w.kind == Kind::E1rm
+            && let Some(l) = lift.as_deref()
+            && BEST_EVER_BEFORE.is_match(clause_before)
+            && !BEST_OF_A_TIME.is_match(clause_before)
+        {
+            let highest = self
+                .weights
+                .iter()
+                .filter(|f| {
+                    f.kind == Kind::E1rm
                         && !f.planned
                         && self.lift_of_fact(f).is_some_and(|o| same_lift(&o, l))
                 })
+                .map(|f| f.kg)
+                .fold(f64::NAN, f64::max);
+            if readings.iter().all(|kg| highest - kg > tolerance(*kg)) {
+                return false;
+            }
+        }
+        // A past session's time in the figure's own clause, of a lift the log holds dated sets
+        // of: "you benched 37.5 kg last week" is the log's to tell.
+        // A sentence of no lift is of any the log holds; one that says it repeats the lifter
+        // ("as you said") is theirs to tell.
+        let logged_time = lifted
+            && (LOGGED_TIME.is_match(clause_before) || LOGGED_TIME.is_match(clause_after))
+            && !SAID_REFERRED.is_match(text)
+            && (lift.is_some() || self.names.mentions(text).is_empty())
+            && self.weights.iter().any(|f| {
+                f.kind == Kind::Load
+                    && f.date.is_some()
+                    && !f.planned
+                    && lift
+                        .as_deref()
+                        .is_none_or(|l| self.lift_of_fact(f).is_some_and(|o| same_lift(&o, l)))
             });
         readings.iter().any(|kg| {
             self.backs_within(&Claim {
@@ -2076,6 +2138,13 @@ impl Facts {
                 direction: (w.kind == Kind::Change)
                     .then(|| direction(text, &w.at))
                     .flatten(),
+                since: (w.kind == Kind::Change)
+                    .then(|| {
+                        date_named(&SINCE_DATE, clause_after)
+                            .or_else(|| date_named(&SINCE_DATE, clause_before))
+                    })
+                    .flatten()
+                    .and_then(|n| n.on_known(self.today.or_else(|| self.date_anchor(n)))),
                 when: match w.kind {
                     // "Your clean e1RM this week is 216 lb": an estimate of now.
                     Kind::E1rm
@@ -2084,7 +2153,12 @@ impl Facts {
                         When::Now
                     }
                     // "Today's rows are 40 kg": today's sets, done or planned.
-                    Kind::Load if TODAYS_BEFORE.is_match(clause_before) => {
+                    // "Today's deadlifts, 205 × 5 × 3": within a few words, over a comma.
+                    Kind::Load
+                        if TODAYS_BEFORE.is_match(clause_before)
+                            || (clause_before.trim().is_empty()
+                                && TODAYS_BEFORE.is_match(before)) =>
+                    {
                         When::Day(DayNamed::Today)
                     }
                     // "Rows in the deload were the 100s": the deload's sessions.
@@ -2105,7 +2179,21 @@ impl Facts {
                         match when_claimed(text, &w.at) {
                             // "on Wednesday" is the last one only of a set said to be lifted:
                             // "Front squat goes to 250 lb on Wednesday" is the next.
-                            When::Day(DayNamed::Weekday(_)) if !lifted => When::Any,
+                            When::Day(DayNamed::Weekday(_) | DayNamed::LastWeekday(_))
+                                if !lifted =>
+                            {
+                                When::Any
+                            }
+                            // A date to come ("on June 20") is a plan's.
+                            When::Day(DayNamed::Date { month, day, year })
+                                if self.today.is_some_and(|t| {
+                                    use chrono::Datelike;
+                                    NaiveDate::from_ymd_opt(year.unwrap_or(t.year()), month, day)
+                                        .is_some_and(|d| d > t)
+                                }) =>
+                            {
+                                When::Any
+                            }
                             when => when,
                         }
                     }
@@ -2299,6 +2387,52 @@ impl Facts {
 
     /// Whether `f` holds at the time a claim speaks of: not of another time by its place, and,
     /// when dated, on its lift's latest day (now) or within days of it (recent).
+    /// Whether the estimate `w`, written beside the set `set` ("145 kg × 8, e1RM 182 kg"), is
+    /// that set's: true unless the data holds the set in an entry with an estimate of another
+    /// value.
+    fn estimate_of_set(&self, text: &str, set: &Stated, w: &Stated, lead: Option<&str>) -> bool {
+        let Some((reps, _)) = set.reps.as_ref() else {
+            return true;
+        };
+        let in_kg = |x: &Stated| match (x.bare, self.said_unit) {
+            (true, Some(Unit::Lb)) => x.raw / LB_PER_KG,
+            (true, _) => x.raw,
+            (false, _) => x.kg,
+        };
+        let (set_kg, kg) = (in_kg(set), in_kg(w));
+        let lift = self.claimed_lift(text, set, lead);
+        let entries: Vec<usize> = self
+            .weights
+            .iter()
+            .filter(|f| {
+                f.kind == Kind::Load
+                    && !f.planned
+                    && (f.kg - set_kg).abs() <= TOLERANCE_KG
+                    && f.reps.is_some_and(|r| r.backs(*reps))
+                    && match (&lift, self.lift_of_fact(f)) {
+                        (Some(a), Some(b)) => same_lift(a, &b),
+                        _ => true,
+                    }
+            })
+            .filter_map(|f| f.entry)
+            .collect();
+        let mut estimates = self
+            .weights
+            .iter()
+            .filter(|f| f.kind == Kind::E1rm && f.entry.is_some_and(|e| entries.contains(&e)))
+            .peekable();
+        estimates.peek().is_none()
+            || estimates.any(|f| (f.kg - kg).abs() <= (kg * ABOUT_SHARE).max(TOLERANCE_KG))
+    }
+
+    /// What stands for today, when it is not known, for a date named: the data's latest day
+    /// ("on Nov 4" is the last Nov 4 up to it).
+    fn date_anchor(&self, named: DayNamed) -> Option<NaiveDate> {
+        matches!(named, DayNamed::Date { .. })
+            .then(|| self.weights.iter().filter_map(|g| g.date).max())
+            .flatten()
+    }
+
     fn holds_then(&self, f: &Fact, when: When) -> bool {
         if !f.current {
             return false;
@@ -2356,18 +2490,17 @@ impl Facts {
                         .iter()
                         .any(|d| (*d - slack..=*d + slack).contains(&day))
             }
-            When::Day(named) => match self.today {
+            When::Day(named) => match self.today.or_else(|| self.date_anchor(named)) {
                 // A week's figure holds on each of its days; a session's on its day (a day's
                 // slack: tools date a session in the lifter's zone or in UTC).
-                Some(today) => {
-                    let on = named.on(today);
+                Some(today) => named.days_on(today).any(|on| {
                     let slack = chrono::Duration::days(1);
                     if f.week {
                         (day - chrono::Duration::days(6)..=day).contains(&on)
                     } else {
                         (day - slack..=day + slack).contains(&on)
                     }
-                }
+                }),
                 None if named == DayNamed::Today => (latest() - day).num_days() <= 1,
                 None => (latest() - day).num_days() <= RECENT_DAYS,
             },
@@ -2477,6 +2610,7 @@ impl Facts {
             from_log,
             when,
             direction,
+            since,
         } = *c;
         let now = when != When::Any;
         let close_within = |fact_kg: f64, fact_raw: f64, fact_lb: Option<bool>, tol: f64| {
@@ -2547,13 +2681,21 @@ impl Facts {
                 };
                 // A day whose sets the data holds is told by them: "you pressed the 80s on
                 // Monday" is backed by Monday's log, not by a figure of no day.
-                let logged_that_day = match (when, self.today) {
+                let logged_that_day = match (
+                    when,
+                    self.today.or_else(|| match when {
+                        When::Day(named) => self.date_anchor(named),
+                        _ => None,
+                    }),
+                ) {
                     (When::Day(named), Some(today)) => {
-                        let on = named.on(today);
+                        let on: Vec<NaiveDate> = named.days_on(today).collect();
                         self.weights.iter().any(|f| {
                             f.kind == Kind::Load
                                 && !f.week
-                                && f.date.is_some_and(|d| (d - on).num_days().abs() <= 1)
+                                && f.date.is_some_and(|d| {
+                                    on.iter().any(|o| (d - *o).num_days().abs() <= 1)
+                                })
                                 && lift.is_none_or(|l| {
                                     self.lift_of_fact(f).is_some_and(|o| same_lift(&o, l))
                                 })
@@ -2587,6 +2729,8 @@ impl Facts {
                         && may_back_lifted(f)
                         // "7 kg higher" is no drop of 7 kg.
                         && !matches!((direction, f.sign), (Some(a), Some(b)) if a != b && f.kind == Kind::Change)
+                        // "Up 33 lb since April 20" is no change since March 22.
+                        && !matches!((since, f.since), (Some(a), Some(b)) if (a - b).num_days().abs() > 7)
                         && (f.kind.backs(kind)
                             || (f.kind == Kind::Body && kind == Kind::Load && lift.is_none()))
                         && close(f.kg, f.raw, Some((f.raw - f.kg).abs() > 0.01))
@@ -2636,6 +2780,9 @@ struct Claim<'a> {
     when: When,
     /// A change said to go up (1) or down (-1): "7 kg higher" is no drop of 7 kg.
     direction: Option<i8>,
+    /// A change's start, when named ("up 33 lb since April 20"): a change the data dates
+    /// from another week backs none of it.
+    since: Option<NaiveDate>,
 }
 
 /// Whether the sentence `text` says the cited figure at `at` is a set's load: set words before
@@ -2794,9 +2941,42 @@ enum DayNamed {
     Today,
     Yesterday,
     Weekday(chrono::Weekday),
+    /// "Last Thursday": the last one before today.
+    LastWeekday(chrono::Weekday),
+    /// "On May 25", "on 2027-05-25": that date (without a year, the last such before today).
+    Date {
+        month: u32,
+        day: u32,
+        year: Option<i32>,
+    },
 }
 
 impl DayNamed {
+    /// The dates it may name, said on `today`: "last Monday" said on a Wednesday may be two
+    /// days or nine days ago; "last Thursday" said then is six days ago only.
+    fn days_on(self, today: NaiveDate) -> impl Iterator<Item = NaiveDate> {
+        use chrono::Datelike;
+        let on = self.on(today);
+        let week_before = match self {
+            DayNamed::LastWeekday(w)
+                if w.num_days_from_monday() < today.weekday().num_days_from_monday() =>
+            {
+                Some(on - chrono::Duration::days(7))
+            }
+            _ => None,
+        };
+        std::iter::once(on).chain(week_before)
+    }
+
+    /// The date it names, said on `today` when known; a date with its year needs none.
+    fn on_known(self, today: Option<NaiveDate>) -> Option<NaiveDate> {
+        match (self, today) {
+            (_, Some(t)) => Some(self.on(t)),
+            (DayNamed::Date { year: Some(_), .. }, None) => Some(self.on(NaiveDate::MIN)),
+            _ => None,
+        }
+    }
+
     /// The date it names, said on `today`.
     fn on(self, today: NaiveDate) -> NaiveDate {
         use chrono::Datelike;
@@ -2808,6 +2988,24 @@ impl DayNamed {
                     (7 + today.weekday().num_days_from_monday() - w.num_days_from_monday()) % 7;
                 today - chrono::Duration::days(i64::from(back))
             }
+            DayNamed::LastWeekday(w) => {
+                let back =
+                    (7 + today.weekday().num_days_from_monday() - w.num_days_from_monday()) % 7;
+                today - chrono::Duration::days(i64::from(if back == 0 { 7 } else { back }))
+            }
+            DayNamed::Date { month, day, year } => {
+                use chrono::Datelike;
+                let of = |y: i32| NaiveDate::from_ymd_opt(y, month, day);
+                match year {
+                    Some(y) => of(y),
+                    None => of(today.year())
+                        .filter(|d| *d <= today)
+                        .or_else(|| of(today.year() - 1)),
+                }
+                // An impossible date ("February 30") names no day: today's stands in, which
+                // only today's sets back.
+                .unwrap_or(today)
+            }
         }
     }
 }
@@ -2818,12 +3016,17 @@ static DAY_NAMED: LazyLock<Regex> = LazyLock::new(|| {
         .unwrap_or_else(|e| panic!("day named pattern: {e}"))
 });
 
-/// The day `text` names, when it names one as above: "on Monday" or "Monday's", not "last
-/// Monday" or "next Monday".
+/// The day `text` names, when it names one as above: "on Monday", "Monday's" or "last Monday"
+/// (the last before today), not "next Monday" or "this Monday".
 fn day_named(text: &str) -> Option<DayNamed> {
     DAY_NAMED.captures_iter(text).find_map(|c| {
-        if c.name("last").is_some() {
-            return None;
+        if let Some(last) = c.name("last") {
+            return last
+                .as_str()
+                .eq_ignore_ascii_case("last")
+                .then(|| c.name("d")?.as_str().parse::<chrono::Weekday>().ok())
+                .flatten()
+                .map(DayNamed::LastWeekday);
         }
         if c.name("y").is_some() {
             return Some(DayNamed::Yesterday);
@@ -2912,6 +3115,22 @@ fn when_claimed(text: &str, at: &std::ops::Range<usize>) -> When {
         .find(after)
         .filter(|m| no_figure(&after[..m.start()]))
         .map(|m| m.as_str());
+    // "On May 25 your pulldowns were …", "… 100 lb × 12 on 2027-05-25": that day, the
+    // nearest with no other figure between ("from 24 kg on Nov 9 to 26 kg on Nov 23").
+    // A date before is the figure's when it leads the clause: "from 334 lb on Nov 3 to 347
+    // lb today" gives Nov 3 to 334 only.
+    let date_before = DATE_NAMED
+        .find_iter(before)
+        .last()
+        .filter(|m| no_figure(&before[m.end()..]) && no_figure(&before[..m.start()]))
+        .and_then(|m| date_named(&DATE_NAMED, m.as_str()));
+    let date_after = DATE_NAMED
+        .find(after)
+        .filter(|m| no_figure(&after[..m.start()]))
+        .and_then(|m| date_named(&DATE_NAMED, m.as_str()));
+    if let Some(day) = date_after.or(date_before) {
+        return When::Day(day);
+    }
     // "… 140 kg for 3 from July", "back in March", "three weeks ago": the figure's own day.
     let dated_after = DATED_AFTER.is_match(after);
     if dated_after {
@@ -2923,6 +3142,50 @@ fn when_claimed(text: &str, at: &std::ops::Range<usize>) -> When {
     } else {
         When::Any
     }
+}
+
+/// A date after `prefix`: "2027-05-25", "the 25th of May", "May 25".
+fn date_pattern(prefix: &str) -> Regex {
+    const MONTH: &str = "jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?";
+    Regex::new(&format!(
+        r"(?i)\b{prefix}\s+(?:(?P<y>\d{{4}})-(?P<mn>\d{{2}})-(?P<dn>\d{{2}})\b|(?:the\s+)?(?P<d1>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<m1>{MONTH})\b|(?P<m2>{MONTH})\.?\s+(?P<d2>\d{{1,2}})(?:st|nd|rd|th)?\b)"
+    ))
+    .unwrap_or_else(|e| panic!("date pattern: {e}"))
+}
+
+/// A date a claim is said to be of: "on May 25", "on the 25th of May", "on 2027-05-25" (not
+/// "since May 25", a change's start: [`SINCE_DATE`]).
+static DATE_NAMED: LazyLock<Regex> = LazyLock::new(|| date_pattern("on"));
+/// A change's start: "since April 20", "since the week of 2027-03-22".
+static SINCE_DATE: LazyLock<Regex> =
+    LazyLock::new(|| date_pattern(r"since(?:\s+(?:the\s+)?week\s+of)?"));
+
+/// The date `text` names, as `re` ([`DATE_NAMED`], [`SINCE_DATE`]) reads it.
+fn date_named(re: &Regex, text: &str) -> Option<DayNamed> {
+    let c = re.captures(text)?;
+    let month_of = |m: &str| {
+        let m = m.to_ascii_lowercase();
+        [
+            "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec",
+        ]
+        .iter()
+        .position(|p| m.starts_with(p))
+        .and_then(|i| u32::try_from(i + 1).ok())
+    };
+    let (month, day, year) = if let Some(y) = c.name("y") {
+        (
+            c["mn"].parse().ok()?,
+            c["dn"].parse().ok()?,
+            y.as_str().parse().ok(),
+        )
+    } else if let Some(m) = c.name("m1") {
+        (month_of(m.as_str())?, c["d1"].parse().ok()?, None)
+    } else {
+        (month_of(&c["m2"])?, c["d2"].parse().ok()?, None)
+    };
+    (1..=12)
+        .contains(&month)
+        .then_some(DayNamed::Date { month, day, year })
 }
 
 /// An estimate said to be this week's: "your e1RM this week is", "your e1RM is … this week".
@@ -2956,7 +3219,7 @@ fn in_deload(words: &str) -> bool {
 
 /// A past session's time: "last week", "yesterday", "last Monday", "Monday's".
 static LOGGED_TIME: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(?:last (?:week|time|session|workout|monday|tuesday|wednesday|thursday|friday|saturday|sunday)|yesterday|(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)['’]s)\b")
+    Regex::new(r"(?i)\b(?:last (?:week|time|session|workout|monday|tuesday|wednesday|thursday|friday|saturday|sunday)|yesterday|(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)['’]s|before (?:the|your|that|this) (?:tweak|injury|pinch|strain|flu|illness|surgery|layoff|lay-off|break|trip|holiday|vacation|cruise)|(?:back )?in (?:january|february|march|april|may|june|july|august|september|october|november|december))\b")
         .unwrap_or_else(|e| panic!("logged time pattern: {e}"))
 });
 
@@ -2974,6 +3237,23 @@ static OTHER_WEEK: LazyLock<Regex> = LazyLock::new(|| {
 
 /// "The log confirms", "your records show", "in the log", "you logged": a figure said to be in
 /// the data.
+/// A best claimed before a figure: "your best pull-up e1RM is", "all-time best".
+static BEST_EVER_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:best(?:-ever)?|highest|all-time|peak|pr|record)\b")
+        .unwrap_or_else(|e| panic!("best-ever pattern: {e}"))
+});
+/// A best of some time only: "this week's best", "your weekly best", "best in the last 8 weeks".
+static BEST_OF_A_TIME: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:this|last|that|weekly|week['’]?s|session['’]?s|today['’]?s|recent(?:ly)?|lately|since|in the (?:last|past)|over the|(?:best|highest|peak)\s+(?:set|week|session|day|single|double|triple|reps?|workout|recent)|block|cycle|month|monday|tuesday|wednesday|thursday|friday|saturday|sunday|yesterday|today)\b")
+        .unwrap_or_else(|e| panic!("best-of-a-time pattern: {e}"))
+});
+
+/// A sentence that says it repeats what the lifter said: "as you said", "you mentioned".
+static SAID_REFERRED: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:you (?:said|say|mentioned|mention|remember|recall|wrote|think|told|noted|reckon)|as you|your (?:note|message|memory)|you['’]re (?:sure|thinking|remembering))\b")
+        .unwrap_or_else(|e| panic!("said-referred pattern: {e}"))
+});
+
 static FROM_LOG: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)\b(?:(?:the|your)\s+(?:log|logbook|data|records?|history)\s+(?:shows?|says|confirms?|has|holds|reads|puts)|(?:according to|in) (?:the|your) (?:log|logbook|data|records?|history)|(?:you|you've|was|were)\s+logged)\b")
         .unwrap_or_else(|e| panic!("from-log pattern: {e}"))
@@ -2982,7 +3262,7 @@ static FROM_LOG: LazyLock<Regex> = LazyLock::new(|| {
 /// Words of a set lifted, in a figure's clause before it: "you pressed", "last week's deadlift
 /// was", "Monday's flat bench was", "yesterday".
 static LIFTED_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(?:you(?:['’]ve| have)?\s+(?:did|done|hit|lifted|pressed|benched|squatted|pulled|deadlifted|rowed|swung|moved|managed|got|used)|was|were|yesterday(?:['’]s)?|last (?:week|time|session|monday|tuesday|wednesday|thursday|friday|saturday|sunday)(?:['’]s)?)\b")
+    Regex::new(r"(?i)\b(?:you(?:['’]ve| have)?\s+(?:(?:already|just|also|even|previously|once)\s+)?(?:did|done|hit|lifted|pressed|benched|squatted|pulled|deadlifted|rowed|swung|moved|managed|got|used)|was|were|yesterday(?:['’]s)?|last (?:week|time|session|monday|tuesday|wednesday|thursday|friday|saturday|sunday)(?:['’]s)?)\b")
         .unwrap_or_else(|e| panic!("lifted-before pattern: {e}"))
 });
 /// After a figure in its clause: a day gone by ("… for 10 yesterday"); "on Monday" may be next
@@ -3000,11 +3280,12 @@ static PRESCRIBED_WORDS: LazyLock<Regex> = LazyLock::new(|| {
 
 /// Whether the sentence `text` says the load at `at` was lifted: words of a set lifted in its
 /// clause (before it, or a day gone by after it), and no words of a prescription in the
-/// sentence.
+/// sentence up to the clause's end ("you hit 115 lb, so the goal is done" says it was).
 fn lifted_claim(text: &str, at: &std::ops::Range<usize>) -> bool {
     let (clause, after) = clause_around(text, at);
+    let upto = text.get(..at.end + after.len()).unwrap_or(text);
     (LIFTED_BEFORE.is_match(clause) || LIFTED_AFTER.is_match(after))
-        && !PRESCRIBED_WORDS.is_match(text)
+        && !PRESCRIBED_WORDS.is_match(upto)
 }
 
 /// What comes next, in a figure's clause: "next week", "next session", "next Monday".
@@ -3377,7 +3658,13 @@ fn unbacked(text: &str, facts: &Facts, lead: Option<&str>) -> Vec<Stated> {
                     && ((tells_done && set_load) || labelled_by_lift(text, &w, facts))
                     && !RATE_AFTER.is_match(text.get(w.at.end..).unwrap_or_default())
                     && facts.holds_lift_of(text, &w, lead);
-                is_checked(text, w.kg, &w.at, done, named)
+                // A signed load is one added to the body when the sentence names a pull-up or
+                // a dip, or names no lift for a lifter whose data holds one ("then +10 kg for
+                // 3").
+                let body_lift = BODYWEIGHT_LIFT.is_match(text)
+                    || (facts.names.mentions(text).is_empty()
+                        && facts.held.iter().any(|l| BODYWEIGHT_LIFT.is_match(l)));
+                is_checked(text, w.kg, &w.at, done, named, body_lift)
                     && (!facts.backs_in(text, &w, lead)
                         || prev.as_ref().is_some_and(|(p, p_bad)| {
                             !p_bad && set_apart(text, p, &w) && {
@@ -3389,6 +3676,19 @@ fn unbacked(text: &str, facts: &Facts, lead: Option<&str>) -> Vec<Stated> {
                         }))
             }
         };
+        // "Hip thrust: 145 kg × 8, e1RM 182 kg": an estimate beside a set is that set's.
+        let bad = bad
+            || (w.kind == Kind::E1rm
+                && prev.as_ref().is_some_and(|(p, p_bad)| {
+                    !p_bad
+                        && p.kind == Kind::Load
+                        && text.get(p.at.end..w.at.start).is_some_and(|between| {
+                            between.len() <= 40
+                                && !between.contains(['!', '?', ';', '\n'])
+                                && !between.contains(". ")
+                        })
+                        && !facts.estimate_of_set(text, p, &w, lead)
+                }));
         if bad {
             // Wrong only in its reps ("90 kg x 10" where the data has 90 × 3): the whole set
             // is left out, not a correct load beside invented reps.
@@ -5559,6 +5859,119 @@ mod tests {
                 // An implement named is that implement's lift, and a paused bench is no bench.
                 ("Barbell bench: 75 x 8.", "75"),
                 ("Your flat bench was 90 x 3.", "90"),
+            ],
+        );
+    }
+
+    #[test]
+    fn what_the_thirteenth_set_found() {
+        // A climber whose weighted pull-up logs the belt's load, on a Wednesday.
+        let mut f = Facts::in_unit(Unit::Kg);
+        f.set_today(NaiveDate::from_ymd_opt(2027, 5, 19).unwrap_or_default());
+        f.add_said("What do I put on the belt next, 27.5 or straight to 30? My best was +32.5 for a single back in December.");
+        f.add_text(
+            "Lifter: unit kg, goals: weighted pull-up +30 kg for 3, front squat 100 kg for 5.",
+        );
+        f.add_json(
+            &json!({"exercise_id": "weighted-pull-up", "name": "Weighted Pull-Up", "sessions": [
+            {"date": "2027-05-17", "top_set": {"weight_kg": 25, "reps": 4}, "e1rm_kg": 113.6},
+            {"date": "2027-04-19", "top_set": {"weight_kg": 20, "reps": 5}, "e1rm_kg": 116.1},
+            {"date": "2026-12-14", "top_set": {"weight_kg": 30, "reps": 1}, "e1rm_kg": 106.0}]}),
+        );
+        f.add_json(
+            &json!({"exercise_id": "weighted-pull-up", "target_reps": 3, "weight_kg": 27.5}),
+        );
+        f.add_json(
+            &json!({"exercise_id": "hip-thrust", "name": "Hip Thrust", "sessions": [
+            {"date": "2027-05-13", "top_set": {"weight_kg": 145, "reps": 8}, "e1rm_kg": 193.3},
+            {"date": "2027-05-06", "top_set": {"weight_kg": 140, "reps": 8}, "e1rm_kg": 182.0}]}),
+        );
+        f.add_json(
+            &json!({"exercise_id": "dumbbell-row", "name": "Dumbbell Row", "sessions": [
+            {"date": "2027-05-13", "top_set": {"weight_kg": 42.5, "reps": 8}},
+            {"date": "2027-05-06", "top_set": {"weight_kg": 40, "reps": 10}}]}),
+        );
+        judged(
+            &f,
+            &[
+                // A goal of a set, named after it.
+                "The 100 kg × 5 front squat goal looks realistic.",
+                // The load added to the body, as suggested.
+                "Then +27.5 kg for 3.",
+                // The best of a time named is no best ever.
+                "Your best pull-up e1RM this month is 113.6 kg.",
+                "Your best pull-up e1RM is 116.1 kg.",
+                // A date named, each figure its own.
+                "Hip thrust went from 140 kg x 8 on May 6 to 145 kg x 8 on May 13.",
+                "Last Thursday's rows were 42.5 kg × 8.",
+                // The estimate of the set beside it.
+                "Hip thrust: 145 kg × 8, e1RM 193 kg.",
+                // What the lifter said, said as theirs.
+                "You said your best was +32.5 kg back in December.",
+            ],
+            &[
+                // A signed load of no lift named, for a lifter with a weighted pull-up.
+                (
+                    "Warm up with a bodyweight set, then +10 kg for 3, before the working sets.",
+                    "10 kg",
+                ),
+                // Done for a triple, where the log holds a single and the lifter only asked.
+                (
+                    "You've already done +30 kg for a triple, so the September goal is in the bag.",
+                    "30 kg for a triple",
+                ),
+                // A best that is no best.
+                (
+                    "Your best pull-up e1RM is the 113.6 kg you hit on Monday.",
+                    "113.6 kg",
+                ),
+                // A month named is the log's to tell.
+                ("Your best-ever single was +32.5 kg in December.", "32.5 kg"),
+                // "Last Thursday", said on a Wednesday, is six days ago.
+                ("Last Thursday's rows were 40 kg × 10.", "40 kg"),
+                ("On May 13 your rows were 40 kg × 10.", "40 kg"),
+                // Another set's estimate.
+                ("Hip thrust: 145 kg × 8, e1RM 182 kg.", "182 kg"),
+            ],
+        );
+        // A nurse in pounds, mid-workout, after a shoulder tweak.
+        let mut f = Facts::in_unit(Unit::Lb);
+        f.set_today(NaiveDate::from_ymd_opt(2027, 6, 12).unwrap_or_default());
+        f.add_said("I'm pretty sure I'd done 115 on the incline before it pinched.");
+        f.add_text("Lifter: unit lb, goals: Smith incline press 115 lb for 8.\nStrength (weekly best e1RM, last 12 weeks): Deadlift 253 lb (+33 since week of 2027-03-22).");
+        f.add_json(&json!({"exercise_id": "smith-incline-press", "name": "Smith Incline Press", "sessions": [
+            {"date": "2027-06-06", "top_set": {"weight_kg": 47.6, "reps": 4}}]}));
+        f.add_json(
+            &json!({"workout": {"started_at": "2027-06-12T15:10:00-04:00", "exercises": [
+            {"exercise_id": "deadlift", "name": "Deadlift", "sets": [
+                {"status": "done", "logged": {"reps": 5, "weight_kg": 88.5}}]}]}}),
+        );
+        f.add_json(&json!({"exercise_id": "deadlift", "sessions": [
+            {"date": "2027-05-25", "top_set": {"weight_kg": 93.0, "reps": 5}}]}));
+        f.add_json(
+            &json!({"exercise_id": "seated-cable-row", "target_reps": 12, "weight_kg": 47.6,
+            "weight": 105, "unit": "lb", "display": "105 lb",
+            "basis": [{"date": "2027-05-25", "weight_kg": 49.9, "reps": 10}]}),
+        );
+        judged(
+            &f,
+            &[
+                "Deadlift e1RM is up 33 lb since March 22.",
+                "Rows today: 105 lb for 12.",
+                "Your rows last time were 110 lb × 10.",
+            ],
+            &[
+                // A change from another start.
+                ("Deadlift e1RM is up +33 lb since April 20.", "33 lb"),
+                // The lifter's memory, said as the log's.
+                (
+                    "You already hit 115 lb on the Smith incline before the pinch, so the goal's basically done.",
+                    "115 lb",
+                ),
+                // A suggestion shown as a load is no set lifted.
+                ("Your rows last time were 105 lb × 10.", "105 lb"),
+                // Today's sets, over a comma.
+                ("Today's deadlifts, 205 × 5 × 3, moved well.", "205"),
             ],
         );
     }

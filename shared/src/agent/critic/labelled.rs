@@ -9,8 +9,8 @@
 //! morning of 27 November, development since), the "fifth" (held out until 1192861) and the
 //! "sixth", written as development data, the "seventh" (held out until 91650ff), the "eighth"
 //! (until 73c0dc3), the "ninth" (until ac0b26f), the "tenth" (until c803cbf) and the
-//! "eleventh" (until 7a07e69) and the "twelfth" (until b549e70). The "thirteenth" is held out
-//! now.
+//! "eleventh" (until 7a07e69), the "twelfth" (until b549e70) and the "thirteenth" (until
+//! ba60d7d). The "fourteenth" and the "fifteenth" are held out now.
 
 use serde_json::Value;
 
@@ -381,17 +381,23 @@ fn the_number_check_on_a_twelfth_set() {
 /// by a thirteenth helper, who read neither the checker nor any other labelled sentence: held
 /// out, measured at 7a07e69 (89 of 90, 45 of 62), after the eleventh set's round (b549e70: 89
 /// of 90, 48 of 62), after the twelfth's (a62f6af: 89 of 90, 50 of 62) and after a review's
-/// mends of both, which narrowed some readings (89 of 90, 49 of 62).
+/// mends of both, which narrowed some readings (89 of 90, 49 of 62, the same at ba60d7d).
+/// Development data since 28 Nov (a new session).
 const THIRTEENTH_CONTEXTS: &str =
     include_str!("../../../../tests/data/critic/thirteenth-contexts.json");
 const THIRTEENTH_SENTENCES: &str =
     include_str!("../../../../tests/data/critic/thirteenth-sentences.json");
 
 #[test]
-fn the_number_check_on_a_thirteenth_set_held_out() {
-    // Only the figures: its failures are not printed, so that nothing is tuned on it.
-    let sentences = (THIRTEENTH_CONTEXTS, THIRTEENTH_SENTENCES);
-    below_the_bar("thirteenth", sentences, (90, 60), (89, 49));
+fn the_number_check_on_a_thirteenth_set() {
+    // At the bar since its round: a signed load added to the body, a best that is no best,
+    // a date or a "last Thursday" named, an estimate beside its set, a change's start.
+    development_set(
+        "thirteenth",
+        THIRTEENTH_CONTEXTS,
+        THIRTEENTH_SENTENCES,
+        (90, 60),
+    );
 }
 
 /// A fourteenth set (28 Nov, night), two more lifters (a rower of 52 in kilograms on a
@@ -410,4 +416,23 @@ fn the_number_check_on_a_fourteenth_set_held_out() {
     // Only the figures: its failures are not printed, so that nothing is tuned on it.
     let sentences = (FOURTEENTH_CONTEXTS, FOURTEENTH_SENTENCES);
     below_the_bar("fourteenth", sentences, (90, 60), (83, 47));
+}
+
+/// A fifteenth set (28 Nov, a new session), two more lifters (a judoka of 23 in kilograms on
+/// GZCLP in competition season, mid-workout after a failed bench stage; a retired firefighter
+/// of 66 in pounds on blood-pressure medication who benches with chains, carries farmer's
+/// handles and a sandbag, switched from kilograms two months ago and is back from a cruise)
+/// by a fifteenth helper, who read neither the checker nor any other labelled sentence: held
+/// out, measured against the checker as it was that morning (ba60d7d: FIG_BEFORE) and after
+/// the thirteenth set's round (FIG_AFTER).
+const FIFTEENTH_CONTEXTS: &str =
+    include_str!("../../../../tests/data/critic/fifteenth-contexts.json");
+const FIFTEENTH_SENTENCES: &str =
+    include_str!("../../../../tests/data/critic/fifteenth-sentences.json");
+
+#[test]
+fn the_number_check_on_a_fifteenth_set_held_out() {
+    // Only the figures: its failures are not printed, so that nothing is tuned on it.
+    let sentences = (FIFTEENTH_CONTEXTS, FIFTEENTH_SENTENCES);
+    below_the_bar("fifteenth", sentences, (90, 60), (0, 0));
 }
