@@ -182,7 +182,7 @@ static ESTIMATE_FROM_SET: LazyLock<Regex> = LazyLock::new(|| {
 });
 /// A sentence that speaks of training maxes.
 static TM_NAMED: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(tms?|training max(es|ima)?)\b")
+    Regex::new(r"(?i)\b(tms?|training[- ]max(es|ima)?)\b")
         .unwrap_or_else(|e| panic!("training max named pattern: {e}"))
 });
 /// Where the last match of `re` in `text` ends (0: none).
@@ -195,6 +195,22 @@ static SET_WORDS: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)\b(?:sets?|reps?|singles?|doubles?|triples?|amraps?)\b")
         .unwrap_or_else(|e| panic!("set words pattern: {e}"))
 });
+/// Whether the figure after `before` is in a list a training max heads ("training maxes cut
+/// on 2027-11-15 (trap bar deadlift 102.5 kg, front squat "): no sentence's end, closed
+/// bracket or words of another kind or of a set between.
+fn tm_list_before(before: &str) -> bool {
+    static NOT_IN_LIST: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?i)[.!?](?:\s|$)|\n|%|×|\b(?:e1rm|estimated?|1rm|goals?|bodyweight|weigh\w*|best|prs?|x\s*\d|for\s+\d|reps?|sets?|of|so|then|which|lift|use|work|do|try|load)\b")
+            .unwrap_or_else(|e| panic!("not-in-list pattern: {e}"))
+    });
+    TM_NAMED.find_iter(before).last().is_some_and(|m| {
+        let rest = &before[m.end()..];
+        rest.len() <= 150
+            && rest.matches(')').count() <= rest.matches('(').count()
+            && !NOT_IN_LIST.is_match(rest)
+    })
+}
+
 /// Whether `before` ends with a training max named just before the figure ("your press TM
 /// is "): within 25 characters, no number or sentence end between.
 fn tm_just_before(before: &str) -> bool {
@@ -315,6 +331,8 @@ const CHANGE_BEFORE: &[&str] = &[
 ];
 /// Words just after a weight that make it a change, a step or a plate.
 const CHANGE_AFTER: &[&str] = &[
+    "of plates",
+    "in plates",
     "per side",
     "a side",
     "each side",
@@ -462,6 +480,8 @@ pub(super) fn is_checked(
         .ends_with('}');
     let change = (before.ends_with(['+', '-', '−', '±']) && !added_to_body && !latex_operator)
         || CHANGE_BEFORE.contains(&last_word.as_str())
+        || CHANGE_NOUN_OF_BEFORE.is_match(before_range)
+        || ASKED_LIST_BEFORE.is_match(before_range)
         || MOVE_ASKED_BEFORE.is_match(before_range)
         || (TAKE_OFF_BEFORE.contains(&last_word.as_str()) && after.starts_with("off"))
         || CHANGE_AFTER.iter().any(|w| after.starts_with(w))
@@ -492,6 +512,17 @@ pub(super) fn is_checked(
     (!(change || step) || past_change(text, at)) && !implement_before && !threshold
 }
 
+/// A change named as a noun: "a jump of about 12.5 kg", "an increase of 5 kg".
+static CHANGE_NOUN_OF_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:jumps?|increases?|increments?|decreases?|reductions?|drops?|steps?)\s+of(?:\s+about|\s+around|\s+roughly|\s*~)?\s*$")
+        .unwrap_or_else(|e| panic!("change noun pattern: {e}"))
+});
+/// The next of a list of changes asked for: "add 2.5 kg to upper-body and 5 kg".
+static ASKED_LIST_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:add|adding|drop|dropping|take off|taking off|increase|increasing|raise|raising|put on)\s+(?:about\s+|around\s+)?\d+(?:\.\d+)?\s*(?:kg|kgs|lb|lbs)\b[^.!?;\d]{0,40}?\b(?:and|or)(?:\s+about|\s+around)?\s*$")
+        .unwrap_or_else(|e| panic!("asked list pattern: {e}"))
+});
+
 /// A move asked for: "go up 1 kg", "bump it up by 2.5 kg", "come down 5 kg".
 static MOVE_ASKED_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)\b(?:go|move|bump|step|come|push|nudge|creep|inch|work)\s+(?:it\s+|them\s+|that\s+)?(?:up|down|back)(?:\s+by)?(?:\s+(?:another|just|only))?\s*$")
@@ -499,7 +530,7 @@ static MOVE_ASKED_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
 });
 /// "… 25 kg plate a side makes ", "so a pair is about ": the sum of plates on a bar.
 static PLATE_SUM_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)(?:\b(?:a|per|each)\s+side\b[^.!?]{0,30}\b(?:makes?|gives?(?:\s+you)?|comes?\s+to|totals?|=)|\b(?:a|the)\s+pair\s+(?:is|are|weighs?|comes?\s+to|makes?)(?:\s+(?:about|around|roughly))?)\s*$")
+    Regex::new(r"(?i)(?:\b(?:a|per|each)\s+side\b[^.!?]{0,30}\b(?:makes?|gives?(?:\s+you)?|comes?\s+to|totals?|is|=)|\b(?:a|the)\s+pair\s+(?:is|are|weighs?|comes?\s+to|makes?)(?:\s+(?:about|around|roughly))?)\s*$")
         .unwrap_or_else(|e| panic!("plate sum pattern: {e}"))
 });
 /// Words before a weight that make it a threshold: "more than about 50 lb", "well past".
@@ -621,7 +652,7 @@ pub(super) struct Stated {
 /// The reps written right after a load: "90 kg x 3", "**90 kg** × 3", "for 3 reps", "for a
 /// triple", the dumbbells' "the 80s for 8".
 static REPS_AFTER: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)^(?:s\b)?[*_]*\s*(?:(?:x|×|\*|for)\s?(\d{1,2})\b(?:\s*reps?\b)?|for\s(?:a\s)?(single|double|triple)s?\b)")
+    Regex::new(r"(?i)^(?:s\b)?[*_]*\s*(?:(?:x|×|\*|\\times|for)\s?(\d{1,2})\b(?:\s*reps?\b)?|for\s(?:a\s)?(single|double|triple)s?\b)")
         .unwrap_or_else(|e| panic!("reps-after pattern: {e}"))
 });
 /// What, after those reps, makes them no set's reps: a decimal or a product ("× 1.1 = 99"), a
@@ -802,6 +833,11 @@ pub(super) fn weights_in(text: &str, claim: bool) -> Vec<Stated> {
         let before = text.get(from..at.start).unwrap_or_default();
         from = at.end;
         let mut kind = kind_of(before, claim);
+        // "training maxes cut on 2027-11-15 (trap bar deadlift 102.5 kg, front squat 60 kg":
+        // each figure of a list a training max heads.
+        if kind == Kind::Load && tm_list_before(text.get(..at.start).unwrap_or_default()) {
+            kind = Kind::TrainingMax;
+        }
         if claim {
             let after = text.get(at.end..).unwrap_or_default();
             let prev = out.last().map(|p| p.kind);
@@ -1026,10 +1062,25 @@ static ELLIPSIS_NOT: LazyLock<Regex> = LazyLock::new(|| {
         .unwrap_or_else(|e| panic!("ellipsis-not pattern: {e}"))
 });
 
-/// What a figure is by the words right after it: "105 kg x 5" a load, "121 kg e1RM" an e1RM.
+/// What a figure is by the words right after it: "105 kg x 5" a load, "121 kg e1RM" an e1RM;
+/// a range's start by its end's ("from 53.8 to 55.5 kg e1RM").
 fn kind_after(after: &str) -> Option<Kind> {
+    static TO_NEXT: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?i)^\s*(?:kg|kgs|lb|lbs)?\s*(?:to|→|->)\s*(?:about\s+|around\s+|~\s*)?\d+(?:\.\d+)?\s*(?:kg|kgs|lb|lbs)\b")
+            .unwrap_or_else(|e| panic!("to-next pattern: {e}"))
+    });
+    if let Some(m) = TO_NEXT.find(after)
+        && let Some(k) = kind_after_own(&after[m.end()..])
+    {
+        return Some(k);
+    }
+    kind_after_own(after)
+}
+
+/// What a figure is by the words right after it, its own.
+fn kind_after_own(after: &str) -> Option<Kind> {
     static SET: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r"(?i)^\s*(x|×|for)\s*(\d|(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\b)")
+        Regex::new(r"(?i)^\s*(x|×|\\times|for)\s*(\d|(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\b)")
             .unwrap_or_else(|e| panic!("set pattern: {e}"))
     });
     static MAX: LazyLock<Regex> = LazyLock::new(|| {
@@ -1126,12 +1177,12 @@ fn past_change(text: &str, at: &std::ops::Range<usize>) -> bool {
     // session": a change asked for, named as a noun.
     static NOUN_OF_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
         Regex::new(
-            r"(?i)\b(?:increase|decrease|reduction|drop|jump)\s+of\s+(?:about\s+|around\s+)?$",
+            r"(?i)\b(?:increase|decrease|reduction|drop|jump)\s+of\s+(?:about\s+|around\s+|roughly\s+|~\s*)?$",
         )
         .unwrap_or_else(|e| panic!("noun-of pattern: {e}"))
     });
     static ASKED_AFTER: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r"(?i)^[^.!?;]{0,50}\b(?:next|plenty|enough|is fine|would|should|for (?:your|the|a) deload|this week|today)\b")
+        Regex::new(r"(?i)^[^.!?;]{0,50}\b(?:next|plenty|enough|is fine|would|should|for (?:your|the|a) deload|this week|today|common|typical|usual|standard|normal|classic)\b")
             .unwrap_or_else(|e| panic!("asked-after pattern: {e}"))
     });
     if NOUN_OF_BEFORE.is_match(before) && ASKED_AFTER.is_match(after) {
@@ -1314,8 +1365,18 @@ struct Said {
     /// Lifted: a set's reps after it or a lift's verb before it ("benched 245 for 5"): no
     /// bodyweight.
     lifted: bool,
+    /// Asked whether it holds ("Are my training maxes still 112.5 on the trap bar?"): it
+    /// backs only a sentence that says it repeats the lifter.
+    asked: bool,
 }
 
+/// The start of a question asking whether something holds: "Are my training maxes still".
+static YES_NO_ASKED: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)^\s*(?:so\s+|and\s+|also\s+|or\s+)?(?:are|is|am|was|were|did|do|does|has|have|had)\b",
+    )
+    .unwrap_or_else(|e| panic!("yes-no pattern: {e}"))
+});
 /// Words before a number in the lifter's sentence that make it a plan.
 static PLANNED_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)\b(thinking|planning|plan|want|wanna|hope|hoping|aim|aiming|goal|opener|attempts?|go to|go for|straight to|go up to|jump to|put on|next|should i|can i|could i|(?:i'?d|i would) (?:love|like)|love to|dream|wish|instead of|rather than)\b")
@@ -1405,6 +1466,12 @@ struct Under {
     /// The dated entry it is in ([`Fact::entry`]).
     entry: Option<usize>,
 }
+
+/// Within the brackets after a bodyweight: "bodyweight 68.5 kg (logged 2027-11-19; ".
+static BODYWEIGHT_BRACKETS_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\bbodyweight\s+\d+(?:\.\d+)?\s*(?:kg|kgs|lb|lbs)\s*\([^()]*$")
+        .unwrap_or_else(|e| panic!("bodyweight brackets pattern: {e}"))
+});
 
 /// A day a figure's prose gives it: "From 62.5 kg x 5 at RIR 1 on 2027-04-12 (e1RM 75 kg)",
 /// "62.0 kg on 2027-02-15", "(logged 2027-04-12)".
@@ -1526,6 +1593,8 @@ const DATE_KEYS: &[&str] = &[
     "started_at",
     "at",
     "day_of",
+    // A memory's day: what it says held when it was saved.
+    "saved",
 ];
 
 /// An entry's day ("2026-09-30", "2026-10-06T17:40:00+01:00"); a week's ("week_start":
@@ -1660,6 +1729,8 @@ impl Facts {
                     at: offset + m.start()..offset + m.end(),
                     max: E1RM_WORDS.is_match(&text[sentence..end]),
                     planned: PLANNED_BEFORE.is_match(&text[sentence..m.start()]),
+                    asked: YES_NO_ASKED.is_match(&text[sentence..m.start()])
+                        && text[end..].starts_with('?'),
                     tm: TM_NAMED.is_match(&text[sentence..end]),
                     // A past word before it in its sentence, or after it in its clause ("I
                     // squat 100 for 5 now, a year ago it was 80": 80's, not 100's).
@@ -1722,14 +1793,22 @@ impl Facts {
                 .split_once(':')
                 .map_or("", |(h, _)| h)
                 .trim_start_matches(|c: char| !c.is_alphanumeric());
+            // "Training-max program: …" heads training maxes.
             let headed = (E1RM_WORDS.is_match(head) && weights_in(head, false).is_empty())
-                .then_some(Kind::E1rm);
+                .then_some(if TM_NAMED.is_match(head) {
+                    Kind::TrainingMax
+                } else {
+                    Kind::E1rm
+                });
             for w in weights_in(line, false) {
-                // "bodyweight 180 lb" is no lift's, whatever the sentence goes on to name.
+                // "bodyweight 180 lb" is no lift's, whatever the sentence goes on to name; nor
+                // is an earlier one in its brackets ("bodyweight 68.5 kg (logged …; 70.6 kg on
+                // 2027-10-29)").
                 let body = line[..w.at.start]
                     .trim_end()
                     .to_ascii_lowercase()
-                    .ends_with("bodyweight");
+                    .ends_with("bodyweight")
+                    || BODYWEIGHT_BRACKETS_BEFORE.is_match(&line[..w.at.start]);
                 let after = &line[w.at.end..];
                 if TOTAL_AFTER.is_match(after)
                     || line[..w.at.start]
@@ -2077,12 +2156,23 @@ impl Facts {
                             when: When::Any,
                             direction: None,
                             since: None,
+                            referred: false,
                         }))
             });
         }
         // "Your best-ever single was +32.5 kg": a best is a set lifted too.
         let lifted = matches!(w.kind, Kind::Load | Kind::Best) && lifted_claim(text, &w.at);
         let (clause_before, clause_after) = clause_around(text, &w.at);
+        // "Your bench opener is 147.5 kg", "you opened at 500": an opener is one the data or
+        // the lifter names so, where there is one for the lift.
+        if OPENER_BEFORE.is_match(clause_before) {
+            let openers = self.openers(lift.as_deref());
+            if !openers.is_empty() {
+                return readings
+                    .iter()
+                    .any(|kg| openers.iter().any(|o| (o - kg).abs() <= tolerance(*kg)));
+            }
+        }
         // "Your best pull-up e1RM is 113.6 kg": a best of no time named is the highest
         // estimate the data holds of the lift.
         if w.kind == Kind::E1rm
@@ -2138,17 +2228,25 @@ impl Facts {
                 direction: (w.kind == Kind::Change)
                     .then(|| direction(text, &w.at))
                     .flatten(),
+                // Or asks it back ("Is dropping the third to 232.5 about confidence?").
+                referred: SAID_REFERRED.is_match(text) || text.trim_end().ends_with('?'),
                 since: (w.kind == Kind::Change)
                     .then(|| {
                         date_named(&SINCE_DATE, clause_after)
                             .or_else(|| date_named(&SINCE_DATE, clause_before))
+                            .and_then(|n| n.on_known(self.today.or_else(|| self.date_anchor(n))))
+                            .map(|d| (d, false))
+                            .or_else(|| self.weeks_ago(text).map(|d| (d, true)))
                     })
-                    .flatten()
-                    .and_then(|n| n.on_known(self.today.or_else(|| self.date_anchor(n)))),
+                    .flatten(),
                 when: match w.kind {
-                    // "Your clean e1RM this week is 216 lb": an estimate of now.
+                    // "Your clean e1RM this week is 216 lb": an estimate of now; so is "your
+                    // trap bar e1RM is 126.4 kg" said of no other time.
                     Kind::E1rm
-                        if ESTIMATE_THIS_WEEK.is_match(text) && !OTHER_WEEK.is_match(text) =>
+                        if (ESTIMATE_THIS_WEEK.is_match(text) && !OTHER_WEEK.is_match(text))
+                            || (ESTIMATE_IS_BEFORE.is_match(before)
+                                && !ANOTHER_TIME.is_match(before)
+                                && !ANOTHER_TIME.is_match(clause_after)) =>
                     {
                         When::Now
                     }
@@ -2158,6 +2256,12 @@ impl Facts {
                         if TODAYS_BEFORE.is_match(clause_before)
                             || (clause_before.trim().is_empty()
                                 && TODAYS_BEFORE.is_match(before)) =>
+                    {
+                        When::Day(DayNamed::Today)
+                    }
+                    // "Bench today: 4 x 4 at 280", "you squatted 500 today": today's sets.
+                    Kind::Load
+                        if TODAY_BEFORE.is_match(before) || TODAY_WORD.is_match(clause_after) =>
                     {
                         When::Day(DayNamed::Today)
                     }
@@ -2175,7 +2279,7 @@ impl Facts {
                     {
                         When::Deload
                     }
-                    Kind::Load | Kind::E1rm | Kind::TrainingMax | Kind::Body => {
+                    Kind::Load | Kind::Best | Kind::E1rm | Kind::TrainingMax | Kind::Body => {
                         match when_claimed(text, &w.at) {
                             // "on Wednesday" is the last one only of a set said to be lifted:
                             // "Front squat goes to 250 lb on Wednesday" is the next.
@@ -2425,12 +2529,76 @@ impl Facts {
             || estimates.any(|f| (f.kg - kg).abs() <= (kg * ABOUT_SHARE).max(TOLERANCE_KG))
     }
 
+    /// The start of the span of weeks `text` names ("over the last 8 weeks", "on the 8-week
+    /// view"), counted from today (or the data's latest day).
+    fn weeks_ago(&self, text: &str) -> Option<NaiveDate> {
+        static WEEKS_SPAN: LazyLock<Regex> = LazyLock::new(|| {
+            Regex::new(r"(?i)\b(?:(?:over|in|across|during|for)\s+(?:the\s+)?(?:last\s+|past\s+)?(?P<n>\d{1,2}|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\s+weeks?\b|(?P<v>\d{1,2})-week\s+(?:view|window|span|period|chart|trend))")
+                .unwrap_or_else(|e| panic!("weeks span pattern: {e}"))
+        });
+        let c = WEEKS_SPAN.captures(text)?;
+        let n = c.name("n").or(c.name("v"))?.as_str().to_ascii_lowercase();
+        let words = [
+            "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
+            "twelve",
+        ];
+        let n: i64 = n
+            .parse()
+            .ok()
+            .or_else(|| words.iter().position(|w| *w == n).map(|i| i as i64 + 2))?;
+        let today = self.today.or_else(|| self.latest_logged())?;
+        Some(today - chrono::Duration::days(7 * n))
+    }
+
+    /// The openers (first attempts) the data and the lifter name for `lift` (any lift: all),
+    /// in kilograms: "opener 475 lb", "the 247.5 kg opener", "open the bench at 140 kg", and
+    /// the first of an attempts list "215 / 227.5 / 237.5 kg" (unitless: both readings).
+    fn openers(&self, lift: Option<&str>) -> Vec<f64> {
+        static NAMED: LazyLock<Regex> = LazyLock::new(|| {
+            Regex::new(r"(?i)\bopen(?:er|ing|ed)?\b[^.;!?\d]{0,25}?(?P<a>\d+(?:\.\d+)?)\s*(?P<au>kg|lb)?s?\b|(?P<b>\d+(?:\.\d+)?)\s*(?P<bu>kg|lb)s?\s+opener\b|(?P<c>\d+(?:\.\d+)?)\s*/\s*\d+(?:\.\d+)?\s*/\s*\d+(?:\.\d+)?\s*(?P<cu>kg|lb)?s?\b")
+                .unwrap_or_else(|e| panic!("opener pattern: {e}"))
+        });
+        let mut out = Vec::new();
+        for text in self.prose.iter().chain(std::iter::once(&self.said_text)) {
+            for c in NAMED.captures_iter(text) {
+                let (Some(n), unit) = (c.name("a").or(c.name("b")).or(c.name("c")), {
+                    c.name("au").or(c.name("bu")).or(c.name("cu"))
+                }) else {
+                    continue;
+                };
+                let Ok(x) = n.as_str().parse::<f64>() else {
+                    continue;
+                };
+                if let (Some(l), Some(of)) = (lift, self.names.lift_at(text, n.range()))
+                    && !same_lift(l, &of)
+                {
+                    continue;
+                }
+                match unit.map(|u| u.as_str().to_ascii_lowercase()) {
+                    Some(u) if u == "lb" => out.push(x / LB_PER_KG),
+                    Some(_) => out.push(x),
+                    None => out.extend([x, x / LB_PER_KG]),
+                }
+            }
+        }
+        out
+    }
+
     /// What stands for today, when it is not known, for a date named: the data's latest day
     /// ("on Nov 4" is the last Nov 4 up to it).
     fn date_anchor(&self, named: DayNamed) -> Option<NaiveDate> {
         matches!(named, DayNamed::Date { .. })
-            .then(|| self.weights.iter().filter_map(|g| g.date).max())
+            .then(|| self.latest_logged())
             .flatten()
+    }
+
+    /// The data's latest day of a set or an estimate logged (not a meet or a plan ahead).
+    fn latest_logged(&self) -> Option<NaiveDate> {
+        self.weights
+            .iter()
+            .filter(|g| !g.planned && matches!(g.kind, Kind::Load | Kind::E1rm))
+            .filter_map(|g| g.date)
+            .max()
     }
 
     fn holds_then(&self, f: &Fact, when: When) -> bool {
@@ -2611,6 +2779,7 @@ impl Facts {
             when,
             direction,
             since,
+            referred,
         } = *c;
         let now = when != When::Any;
         let close_within = |fact_kg: f64, fact_raw: f64, fact_lb: Option<bool>, tol: f64| {
@@ -2665,6 +2834,7 @@ impl Facts {
                     && (kind == Kind::TrainingMax) == s.tm
                     && (!next || s.planned)
                     && !(s.planned && (done || now))
+                    && (!s.asked || referred)
                     // A bodyweight is no number the lifter lifted ("benched 245 for 5").
                     && !(kind == Kind::Body && s.lifted)
                     && said_backs(s.n)
@@ -2730,7 +2900,10 @@ impl Facts {
                         // "7 kg higher" is no drop of 7 kg.
                         && !matches!((direction, f.sign), (Some(a), Some(b)) if a != b && f.kind == Kind::Change)
                         // "Up 33 lb since April 20" is no change since March 22.
-                        && !matches!((since, f.since), (Some(a), Some(b)) if (a - b).num_days().abs() > 7)
+                        && !matches!((since, f.since), (Some((a, span)), Some(b)) if {
+                            let later = (b - a).num_days();
+                            later < -SINCE_SLACK_DAYS || (!span && later > SINCE_SLACK_DAYS)
+                        })
                         && (f.kind.backs(kind)
                             || (f.kind == Kind::Body && kind == Kind::Load && lift.is_none()))
                         && close(f.kg, f.raw, Some((f.raw - f.kg).abs() > 0.01))
@@ -2780,9 +2953,12 @@ struct Claim<'a> {
     when: When,
     /// A change said to go up (1) or down (-1): "7 kg higher" is no drop of 7 kg.
     direction: Option<i8>,
+    /// The sentence says it repeats the lifter ("as you said", "you asked").
+    referred: bool,
     /// A change's start, when named ("up 33 lb since April 20"): a change the data dates
-    /// from another week backs none of it.
-    since: Option<NaiveDate>,
+    /// from another week backs none of it; and whether it starts a span ("over the last 8
+    /// weeks"), which a change from later in it, of a lift begun since, may back.
+    since: Option<(NaiveDate, bool)>,
 }
 
 /// Whether the sentence `text` says the cited figure at `at` is a set's load: set words before
@@ -3135,7 +3311,13 @@ fn when_claimed(text: &str, at: &std::ops::Range<usize>) -> When {
     let dated_after = DATED_AFTER.is_match(after);
     if dated_after {
         When::Any
-    } else if now_before(before) || YOU_DO_NOW.is_match(before) || now_words_after {
+    } else if now_before(before)
+        || YOU_DO_NOW.is_match(before)
+        || now_words_after
+        // "Your training max is still 112.5 kg"; not "your heaviest set is still …", which
+        // stays the best it was.
+        || (STILL_BEFORE.is_match(before) && !BEST_EVER_BEFORE.is_match(before))
+    {
         When::Now
     } else if let Some(words) = recent_before.or(recent_after) {
         day_named(words).map_or(When::Recent, When::Day)
@@ -3188,6 +3370,29 @@ fn date_named(re: &Regex, text: &str) -> Option<DayNamed> {
         .then_some(DayNamed::Date { month, day, year })
 }
 
+/// Said to hold still: "is still ", "are still at ".
+static STILL_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:is|are|['’]s|['’]re)\s+still\s+(?:at\s+|about\s+|around\s+)?$")
+        .unwrap_or_else(|e| panic!("still pattern: {e}"))
+});
+
+/// An opener named before a figure: "your bench opener is ", "you opened at ", "open at ".
+static OPENER_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:opener|opening attempt|open(?:ed|ing)?\s+(?:at|with))\b[^.;!?\d]{0,20}$")
+        .unwrap_or_else(|e| panic!("opener-before pattern: {e}"))
+});
+
+/// An estimate said to be, in the present: "your trap bar e1RM is ", "Front squat e1RM: ".
+static ESTIMATE_IS_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:e1rm|estimated max|estimate|estimated 1rm)[*_]*\s*(?:is|['’]s|sits at|stands at|:)[*_]*\s*(?:now\s+|currently\s+)?(?:about|around|roughly|~|at)?\s*$")
+        .unwrap_or_else(|e| panic!("estimate-is pattern: {e}"))
+});
+/// Words of another time than now, or of a best, in a figure's clause.
+static ANOTHER_TIME: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:was|were|last|ago|since|before|after|from|peak\w*|best|record|prs?|highest|lowest|then|week|month|block|cycle|yesterday|monday|tuesday|wednesday|thursday|friday|saturday|sunday|jan\w*|feb\w*|mar\w*|apr\w*|may|june?|july?|aug\w*|sep\w*|oct\w*|nov\w*|dec\w*|if|would|could|will|target|goal)\b|\d{4}-\d{2}|\d+(?:st|nd|rd|th)\b")
+        .unwrap_or_else(|e| panic!("another-time pattern: {e}"))
+});
+
 /// An estimate said to be this week's: "your e1RM this week is", "your e1RM is … this week".
 static ESTIMATE_THIS_WEEK: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)\b(?:e1rm|estimated max|estimate)\b[^.;!?]{0,40}\bthis week\b|\bthis week['’]s\s+(?:e1rm|estimated max|estimate)\b")
@@ -3219,9 +3424,16 @@ fn in_deload(words: &str) -> bool {
 
 /// A past session's time: "last week", "yesterday", "last Monday", "Monday's".
 static LOGGED_TIME: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(?:last (?:week|time|session|workout|monday|tuesday|wednesday|thursday|friday|saturday|sunday)|yesterday|(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)['’]s|before (?:the|your|that|this) (?:tweak|injury|pinch|strain|flu|illness|surgery|layoff|lay-off|break|trip|holiday|vacation|cruise)|(?:back )?in (?:january|february|march|april|may|june|july|august|september|october|november|december))\b")
+    Regex::new(r"(?i)\b(?:last (?:week|time|session|workout|monday|tuesday|wednesday|thursday|friday|saturday|sunday)|yesterday|(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)['’]s|on (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)|before (?:the|your|that|this) (?:tweak|injury|pinch|strain|flu|illness|surgery|layoff|lay-off|break|trip|holiday|vacation|cruise)|(?:back )?in (?:january|february|march|april|may|june|july|august|september|october|november|december))\b")
         .unwrap_or_else(|e| panic!("logged time pattern: {e}"))
 });
+
+/// Today named shortly before a load in its sentence: "Bench today: 4 x 4 at ".
+static TODAY_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\btoday\b[^.;!?\n]{0,30}$").unwrap_or_else(|e| panic!("today pattern: {e}"))
+});
+static TODAY_WORD: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(?i)\btoday\b").unwrap_or_else(|e| panic!("today: {e}")));
 
 /// Today's sets named before a load: "Today's rows are ", "today's top set is ".
 static TODAYS_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
@@ -3239,7 +3451,7 @@ static OTHER_WEEK: LazyLock<Regex> = LazyLock::new(|| {
 /// the data.
 /// A best claimed before a figure: "your best pull-up e1RM is", "all-time best".
 static BEST_EVER_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(?:best(?:-ever)?|highest|all-time|peak|pr|record)\b")
+    Regex::new(r"(?i)\b(?:best(?:-ever)?|highest|heaviest|all-time|peak|pr|record)\b")
         .unwrap_or_else(|e| panic!("best-ever pattern: {e}"))
 });
 /// A best of some time only: "this week's best", "your weekly best", "best in the last 8 weeks".
@@ -3250,7 +3462,7 @@ static BEST_OF_A_TIME: LazyLock<Regex> = LazyLock::new(|| {
 
 /// A sentence that says it repeats what the lifter said: "as you said", "you mentioned".
 static SAID_REFERRED: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(?:you (?:said|say|mentioned|mention|remember|recall|wrote|think|told|noted|reckon)|as you|your (?:note|message|memory)|you['’]re (?:sure|thinking|remembering))\b")
+    Regex::new(r"(?i)\b(?:you (?:said|say|mentioned|mention|remember|recall|wrote|think|told|noted|reckon|asked|ask|wonder|wondered)|as you|your (?:note|message|memory)|you['’]re (?:sure|thinking|remembering))\b")
         .unwrap_or_else(|e| panic!("said-referred pattern: {e}"))
 });
 
@@ -3262,7 +3474,7 @@ static FROM_LOG: LazyLock<Regex> = LazyLock::new(|| {
 /// Words of a set lifted, in a figure's clause before it: "you pressed", "last week's deadlift
 /// was", "Monday's flat bench was", "yesterday".
 static LIFTED_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(?:you(?:['’]ve| have)?\s+(?:(?:already|just|also|even|previously|once)\s+)?(?:did|done|hit|lifted|pressed|benched|squatted|pulled|deadlifted|rowed|swung|moved|managed|got|used)|was|were|yesterday(?:['’]s)?|last (?:week|time|session|monday|tuesday|wednesday|thursday|friday|saturday|sunday)(?:['’]s)?)\b")
+    Regex::new(r"(?i)\b(?:you(?:['’]ve| have)?\s+(?:(?:already|just|also|even|previously|once)\s+)?(?:(?:front|back|box|pause|paused|power|hang|overhead|strict|incline|sumo|deficit|split|goblet|push)\s+)?(?:did|done|hit|lifted|pressed|benched|squatted|pulled|deadlifted|rowed|swung|moved|managed|got|used)|was|were|yesterday(?:['’]s)?|last (?:week|time|session|monday|tuesday|wednesday|thursday|friday|saturday|sunday)(?:['’]s)?)\b")
         .unwrap_or_else(|e| panic!("lifted-before pattern: {e}"))
 });
 /// After a figure in its clause: a day gone by ("… for 10 yesterday"); "on Monday" may be next
@@ -3726,6 +3938,10 @@ fn unbacked(text: &str, facts: &Facts, lead: Option<&str>) -> Vec<Stated> {
     out.sort_by_key(|w| w.at.start);
     out
 }
+
+/// How far a change's start may be from the one the data names: "over the last 12 weeks" is
+/// the Strength line's "since week of …", which counts whole weeks.
+const SINCE_SLACK_DAYS: i64 = 14;
 
 /// How near the data a figure set apart from a neighbour must be: a conversion's rounding.
 const SET_APART_KG: f64 = 0.3;
@@ -5859,6 +6075,100 @@ mod tests {
                 // An implement named is that implement's lift, and a paused bench is no bench.
                 ("Barbell bench: 75 x 8.", "75"),
                 ("Your flat bench was 90 x 3.", "90"),
+            ],
+        );
+    }
+
+    #[test]
+    fn what_the_fourteenth_set_found() {
+        // A rower back from flu, her training maxes cut, on a Sunday.
+        let mut f = Facts::in_unit(Unit::Kg);
+        f.set_today(NaiveDate::from_ymd_opt(2027, 11, 21).unwrap_or_default());
+        f.add_said("Are my training maxes still 112.5 on the trap bar? Front squat was 60 for 5 on Wednesday.");
+        f.add_text("Lifter: unit kg, training maxes cut on 2027-11-15 (trap bar deadlift 102.5 kg, front squat 60 kg; were 112.5 and 70 kg), bodyweight 68.5 kg (logged 2027-11-19; 70.6 kg on 2027-10-29).\nStrength (weekly best e1RM, last 12 weeks): Trap Bar Deadlift 114 kg (+6 since week of 2027-08-30).");
+        f.add_json(&json!({"memories": [
+            {"text": "Training-max program: each training max is about 90% of her e1RM. Wave from 2027-10-25: trap bar deadlift 112.5 kg, front squat 70 kg.",
+             "saved": "2027-10-25"},
+            {"text": "Training maxes cut for the return wave from 2027-11-15: trap bar deadlift 102.5 kg, front squat 60 kg.",
+             "saved": "2027-11-15"}]}));
+        f.add_json(&json!({"exercise_id": "trap-bar-deadlift", "name": "Trap Bar Deadlift", "weeks": 8, "sessions": [
+            {"date": "2027-11-15", "top_set": {"weight_kg": 92.5, "reps": 5}, "e1rm_kg": 114.1},
+            {"date": "2027-10-18", "top_set": {"weight_kg": 102.5, "reps": 5}, "e1rm_kg": 126.4}],
+            "e1rm_change": {"from_kg": 117.2, "to_kg": 114.1, "change_kg": -3.1}}));
+        f.add_json(
+            &json!({"exercise_id": "front-squat", "name": "Front Squat", "sessions": [
+            {"date": "2027-11-17", "top_set": {"weight_kg": 55, "reps": 5}, "e1rm_kg": 67.8},
+            {"date": "2027-10-20", "top_set": {"weight_kg": 62.5, "reps": 5}, "e1rm_kg": 77.1}]}),
+        );
+        judged(
+            &f,
+            &[
+                // Training maxes listed after the words that name them.
+                "We lowered your training maxes on 15 November: trap bar 102.5 kg, front squat 60 kg.",
+                "Your trap bar e1RM is 114.1 kg.",
+                "Over the last 12 weeks your trap bar e1RM is up 6 kg.",
+                "Trap bar is down from 126.4 to 114.1 kg e1RM.",
+                r"It comes straight from \( 92.5 \text{ kg} \times 5 \).",
+                // Plates and changes, said of no one.
+                "A 20 kg bar with two reds a side is 120 kg.",
+                "That is 72.5 kg of plates on the bar.",
+                "The classic rule is to add 2.5 kg to upper-body and 5 kg to lower-body training maxes each wave.",
+                "A jump of about 12.5 kg from opener to second is a common pattern.",
+            ],
+            &[
+                // The lifter asked whether it still holds.
+                (
+                    "Your trap bar training max is still 112.5 kg, so nothing changes there.",
+                    "112.5 kg",
+                ),
+                // A session on a day named is the log's.
+                (
+                    "You front squatted 60 kg for 5 on Wednesday, which is a solid return.",
+                    "60 kg",
+                ),
+                // An estimate said in the present is the latest.
+                (
+                    "Your trap bar e1RM is 126.4 kg, so the flu didn't cost you anything.",
+                    "126.4 kg",
+                ),
+                (
+                    "Front squat e1RM: 77.1 kg, right where it was before you got ill.",
+                    "77.1 kg",
+                ),
+                // A training max under its heading is no estimate.
+                (
+                    "Before the flu your trap bar e1RM was 112.5 kg.",
+                    "112.5 kg",
+                ),
+                // The 12 weeks' change is no 8 weeks' one.
+                (
+                    "Over the last 8 weeks your trap bar e1RM is up 6 kg.",
+                    "6 kg",
+                ),
+                // A bodyweight in brackets is no lift's load.
+                ("**Front squat (Wed):** 3 x 3 @ 70 kg", "70 kg"),
+            ],
+        );
+        // A powerlifter in pounds, mid-workout on a Saturday, three weeks from a meet.
+        let mut f = Facts::in_unit(Unit::Lb);
+        f.set_today(NaiveDate::from_ymd_opt(2027, 8, 14).unwrap_or_default());
+        f.add_text("Lifter: unit lb, goals: meet attempts squat 215 / 227.5 / 237.5 kg, bench 140 / 147.5 / 152.5 kg.");
+        f.add_json(
+            &json!({"workout": {"started_at": "2027-08-14T09:40:00-05:00", "exercises": [
+            {"exercise_id": "bench-press", "name": "Bench Press", "sets": [
+                {"status": "planned", "planned": {"reps": 4, "weight_kg": 124.7}}]}]}}),
+        );
+        f.add_json(
+            &json!({"latest_insight_cards": [{"workout_date": "2027-08-11",
+            "summary": "Bench single 320 lb at RPE 9, then 3 x 4 at 280 lb."}]}),
+        );
+        judged(
+            &f,
+            &["Your bench opener is 140 kg.", "Bench today: 4 x 4 at 275."],
+            &[
+                ("The bench opener is 147.5 kg.", "147.5 kg"),
+                ("Your squat opener is 237.5 kg.", "237.5 kg"),
+                ("Bench today: 4 x 4 at 280.", "280"),
             ],
         );
     }

@@ -10,7 +10,7 @@
 //! "sixth", written as development data, the "seventh" (held out until 91650ff), the "eighth"
 //! (until 73c0dc3), the "ninth" (until ac0b26f), the "tenth" (until c803cbf) and the
 //! "eleventh" (until 7a07e69), the "twelfth" (until b549e70) and the "thirteenth" (until
-//! ba60d7d). The "fourteenth" and the "fifteenth" are held out now.
+//! ba60d7d) and the "fourteenth" (until f51f718). The "fifteenth" is held out now.
 
 use serde_json::Value;
 
@@ -405,17 +405,24 @@ fn the_number_check_on_a_thirteenth_set() {
 /// from a meet, mid-workout on heavy singles with attempts in kilograms) by a fourteenth
 /// helper, who read neither the checker nor any other labelled sentence: held out, measured
 /// at the end of 28 November (0f64f90: 83 of 90, 47 of 62) and, in the same run, against the
-/// checker as it was that morning (7a07e69: 82 of 90, 42 of 62).
+/// checker as it was that morning (7a07e69: 82 of 90, 42 of 62); after the thirteenth set's
+/// round (f51f718: 83 of 90, 48 of 62). Development data since.
 const FOURTEENTH_CONTEXTS: &str =
     include_str!("../../../../tests/data/critic/fourteenth-contexts.json");
 const FOURTEENTH_SENTENCES: &str =
     include_str!("../../../../tests/data/critic/fourteenth-sentences.json");
 
 #[test]
-fn the_number_check_on_a_fourteenth_set_held_out() {
-    // Only the figures: its failures are not printed, so that nothing is tuned on it.
-    let sentences = (FOURTEENTH_CONTEXTS, FOURTEENTH_SENTENCES);
-    below_the_bar("fourteenth", sentences, (90, 60), (83, 47));
+fn the_number_check_on_a_fourteenth_set() {
+    // At the bar since its round: training maxes listed or headed, a bodyweight in brackets,
+    // the lifter's question, an estimate said in the present, a change over a span of weeks,
+    // an opener, plates and changes listed.
+    development_set(
+        "fourteenth",
+        FOURTEENTH_CONTEXTS,
+        FOURTEENTH_SENTENCES,
+        (90, 60),
+    );
 }
 
 /// A fifteenth set (28 Nov, a new session), two more lifters (a judoka of 23 in kilograms on
@@ -423,8 +430,9 @@ fn the_number_check_on_a_fourteenth_set_held_out() {
 /// of 66 in pounds on blood-pressure medication who benches with chains, carries farmer's
 /// handles and a sandbag, switched from kilograms two months ago and is back from a cruise)
 /// by a fifteenth helper, who read neither the checker nor any other labelled sentence: held
-/// out, measured against the checker as it was that morning (ba60d7d: FIG_BEFORE) and after
-/// the thirteenth set's round (FIG_AFTER).
+/// out, measured against the checker as it was that morning (ba60d7d: 84 of 90, 42 of 61) and
+/// after the thirteenth set's round (f51f718: 84 of 90, 45 of 61) and the fourteenth's (84 of
+/// 90, 43 of 61).
 const FIFTEENTH_CONTEXTS: &str =
     include_str!("../../../../tests/data/critic/fifteenth-contexts.json");
 const FIFTEENTH_SENTENCES: &str =
@@ -434,5 +442,5 @@ const FIFTEENTH_SENTENCES: &str =
 fn the_number_check_on_a_fifteenth_set_held_out() {
     // Only the figures: its failures are not printed, so that nothing is tuned on it.
     let sentences = (FIFTEENTH_CONTEXTS, FIFTEENTH_SENTENCES);
-    below_the_bar("fifteenth", sentences, (90, 60), (0, 0));
+    below_the_bar("fifteenth", sentences, (90, 60), (84, 43));
 }
