@@ -431,8 +431,8 @@ fn the_number_check_on_a_fourteenth_set() {
 /// handles and a sandbag, switched from kilograms two months ago and is back from a cruise)
 /// by a fifteenth helper, who read neither the checker nor any other labelled sentence: held
 /// out, measured against the checker as it was that morning (ba60d7d: 84 of 90, 42 of 61) and
-/// after the thirteenth set's round (f51f718: 84 of 90, 45 of 61) and the fourteenth's (84 of
-/// 90, 43 of 61).
+/// after the thirteenth set's round (f51f718: 84 of 90, 45 of 61), the fourteenth's (84 of
+/// 90, 43 of 61) and a review's mends of both (ad2c680: the same).
 const FIFTEENTH_CONTEXTS: &str =
     include_str!("../../../../tests/data/critic/fifteenth-contexts.json");
 const FIFTEENTH_SENTENCES: &str =
