@@ -47,6 +47,7 @@ micro() {
   cargo bench -p coach --bench fast_path -- --noplot 2>&1 | grep -E "^(fast_path|baseline)|time:"
   cargo bench -p coach --bench functional -- --noplot 2>&1 | grep -E "^(functional|baseline)|time:"
   cargo bench -p coach --bench worker -- --noplot 2>&1 | grep -E "^(worker|baseline)|time:"
+  cargo bench -p coach --bench critic -- --noplot 2>&1 | grep -E "^(critic|baseline)|time:"
   # Criterion's time line is a mean; the README quotes medians, from its estimates.
   for f in target/criterion/*/new/estimates.json; do
     python3 -c "import json,sys; e=json.load(open(sys.argv[1])); print(sys.argv[1].split('/')[2], 'median', round(e['median']['point_estimate'], 1), 'ns')" "$f"
