@@ -3214,10 +3214,14 @@ impl DayNamed {
                     (7 + today.weekday().num_days_from_monday() - w.num_days_from_monday()) % 7;
                 today - chrono::Duration::days(i64::from(back))
             }
+            // The weekday's last day, but never today.
             DayNamed::LastWeekday(w) => {
-                let back =
-                    (7 + today.weekday().num_days_from_monday() - w.num_days_from_monday()) % 7;
-                today - chrono::Duration::days(i64::from(if back == 0 { 7 } else { back }))
+                let on = DayNamed::Weekday(w).on(today);
+                if on == today {
+                    on - chrono::Duration::days(7)
+                } else {
+                    on
+                }
             }
             DayNamed::Date { month, day, year } => {
                 use chrono::Datelike;
