@@ -499,10 +499,7 @@ fn jobs_queued_before_an_account_deletion_leave_nothing(ctx: &Ctx) -> Result<(),
     eq(deleted.status, 200, &format!("deleted: {}", deleted.body))?;
     let failed = run(ctx, &jobs)?;
     let left = ctx.rt.block_on(ctx.stack.store.user_items(&user))?;
-    let keys: Vec<String> = left
-        .iter()
-        .filter_map(|i| i.get("sk").and_then(|v| v.as_s().ok()).cloned())
-        .collect();
+    let keys: Vec<String> = left.iter().map(|i| i.key.clone()).collect();
     eq(
         keys,
         Vec::<String>::new(),

@@ -497,7 +497,7 @@ mod tests {
 
     #[test]
     fn memories_a_long_workout_and_the_summary_share_one_budget() {
-        use crate::analysis::tests::{session, working};
+        use crate::analysis::testkit::{session, working};
         let mut l = loaded(vec![], None);
         // The most a lifter can have: 50 memories of 500 characters, one of them an injury
         // saved first (oldest), and a workout of 400 sets.
@@ -562,7 +562,7 @@ mod tests {
 
     #[test]
     fn context_carries_the_strength_summary_and_the_flags() {
-        use crate::analysis::tests::{at_day, session, working};
+        use crate::analysis::testkit::{at_day, session, working};
         // Four weeks of bench stuck at 80 × 8 at RIR 1; squat up 5 kg a week.
         let mut l = loaded(vec![], None);
         for w in 0..4 {

@@ -9,6 +9,7 @@ use lambda_http::{Body, Request, RequestExt, Response};
 use serde_json::{Value, json};
 
 use crate::domain::limits::{LimitError, MAX_BODY_BYTES, MAX_MESSAGE_CHARS};
+use crate::telemetry::RequestLog;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct ApiError {
@@ -332,6 +333,11 @@ pub fn json_response(status: u16, body: &str) -> Response<Body> {
         HeaderValue::from_static("application/json"),
     );
     resp
+}
+
+/// The request's log line, with Lambda's request id.
+pub fn request_log(lane: &'static str, req: &Request) -> RequestLog {
+    RequestLog::new(lane, req.lambda_context_ref().map(|c| c.request_id.clone()))
 }
 
 /// The route path as the event carried it, without a trailing slash.

@@ -10,12 +10,11 @@
 //! the deletion (a card, a review, a health reading) write nothing when they arrive after it
 //! (`store::account`'s deletion marker).
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
-use aws_sdk_dynamodb::types::AttributeValue;
 use chrono::{DateTime, Utc};
 use serde::Serialize;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::{App, store_error};
 use crate::api::{ApiError, ErrorCode};
@@ -23,7 +22,6 @@ use crate::context::SessionContext;
 use crate::domain::workout::Workout;
 use crate::queue::{Job, JobQueue};
 use crate::skills::notify::timezone;
-use crate::store::string;
 
 /// Items a `DELETE /v1/me` removes itself before handing the rest to the worker: a year or two
 /// of history at a few hundred items per second round, well inside the request's timeout.
@@ -99,24 +97,24 @@ impl App {
             )
             .chain(std::iter::once(("other", Value::Array(Vec::new()))))
             .collect();
-        for item in &items {
-            let sk = string(item, "sk").unwrap_or_default();
-            if let Some((_, name)) = SINGLE.iter().find(|(k, _)| *k == sk) {
-                sections.insert(name, data(item));
+        let count = items.len();
+        for item in items {
+            if let Some((_, name)) = SINGLE.iter().find(|(k, _)| *k == item.key) {
+                sections.insert(name, item.data);
                 continue;
             }
             let name = LISTS
                 .iter()
-                .find(|(p, _)| sk.starts_with(p))
+                .find(|(p, _)| item.key.starts_with(p))
                 .map_or("other", |(_, name)| name);
             if let Some(Value::Array(list)) = sections.get_mut(name) {
-                list.push(serde_json::json!({ "key": sk, "data": data(item) }));
+                list.push(serde_json::json!({ "key": item.key, "data": item.data }));
             }
         }
         Ok(Export {
             user_id: ctx.user_id.clone(),
             exported_at: Utc::now(),
-            items: items.len(),
+            items: count,
             sections,
         })
     }
@@ -174,41 +172,5 @@ impl App {
             status: "deleting",
             items_deleted: done.deleted,
         })
-    }
-}
-
-/// The stored document, or the item's attributes (other than its key) as JSON.
-fn data(item: &HashMap<String, AttributeValue>) -> Value {
-    if let Some(doc) = item.get("doc").and_then(|d| d.as_s().ok())
-        && let Ok(v) = serde_json::from_str::<Value>(doc)
-    {
-        return v;
-    }
-    Value::Object(
-        item.iter()
-            .filter(|(k, _)| *k != "pk" && *k != "sk")
-            .map(|(k, v)| (k.clone(), attribute(v)))
-            .collect::<Map<String, Value>>(),
-    )
-}
-
-fn attribute(v: &AttributeValue) -> Value {
-    match v {
-        AttributeValue::S(s) => Value::from(s.as_str()),
-        AttributeValue::N(n) => n
-            .parse::<i64>()
-            .map(Value::from)
-            .or_else(|_| n.parse::<f64>().map(Value::from))
-            .unwrap_or_else(|_| Value::from(n.as_str())),
-        AttributeValue::Bool(b) => Value::from(*b),
-        AttributeValue::L(l) => Value::Array(l.iter().map(attribute).collect()),
-        AttributeValue::M(m) => Value::Object(
-            m.iter()
-                .map(|(k, v)| (k.clone(), attribute(v)))
-                .collect::<Map<String, Value>>(),
-        ),
-        AttributeValue::Ss(ss) => Value::from(ss.clone()),
-        AttributeValue::Ns(ns) => Value::from(ns.clone()),
-        _ => Value::Null,
     }
 }

@@ -231,7 +231,7 @@ pub fn decide(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::tests::{session, working};
+    use crate::analysis::testkit::{session, working};
 
     fn squat(loads: &[f64]) -> Vec<Workout> {
         let sets: Vec<_> = loads.iter().map(|w| working(*w, 5, None, None)).collect();

@@ -12,7 +12,6 @@ use crate::config::Config;
 use crate::context::AuthMode;
 use crate::router::{self, Intent};
 use crate::store::Store;
-use crate::telemetry::RequestLog;
 
 pub const ROUTE: &str = "/v1/copilot";
 
@@ -37,7 +36,7 @@ impl FastLane {
     /// Handles one request; never fails (errors are responses) and logs one line.
     pub async fn handle(&self, req: Request) -> Response<Body> {
         let started = Instant::now();
-        let log = RequestLog::for_request("fast", &req);
+        let log = api::request_log("fast", &req);
         let (result, log) = crate::telemetry::scope(log, self.serve(&req)).await;
         super::finish(log, started, result)
     }

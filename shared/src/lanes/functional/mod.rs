@@ -54,7 +54,6 @@ use crate::queue::JobQueue;
 use crate::router::{self, Intent, Lane};
 use crate::store::Store;
 use crate::store::activity::Feed;
-use crate::telemetry::RequestLog;
 
 /// Notifications per page: default and maximum.
 const PAGE_DEFAULT: i32 = 20;
@@ -91,7 +90,7 @@ impl FunctionalLane {
     /// Handles one request; never fails (errors are responses) and logs one line.
     pub async fn handle(&self, req: Request) -> Response<Body> {
         let started = Instant::now();
-        let log = RequestLog::for_request("functional", &req);
+        let log = api::request_log("functional", &req);
         let (result, log) = crate::telemetry::scope(log, self.serve(&req)).await;
         super::finish(log, started, result)
     }

@@ -28,7 +28,6 @@ use crate::llm::{Model, ModelLane};
 use crate::queue::JobQueue;
 use crate::router::{self, Intent, Lane};
 use crate::store::Store;
-use crate::telemetry::RequestLog;
 
 const ROUTE: &str = "/v1/stream";
 /// `x-coach-trace: 1` on the local stack (`AUTH_MODE=dev`): tool results and the turn's trace in
@@ -78,7 +77,7 @@ impl SlowLane {
     /// Handles one request: an event stream, or a JSON error when it cannot start one.
     pub async fn handle(self: Arc<Self>, req: Request) -> Response<StreamBody> {
         let started = Instant::now();
-        let log = RequestLog::for_request("slow", &req);
+        let log = api::request_log("slow", &req);
         let deadline = invocation_deadline(&req);
         let serve = Box::pin(self.clone().serve(req, started, deadline));
         let (result, mut log) = crate::telemetry::scope(log, serve).await;

@@ -165,7 +165,8 @@ pub enum ModelLane {
 }
 
 impl ModelLane {
-    pub(crate) fn prefix(self) -> &'static str {
+    /// The lane's prefix in the settings' names (`SLOW_MODEL`).
+    pub fn prefix(self) -> &'static str {
         match self {
             ModelLane::Slow => "SLOW",
             ModelLane::Functional => "FUNCTIONAL",

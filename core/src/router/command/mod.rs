@@ -9,7 +9,7 @@
 //! lists every form.
 
 mod lexer;
-pub(crate) use lexer::number_word;
+pub use lexer::number_word;
 mod sets;
 
 use std::fmt;

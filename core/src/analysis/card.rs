@@ -565,7 +565,7 @@ fn summary(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::tests::{at_day, session, working};
+    use crate::analysis::testkit::{at_day, session, working};
 
     #[test]
     fn a_record_session_after_steady_weeks() {

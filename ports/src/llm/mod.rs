@@ -15,7 +15,8 @@
 mod bedrock;
 mod gemini;
 mod openai;
-pub(crate) mod retry;
+/// When and how long to wait before retrying a model call (public for the fuzz properties).
+pub mod retry;
 mod settings;
 pub mod sse;
 mod wire;

@@ -100,7 +100,7 @@ const TENS: [&str; 8] = [
 ];
 
 /// The value of a number word from zero to ninety ("six", "twenty"), lower case.
-pub(crate) fn number_word(w: &str) -> Option<u32> {
+pub fn number_word(w: &str) -> Option<u32> {
     small(w).or_else(|| tens(w))
 }
 

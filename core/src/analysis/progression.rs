@@ -925,7 +925,7 @@ pub fn candidate(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::tests::{at_day, session, working};
+    use crate::analysis::testkit::{at_day, session, working};
     use chrono::Duration;
 
     fn bench() -> Option<&'static Exercise> {

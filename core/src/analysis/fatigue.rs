@@ -428,7 +428,7 @@ pub fn returning(history: &[Workout], now: DateTime<Utc>) -> Option<Return> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::tests::{at_day, session, working};
+    use crate::analysis::testkit::{at_day, session, working};
 
     const BENCH: &str = "barbell-bench-press";
     const SQUAT: &str = "back-squat";

@@ -17,6 +17,7 @@ use aws_sdk_dynamodb::types::{
 };
 use chrono::{DateTime, Utc};
 use futures_util::future::join_all;
+use serde_json::{Map, Value};
 
 use super::history::{BATCH_ITEMS, BATCHES_IN_FLIGHT};
 use super::timing::Timed;
@@ -25,6 +26,15 @@ use super::{Store, StoreError, s, user_pk};
 /// How long the deletion marker is kept: longer than SQS keeps a message (14 days at most), so
 /// every job queued before the deletion meets it.
 pub const DELETION_MARKER_DAYS: i64 = 15;
+
+/// An item of the lifter's partition as the export shows it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AccountItem {
+    /// The item's sort key (`PROFILE`, `WORKOUT#…`): what kind of item it is.
+    pub key: String,
+    /// The stored document, or the item's other attributes as JSON.
+    pub data: Value,
+}
 
 /// The deletion marker's key: its own partition, which the deletion does not sweep.
 fn marker_key(user: &str) -> HashMap<String, AttributeValue> {
@@ -107,12 +117,16 @@ impl Store {
         Ok(TransactWriteItem::builder().condition_check(check).build())
     }
 
-    /// Every item of the user's partition, in key order.
-    pub async fn user_items(
-        &self,
-        user: &str,
-    ) -> Result<Vec<HashMap<String, AttributeValue>>, StoreError> {
-        self.items_under(user, "").await
+    /// Every item of the user's partition, in key order, as the export shows it.
+    pub async fn user_items(&self, user: &str) -> Result<Vec<AccountItem>, StoreError> {
+        let items = self.items_under(user, "").await?;
+        Ok(items
+            .iter()
+            .map(|item| AccountItem {
+                key: super::string(item, "sk").unwrap_or_default(),
+                data: data(item),
+            })
+            .collect())
     }
 
     /// Deletes the user's items, at most about `max_items` of them (rounds of 100), and says
@@ -206,5 +220,41 @@ impl Store {
             }
         }
         Ok(())
+    }
+}
+
+/// The stored document, or the item's attributes (other than its key) as JSON.
+fn data(item: &HashMap<String, AttributeValue>) -> Value {
+    if let Some(doc) = item.get("doc").and_then(|d| d.as_s().ok())
+        && let Ok(v) = serde_json::from_str::<Value>(doc)
+    {
+        return v;
+    }
+    Value::Object(
+        item.iter()
+            .filter(|(k, _)| *k != "pk" && *k != "sk")
+            .map(|(k, v)| (k.clone(), attribute(v)))
+            .collect::<Map<String, Value>>(),
+    )
+}
+
+fn attribute(v: &AttributeValue) -> Value {
+    match v {
+        AttributeValue::S(s) => Value::from(s.as_str()),
+        AttributeValue::N(n) => n
+            .parse::<i64>()
+            .map(Value::from)
+            .or_else(|_| n.parse::<f64>().map(Value::from))
+            .unwrap_or_else(|_| Value::from(n.as_str())),
+        AttributeValue::Bool(b) => Value::from(*b),
+        AttributeValue::L(l) => Value::Array(l.iter().map(attribute).collect()),
+        AttributeValue::M(m) => Value::Object(
+            m.iter()
+                .map(|(k, v)| (k.clone(), attribute(v)))
+                .collect::<Map<String, Value>>(),
+        ),
+        AttributeValue::Ss(ss) => Value::from(ss.clone()),
+        AttributeValue::Ns(ns) => Value::from(ns.clone()),
+        _ => Value::Null,
     }
 }

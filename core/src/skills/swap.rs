@@ -466,7 +466,7 @@ mod tests {
     /// An active workout with `id` planned for three sets of 8 at `kg`.
     fn planned(id: &str, kg: Option<f64>) -> Workout {
         use crate::domain::workout::{ExerciseInstance, SetTarget, SetType, WorkoutSet};
-        let mut w = crate::analysis::tests::session(0, id, &[]);
+        let mut w = crate::analysis::testkit::session(0, id, &[]);
         w.exercises = vec![ExerciseInstance {
             group: None,
             rest: None,
@@ -549,10 +549,10 @@ mod tests {
             bodyweight_kg: Some(80.0),
             ..Profile::default()
         };
-        let mut pull_ups = crate::analysis::tests::session(
+        let mut pull_ups = crate::analysis::testkit::session(
             -2,
             "pull-up",
-            &[crate::analysis::tests::working(0.0, 12, None, Some(0))],
+            &[crate::analysis::testkit::working(0.0, 12, None, Some(0))],
         );
         pull_ups.bodyweight_kg = Some(80.0);
         // e1RM 80 × 1.4 = 112; 8 at RIR 2: 112 × 0.75 = 84 kg moved, a 5 kg belt (rounded).

@@ -248,7 +248,7 @@ pub fn consistency(history: &[Workout], now: DateTime<Utc>) -> Consistency {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::tests::{at_day, session, working};
+    use crate::analysis::testkit::{at_day, session, working};
 
     /// `per_week` sessions of `sets` hard sets each week for `weeks` weeks, ending before day
     /// `end` (sessions on days end−7k−1, end−7k−3, ...).

@@ -316,7 +316,7 @@ fn summary(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::tests::{at_day, session, working};
+    use crate::analysis::testkit::{at_day, session, working};
 
     #[test]
     fn iso_weeks_and_local_midnight() {

@@ -245,12 +245,6 @@ impl RequestLog {
         }
     }
 
-    /// The log of an HTTP request, with Lambda's request id.
-    pub fn for_request(lane: &'static str, req: &lambda_http::Request) -> Self {
-        use lambda_http::RequestExt;
-        Self::new(lane, req.lambda_context_ref().map(|c| c.request_id.clone()))
-    }
-
     /// Whether the line went to a task that emits it later (see [`hand_off`]).
     pub fn is_handed_off(&self) -> bool {
         self.handed_off

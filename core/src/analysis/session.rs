@@ -308,7 +308,7 @@ pub fn personal_records(w: &Workout, prior: &[Workout]) -> Vec<Pr> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::tests::{session, working};
+    use crate::analysis::testkit::{session, working};
     use crate::domain::workout::SetType;
 
     #[test]
