@@ -8,9 +8,10 @@
 //!
 //! - `import` (a Strong export into the history) uses the core, the store and the queue;
 //! - `app` (the use cases every adapter calls) uses the core, the ports (store, queue, models,
-//!   push) and the request's context, never a lane: one lane does not call another's handler;
+//!   push) and the request's context, never a lane and never the HTTP edge (`api`): a use case
+//!   answers its own `AppError`, which the adapters map to a status;
 //! - `agent` (the coach: model loop, tools, critic, gate) uses `app` and what it uses, never a
-//!   lane: the SLOW lane is only its HTTP and SSE adapter;
+//!   lane and never `api`: the SLOW lane is only its HTTP and SSE adapter;
 //! - `config` (the settings `main` reads once) uses the types of what it configures only.
 //!
 //! The test reads every `crate::<module>` path in each layer's source (comments excluded).
@@ -38,7 +39,6 @@ mod tests {
                 "router",
                 "store",
                 "context",
-                "api",
                 "telemetry",
                 "retry",
                 "queue",
@@ -58,7 +58,6 @@ mod tests {
                 "router",
                 "store",
                 "context",
-                "api",
                 "llm",
                 "telemetry",
                 "retry",

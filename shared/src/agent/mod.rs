@@ -29,8 +29,8 @@ use serde_json::json;
 
 pub use emit::{Emitter, Event};
 
-use crate::api::ApiError;
 use crate::app::App;
+use crate::app::error::AppError;
 use crate::context::SessionContext;
 use crate::domain::artifact::{Artifact, ArtifactStatus, Proposal};
 use crate::llm::Model;
@@ -265,11 +265,11 @@ const CLARIFICATION_WINDOW: chrono::Duration = chrono::Duration::minutes(10);
 
 async fn fail(emit: &Emitter, e: &StoreError) -> model_loop::Outcome {
     tracing::error!(error = %e, "store call failed before the coach could answer");
-    let err = ApiError::store_unavailable();
+    let err = AppError::store_unavailable();
     emit.send("error", json!({ "code": err.code, "message": err.message }))
         .await;
     model_loop::Outcome {
-        error: Some(err.code),
+        error: Some(err.code.as_str()),
         ..model_loop::Outcome::default()
     }
 }
@@ -321,7 +321,7 @@ async fn apply_from_chat(
             emit.send("error", json!({ "code": e.code, "message": e.message }))
                 .await;
             model_loop::Outcome {
-                error: Some(e.code),
+                error: Some(e.code.as_str()),
                 ..model_loop::Outcome::default()
             }
         }

@@ -8,36 +8,46 @@ use lambda_http::request::RequestContext;
 use lambda_http::{Body, Request, RequestExt, Response};
 use serde_json::{Value, json};
 
+use crate::app::error::AppError;
+pub use crate::app::error::ErrorCode;
 use crate::domain::limits::{LimitError, MAX_BODY_BYTES, MAX_MESSAGE_CHARS};
+use crate::store::StoreError;
 use crate::telemetry::RequestLog;
 
+/// An error as HTTP answers it: the use case's (or the adapter's own) error, its status, and for
+/// a 405 the method the route takes (sent as `Allow`, RFC 9110).
 #[derive(Debug, Clone, PartialEq)]
 pub struct ApiError {
     pub status: u16,
-    pub code: &'static str,
-    pub message: String,
-    /// The request field a validation error is about (`exercises[1].sets` inside a list).
-    pub field: Option<Cow<'static, str>>,
-    /// For 422 `NOT_A_COMMAND`: the lane the app should use instead.
-    pub lane: Option<&'static str>,
-    /// Top-level fields added to the error body (the functional envelope, the active workout
-    /// of a 409). Boxed: errors travel in `Result`s and most have none.
-    pub extra: Option<Box<serde_json::Map<String, Value>>>,
-    /// For 405: the method the route takes, sent as the `Allow` header (RFC 9110).
+    pub error: AppError,
     pub allow: Option<&'static str>,
+}
+
+impl From<AppError> for ApiError {
+    fn from(error: AppError) -> Self {
+        Self {
+            status: status(error.code),
+            error,
+            allow: None,
+        }
+    }
+}
+
+impl From<StoreError> for ApiError {
+    fn from(e: StoreError) -> Self {
+        AppError::from(e).into()
+    }
+}
+
+impl From<LimitError> for ApiError {
+    fn from(e: LimitError) -> Self {
+        AppError::from(e).into()
+    }
 }
 
 impl ApiError {
     pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
-        Self {
-            status: code.status(),
-            code: code.as_str(),
-            message: message.into(),
-            field: None,
-            lane: None,
-            extra: None,
-            allow: None,
-        }
+        AppError::new(code, message).into()
     }
 
     /// 405 for `path`, which takes only `method`.
@@ -49,27 +59,32 @@ impl ApiError {
 
     /// Adds a top-level field to the error body.
     pub fn with(mut self, name: &str, value: Value) -> Self {
-        self.extra
-            .get_or_insert_with(Default::default)
-            .insert(name.to_string(), value);
+        self.error = self.error.with(name, value);
         self
     }
 
     pub fn field(mut self, field: impl Into<Cow<'static, str>>) -> Self {
-        self.field = Some(field.into());
+        self.error = self.error.field(field);
         self
     }
 
+    /// The code as the body writes it.
+    pub fn code(&self) -> &'static str {
+        self.error.code.as_str()
+    }
+
+    /// The envelope `{"error":{"code","message","field"?},"lane"?,…}`.
     pub fn body(&self) -> Value {
-        let mut error = json!({ "code": self.code, "message": self.message });
-        if let Some(f) = &self.field {
+        let e = &self.error;
+        let mut error = json!({ "code": e.code, "message": e.message });
+        if let Some(f) = &e.field {
             error["field"] = json!(f);
         }
         let mut body = json!({ "error": error });
-        if let Some(lane) = self.lane {
+        if let Some(lane) = e.lane {
             body["lane"] = json!(lane);
         }
-        if let (Some(extra), Value::Object(obj)) = (&self.extra, &mut body) {
+        if let (Some(extra), Value::Object(obj)) = (&e.extra, &mut body) {
             for (k, v) in extra.iter() {
                 obj.insert(k.clone(), v.clone());
             }
@@ -87,240 +102,65 @@ impl ApiError {
     }
 
     pub fn internal() -> Self {
-        Self::new(
-            ErrorCode::Internal,
-            "something went wrong on our side; the request was not applied, please retry",
-        )
+        AppError::internal().into()
     }
 
     pub fn store_unavailable() -> Self {
-        Self::new(
-            ErrorCode::StoreUnavailable,
-            "the training store is not reachable right now; nothing was changed, please retry",
-        )
+        AppError::store_unavailable().into()
     }
 }
 
-/// Every error the API answers with: its code (what the app switches on) and HTTP status in
-/// one place. `openapi.yaml` lists the codes each route can answer.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ErrorCode {
-    ArtifactAlreadyApplied,
-    ArtifactDismissed,
-    ArtifactExpired,
-    ArtifactNotFound,
-    ConfirmRequired,
-    Conflict,
-    ConversationNotFound,
-    EmptyMessage,
-    ExerciseMismatch,
-    ExerciseNotFound,
-    ExerciseNotInWorkout,
-    IdempotencyKeyReused,
-    ImportMalformed,
-    ImportTooLarge,
-    /// An import whose weights do not say kilograms or pounds: the lifter is asked.
-    ImportUnitUnknown,
-    Internal,
-    InvalidBody,
-    InvalidCommand,
-    InvalidContext,
-    InvalidJson,
-    MessageTooLong,
-    MethodNotAllowed,
-    NotACommand,
-    NotAFunctionalRequest,
-    NotFound,
-    NoAlternatives,
-    NoRoutine,
-    PayloadTooLarge,
-    QueueUnavailable,
-    ReviewNotFound,
-    RoutineBroken,
-    RoutineNotFound,
-    SetNotFound,
-    StaleContentHash,
-    StoreUnavailable,
-    TemplateNotFound,
-    Unauthenticated,
-    UnknownConstraint,
-    UnknownExercise,
-    UnknownField,
-    UnknownIntent,
-    UnsupportedMediaType,
-    UserMismatch,
-    ValidationError,
-    WorkoutActive,
-    WorkoutMismatch,
-    WorkoutNotFound,
-    WorkoutTooLarge,
-}
-
-impl ErrorCode {
-    pub const ALL: [ErrorCode; 48] = [
-        ErrorCode::ArtifactAlreadyApplied,
-        ErrorCode::ArtifactDismissed,
-        ErrorCode::ArtifactExpired,
-        ErrorCode::ArtifactNotFound,
-        ErrorCode::ConfirmRequired,
-        ErrorCode::Conflict,
-        ErrorCode::ConversationNotFound,
-        ErrorCode::EmptyMessage,
-        ErrorCode::ExerciseMismatch,
-        ErrorCode::ExerciseNotFound,
-        ErrorCode::ExerciseNotInWorkout,
-        ErrorCode::IdempotencyKeyReused,
-        ErrorCode::ImportMalformed,
-        ErrorCode::ImportTooLarge,
-        ErrorCode::ImportUnitUnknown,
-        ErrorCode::Internal,
-        ErrorCode::InvalidBody,
-        ErrorCode::InvalidCommand,
-        ErrorCode::InvalidContext,
-        ErrorCode::InvalidJson,
-        ErrorCode::MessageTooLong,
-        ErrorCode::MethodNotAllowed,
-        ErrorCode::NotACommand,
-        ErrorCode::NotAFunctionalRequest,
-        ErrorCode::NotFound,
-        ErrorCode::NoAlternatives,
-        ErrorCode::NoRoutine,
-        ErrorCode::PayloadTooLarge,
-        ErrorCode::QueueUnavailable,
-        ErrorCode::ReviewNotFound,
-        ErrorCode::RoutineBroken,
-        ErrorCode::RoutineNotFound,
-        ErrorCode::SetNotFound,
-        ErrorCode::StaleContentHash,
-        ErrorCode::StoreUnavailable,
-        ErrorCode::TemplateNotFound,
-        ErrorCode::Unauthenticated,
-        ErrorCode::UnknownConstraint,
-        ErrorCode::UnknownExercise,
-        ErrorCode::UnknownField,
-        ErrorCode::UnknownIntent,
-        ErrorCode::UnsupportedMediaType,
-        ErrorCode::UserMismatch,
-        ErrorCode::ValidationError,
-        ErrorCode::WorkoutActive,
-        ErrorCode::WorkoutMismatch,
-        ErrorCode::WorkoutNotFound,
-        ErrorCode::WorkoutTooLarge,
-    ];
-
-    pub fn status(self) -> u16 {
-        match self {
-            ErrorCode::ArtifactAlreadyApplied => 409,
-            ErrorCode::ArtifactDismissed => 409,
-            ErrorCode::ArtifactExpired => 410,
-            ErrorCode::ArtifactNotFound => 404,
-            ErrorCode::ConfirmRequired => 409,
-            ErrorCode::Conflict => 409,
-            ErrorCode::EmptyMessage => 400,
-            ErrorCode::ExerciseMismatch => 400,
-            ErrorCode::ExerciseNotInWorkout => 404,
-            ErrorCode::IdempotencyKeyReused => 409,
-            ErrorCode::ImportMalformed => 400,
-            ErrorCode::ImportTooLarge => 413,
-            ErrorCode::ImportUnitUnknown => 422,
-            ErrorCode::Internal => 500,
-            ErrorCode::InvalidBody => 400,
-            ErrorCode::InvalidCommand => 400,
-            ErrorCode::InvalidContext => 400,
-            ErrorCode::InvalidJson => 400,
-            ErrorCode::MessageTooLong => 413,
-            ErrorCode::MethodNotAllowed => 405,
-            ErrorCode::NotACommand => 422,
-            ErrorCode::NotAFunctionalRequest => 422,
-            ErrorCode::NotFound => 404,
-            ErrorCode::NoAlternatives => 422,
-            ErrorCode::NoRoutine => 404,
-            ErrorCode::PayloadTooLarge => 413,
-            ErrorCode::QueueUnavailable => 503,
-            ErrorCode::RoutineBroken => 409,
-            ErrorCode::RoutineNotFound => 404,
-            ErrorCode::ReviewNotFound => 404,
-            ErrorCode::ConversationNotFound => 404,
-            ErrorCode::ExerciseNotFound => 404,
-            ErrorCode::SetNotFound => 404,
-            ErrorCode::StaleContentHash => 409,
-            ErrorCode::StoreUnavailable => 503,
-            ErrorCode::TemplateNotFound => 404,
-            ErrorCode::Unauthenticated => 401,
-            ErrorCode::UnknownConstraint => 400,
-            ErrorCode::UnknownExercise => 400,
-            ErrorCode::UnknownField => 400,
-            ErrorCode::UnknownIntent => 400,
-            ErrorCode::UnsupportedMediaType => 415,
-            ErrorCode::UserMismatch => 403,
-            ErrorCode::ValidationError => 400,
-            ErrorCode::WorkoutActive => 409,
-            ErrorCode::WorkoutMismatch => 409,
-            ErrorCode::WorkoutNotFound => 404,
-            ErrorCode::WorkoutTooLarge => 413,
-        }
-    }
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ErrorCode::ArtifactAlreadyApplied => "ARTIFACT_ALREADY_APPLIED",
-            ErrorCode::ArtifactDismissed => "ARTIFACT_DISMISSED",
-            ErrorCode::ArtifactExpired => "ARTIFACT_EXPIRED",
-            ErrorCode::ArtifactNotFound => "ARTIFACT_NOT_FOUND",
-            ErrorCode::ConfirmRequired => "CONFIRM_REQUIRED",
-            ErrorCode::Conflict => "CONFLICT",
-            ErrorCode::EmptyMessage => "EMPTY_MESSAGE",
-            ErrorCode::ExerciseMismatch => "EXERCISE_MISMATCH",
-            ErrorCode::ExerciseNotInWorkout => "EXERCISE_NOT_IN_WORKOUT",
-            ErrorCode::IdempotencyKeyReused => "IDEMPOTENCY_KEY_REUSED",
-            ErrorCode::ImportMalformed => "IMPORT_MALFORMED",
-            ErrorCode::ImportTooLarge => "IMPORT_TOO_LARGE",
-            ErrorCode::ImportUnitUnknown => "IMPORT_UNIT_UNKNOWN",
-            ErrorCode::Internal => "INTERNAL",
-            ErrorCode::InvalidBody => "INVALID_BODY",
-            ErrorCode::InvalidCommand => "INVALID_COMMAND",
-            ErrorCode::InvalidContext => "INVALID_CONTEXT",
-            ErrorCode::InvalidJson => "INVALID_JSON",
-            ErrorCode::MessageTooLong => "MESSAGE_TOO_LONG",
-            ErrorCode::MethodNotAllowed => "METHOD_NOT_ALLOWED",
-            ErrorCode::NotACommand => "NOT_A_COMMAND",
-            ErrorCode::NotAFunctionalRequest => "NOT_A_FUNCTIONAL_REQUEST",
-            ErrorCode::NotFound => "NOT_FOUND",
-            ErrorCode::NoAlternatives => "NO_ALTERNATIVES",
-            ErrorCode::NoRoutine => "NO_ROUTINE",
-            ErrorCode::PayloadTooLarge => "PAYLOAD_TOO_LARGE",
-            ErrorCode::QueueUnavailable => "QUEUE_UNAVAILABLE",
-            ErrorCode::RoutineBroken => "ROUTINE_BROKEN",
-            ErrorCode::RoutineNotFound => "ROUTINE_NOT_FOUND",
-            ErrorCode::SetNotFound => "SET_NOT_FOUND",
-            ErrorCode::StaleContentHash => "STALE_CONTENT_HASH",
-            ErrorCode::StoreUnavailable => "STORE_UNAVAILABLE",
-            ErrorCode::TemplateNotFound => "TEMPLATE_NOT_FOUND",
-            ErrorCode::Unauthenticated => "UNAUTHENTICATED",
-            ErrorCode::UnknownConstraint => "UNKNOWN_CONSTRAINT",
-            ErrorCode::UnknownExercise => "UNKNOWN_EXERCISE",
-            ErrorCode::UnknownField => "UNKNOWN_FIELD",
-            ErrorCode::UnknownIntent => "UNKNOWN_INTENT",
-            ErrorCode::UnsupportedMediaType => "UNSUPPORTED_MEDIA_TYPE",
-            ErrorCode::UserMismatch => "USER_MISMATCH",
-            ErrorCode::ValidationError => "VALIDATION_ERROR",
-            ErrorCode::WorkoutActive => "WORKOUT_ACTIVE",
-            ErrorCode::WorkoutMismatch => "WORKOUT_MISMATCH",
-            ErrorCode::WorkoutNotFound => "WORKOUT_NOT_FOUND",
-            ErrorCode::ReviewNotFound => "REVIEW_NOT_FOUND",
-            ErrorCode::ConversationNotFound => "CONVERSATION_NOT_FOUND",
-            ErrorCode::ExerciseNotFound => "EXERCISE_NOT_FOUND",
-            ErrorCode::WorkoutTooLarge => "WORKOUT_TOO_LARGE",
-        }
-    }
-}
-
-impl From<LimitError> for ApiError {
-    fn from(e: LimitError) -> Self {
-        if e.too_large {
-            return ApiError::new(ErrorCode::WorkoutTooLarge, e.to_string()).field(e.field);
-        }
-        ApiError::new(ErrorCode::ValidationError, e.to_string()).field(e.field)
+/// The HTTP status of each error code (the only place codes meet HTTP).
+pub fn status(code: ErrorCode) -> u16 {
+    match code {
+        ErrorCode::ArtifactAlreadyApplied => 409,
+        ErrorCode::ArtifactDismissed => 409,
+        ErrorCode::ArtifactExpired => 410,
+        ErrorCode::ArtifactNotFound => 404,
+        ErrorCode::ConfirmRequired => 409,
+        ErrorCode::Conflict => 409,
+        ErrorCode::EmptyMessage => 400,
+        ErrorCode::ExerciseMismatch => 400,
+        ErrorCode::ExerciseNotInWorkout => 404,
+        ErrorCode::IdempotencyKeyReused => 409,
+        ErrorCode::ImportMalformed => 400,
+        ErrorCode::ImportTooLarge => 413,
+        ErrorCode::ImportUnitUnknown => 422,
+        ErrorCode::Internal => 500,
+        ErrorCode::InvalidBody => 400,
+        ErrorCode::InvalidCommand => 400,
+        ErrorCode::InvalidContext => 400,
+        ErrorCode::InvalidJson => 400,
+        ErrorCode::MessageTooLong => 413,
+        ErrorCode::MethodNotAllowed => 405,
+        ErrorCode::NotACommand => 422,
+        ErrorCode::NotAFunctionalRequest => 422,
+        ErrorCode::NotFound => 404,
+        ErrorCode::NoAlternatives => 422,
+        ErrorCode::NoRoutine => 404,
+        ErrorCode::PayloadTooLarge => 413,
+        ErrorCode::QueueUnavailable => 503,
+        ErrorCode::RoutineBroken => 409,
+        ErrorCode::RoutineNotFound => 404,
+        ErrorCode::ReviewNotFound => 404,
+        ErrorCode::ConversationNotFound => 404,
+        ErrorCode::ExerciseNotFound => 404,
+        ErrorCode::SetNotFound => 404,
+        ErrorCode::StaleContentHash => 409,
+        ErrorCode::StoreUnavailable => 503,
+        ErrorCode::TemplateNotFound => 404,
+        ErrorCode::Unauthenticated => 401,
+        ErrorCode::UnknownConstraint => 400,
+        ErrorCode::UnknownExercise => 400,
+        ErrorCode::UnknownField => 400,
+        ErrorCode::UnknownIntent => 400,
+        ErrorCode::UnsupportedMediaType => 415,
+        ErrorCode::UserMismatch => 403,
+        ErrorCode::ValidationError => 400,
+        ErrorCode::WorkoutActive => 409,
+        ErrorCode::WorkoutMismatch => 409,
+        ErrorCode::WorkoutNotFound => 404,
+        ErrorCode::WorkoutTooLarge => 413,
     }
 }
 
@@ -499,7 +339,7 @@ mod tests {
             ErrorCode::ALL.iter().map(|c| c.as_str()).collect();
         assert_eq!(listed, ours);
         for c in ErrorCode::ALL {
-            assert!((400..600).contains(&c.status()), "{c:?}");
+            assert!((400..600).contains(&status(c)), "{c:?}");
         }
     }
     use lambda_http::http;
@@ -532,20 +372,25 @@ mod tests {
     #[test]
     fn rejects_bad_bodies_with_clear_codes() {
         let code = |ct, body: &str| extract_message(&req(ct, body)).unwrap_err();
-        assert_eq!(code(Some("application/json"), "[1,2]").code, "INVALID_BODY");
         assert_eq!(
-            code(Some("application/json"), "\"done\"").code,
+            code(Some("application/json"), "[1,2]").code(),
             "INVALID_BODY"
         );
-        assert_eq!(code(Some("application/json"), "{").code, "INVALID_JSON");
         assert_eq!(
-            code(Some("application/json"), r#"{"message":5}"#).field,
+            code(Some("application/json"), "\"done\"").code(),
+            "INVALID_BODY"
+        );
+        assert_eq!(code(Some("application/json"), "{").code(), "INVALID_JSON");
+        assert_eq!(
+            code(Some("application/json"), r#"{"message":5}"#)
+                .error
+                .field,
             Some("message".into())
         );
         assert_eq!(code(Some("application/xml"), "<m/>").status, 415);
         let long = "a".repeat(10_001);
         let e = code(Some("text/plain"), &long);
-        assert_eq!((e.status, e.code), (413, "MESSAGE_TOO_LONG"));
+        assert_eq!((e.status, e.code()), (413, "MESSAGE_TOO_LONG"));
         assert!(extract_message(&req(Some("text/plain"), &"a".repeat(10_000))).is_ok());
         let big = format!(r#"{{"message":"x","pad":"{}"}}"#, "p".repeat(65 * 1024));
         assert_eq!(code(Some("application/json"), &big).status, 413);
@@ -568,7 +413,7 @@ mod tests {
     #[test]
     fn error_body_names_field_and_lane() {
         let mut e = ApiError::new(ErrorCode::NotACommand, "not a command");
-        e.lane = Some("slow");
+        e.error.lane = Some("slow");
         assert_eq!(
             e.body(),
             json!({"error":{"code":"NOT_A_COMMAND","message":"not a command"},"lane":"slow"})

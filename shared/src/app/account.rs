@@ -16,8 +16,8 @@ use chrono::{DateTime, Utc};
 use serde::Serialize;
 use serde_json::Value;
 
-use super::{App, store_error};
-use crate::api::{ApiError, ErrorCode};
+use super::App;
+use crate::app::error::{AppError, ErrorCode};
 use crate::context::SessionContext;
 use crate::domain::workout::Workout;
 use crate::queue::{Job, JobQueue};
@@ -84,9 +84,9 @@ pub struct Deleted {
 
 impl App {
     /// Everything stored under the lifter's key, by kind.
-    pub async fn export(&self, ctx: &SessionContext) -> Result<Export, ApiError> {
+    pub async fn export(&self, ctx: &SessionContext) -> Result<Export, AppError> {
         let items = self.store.user_items(&ctx.user_id).await;
-        let items = items.map_err(|e| store_error(&e))?;
+        let items = items?;
         let mut sections: BTreeMap<&'static str, Value> = SINGLE
             .iter()
             .map(|(_, name)| (*name, Value::Null))
@@ -121,12 +121,12 @@ impl App {
 
     /// The completed workouts as a Strong export (weights in the lifter's unit, times in their
     /// timezone), which `POST /v1/import/strong` reads back.
-    pub async fn export_strong_csv(&self, ctx: &SessionContext) -> Result<String, ApiError> {
+    pub async fn export_strong_csv(&self, ctx: &SessionContext) -> Result<String, AppError> {
         let (workouts, profile) = tokio::join!(
             self.store.completed_workouts(&ctx.user_id),
             self.profile(ctx)
         );
-        let workouts: Vec<Workout> = workouts.map_err(|e| store_error(&e))?;
+        let workouts: Vec<Workout> = workouts?;
         let profile = profile?;
         Ok(crate::import::strong::to_csv(
             &workouts,
@@ -137,18 +137,15 @@ impl App {
 
     /// Deletes the lifter's account: up to [`INLINE_DELETE_ITEMS`] items now, the rest through
     /// the worker (or now, when no queue is configured).
-    pub async fn delete_account(&self, ctx: &SessionContext) -> Result<Deleted, ApiError> {
+    pub async fn delete_account(&self, ctx: &SessionContext) -> Result<Deleted, AppError> {
         let limit = match self.queue {
             JobQueue::Disabled => usize::MAX,
             _ => INLINE_DELETE_ITEMS,
         };
         // First the marker: a job queued before this moment writes nothing after it.
-        self.store
-            .mark_deleted(&ctx.user_id, Utc::now())
-            .await
-            .map_err(|e| store_error(&e))?;
+        self.store.mark_deleted(&ctx.user_id, Utc::now()).await?;
         let done = self.store.delete_user(&ctx.user_id, limit).await;
-        let done = done.map_err(|e| store_error(&e))?;
+        let done = done?;
         if done.finished {
             return Ok(Deleted {
                 status: "deleted",
@@ -160,7 +157,7 @@ impl App {
         };
         self.queue.send(&job).await.map_err(|e| {
             tracing::error!(error = %e, "could not hand an account deletion to the worker");
-            ApiError::new(
+            AppError::new(
                 ErrorCode::QueueUnavailable,
                 format!(
                     "{} items were deleted but the rest could not be handed on; send DELETE /v1/me again to continue",

@@ -15,7 +15,7 @@ use chrono::{DateTime, Duration, Utc};
 
 use super::MAX_ATTEMPTS;
 use crate::analysis::history::LOOKBACK_WEEKS;
-use crate::api::{ApiError, ErrorCode};
+use crate::app::error::{AppError, ErrorCode};
 use crate::domain::limits::LimitError;
 use crate::domain::profile::Profile;
 use crate::domain::workout::Workout;
@@ -121,19 +121,19 @@ pub(crate) enum EditFailed {
     Conflict,
 }
 
-impl From<EditFailed> for ApiError {
-    fn from(e: EditFailed) -> ApiError {
+impl From<EditFailed> for AppError {
+    fn from(e: EditFailed) -> AppError {
         match e {
-            EditFailed::Store(e) => super::store_error(&e),
-            EditFailed::NoActiveWorkout => ApiError::new(
+            EditFailed::Store(e) => AppError::from(e),
+            EditFailed::NoActiveWorkout => AppError::new(
                 ErrorCode::WorkoutNotFound,
                 "you have no active workout; start one first",
             ),
-            EditFailed::WorkoutMismatch { wanted } => ApiError::new(
+            EditFailed::WorkoutMismatch { wanted } => AppError::new(
                 ErrorCode::WorkoutMismatch,
                 format!("workout {wanted} is not your active workout"),
             ),
-            EditFailed::Invalid(l) => ApiError::from(l),
+            EditFailed::Invalid(l) => AppError::from(l),
             EditFailed::Conflict => super::conflict(),
         }
     }

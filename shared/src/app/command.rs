@@ -7,9 +7,8 @@ use chrono::{DateTime, Duration, Utc};
 use serde::Serialize;
 
 use super::active::{Edit, EditRead, EditRequest, edit_active, replay_record};
-use super::store_error;
 use crate::analysis::history::LOOKBACK_WEEKS;
-use crate::api::{ApiError, ErrorCode};
+use crate::app::error::{AppError, ErrorCode};
 use crate::context::SessionContext;
 use crate::domain::profile::Profile;
 use crate::domain::units::Unit;
@@ -62,7 +61,7 @@ pub async fn run(
     ctx: &SessionContext,
     text: &str,
     route: Route,
-) -> Result<Outcome, ApiError> {
+) -> Result<Outcome, AppError> {
     if route.intent == Some(Intent::MonitorSkip) {
         // Silent acknowledgement of an unremarkable monitor event: no store access at all.
         crate::telemetry::record(|log| log.outcome = "no_change");
@@ -92,7 +91,7 @@ pub async fn run(
     edit_active(store, req, move |read: EditRead| async move {
         if let Some(rec) = read.replay(ctx.corr.as_deref()) {
             if &rec.fingerprint != fingerprint {
-                return Err(ApiError::new(
+                return Err(AppError::new(
                     ErrorCode::IdempotencyKeyReused,
                     "this corr was already used for a different request",
                 ));
@@ -141,18 +140,18 @@ pub async fn run(
 }
 
 /// The FAST command of a route, or the error that says where the message belongs.
-pub(crate) fn command_of(route: Route) -> Result<Command, ApiError> {
+pub(crate) fn command_of(route: Route) -> Result<Command, AppError> {
     if let Some(cmd) = route.command.filter(|_| route.lane == Lane::Fast) {
         return Ok(cmd);
     }
     if let Some(e) = route.near_miss {
-        let mut err = ApiError::new(ErrorCode::InvalidCommand, e.message);
+        let mut err = AppError::new(ErrorCode::InvalidCommand, e.message);
         if let Some(f) = e.field {
             err = err.field(f);
         }
         return Err(err);
     }
-    let mut e = ApiError::new(
+    let mut e = AppError::new(
         ErrorCode::NotACommand,
         format!(
             "this is not a workout command; send it to the {} lane",
@@ -169,10 +168,10 @@ pub(crate) fn command_of(route: Route) -> Result<Command, ApiError> {
 
 /// The limits a command's values must meet whatever the lifter's unit (a weight typed without
 /// a unit is checked again in the lifter's own unit).
-pub(crate) fn pre_validate(cmd: &Command) -> Result<(), ApiError> {
+pub(crate) fn pre_validate(cmd: &Command) -> Result<(), AppError> {
     match copilot::validate(cmd, Unit::Kg) {
         Err(e) if e.field == "weight" && copilot::validate(cmd, Unit::Lb).is_ok() => Ok(()),
-        other => other.map_err(ApiError::from),
+        other => other.map_err(AppError::from),
     }
 }
 
@@ -182,19 +181,16 @@ pub(crate) async fn history_for(
     ctx: &SessionContext,
     cmd: &Command,
     workout: Option<&Workout>,
-) -> Result<Vec<Workout>, ApiError> {
+) -> Result<Vec<Workout>, AppError> {
     let Some(ex) = workout.and_then(|w| copilot::exercise_to_add(cmd, w)) else {
         return Ok(Vec::new());
     };
     let since = Utc::now() - Duration::weeks(LOOKBACK_WEEKS);
-    let recent = store
-        .completed_workouts_since(&ctx.user_id, since)
-        .await
-        .map_err(|e| store_error(&e))?;
+    let recent = store.completed_workouts_since(&ctx.user_id, since).await?;
     store
         .with_last_sessions(&ctx.user_id, recent, &[ex.id.as_str()])
         .await
-        .map_err(|e| store_error(&e))
+        .map_err(AppError::from)
 }
 
 /// One command applied to the workout as it stands.
@@ -211,7 +207,7 @@ pub(crate) struct Step<'a> {
 pub(crate) fn apply_one(
     step: &Step<'_>,
     workout: Option<&Workout>,
-) -> Result<(String, CommandData, Option<Workout>), ApiError> {
+) -> Result<(String, CommandData, Option<Workout>), AppError> {
     let unit = step.profile.unit;
     copilot::validate(step.cmd, unit)?;
     let clock = copilot::set_time(step.client_time, step.now, workout.map(|w| w.started_at))?;
@@ -224,12 +220,12 @@ pub(crate) fn apply_one(
         adding: None,
     };
     let outcome = copilot::apply(step.cmd, workout, &inputs).map_err(|e| match e {
-        CopilotError::Invalid(l) => ApiError::from(l),
+        CopilotError::Invalid(l) => AppError::from(l),
         CopilotError::WorkoutMismatch { .. } => {
-            ApiError::new(ErrorCode::WorkoutMismatch, e.to_string())
+            AppError::new(ErrorCode::WorkoutMismatch, e.to_string())
         }
         CopilotError::UnknownExercise { .. } => {
-            ApiError::new(ErrorCode::UnknownExercise, e.to_string()).field("message")
+            AppError::new(ErrorCode::UnknownExercise, e.to_string()).field("message")
         }
     })?;
     let (mut text, mut data) = (outcome.text, outcome.data);

@@ -5,8 +5,8 @@
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
-use super::{App, store_error};
-use crate::api::{ApiError, ErrorCode};
+use super::App;
+use crate::app::error::{AppError, ErrorCode};
 use crate::context::SessionContext;
 use crate::store::conversation::{Exchange, Listed};
 
@@ -46,9 +46,9 @@ pub struct MessagePage {
 
 impl App {
     /// The lifter's conversations, the most recently active first.
-    pub async fn conversations(&self, ctx: &SessionContext) -> Result<Vec<Listed>, ApiError> {
+    pub async fn conversations(&self, ctx: &SessionContext) -> Result<Vec<Listed>, AppError> {
         let listed = self.store.conversations(&ctx.user_id, Utc::now()).await;
-        listed.map_err(|e| store_error(&e))
+        listed.map_err(AppError::from)
     }
 
     /// The messages of `conversation`, newest first, `limit` at a time after the key `after`.
@@ -59,14 +59,14 @@ impl App {
         conversation: &str,
         limit: i32,
         after: Option<&str>,
-    ) -> Result<MessagePage, ApiError> {
+    ) -> Result<MessagePage, AppError> {
         let page = self
             .store
             .exchanges_page(&ctx.user_id, conversation, limit, after, Utc::now())
             .await;
-        let (exchanges, next) = page.map_err(|e| store_error(&e))?;
+        let (exchanges, next) = page?;
         if exchanges.is_empty() && after.is_none() {
-            return Err(ApiError::new(
+            return Err(AppError::new(
                 ErrorCode::ConversationNotFound,
                 format!(
                     "no conversation {conversation} (conversations are kept 30 days after their last message)"

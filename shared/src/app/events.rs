@@ -8,8 +8,8 @@ use serde::de::IgnoredAny;
 use serde_json::{Value, json};
 
 use super::params::{json_object, read, text as text_field};
-use super::{App, MAX_ATTEMPTS, conflict, fingerprint, invalid, reused, store_error};
-use crate::api::ApiError;
+use super::{App, MAX_ATTEMPTS, conflict, fingerprint, invalid, reused};
+use crate::app::error::AppError;
 use crate::context::SessionContext;
 use crate::retry::Attempts;
 use crate::skills::{events, notify};
@@ -53,7 +53,7 @@ struct EventBody {
 
 impl EventRequest {
     /// Reads the event from the message `text`.
-    pub fn from_text(text: &str, ctx: &SessionContext) -> Result<EventRequest, ApiError> {
+    pub fn from_text(text: &str, ctx: &SessionContext) -> Result<EventRequest, AppError> {
         let sent = json_object(text, false)?;
         let body: EventBody = read(&sent)?;
         let Value::Object(obj) = &sent else {
@@ -92,7 +92,7 @@ impl App {
         &self,
         ctx: &SessionContext,
         req: &EventRequest,
-    ) -> Result<EventReply, ApiError> {
+    ) -> Result<EventReply, AppError> {
         crate::telemetry::record(|log| log.intent = Some(req.event.kind()));
         let EventRequest {
             event,
@@ -116,7 +116,7 @@ impl App {
                 .store
                 .user_state(&ctx.user_id, parts, ctx.corr.as_deref(), now)
                 .await;
-            let state = state.map_err(|e| store_error(&e))?;
+            let state = state?;
             if let Some(rec) = &state.replay {
                 if rec.fingerprint != *fingerprint {
                     return Err(reused());
@@ -214,7 +214,7 @@ impl App {
                     now,
                 )
                 .await;
-            match out.map_err(|e| store_error(&e))? {
+            match out? {
                 EventOutcome::Committed => {
                     return Ok(EventReply {
                         status: 200,
@@ -235,11 +235,11 @@ impl App {
         feed: Feed,
         limit: i32,
         cursor: Option<&str>,
-    ) -> Result<Page, ApiError> {
+    ) -> Result<Page, AppError> {
         let page = self
             .store
             .feed(&ctx.user_id, feed, limit, cursor, Utc::now())
             .await;
-        page.map_err(|e| store_error(&e))
+        page.map_err(AppError::from)
     }
 }

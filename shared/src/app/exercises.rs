@@ -5,8 +5,8 @@
 
 use serde::Serialize;
 
-use super::{App, invalid, store_error};
-use crate::api::{ApiError, ErrorCode};
+use super::{App, invalid};
+use crate::app::error::{AppError, ErrorCode};
 use crate::context::SessionContext;
 use crate::domain::catalog::{
     Equipment, Exercise, MovementPattern, Muscle, OwnExercise, catalog, search_score_of,
@@ -41,7 +41,7 @@ impl ExerciseQuery {
         equipment: Option<&str>,
         muscle: Option<&str>,
         pattern: Option<&str>,
-    ) -> Result<ExerciseQuery, ApiError> {
+    ) -> Result<ExerciseQuery, AppError> {
         let equipment = match given(equipment) {
             Some(e) => Some(Equipment::parse(e).ok_or_else(|| {
                 invalid(
@@ -154,9 +154,9 @@ impl App {
         &self,
         ctx: &SessionContext,
         query: &ExerciseQuery,
-    ) -> Result<Vec<ExerciseItem>, ApiError> {
+    ) -> Result<Vec<ExerciseItem>, AppError> {
         let own = self.store.own_exercises(&ctx.user_id).await;
-        let own = own.map_err(|e| store_error(&e))?;
+        let own = own?;
         let mut scored: Vec<(f64, ExerciseItem)> = match &query.text {
             Some(text) => catalog()
                 .search(text)
@@ -220,7 +220,7 @@ pub struct Defined {
     pub review_weeks: Vec<chrono::NaiveDate>,
 }
 
-fn muscles(names: &[String], field: &'static str) -> Result<Vec<Muscle>, ApiError> {
+fn muscles(names: &[String], field: &'static str) -> Result<Vec<Muscle>, AppError> {
     if names.len() > MAX_OWN_MUSCLES {
         return Err(invalid(
             &format!("at most {MAX_OWN_MUSCLES} muscles"),
@@ -245,11 +245,11 @@ fn muscles(names: &[String], field: &'static str) -> Result<Vec<Muscle>, ApiErro
 impl NewExercise {
     /// The own exercise this asks for, checked whole: a name the catalog does not already have,
     /// known equipment, one primary muscle at least.
-    pub fn checked(&self) -> Result<OwnExercise, ApiError> {
+    pub fn checked(&self) -> Result<OwnExercise, AppError> {
         crate::domain::limits::check_name("name", &self.name)?;
         let name = self.name.trim();
         if let crate::domain::catalog::Resolution::Exact(e) = catalog().resolve(name) {
-            return Err(ApiError::new(
+            return Err(AppError::new(
                 ErrorCode::Conflict,
                 format!("the catalog has it: {} ({}); use that one", e.name, e.id),
             )
@@ -299,7 +299,7 @@ async fn reviewed_weeks(
     app: &App,
     ctx: &SessionContext,
     workouts: &[crate::domain::workout::Workout],
-) -> Result<Vec<chrono::NaiveDate>, ApiError> {
+) -> Result<Vec<chrono::NaiveDate>, AppError> {
     let profile = app.profile(ctx).await?;
     let tz = crate::skills::notify::timezone(&profile);
     let weeks: std::collections::BTreeSet<chrono::NaiveDate> = workouts
@@ -312,8 +312,7 @@ async fn reviewed_weeks(
     let reviewed = app
         .store
         .review_weeks_from(&ctx.user_id, &crate::domain::calendar::iso_week_id(*first))
-        .await
-        .map_err(|e| store_error(&e))?;
+        .await?;
     Ok(weeks
         .into_iter()
         .filter(|d| reviewed.contains(&crate::domain::calendar::iso_week_id(*d)))
@@ -326,7 +325,7 @@ async fn review_again(
     ctx: &SessionContext,
     weeks: &[chrono::NaiveDate],
     done: &str,
-) -> Result<(), ApiError> {
+) -> Result<(), AppError> {
     let jobs: Vec<crate::queue::Job> = weeks
         .iter()
         .map(|d| crate::queue::Job::WeeklyReview {
@@ -336,7 +335,7 @@ async fn review_again(
         .collect();
     app.queue.send_all(&jobs).await.map(|_| ()).map_err(|e| {
         tracing::error!(error = %e, "{done}, but the reviews could not be queued");
-        ApiError::new(
+        AppError::new(
             ErrorCode::QueueUnavailable,
             format!("{done}, but its weeks' reviews could not be queued; asking again queues them"),
         )
@@ -351,19 +350,16 @@ impl App {
         &self,
         ctx: &SessionContext,
         new: &NewExercise,
-    ) -> Result<Defined, ApiError> {
+    ) -> Result<Defined, AppError> {
         let mut exercise = new.checked()?;
         let (own, history) = tokio::join!(
             self.store.own_exercises(&ctx.user_id),
             self.store.versioned_workouts(&ctx.user_id)
         );
-        let stored = own
-            .map_err(|e| store_error(&e))?
-            .into_iter()
-            .find(|o| o.id == exercise.id);
+        let stored = own?.into_iter().find(|o| o.id == exercise.id);
         if let Some(s) = &stored {
             if let Some(into) = &s.merged_into {
-                return Err(ApiError::new(
+                return Err(AppError::new(
                     ErrorCode::Conflict,
                     format!("'{}' was merged into {into}; use that one", s.name),
                 )
@@ -372,7 +368,7 @@ impl App {
             exercise.similar_to = s.similar_to.clone().or(exercise.similar_to);
         }
         let mut changed = Vec::new();
-        for mut w in history.map_err(|e| store_error(&e))? {
+        for mut w in history? {
             let mut touched = false;
             for e in w
                 .value
@@ -393,14 +389,8 @@ impl App {
             changed.iter().map(|w| w.value.clone()).collect();
         let review_weeks = reviewed_weeks(self, ctx, &plain).await?;
         // The definition first: a workout never counts muscles its exercise does not name.
-        self.store
-            .put_own_exercise(&ctx.user_id, &exercise)
-            .await
-            .map_err(|e| store_error(&e))?;
-        self.store
-            .put_revised(&ctx.user_id, &changed)
-            .await
-            .map_err(|e| store_error(&e))?;
+        self.store.put_own_exercise(&ctx.user_id, &exercise).await?;
+        self.store.put_revised(&ctx.user_id, &changed).await?;
         review_again(self, ctx, &review_weeks, "the exercise is saved").await?;
         Ok(Defined {
             exercise: ExerciseItem::from(exercise),
@@ -434,9 +424,9 @@ impl App {
         ctx: &SessionContext,
         own_id: &str,
         into: &str,
-    ) -> Result<Merged, ApiError> {
+    ) -> Result<Merged, AppError> {
         let target = catalog().get(into).ok_or_else(|| {
-            ApiError::new(
+            AppError::new(
                 ErrorCode::UnknownExercise,
                 format!("into names no catalog exercise: '{into}' (GET /v1/exercises lists them)"),
             )
@@ -448,25 +438,25 @@ impl App {
             self.store.versioned_workouts(&ctx.user_id),
             self.store.templates(&ctx.user_id)
         );
-        let own = own.map_err(|e| store_error(&e))?;
+        let own = own?;
         let mut exercise = own.into_iter().find(|o| o.id == own_id).ok_or_else(|| {
-            ApiError::new(
+            AppError::new(
                 ErrorCode::ExerciseNotFound,
                 format!("you have no exercise of your own '{own_id}' (GET /v1/exercises lists them, with own: true)"),
             )
             .field("id")
         })?;
         if let Some(other) = exercise.merged_into.as_deref().filter(|m| *m != into) {
-            return Err(ApiError::new(
+            return Err(AppError::new(
                 ErrorCode::Conflict,
                 format!("'{}' is already merged into {other}", exercise.name),
             )
             .field("into"));
         }
-        if let Some(a) = active.map_err(|e| store_error(&e))?
+        if let Some(a) = active?
             && a.value.exercises.iter().any(|e| e.exercise_id == own_id)
         {
-            return Err(ApiError::new(
+            return Err(AppError::new(
                 ErrorCode::WorkoutActive,
                 format!(
                     "'{}' is in your active workout: complete it first",
@@ -474,7 +464,7 @@ impl App {
                 ),
             ));
         }
-        let mut history = history.map_err(|e| store_error(&e))?;
+        let mut history = history?;
         let mut changed = Vec::new();
         for w in &mut history {
             let mut touched = false;
@@ -492,7 +482,7 @@ impl App {
                 changed.push(w.clone());
             }
         }
-        let mut templates = templates.map_err(|e| store_error(&e))?;
+        let mut templates = templates?;
         templates.retain_mut(|t| {
             let mut touched = false;
             for e in t.exercises.iter_mut().filter(|e| e.exercise_id == own_id) {
@@ -506,27 +496,17 @@ impl App {
             changed.iter().map(|w| w.value.clone()).collect();
         let review_weeks = reviewed_weeks(self, ctx, &plain).await?;
         // History first, the mark last: an interrupted merge is finished by running it again.
-        self.store
-            .put_revised(&ctx.user_id, &changed)
-            .await
-            .map_err(|e| store_error(&e))?;
+        self.store.put_revised(&ctx.user_id, &changed).await?;
         for t in &templates {
-            self.store
-                .put_template(&ctx.user_id, t)
-                .await
-                .map_err(|e| store_error(&e))?;
+            self.store.put_template(&ctx.user_id, t).await?;
         }
         exercise.merged_into = Some(target.id.clone());
-        self.store
-            .put_own_exercise(&ctx.user_id, &exercise)
-            .await
-            .map_err(|e| store_error(&e))?;
+        self.store.put_own_exercise(&ctx.user_id, &exercise).await?;
         let after: Vec<crate::domain::workout::Workout> =
             history.into_iter().map(|w| w.value).collect();
         self.store
             .rebuild_exercise_records(&ctx.user_id, &[own_id, target.id.as_str()], &after)
-            .await
-            .map_err(|e| store_error(&e))?;
+            .await?;
         review_again(self, ctx, &review_weeks, "the exercise is merged").await?;
         Ok(Merged {
             exercise_id: own_id.to_string(),

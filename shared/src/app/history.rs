@@ -6,9 +6,9 @@ use chrono::{DateTime, NaiveDate, Utc};
 use serde::Serialize;
 use serde_json::Value;
 
-use super::{App, store_error};
+use super::App;
 use crate::analysis::session::{SessionSummary, summarise};
-use crate::api::{ApiError, ErrorCode};
+use crate::app::error::{AppError, ErrorCode};
 use crate::context::SessionContext;
 use crate::domain::calendar::iso_week_id;
 use crate::domain::units::Unit;
@@ -51,12 +51,12 @@ impl App {
         ctx: &SessionContext,
         limit: i32,
         after: Option<&str>,
-    ) -> Result<HistoryPage, ApiError> {
+    ) -> Result<HistoryPage, AppError> {
         let (page, profile) = tokio::join!(
             self.store.completed_page(&ctx.user_id, limit, after),
             self.profile(ctx)
         );
-        let (workouts, next) = page.map_err(|e| store_error(&e))?;
+        let (workouts, next) = page?;
         let profile = profile?;
         let tz = timezone(&profile);
         let items = workouts
@@ -77,18 +77,16 @@ impl App {
     }
 
     /// The workout `id`: a completed one, or the active one. Another lifter's id is not found.
-    pub async fn workout(&self, ctx: &SessionContext, id: &str) -> Result<WorkoutAnswer, ApiError> {
+    pub async fn workout(&self, ctx: &SessionContext, id: &str) -> Result<WorkoutAnswer, AppError> {
         let (completed, active, profile) = tokio::join!(
             self.store.find_completed(&ctx.user_id, id),
             self.store.get_active_workout(&ctx.user_id),
             self.profile(ctx)
         );
-        let active = active
-            .map_err(|e| store_error(&e))?
-            .filter(|v| v.value.id == id);
-        let found = completed.map_err(|e| store_error(&e))?.or(active);
+        let active = active?.filter(|v| v.value.id == id);
+        let found = completed?.or(active);
         let found = found.ok_or_else(|| {
-            ApiError::new(ErrorCode::WorkoutNotFound, format!("no workout {id}")).field("id")
+            AppError::new(ErrorCode::WorkoutNotFound, format!("no workout {id}")).field("id")
         })?;
         Ok(WorkoutAnswer {
             workout: found.value,
@@ -100,11 +98,11 @@ impl App {
 
 impl App {
     /// The weekly review of the ISO week (Monday to Sunday) holding `day`.
-    pub async fn review(&self, ctx: &SessionContext, day: NaiveDate) -> Result<Value, ApiError> {
+    pub async fn review(&self, ctx: &SessionContext, day: NaiveDate) -> Result<Value, AppError> {
         let week = iso_week_id(day);
         let review = self.store.review(&ctx.user_id, &week).await;
-        review.map_err(|e| store_error(&e))?.ok_or_else(|| {
-            ApiError::new(
+        review?.ok_or_else(|| {
+            AppError::new(
                 ErrorCode::ReviewNotFound,
                 format!("no weekly review of {week} (the week holding {day}): reviews are written after each week with training"),
             )

@@ -17,6 +17,8 @@
 //! - `proposals`: confirm or dismiss what the coach proposed;
 //! - `jobs`: the worker's jobs (insight card, weekly review, health metric);
 //! - `assist` and `card_summary`: the optional small models that may only rephrase or choose.
+//! - `error`: what a use case answers when it cannot do what was asked (`AppError`, its
+//!   `ErrorCode`); the adapters give it a status and write the envelope.
 //!
 //! Every use case validates the whole request before it reads or writes; writes that race use
 //! the store's conditions and are re-applied on the new state.
@@ -28,6 +30,7 @@ pub mod buttons;
 pub mod card_summary;
 pub mod command;
 pub mod conversations;
+pub mod error;
 pub mod events;
 pub mod exercises;
 pub mod history;
@@ -47,7 +50,7 @@ use chrono::{Duration, Utc};
 use serde_json::Value;
 
 use crate::analysis::history::LOOKBACK_WEEKS;
-use crate::api::{ApiError, ErrorCode};
+use crate::app::error::{AppError, ErrorCode};
 use crate::context::SessionContext;
 use crate::domain::catalog::catalog;
 use crate::domain::workout::Workout;
@@ -80,7 +83,7 @@ impl App {
         &self,
         ctx: &SessionContext,
         parts: Parts,
-    ) -> Result<(UserState, Vec<Workout>), ApiError> {
+    ) -> Result<(UserState, Vec<Workout>), AppError> {
         let now = Utc::now();
         let (state, history) = tokio::join!(
             self.store
@@ -88,10 +91,7 @@ impl App {
             self.store
                 .completed_workouts_since(&ctx.user_id, now - Duration::weeks(LOOKBACK_WEEKS))
         );
-        Ok((
-            state.map_err(|e| store_error(&e))?,
-            history.map_err(|e| store_error(&e))?,
-        ))
+        Ok((state?, history?))
     }
 
     /// `history` with the last session of each of `ids` that it does not hold, however old
@@ -101,13 +101,13 @@ impl App {
         ctx: &SessionContext,
         history: Vec<Workout>,
         ids: &[&str],
-    ) -> Result<Vec<Workout>, ApiError> {
+    ) -> Result<Vec<Workout>, AppError> {
         let out = self
             .store
             .with_last_sessions(&ctx.user_id, history, ids)
             .await;
         // Usually no call at all (the window holds the exercise): time is counted, calls not.
-        out.map_err(|e| store_error(&e))
+        out.map_err(AppError::from)
     }
 
     /// [`Self::with_last_sessions`] for the exercises of a template.
@@ -116,7 +116,7 @@ impl App {
         ctx: &SessionContext,
         history: Vec<Workout>,
         template: &crate::domain::plan::Template,
-    ) -> Result<Vec<Workout>, ApiError> {
+    ) -> Result<Vec<Workout>, AppError> {
         let ids: Vec<&str> = template
             .exercises
             .iter()
@@ -127,7 +127,7 @@ impl App {
 }
 
 /// An id from the path or the body, checked before it becomes part of a store key.
-pub(crate) fn checked_id<'a>(id: &'a str, field: &'static str) -> Result<&'a str, ApiError> {
+pub(crate) fn checked_id<'a>(id: &'a str, field: &'static str) -> Result<&'a str, AppError> {
     if crate::context::is_valid_id(id) {
         Ok(id)
     } else {
@@ -141,34 +141,34 @@ pub(crate) fn checked_id<'a>(id: &'a str, field: &'static str) -> Result<&'a str
     }
 }
 
-pub(crate) fn invalid(message: &str, field: impl Into<Cow<'static, str>>) -> ApiError {
-    ApiError::new(ErrorCode::ValidationError, message).field(field)
+pub(crate) fn invalid(message: &str, field: impl Into<Cow<'static, str>>) -> AppError {
+    AppError::new(ErrorCode::ValidationError, message).field(field)
 }
 
-pub(crate) fn conflict() -> ApiError {
-    ApiError::new(
+pub(crate) fn conflict() -> AppError {
+    AppError::new(
         ErrorCode::Conflict,
         "the workout kept changing while this request was applied; nothing was changed, please retry",
     )
 }
 
-pub(crate) fn reused() -> ApiError {
-    ApiError::new(
+pub(crate) fn reused() -> AppError {
+    AppError::new(
         ErrorCode::IdempotencyKeyReused,
         "this corr was already used for a different request",
     )
 }
 
-pub(crate) fn not_in_workout(instance_id: &str) -> ApiError {
+pub(crate) fn not_in_workout(instance_id: &str) -> AppError {
     // The same answer whether the id is unknown or another user's: nothing leaks.
-    ApiError::new(
+    AppError::new(
         ErrorCode::ExerciseNotInWorkout,
         format!("no exercise {instance_id} in your active workout"),
     )
     .field("exercise_instance_id")
 }
 
-pub(crate) fn unknown_exercise(text: &str) -> ApiError {
+pub(crate) fn unknown_exercise(text: &str) -> AppError {
     let close = catalog().closest(text, 3);
     let hint = if close.is_empty() {
         String::new()
@@ -182,15 +182,15 @@ pub(crate) fn unknown_exercise(text: &str) -> ApiError {
                 .join(", ")
         )
     };
-    ApiError::new(
+    AppError::new(
         ErrorCode::UnknownExercise,
         format!("no exercise '{text}' in the catalog or your history{hint}"),
     )
     .field("exercise_id")
 }
 
-pub(crate) fn active_conflict(active: &Workout) -> ApiError {
-    ApiError::new(
+pub(crate) fn active_conflict(active: &Workout) -> AppError {
+    AppError::new(
         ErrorCode::WorkoutActive,
         format!(
             "'{}' is still active; complete it before starting another",
@@ -207,23 +207,17 @@ pub(crate) fn active_conflict(active: &Workout) -> ApiError {
 pub(crate) fn active_in_prefix<'a>(
     state: &'a UserState,
     ctx: &SessionContext,
-) -> Result<Option<(&'a Workout, u64)>, ApiError> {
+) -> Result<Option<(&'a Workout, u64)>, AppError> {
     let active = state.workout.as_ref().map(|v| (&v.value, v.version));
     if let (Some(wanted), Some((w, _))) = (ctx.workout_id.as_deref(), active)
         && w.id != wanted
     {
-        return Err(ApiError::new(
+        return Err(AppError::new(
             ErrorCode::WorkoutMismatch,
             format!("workout {wanted} is not your active workout"),
         ));
     }
     Ok(active)
-}
-
-/// A store failure as the client sees it (the detail goes to the log only).
-pub(crate) fn store_error(e: &crate::store::StoreError) -> crate::api::ApiError {
-    tracing::error!(error = %e, "store call failed");
-    crate::api::ApiError::store_unavailable()
 }
 
 /// Identifies a request for idempotency (the same `corr` must carry the same request): a short

@@ -8,21 +8,21 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
 use super::invalid;
-use crate::api::{ApiError, ErrorCode};
+use crate::app::error::{AppError, ErrorCode};
 use crate::domain::limits;
 
 /// The request `text` as a JSON object; an empty body is `{}` when `empty_ok`.
-pub(crate) fn json_object(text: &str, empty_ok: bool) -> Result<Value, ApiError> {
+pub(crate) fn json_object(text: &str, empty_ok: bool) -> Result<Value, AppError> {
     if empty_ok && text.trim().is_empty() {
         return Ok(Value::Object(Map::new()));
     }
     match serde_json::from_str::<Value>(text.trim()) {
         Ok(v) if v.is_object() => Ok(v),
-        Ok(_) => Err(ApiError::new(
+        Ok(_) => Err(AppError::new(
             ErrorCode::InvalidBody,
             "the request must be a JSON object",
         )),
-        Err(e) => Err(ApiError::new(
+        Err(e) => Err(AppError::new(
             ErrorCode::InvalidJson,
             format!("the request is not valid JSON: {e}"),
         )),
@@ -30,7 +30,7 @@ pub(crate) fn json_object(text: &str, empty_ok: bool) -> Result<Value, ApiError>
 }
 
 /// Reads the body `T` out of the JSON object `v`.
-pub(crate) fn read<T: DeserializeOwned>(v: &Value) -> Result<T, ApiError> {
+pub(crate) fn read<T: DeserializeOwned>(v: &Value) -> Result<T, AppError> {
     serde_path_to_error::deserialize(v).map_err(|e| {
         let path = e.path().to_string();
         // serde quotes names in backticks; the app shows these messages.
@@ -48,7 +48,7 @@ pub(crate) fn read<T: DeserializeOwned>(v: &Value) -> Result<T, ApiError> {
             let field = path.clone();
             let allowed = message.split_once(", expected ").map_or("", |(_, a)| a);
             let allowed = allowed.strip_prefix("one of ").unwrap_or(allowed);
-            return ApiError::new(
+            return AppError::new(
                 ErrorCode::UnknownField,
                 if message.contains("there are no fields") {
                     format!("unknown field '{field}': this request takes no fields")
@@ -65,13 +65,13 @@ pub(crate) fn read<T: DeserializeOwned>(v: &Value) -> Result<T, ApiError> {
             let field = at(&quoted(&message));
             return invalid(&format!("'{field}' is required"), field);
         }
-        ApiError::new(ErrorCode::ValidationError, format!("'{path}': {message}")).field(path)
+        AppError::new(ErrorCode::ValidationError, format!("'{path}': {message}")).field(path)
     })
 }
 
 /// A text field: trimmed, not empty and within the name limit; `None` when absent or null.
 /// (`field` is a path such as `exercises[1].exercise` inside a list.)
-pub(crate) fn text(v: Option<String>, field: &str) -> Result<Option<String>, ApiError> {
+pub(crate) fn text(v: Option<String>, field: &str) -> Result<Option<String>, AppError> {
     match v {
         None => Ok(None),
         Some(s) if s.trim().is_empty() => Err(invalid(
@@ -91,12 +91,12 @@ pub(crate) fn text(v: Option<String>, field: &str) -> Result<Option<String>, Api
 }
 
 /// A text field that must be there.
-pub(crate) fn required(v: Option<String>, field: &str) -> Result<String, ApiError> {
+pub(crate) fn required(v: Option<String>, field: &str) -> Result<String, AppError> {
     text(v, field)?.ok_or_else(|| invalid(&format!("'{field}' is required"), field.to_string()))
 }
 
 /// A whole number of at most `max`.
-pub(crate) fn at_most(v: Option<u32>, field: &str, max: u32) -> Result<Option<u32>, ApiError> {
+pub(crate) fn at_most(v: Option<u32>, field: &str, max: u32) -> Result<Option<u32>, AppError> {
     match v {
         Some(n) if n > max => Err(invalid(
             &format!("'{field}' must be a whole number from 0 to {max}"),
@@ -150,7 +150,11 @@ mod tests {
 
     fn error(v: serde_json::Value) -> (String, &'static str, String) {
         let e = read::<Body>(&v).unwrap_err();
-        (e.field.unwrap_or_default().into_owned(), e.code, e.message)
+        (
+            e.field.unwrap_or_default().into_owned(),
+            e.code.as_str(),
+            e.message,
+        )
     }
 
     #[test]
@@ -167,7 +171,7 @@ mod tests {
         assert_eq!((field.as_str(), code), ("target", "VALIDATION_ERROR"));
         assert_eq!(message, "'target' is required");
         let e = read::<NoFields>(&json!({"force": true})).unwrap_err();
-        assert_eq!(e.code, "UNKNOWN_FIELD");
+        assert_eq!(e.code, ErrorCode::UnknownField);
         assert_eq!(
             e.message,
             "unknown field 'force': this request takes no fields"
@@ -185,7 +189,7 @@ mod tests {
         assert_eq!(e.field.as_deref(), Some("exercises[0].exercise"));
         assert_eq!(
             at_most(Some(5), "reps", 4).unwrap_err().code,
-            "VALIDATION_ERROR"
+            ErrorCode::ValidationError
         );
     }
 }

@@ -9,8 +9,8 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::workout::Followed;
-use super::{App, invalid, store_error};
-use crate::api::{ApiError, ErrorCode};
+use super::{App, invalid};
+use crate::app::error::{AppError, ErrorCode};
 use crate::context::SessionContext;
 use crate::domain::artifact::Proposal;
 use crate::domain::plan::{Routine, Template};
@@ -32,20 +32,20 @@ pub struct TemplateWritten {
     pub created: bool,
 }
 
-fn refused(e: ProposalError) -> ApiError {
-    ApiError::new(ErrorCode::ValidationError, e.message).field(e.field)
+fn refused(e: ProposalError) -> AppError {
+    AppError::new(ErrorCode::ValidationError, e.message).field(e.field)
 }
 
 /// Refuses fields a plan body does not take, naming the first (as every JSON route does).
-fn only(body: &Value, allowed: &[&str], at: &str) -> Result<(), ApiError> {
+fn only(body: &Value, allowed: &[&str], at: &str) -> Result<(), AppError> {
     let Some(o) = body.as_object() else {
-        return Err(ApiError::new(
+        return Err(AppError::new(
             ErrorCode::InvalidBody,
             format!("{at} must be a JSON object"),
         ));
     };
     match o.keys().find(|k| !allowed.contains(&k.as_str())) {
-        Some(k) => Err(ApiError::new(
+        Some(k) => Err(AppError::new(
             ErrorCode::UnknownField,
             format!("unknown field '{k}' (known: {})", allowed.join(", ")),
         )
@@ -70,7 +70,7 @@ const EXERCISE_FIELDS: [&str; 8] = [
 ];
 
 /// A `name`, when given, is a non-blank string (absent keeps the current one).
-fn named(body: &Value) -> Result<(), ApiError> {
+fn named(body: &Value) -> Result<(), AppError> {
     match body.get("name") {
         None => Ok(()),
         Some(Value::String(s)) if !s.trim().is_empty() => Ok(()),
@@ -78,7 +78,7 @@ fn named(body: &Value) -> Result<(), ApiError> {
     }
 }
 
-fn known_exercise_fields(list: Option<&Value>, at: &str) -> Result<(), ApiError> {
+fn known_exercise_fields(list: Option<&Value>, at: &str) -> Result<(), AppError> {
     for (i, e) in list
         .and_then(Value::as_array)
         .into_iter()
@@ -108,7 +108,7 @@ pub struct Templates {
 
 impl App {
     /// The routine the lifter follows: the one set active, else their only one.
-    pub async fn active_routine(&self, ctx: &SessionContext) -> Result<ActiveRoutine, ApiError> {
+    pub async fn active_routine(&self, ctx: &SessionContext) -> Result<ActiveRoutine, AppError> {
         let profile = self.profile(ctx).await?;
         let Followed::One(routine) = self.followed_routine(&ctx.user_id, &profile).await? else {
             // None, one that is gone, or several and none set active: nothing to follow.
@@ -119,8 +119,7 @@ impl App {
             });
         };
         let all = self.store.templates(&ctx.user_id).await;
-        let templates = all
-            .map_err(|e| store_error(&e))?
+        let templates = all?
             .into_iter()
             .filter(|t| routine.days.iter().any(|d| d.template_id == t.id))
             .collect();
@@ -134,18 +133,18 @@ impl App {
         })
     }
 
-    pub async fn templates(&self, ctx: &SessionContext) -> Result<Templates, ApiError> {
+    pub async fn templates(&self, ctx: &SessionContext) -> Result<Templates, AppError> {
         let all = self.store.templates(&ctx.user_id).await;
-        let mut items = all.map_err(|e| store_error(&e))?;
+        let mut items = all?;
         items.sort_by(|a, b| a.name.cmp(&b.name).then_with(|| a.id.cmp(&b.id)));
         Ok(Templates { items })
     }
 
     /// The template `id`; another lifter's id is not found.
-    pub async fn template(&self, ctx: &SessionContext, id: &str) -> Result<Template, ApiError> {
+    pub async fn template(&self, ctx: &SessionContext, id: &str) -> Result<Template, AppError> {
         let t = self.store.get_template(&ctx.user_id, id).await;
-        t.map_err(|e| store_error(&e))?.ok_or_else(|| {
-            ApiError::new(
+        t?.ok_or_else(|| {
+            AppError::new(
                 ErrorCode::TemplateNotFound,
                 format!("you have no template '{id}'"),
             )
@@ -160,12 +159,12 @@ impl App {
         ctx: &SessionContext,
         id: &str,
         body: &Value,
-    ) -> Result<TemplateWritten, ApiError> {
+    ) -> Result<TemplateWritten, AppError> {
         only(body, &["name", "exercises"], "body")?;
         named(body)?;
         known_exercise_fields(body.get("exercises"), "exercises")?;
         let existing = self.store.get_template(&ctx.user_id, id).await;
-        let existing = existing.map_err(|e| store_error(&e))?;
+        let existing = existing?;
         let created = existing.is_none();
         if created && body.get("name").and_then(Value::as_str).is_none() {
             return Err(invalid("a new template needs a name", "name"));
@@ -178,10 +177,10 @@ impl App {
         let Proposal::TemplateUpdate { template } =
             proposals::template_update(body, &base).map_err(refused)?
         else {
-            return Err(ApiError::internal());
+            return Err(AppError::internal());
         };
         let put = self.store.put_template(&ctx.user_id, &template).await;
-        put.map_err(|e| store_error(&e))?;
+        put?;
         Ok(TemplateWritten { template, created })
     }
 
@@ -193,7 +192,7 @@ impl App {
         ctx: &SessionContext,
         id: &str,
         body: &Value,
-    ) -> Result<RoutineWritten, ApiError> {
+    ) -> Result<RoutineWritten, AppError> {
         only(body, &["name", "days"], "body")?;
         named(body)?;
         for (i, d) in body
@@ -214,8 +213,8 @@ impl App {
             self.store.get_routine(&ctx.user_id, id),
             self.store.templates(&ctx.user_id)
         );
-        let existing = existing.map_err(|e| store_error(&e))?;
-        let known = known.map_err(|e| store_error(&e))?;
+        let existing = existing?;
+        let known = known?;
         let created = existing.is_none();
         if created && body.get("name").and_then(Value::as_str).is_none() {
             return Err(invalid("a new routine needs a name", "name"));
@@ -229,15 +228,15 @@ impl App {
         let Proposal::RoutineUpdate { routine, templates } =
             proposals::routine_update(body, &base, Some(&known), Utc::now()).map_err(refused)?
         else {
-            return Err(ApiError::internal());
+            return Err(AppError::internal());
         };
         // The days' new templates first: the routine never names one that is not stored.
         for t in &templates {
             let put = self.store.put_template(&ctx.user_id, t).await;
-            put.map_err(|e| store_error(&e))?;
+            put?;
         }
         let put = self.store.put_routine(&ctx.user_id, &routine).await;
-        put.map_err(|e| store_error(&e))?;
+        put?;
         Ok(RoutineWritten {
             routine,
             templates,

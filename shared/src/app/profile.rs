@@ -7,8 +7,8 @@ use chrono::NaiveTime;
 use serde::{Deserialize, Deserializer, Serialize};
 
 use super::params::read;
-use super::{App, MAX_ATTEMPTS, conflict, invalid, store_error};
-use crate::api::ApiError;
+use super::{App, MAX_ATTEMPTS, conflict, invalid};
+use crate::app::error::AppError;
 use crate::context::SessionContext;
 use crate::domain::catalog::Equipment;
 use crate::domain::limits::{
@@ -130,13 +130,13 @@ fn present<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
 
 impl ProfilePatch {
     /// Reads and checks the body of a `PATCH /v1/me`: every error names its field.
-    pub fn from_body(body: &serde_json::Value) -> Result<ProfilePatch, ApiError> {
+    pub fn from_body(body: &serde_json::Value) -> Result<ProfilePatch, AppError> {
         let mut patch: ProfilePatch = read(body)?;
         patch.check()?;
         Ok(patch)
     }
 
-    fn check(&mut self) -> Result<(), ApiError> {
+    fn check(&mut self) -> Result<(), AppError> {
         if let Some(Some(name)) = &mut self.name {
             // The length as sent (what the contract's schema counts), then trimmed.
             let sent = name.chars().count();
@@ -293,17 +293,14 @@ fn clock<'de, D: Deserializer<'de>>(d: D) -> Result<NaiveTime, D::Error> {
 
 impl App {
     /// `GET /v1/me`.
-    pub async fn me(&self, ctx: &SessionContext) -> Result<Me, ApiError> {
+    pub async fn me(&self, ctx: &SessionContext) -> Result<Me, AppError> {
         Ok(Me::new(&ctx.user_id, self.profile(ctx).await?))
     }
 
     /// The stored profile, or the defaults.
-    pub(crate) async fn profile(&self, ctx: &SessionContext) -> Result<Profile, ApiError> {
+    pub(crate) async fn profile(&self, ctx: &SessionContext) -> Result<Profile, AppError> {
         let stored = self.store.stored_profile(&ctx.user_id).await;
-        Ok(stored
-            .map_err(|e| store_error(&e))?
-            .map(|s| s.profile)
-            .unwrap_or_default())
+        Ok(stored?.map(|s| s.profile).unwrap_or_default())
     }
 
     /// `PATCH /v1/me`: applies `patch` to the stored profile, re-applied if another writer
@@ -312,11 +309,11 @@ impl App {
         &self,
         ctx: &SessionContext,
         patch: &ProfilePatch,
-    ) -> Result<Me, ApiError> {
+    ) -> Result<Me, AppError> {
         let mut attempts = Attempts::new(MAX_ATTEMPTS);
         while attempts.next().await {
             let stored = self.store.stored_profile(&ctx.user_id).await;
-            let stored = stored.map_err(|e| store_error(&e))?;
+            let stored = stored?;
             let before = stored
                 .as_ref()
                 .map(|s| s.profile.clone())
@@ -330,7 +327,7 @@ impl App {
                 .store
                 .replace_profile(&ctx.user_id, &after, stored.as_ref())
                 .await;
-            if written.map_err(|e| store_error(&e))? {
+            if written? {
                 return Ok(Me::new(&ctx.user_id, after));
             }
         }
@@ -343,7 +340,7 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn patch(v: serde_json::Value) -> Result<ProfilePatch, ApiError> {
+    fn patch(v: serde_json::Value) -> Result<ProfilePatch, AppError> {
         ProfilePatch::from_body(&v)
     }
 

@@ -5,10 +5,10 @@
 use chrono::{DateTime, Duration, NaiveDate, Utc};
 use serde::Serialize;
 
-use super::{App, invalid, store_error};
+use super::{App, invalid};
 use crate::analysis::load::{GroupVolume, against_landmarks, weekly_group_series};
 use crate::analysis::series::{ExerciseTrend, WeekPoint, trend, weekly_series};
-use crate::api::ApiError;
+use crate::app::error::AppError;
 use crate::context::SessionContext;
 use crate::domain::catalog::catalog;
 use crate::domain::strength::round1;
@@ -21,7 +21,7 @@ pub const WEEKS_DEFAULT: i64 = 12;
 pub const WEEKS_MAX: i64 = 104;
 
 /// Reads `weeks` (1 to 104, default 12).
-pub fn weeks_param(text: Option<&str>) -> Result<i64, ApiError> {
+pub fn weeks_param(text: Option<&str>) -> Result<i64, AppError> {
     match text {
         None => Ok(WEEKS_DEFAULT),
         Some(t) => t
@@ -86,12 +86,12 @@ impl App {
     /// The workouts a chart of `weeks` shows: the weeks up to the lifter's last workout (up to
     /// now for a lifter training now; an imported history that ended years ago still charts),
     /// with the lifter's timezone and unit.
-    async fn chart_history(&self, ctx: &SessionContext, weeks: i64) -> Result<Chart, ApiError> {
+    async fn chart_history(&self, ctx: &SessionContext, weeks: i64) -> Result<Chart, AppError> {
         let (latest, profile) = tokio::join!(
             self.store.completed_page(&ctx.user_id, 1, None),
             self.profile(ctx)
         );
-        let (latest, _) = latest.map_err(|e| store_error(&e))?;
+        let (latest, _) = latest?;
         let profile = profile?;
         let ends_at = latest.first().map_or_else(Utc::now, |w| w.started_at);
         let since = ends_at - Duration::weeks(weeks);
@@ -100,7 +100,7 @@ impl App {
             .completed_workouts_since(&ctx.user_id, since)
             .await;
         Ok(Chart {
-            history: history.map_err(|e| store_error(&e))?,
+            history: history?,
             ends_at,
             tz: timezone(&profile),
             unit: profile.unit,
@@ -112,7 +112,7 @@ impl App {
         ctx: &SessionContext,
         exercise_id: &str,
         weeks: i64,
-    ) -> Result<ExerciseProgress, ApiError> {
+    ) -> Result<ExerciseProgress, AppError> {
         let (chart, bests) = tokio::join!(
             self.chart_history(ctx, weeks),
             self.store.bests(&ctx.user_id, exercise_id)
@@ -123,7 +123,7 @@ impl App {
             tz,
             unit,
         } = chart?;
-        let bests = bests.map_err(|e| store_error(&e))?;
+        let bests = bests?;
         let known = catalog().get(exercise_id);
         // The catalog's name, else what the lifter called it.
         let name = known.map(|e| e.name.clone()).or_else(|| {
@@ -170,7 +170,7 @@ impl App {
         &self,
         ctx: &SessionContext,
         weeks: i64,
-    ) -> Result<MuscleProgress, ApiError> {
+    ) -> Result<MuscleProgress, AppError> {
         let chart = self.chart_history(ctx, weeks).await?;
         let points = weekly_group_series(&chart.history, chart.tz)
             .into_iter()

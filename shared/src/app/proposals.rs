@@ -9,8 +9,7 @@
 use chrono::{DateTime, Utc};
 use serde_json::{Value, json};
 
-use super::store_error;
-use crate::api::{ApiError, ErrorCode};
+use crate::app::error::{AppError, ErrorCode};
 use crate::domain::artifact::{Artifact, ArtifactStatus, Proposal};
 use crate::store::Store;
 use crate::store::artifacts::ApplyOutcome;
@@ -38,9 +37,9 @@ pub fn view(a: &Artifact, now: DateTime<Utc>) -> Value {
     })
 }
 
-fn not_found(id: &str) -> ApiError {
+fn not_found(id: &str) -> AppError {
     // The same answer for an unknown id and another user's.
-    ApiError::new(
+    AppError::new(
         ErrorCode::ArtifactNotFound,
         format!("you have no proposal '{id}'"),
     )
@@ -53,18 +52,17 @@ pub async fn confirm(
     id: &str,
     hash: Option<&str>,
     now: DateTime<Utc>,
-) -> Result<Value, ApiError> {
+) -> Result<Value, AppError> {
     // Two rounds: a concurrent confirm may win the first; the second then reports it.
     for _ in 0..2 {
         let a = store
             .get_artifact(user, id)
-            .await
-            .map_err(|e| store_error(&e))?
+            .await?
             .ok_or_else(|| not_found(id))?;
         if let Some(h) = hash
             && h != a.content_hash
         {
-            return Err(ApiError::new(ErrorCode::StaleContentHash, "this proposal is not the version you confirmed; show it again and confirm the current one",
+            return Err(AppError::new(ErrorCode::StaleContentHash, "this proposal is not the version you confirmed; show it again and confirm the current one",
             )
             .with("artifact", view(&a, now)));
         }
@@ -75,13 +73,13 @@ pub async fn confirm(
                 }));
             }
             ArtifactStatus::Dismissed => {
-                return Err(ApiError::new(
+                return Err(AppError::new(
                     ErrorCode::ArtifactDismissed,
                     "this proposal was dismissed; ask the coach for a new one",
                 ));
             }
             ArtifactStatus::Proposed if a.is_expired(now) => {
-                return Err(ApiError::new(
+                return Err(AppError::new(
                     ErrorCode::ArtifactExpired,
                     "this proposal expired (proposals wait 7 days); ask the coach for a new one",
                 ));
@@ -91,8 +89,7 @@ pub async fn confirm(
         let (profile, applied) = plan_writes(store, user, &a).await?;
         match store
             .apply_artifact(user, &a, profile.as_ref(), &applied, now)
-            .await
-            .map_err(|e| store_error(&e))?
+            .await?
         {
             ApplyOutcome::Applied => {
                 let mut done = a;
@@ -102,7 +99,7 @@ pub async fn confirm(
                 }));
             }
             ApplyOutcome::WorkoutActive => {
-                return Err(ApiError::new(
+                return Err(AppError::new(
                     ErrorCode::WorkoutActive,
                     "a workout is already active; complete it before starting this one",
                 ));
@@ -110,7 +107,7 @@ pub async fn confirm(
             ApplyOutcome::ArtifactChanged => {}
         }
     }
-    Err(ApiError::new(
+    Err(AppError::new(
         ErrorCode::Conflict,
         "the proposal or what it changes was modified meanwhile (a routine or template it updates may have been deleted); nothing was applied",
     ))
@@ -122,17 +119,14 @@ async fn plan_writes(
     store: &Store,
     user: &str,
     a: &Artifact,
-) -> Result<(Option<crate::domain::profile::Profile>, Value), ApiError> {
+) -> Result<(Option<crate::domain::profile::Profile>, Value), AppError> {
     Ok(match &a.proposal {
         Proposal::Routine { routine, templates } => {
             let parts = crate::store::Parts {
                 profile: true,
                 ..Default::default()
             };
-            let state = store
-                .user_state(user, parts, None, Utc::now())
-                .await
-                .map_err(|e| store_error(&e))?;
+            let state = store.user_state(user, parts, None, Utc::now()).await?;
             let mut profile = state.profile.unwrap_or_default();
             profile.active_routine_id = Some(routine.id.clone());
             let ids: Vec<&str> = templates.iter().map(|t| t.id.as_str()).collect();
@@ -162,14 +156,13 @@ pub async fn dismiss(
     user: &str,
     id: &str,
     now: DateTime<Utc>,
-) -> Result<Value, ApiError> {
+) -> Result<Value, AppError> {
     let a = store
         .get_artifact(user, id)
-        .await
-        .map_err(|e| store_error(&e))?
+        .await?
         .ok_or_else(|| not_found(id))?;
     match a.status {
-        ArtifactStatus::Accepted => Err(ApiError::new(
+        ArtifactStatus::Accepted => Err(AppError::new(
             ErrorCode::ArtifactAlreadyApplied,
             "this proposal was already applied; ask the coach to change it back",
         )),
@@ -177,10 +170,7 @@ pub async fn dismiss(
             Ok(json!({ "artifact": view(&a, now), "already_dismissed": true }))
         }
         ArtifactStatus::Proposed => {
-            let dismissed = store
-                .dismiss_artifact(user, id, now)
-                .await
-                .map_err(|e| store_error(&e))?;
+            let dismissed = store.dismiss_artifact(user, id, now).await?;
             if !dismissed {
                 // Confirmed or dismissed meanwhile: answer from what is stored now.
                 return Box::pin(dismiss(store, user, id, now)).await;

@@ -13,8 +13,8 @@ use serde_json::Value;
 use super::active::{Edit, EditFailed, EditRead, EditRequest, edit_active, replay_record};
 use super::command::{self, Outcome, Step};
 use super::params::read;
-use super::{App, checked_id, invalid, store_error};
-use crate::api::{ApiError, ErrorCode};
+use super::{App, checked_id, invalid};
+use crate::app::error::{AppError, ErrorCode};
 use crate::context::{SessionContext, is_valid_id};
 use crate::domain::limits::MAX_MESSAGE_CHARS;
 use crate::domain::workout::Workout;
@@ -49,13 +49,13 @@ pub struct SyncCommand {
 }
 
 /// Reads a batch for workout `workout_id`: each item's field named in its error.
-pub fn read_batch(body: &Value, workout_id: &str) -> Result<Vec<SyncCommand>, ApiError> {
+pub fn read_batch(body: &Value, workout_id: &str) -> Result<Vec<SyncCommand>, AppError> {
     let b: SyncBody = read(body)?;
     if b.commands.is_empty() {
         return Err(invalid("the batch has no commands", "commands"));
     }
     if b.commands.len() > MAX_SYNC_COMMANDS {
-        return Err(ApiError::new(
+        return Err(AppError::new(
             ErrorCode::PayloadTooLarge,
             format!(
                 "a batch holds at most {MAX_SYNC_COMMANDS} commands, got {}; send the rest in another batch",
@@ -128,7 +128,7 @@ pub fn read_batch(body: &Value, workout_id: &str) -> Result<Vec<SyncCommand>, Ap
                 .and_then(|c| command::pre_validate(&c).map(|()| c))
                 .map_err(|e| {
                     let msg = format!("command {i} ('{text}'): {}", e.message);
-                    ApiError { message: msg, ..e }.field(at_field("message"))
+                    AppError { message: msg, ..e }.field(at_field("message"))
                 })?;
             Ok(SyncCommand {
                 corr: item.corr,
@@ -166,7 +166,7 @@ impl App {
         ctx: &SessionContext,
         workout_id: &str,
         commands: &[SyncCommand],
-    ) -> Result<Synced, ApiError> {
+    ) -> Result<Synced, AppError> {
         checked_id(workout_id, "id")?;
         let corrs: Vec<&str> = commands.iter().map(|c| c.corr.as_str()).collect();
         let req = EditRequest {
@@ -195,7 +195,7 @@ impl App {
                     let bare = command::fingerprint(intent, &c.text, None);
                     if rec.fingerprint != fingerprint && rec.fingerprint != bare {
                         return Err(Refused::Api(
-                            ApiError::new(
+                            AppError::new(
                                 ErrorCode::IdempotencyKeyReused,
                                 format!(
                                     "corr '{}' was already used for a different command",
@@ -236,17 +236,17 @@ impl App {
                 };
                 // A refusal names the command it came from, and the whole-workout limits are
                 // checked after each command so that the one that breaks them is named too.
-                let refused = |e: ApiError| {
+                let refused = |e: AppError| {
                     let msg = format!(
                         "command {i} ('{}'): {}; nothing in the batch was applied",
                         c.text, e.message
                     );
-                    ApiError { message: msg, ..e }.field(format!("commands[{i}].message"))
+                    AppError { message: msg, ..e }.field(format!("commands[{i}].message"))
                 };
                 let (text, data, changed) =
                     command::apply_one(&step, Some(&workout)).map_err(refused)?;
                 if let Some(w) = &changed {
-                    workouts::validate(w).map_err(|l| refused(ApiError::from(l)))?;
+                    workouts::validate(w).map_err(|l| refused(AppError::from(l)))?;
                 }
                 let body = Outcome::render_answer(intent, &text, &data);
                 let status = match changed {
@@ -286,23 +286,23 @@ impl App {
     }
 
     /// Why `workout_id` takes no commands: completed (409), or not the lifter's (404).
-    async fn not_active(&self, ctx: &SessionContext, workout_id: &str) -> ApiError {
+    async fn not_active(&self, ctx: &SessionContext, workout_id: &str) -> AppError {
         match self
             .store
             .find_completed_workout(&ctx.user_id, workout_id)
             .await
         {
-            Ok(Some(_)) => ApiError::new(
+            Ok(Some(_)) => AppError::new(
                 ErrorCode::WorkoutMismatch,
                 format!(
                     "workout '{workout_id}' is completed; edit its sets with PATCH /v1/workouts/{workout_id}"
                 ),
             ),
-            Ok(None) => ApiError::new(
+            Ok(None) => AppError::new(
                 ErrorCode::WorkoutNotFound,
                 format!("you have no active workout '{workout_id}'"),
             ),
-            Err(e) => store_error(&e),
+            Err(e) => AppError::from(e),
         }
     }
 }
@@ -311,7 +311,7 @@ impl App {
 /// was completed), or any other refusal.
 enum Refused {
     NotActive,
-    Api(ApiError),
+    Api(AppError),
 }
 
 impl From<EditFailed> for Refused {
@@ -323,8 +323,8 @@ impl From<EditFailed> for Refused {
     }
 }
 
-impl From<ApiError> for Refused {
-    fn from(e: ApiError) -> Refused {
+impl From<AppError> for Refused {
+    fn from(e: AppError) -> Refused {
         Refused::Api(e)
     }
 }

@@ -6,11 +6,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::params::*;
-use super::{
-    App, MAX_ATTEMPTS, active_conflict, checked_id, conflict, invalid, store_error,
-    unknown_exercise,
-};
-use crate::api::{ApiError, ErrorCode};
+use super::{App, MAX_ATTEMPTS, active_conflict, checked_id, conflict, invalid, unknown_exercise};
+use crate::app::error::{AppError, ErrorCode};
 use crate::context::SessionContext;
 use crate::domain::catalog::catalog;
 use crate::domain::limits::{self, MAX_REPS, MAX_RIR, MAX_SETS_PER_EXERCISE};
@@ -61,7 +58,7 @@ struct AdhocBody {
 
 impl StartWorkout {
     /// Reads the request body (unknown fields refused, each error naming its field).
-    pub fn from_body(body: &Value) -> Result<StartWorkout, ApiError> {
+    pub fn from_body(body: &Value) -> Result<StartWorkout, AppError> {
         let b: StartBody = read(body)?;
         let template_id = text(b.template_id, "template_id")?;
         if let Some(id) = &template_id {
@@ -94,7 +91,7 @@ impl StartWorkout {
 }
 
 /// The exercises of an ad hoc workout, resolved through the catalog.
-fn adhoc(items: Vec<AdhocBody>) -> Result<Vec<workouts::AdhocExercise>, ApiError> {
+fn adhoc(items: Vec<AdhocBody>) -> Result<Vec<workouts::AdhocExercise>, AppError> {
     limits::check_count("exercises", items.len(), limits::MAX_EXERCISES_PER_WORKOUT)?;
     items
         .into_iter()
@@ -203,7 +200,7 @@ impl App {
         &self,
         ctx: &SessionContext,
         req: &StartWorkout,
-    ) -> Result<Started, ApiError> {
+    ) -> Result<Started, AppError> {
         let parts = Parts {
             workout: true,
             profile: true,
@@ -216,13 +213,9 @@ impl App {
         let profile = state.profile.clone().unwrap_or_default();
         let now = Utc::now();
         let workout = if let Some(tid) = req.template_id.as_deref() {
-            let t = self
-                .store
-                .get_template(&ctx.user_id, tid)
-                .await
-                .map_err(|e| store_error(&e))?;
+            let t = self.store.get_template(&ctx.user_id, tid).await?;
             let t = t.ok_or_else(|| {
-                ApiError::new(
+                AppError::new(
                     ErrorCode::TemplateNotFound,
                     format!("you have no template '{tid}'"),
                 )
@@ -238,10 +231,9 @@ impl App {
             let t = self
                 .store
                 .get_template(&ctx.user_id, &day.template_id)
-                .await
-                .map_err(|e| store_error(&e))?;
+                .await?;
             let t = t.ok_or_else(|| {
-                ApiError::new(
+                AppError::new(
                     ErrorCode::RoutineBroken,
                     format!(
                         "routine day '{}' points at a template that no longer exists",
@@ -269,12 +261,8 @@ impl App {
         }
         workouts::validate(&workout)?;
         let started = self.store.start_workout(&ctx.user_id, &workout).await;
-        if !started.map_err(|e| store_error(&e))? {
-            let active = self
-                .store
-                .get_active_workout(&ctx.user_id)
-                .await
-                .map_err(|e| store_error(&e))?;
+        if !started? {
+            let active = self.store.get_active_workout(&ctx.user_id).await?;
             return match active {
                 // This very workout: the start was applied but its answer was lost, and the
                 // SDK's retry met its own condition.
@@ -299,9 +287,9 @@ impl App {
         user: &str,
         routine_id: Option<&str>,
         profile: &Profile,
-    ) -> Result<Routine, ApiError> {
+    ) -> Result<Routine, AppError> {
         let not_found = |id: &str| {
-            ApiError::new(
+            AppError::new(
                 ErrorCode::RoutineNotFound,
                 format!("you have no routine '{id}'"),
             )
@@ -309,7 +297,7 @@ impl App {
         };
         if let Some(id) = routine_id {
             let r = self.store.get_routine(user, id).await;
-            let r = r.map_err(|e| store_error(&e))?;
+            let r = r?;
             return r
                 .filter(|r| !r.days.is_empty())
                 .ok_or_else(|| not_found(id));
@@ -317,7 +305,7 @@ impl App {
         match self.followed_routine(user, profile).await? {
             Followed::One(r) => Ok(r),
             Followed::Missing(id) => Err(not_found(&id)),
-            Followed::NoRoutine => Err(ApiError::new(
+            Followed::NoRoutine => Err(AppError::new(
                 ErrorCode::NoRoutine,
                 "you have no routine yet; start a template or an ad hoc workout, or ask the coach for a routine",
             )),
@@ -336,17 +324,17 @@ impl App {
         &self,
         user: &str,
         profile: &Profile,
-    ) -> Result<Followed, ApiError> {
+    ) -> Result<Followed, AppError> {
         if let Some(id) = &profile.active_routine_id {
             let r = self.store.get_routine(user, id).await;
-            let r = r.map_err(|e| store_error(&e))?;
+            let r = r?;
             return Ok(match r.filter(|r| !r.days.is_empty()) {
                 Some(r) => Followed::One(r),
                 None => Followed::Missing(id.clone()),
             });
         }
         let all = self.store.routines(user).await;
-        let mut all = all.map_err(|e| store_error(&e))?;
+        let mut all = all?;
         all.retain(|r| !r.days.is_empty());
         Ok(match all.len() {
             0 => Followed::NoRoutine,
@@ -356,9 +344,9 @@ impl App {
     }
 
     /// The active workout with its version and the set to do now (all null without one).
-    pub async fn active_workout(&self, ctx: &SessionContext) -> Result<ActiveWorkout, ApiError> {
+    pub async fn active_workout(&self, ctx: &SessionContext) -> Result<ActiveWorkout, AppError> {
         let active = self.store.get_active_workout(&ctx.user_id).await;
-        Ok(match active.map_err(|e| store_error(&e))? {
+        Ok(match active? {
             Some(a) => ActiveWorkout {
                 current: a.value.current_set().map(|p| {
                     let inst = &a.value.exercises[p.exercise];
@@ -388,12 +376,12 @@ impl App {
         &self,
         ctx: &SessionContext,
         id: &str,
-    ) -> Result<Completed, ApiError> {
+    ) -> Result<Completed, AppError> {
         let mut result = None;
         let mut attempts = Attempts::new(MAX_ATTEMPTS);
         while attempts.next().await {
             let active = self.store.get_active_workout(&ctx.user_id).await;
-            match active.map_err(|e| store_error(&e))? {
+            match active? {
                 Some(a) if a.value.id == id => {
                     let now = Utc::now();
                     let done = workouts::completed(&a.value, now);
@@ -401,8 +389,7 @@ impl App {
                         (Some(rid), Some(tid)) => self
                             .store
                             .get_routine(&ctx.user_id, rid)
-                            .await
-                            .map_err(|e| store_error(&e))?
+                            .await?
                             .map(|r| workouts::advance_routine(&r, tid)),
                         _ => None,
                     };
@@ -410,24 +397,20 @@ impl App {
                         .store
                         .complete_workout(&ctx.user_id, &done, a.version, routine.as_ref())
                         .await;
-                    if ok.map_err(|e| store_error(&e))? {
+                    if ok? {
                         result = Some((done, false));
                         break;
                     }
                 }
                 _ => {
-                    let found = self
-                        .store
-                        .find_completed_workout(&ctx.user_id, id)
-                        .await
-                        .map_err(|e| store_error(&e))?;
+                    let found = self.store.find_completed_workout(&ctx.user_id, id).await?;
                     match found {
                         Some(w) => {
                             result = Some((w, true));
                             break;
                         }
                         None => {
-                            return Err(ApiError::new(
+                            return Err(AppError::new(
                                 ErrorCode::WorkoutNotFound,
                                 format!("you have no workout '{id}'"),
                             ));
@@ -446,7 +429,7 @@ impl App {
         };
         let delivery = self.queue.send(&job).await.map_err(|e| {
             tracing::error!(error = %e, "enqueue failed");
-            ApiError::new(ErrorCode::QueueUnavailable, "the workout is saved as completed, but its analysis could not be queued; retry to queue it again")
+            AppError::new(ErrorCode::QueueUnavailable, "the workout is saved as completed, but its analysis could not be queued; retry to queue it again")
         })?;
         Ok(Completed {
             workout,

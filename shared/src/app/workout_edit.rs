@@ -19,8 +19,8 @@ use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
 
 use super::params::read;
-use super::{App, MAX_ATTEMPTS, conflict, fingerprint, invalid, reused, store_error};
-use crate::api::{ApiError, ErrorCode};
+use super::{App, MAX_ATTEMPTS, conflict, fingerprint, invalid, reused};
+use crate::app::error::{AppError, ErrorCode};
 use crate::context::SessionContext;
 use crate::domain::calendar::iso_week_id;
 use crate::domain::limits;
@@ -128,8 +128,8 @@ pub enum EditAnswer {
     Replayed(Value),
 }
 
-fn set_not_found(id: &str) -> ApiError {
-    ApiError::new(
+fn set_not_found(id: &str) -> AppError {
+    AppError::new(
         ErrorCode::SetNotFound,
         format!("no set {id} in this workout"),
     )
@@ -137,7 +137,7 @@ fn set_not_found(id: &str) -> ApiError {
 }
 
 /// Reps, weight and effort of a set, checked together (`field` names the list they came in).
-fn checked_result(r: SetResult, field: &'static str) -> Result<SetResult, ApiError> {
+fn checked_result(r: SetResult, field: &'static str) -> Result<SetResult, AppError> {
     limits::check_reps(field, r.reps, r.failure)?;
     if let Some(kg) = r.weight_kg {
         limits::check_weight_kg(field, kg)?;
@@ -168,12 +168,12 @@ fn text(value: Option<String>) -> Option<String> {
 
 impl WorkoutEdit {
     /// Reads a body; every error names its field.
-    pub fn from_body(body: &Value) -> Result<WorkoutEdit, ApiError> {
+    pub fn from_body(body: &Value) -> Result<WorkoutEdit, AppError> {
         read(body)
     }
 
     /// `w` with the edit applied, checked whole; nothing is written here.
-    pub fn apply(&self, w: &Workout, now: DateTime<Utc>) -> Result<Workout, ApiError> {
+    pub fn apply(&self, w: &Workout, now: DateTime<Utc>) -> Result<Workout, AppError> {
         let mut out = w.clone();
         if let Some(name) = &self.name {
             limits::check_name("name", name)?;
@@ -270,7 +270,7 @@ impl WorkoutEdit {
                 .iter_mut()
                 .find(|e| e.instance_id == n.exercise_instance_id)
                 .ok_or_else(|| {
-                    ApiError::new(
+                    AppError::new(
                         ErrorCode::ExerciseNotInWorkout,
                         format!("no exercise {} in this workout", n.exercise_instance_id),
                     )
@@ -322,7 +322,7 @@ impl App {
         id: &str,
         edit: Option<&WorkoutEdit>,
         asked: &str,
-    ) -> Result<EditAnswer, ApiError> {
+    ) -> Result<EditAnswer, AppError> {
         let method = if edit.is_some() { "PATCH" } else { "DELETE" };
         let print = fingerprint(&[method, "/v1/workouts", id, asked]);
         let wanted = edit.and_then(|e| e.version);
@@ -344,7 +344,7 @@ impl App {
                 self.store.find_completed(&ctx.user_id, id),
                 self.profile(ctx)
             );
-            if let Some(rec) = replay.map_err(|e| store_error(&e))? {
+            if let Some(rec) = replay? {
                 if rec.fingerprint != print {
                     return Err(reused());
                 }
@@ -353,11 +353,11 @@ impl App {
                 ));
             }
             let profile = profile?;
-            let Some(found) = found.map_err(|e| store_error(&e))? else {
+            let Some(found) = found? else {
                 return Err(self.not_completed(ctx, id).await);
             };
             if wanted.is_some_and(|v| v != found.version) {
-                return Err(ApiError::new(
+                return Err(AppError::new(
                     ErrorCode::Conflict,
                     format!(
                         "the workout changed since you read it (it is at version {}); read it again and re-apply your change",
@@ -380,8 +380,7 @@ impl App {
                     &ctx.user_id,
                     &weeks.first().map(|d| iso_week_id(*d)).unwrap_or_default(),
                 )
-                .await
-                .map_err(|e| store_error(&e))?;
+                .await?;
             let reruns = Reruns {
                 insight_card: after.is_some(),
                 review_weeks: weeks
@@ -430,8 +429,7 @@ impl App {
                     record.as_ref(),
                     now,
                 )
-                .await
-                .map_err(|e| store_error(&e))?;
+                .await?;
             match outcome {
                 CommitOutcome::Committed => {
                     self.follow_edit(ctx, &before, after.as_ref(), found.version + 1, &reruns)
@@ -441,7 +439,7 @@ impl App {
                 // Another request with this corr committed first: read its answer.
                 CommitOutcome::DuplicateRequest => continue,
                 CommitOutcome::VersionConflict if wanted.is_some() => {
-                    return Err(ApiError::new(
+                    return Err(AppError::new(
                         ErrorCode::Conflict,
                         "the workout changed while this request was applied; read it again and re-apply your change",
                     )
@@ -454,10 +452,10 @@ impl App {
     }
 
     /// Why `id` is not a completed workout: the active one (409), or none (404).
-    async fn not_completed(&self, ctx: &SessionContext, id: &str) -> ApiError {
+    async fn not_completed(&self, ctx: &SessionContext, id: &str) -> AppError {
         let active = self.store.get_active_workout(&ctx.user_id).await;
         match active {
-            Ok(Some(a)) if a.value.id == id => ApiError::new(
+            Ok(Some(a)) if a.value.id == id => AppError::new(
                 ErrorCode::WorkoutActive,
                 format!(
                     "'{}' is still active: change it with the workout commands, or complete it first",
@@ -466,9 +464,9 @@ impl App {
             )
             .with("workout", serde_json::to_value(&a.value).unwrap_or(Value::Null)),
             Ok(_) => {
-                ApiError::new(ErrorCode::WorkoutNotFound, format!("no workout {id}")).field("id")
+                AppError::new(ErrorCode::WorkoutNotFound, format!("no workout {id}")).field("id")
             }
-            Err(e) => store_error(&e),
+            Err(e) => AppError::from(e),
         }
     }
 
@@ -481,7 +479,7 @@ impl App {
         after: Option<&Workout>,
         version: u64,
         reruns: &Reruns,
-    ) -> Result<(), ApiError> {
+    ) -> Result<(), AppError> {
         let mut ids: Vec<&str> = [Some(before), after]
             .into_iter()
             .flatten()
@@ -496,17 +494,16 @@ impl App {
             let card = crate::analysis::card::card_id(&before.id);
             self.store
                 .delete_insight(&ctx.user_id, before.started_at, &card)
-                .await
-                .map_err(|e| store_error(&e))?;
+                .await?;
         }
         let history = self.store.completed_workouts(&ctx.user_id).await;
-        let history = history.map_err(|e| store_error(&e))?;
+        let history = history?;
         self.store
             .rebuild_exercise_records(&ctx.user_id, &ids, &history)
             .await
             .map_err(|e| {
                 tracing::error!(error = %e, "{saved} the records could not be rebuilt");
-                store_error(&e)
+                AppError::from(e)
             })?;
         let mut jobs: Vec<Job> = reruns
             .review_weeks
@@ -526,7 +523,7 @@ impl App {
         for job in &jobs {
             self.queue.send(job).await.map_err(|e| {
                 tracing::error!(error = %e, "{saved} its card and reviews could not be queued");
-                ApiError::new(
+                AppError::new(
                     ErrorCode::QueueUnavailable,
                     format!("{saved} its insight card and reviews could not be queued; they are written again with the next change"),
                 )
@@ -586,7 +583,7 @@ mod tests {
         "2026-11-22T12:00:00Z".parse().unwrap()
     }
 
-    fn edit(v: Value) -> Result<Workout, ApiError> {
+    fn edit(v: Value) -> Result<Workout, AppError> {
         WorkoutEdit::from_body(&v)?.apply(&workout(), now())
     }
 

@@ -1,7 +1,5 @@
 //! One handler per lane; the binaries only build their clients and call these.
 
-pub(crate) use crate::app::store_error;
-
 pub mod fast;
 pub mod functional;
 pub mod slow;
@@ -88,7 +86,7 @@ pub(crate) fn finish(
     let resp = match result {
         Ok(resp) => resp,
         Err(e) => {
-            log.outcome = e.code;
+            log.outcome = e.code();
             e.to_response()
         }
     };

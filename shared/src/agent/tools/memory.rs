@@ -346,7 +346,7 @@ async fn update_context(env: &Env<'_>, args: &Value) -> Result<Value, ToolError>
             env.app
                 .update_me(env.ctx, p)
                 .await
-                .map_err(|e| ToolError::new(e.code, e.message))?,
+                .map_err(|e| ToolError::new(e.code.as_str(), e.message))?,
         ),
         None => None,
     };

@@ -17,10 +17,9 @@ pub use answers::*;
 
 use super::params::*;
 use super::{
-    App, active_in_prefix, assist, fingerprint, invalid, not_in_workout, reused, store_error,
-    unknown_exercise,
+    App, active_in_prefix, assist, fingerprint, invalid, not_in_workout, reused, unknown_exercise,
 };
-use crate::api::{ApiError, ErrorCode};
+use crate::app::error::{AppError, ErrorCode};
 use crate::context::SessionContext;
 use crate::domain::catalog::{Equipment, Exercise, catalog};
 use crate::domain::limits::{MAX_REPS, MAX_RIR, MAX_SETS_PER_EXERCISE};
@@ -88,7 +87,7 @@ impl App {
         &self,
         ctx: &SessionContext,
         button: &Button,
-    ) -> Result<ButtonAnswer, ApiError> {
+    ) -> Result<ButtonAnswer, AppError> {
         match button {
             Button::Swap(r) => self.swap(ctx, r).await,
             Button::Autofill(r) => self.autofill(ctx, r).await,
@@ -101,7 +100,7 @@ impl App {
         &self,
         ctx: &SessionContext,
         req: &AutofillRequest,
-    ) -> Result<ButtonAnswer, ApiError> {
+    ) -> Result<ButtonAnswer, AppError> {
         let AutofillRequest {
             exercise_instance_id: instance_id,
             exercise_id: exercise_text,
@@ -192,7 +191,7 @@ impl App {
         &self,
         ctx: &SessionContext,
         req: &SuggestRequest,
-    ) -> Result<ButtonAnswer, ApiError> {
+    ) -> Result<ButtonAnswer, AppError> {
         let SuggestRequest {
             exercise_id: text,
             target_reps: reps,
@@ -223,7 +222,7 @@ impl App {
 fn replay(
     done: Option<&IdempotencyRecord>,
     fingerprint: &str,
-) -> Result<Option<ButtonAnswer>, ApiError> {
+) -> Result<Option<ButtonAnswer>, AppError> {
     let Some(rec) = done else {
         return Ok(None);
     };

@@ -8,7 +8,7 @@ impl App {
         &self,
         ctx: &SessionContext,
         req: &MonitorRequest,
-    ) -> Result<ButtonAnswer, ApiError> {
+    ) -> Result<ButtonAnswer, AppError> {
         let MonitorRequest { event_type, set_id } = req;
         let (event_type, set_id) = (event_type.as_str(), set_id.as_deref());
         if !router::SIGNIFICANT_EVENTS.contains(&event_type) {
@@ -34,7 +34,7 @@ impl App {
                 if let Some(id) = set_id
                     && workout.find_set(id).is_none()
                 {
-                    return Err(ApiError::new(
+                    return Err(AppError::new(
                         ErrorCode::SetNotFound,
                         format!("no set {id} in your active workout"),
                     )
@@ -45,7 +45,7 @@ impl App {
                 let best = match monitor::subject_exercise(workout, set_id) {
                     Some(id) => {
                         let b = self.store.bests(&ctx.user_id, id).await;
-                        b.map_err(|e| store_error(&e))?
+                        b?
                     }
                     None => Default::default(),
                 };
@@ -70,7 +70,7 @@ impl App {
                             now,
                         )
                         .await;
-                    if won.map_err(|e| store_error(&e))? {
+                    if won? {
                         let mut nudge = Nudge::from(v);
                         if let Some(text) = self.assist.rephrase(&nudge.message).await {
                             nudge.message = text;

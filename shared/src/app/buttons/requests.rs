@@ -9,7 +9,7 @@ use super::*;
 impl Button {
     /// Reads the request of `intent` from the message `text` (a JSON object); unknown fields
     /// are refused and each error names its field.
-    pub fn parse(intent: Intent, text: &str) -> Result<Button, ApiError> {
+    pub fn parse(intent: Intent, text: &str) -> Result<Button, AppError> {
         let v: Value = match serde_json::from_str(text.trim()) {
             Ok(v @ Value::Object(_)) => v,
             _ => return Err(invalid("the request must be a JSON object", "message")),
@@ -41,11 +41,11 @@ struct SwapBody {
 }
 
 impl SwapRequest {
-    fn from_body(b: SwapBody, sent: &Value) -> Result<SwapRequest, ApiError> {
+    fn from_body(b: SwapBody, sent: &Value) -> Result<SwapRequest, AppError> {
         let target = required(b.target, "target")?;
         let constraint = match text(b.constraint, "constraint")? {
             Some(c) => Some(swap::parse_constraint(&c).ok_or_else(|| {
-                ApiError::new(
+                AppError::new(
                     ErrorCode::UnknownConstraint,
                     format!(
                         "unknown constraint '{c}'; valid constraints: {}",
@@ -92,7 +92,7 @@ struct AutofillBody {
 }
 
 impl AutofillRequest {
-    fn from_body(b: AutofillBody) -> Result<AutofillRequest, ApiError> {
+    fn from_body(b: AutofillBody) -> Result<AutofillRequest, AppError> {
         let exercise_instance_id = text(b.exercise_instance_id, "exercise_instance_id")?;
         let exercise_id = text(b.exercise_id, "exercise_id")?;
         if exercise_instance_id.is_none() && exercise_id.is_none() {
@@ -129,7 +129,7 @@ struct SuggestBody {
 }
 
 impl SuggestRequest {
-    fn from_body(b: SuggestBody) -> Result<SuggestRequest, ApiError> {
+    fn from_body(b: SuggestBody) -> Result<SuggestRequest, AppError> {
         let exercise_id = required(b.exercise_id, "exercise_id")?;
         let target_reps = at_most(b.target_reps, "target_reps", MAX_REPS)?
             .ok_or_else(|| invalid("'target_reps' is required", "target_reps"))?;
@@ -160,7 +160,7 @@ struct MonitorBody {
 }
 
 impl MonitorRequest {
-    fn from_body(b: MonitorBody) -> Result<MonitorRequest, ApiError> {
+    fn from_body(b: MonitorBody) -> Result<MonitorRequest, AppError> {
         let set_id = b
             .state_diff
             .as_ref()

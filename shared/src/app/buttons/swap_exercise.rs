@@ -10,7 +10,7 @@ impl App {
         &self,
         ctx: &SessionContext,
         req: &SwapRequest,
-    ) -> Result<ButtonAnswer, ApiError> {
+    ) -> Result<ButtonAnswer, AppError> {
         let SwapRequest {
             target: target_text,
             exercise_instance_id: instance_id,
@@ -43,7 +43,7 @@ impl App {
             }
             let (profile, history) = (&read.profile, &read.history);
             let target = swap::resolve_target(target_text, history)
-                .map_err(|m| ApiError::new(ErrorCode::UnknownExercise, m).field("target"))?;
+                .map_err(|m| AppError::new(ErrorCode::UnknownExercise, m).field("target"))?;
             let query = swap::SwapQuery {
                 constraint: *constraint,
                 muscle: *muscle,
@@ -63,7 +63,7 @@ impl App {
             };
             let (ranked, chosen) = with_model_pick(ranked, pick);
             let Some(best) = ranked.first() else {
-                return Err(ApiError::new(
+                return Err(AppError::new(
                     ErrorCode::NoAlternatives,
                     format!(
                         "no alternative to {} matches these filters and your equipment; try without the constraint or exclusions",
@@ -147,14 +147,14 @@ fn swap_in(
     history: &[Workout],
     profile: &Profile,
     now: chrono::DateTime<Utc>,
-) -> Result<swap::Applied, ApiError> {
+) -> Result<swap::Applied, AppError> {
     let inst = workout
         .exercises
         .iter()
         .find(|e| e.instance_id == instance_id)
         .ok_or_else(|| not_in_workout(instance_id))?;
     if inst.exercise_id != target.id {
-        return Err(ApiError::new(
+        return Err(AppError::new(
             ErrorCode::ExerciseMismatch,
             format!(
                 "exercise_instance_id {instance_id} is {}, not {}",
@@ -167,7 +167,7 @@ fn swap_in(
         Ok(a) => a,
         Err(swap::ApplyError::InstanceNotFound) => return Err(not_in_workout(instance_id)),
         Err(swap::ApplyError::SetsLogged { logged, name }) => {
-            return Err(ApiError::new(ErrorCode::ConfirmRequired, format!("{logged} set{} of {name} already logged; send \"confirm\": true to swap the remaining sets (the logged ones stay as {name})", if logged == 1 { " is" } else { "s are" }),
+            return Err(AppError::new(ErrorCode::ConfirmRequired, format!("{logged} set{} of {name} already logged; send \"confirm\": true to swap the remaining sets (the logged ones stay as {name})", if logged == 1 { " is" } else { "s are" }),
             )
             .field("confirm"));
         }

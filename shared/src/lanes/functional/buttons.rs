@@ -42,7 +42,7 @@ impl FunctionalLane {
                     route.lane.as_str()
                 ),
             );
-            e.lane = Some(route.lane.as_str());
+            e.error.lane = Some(route.lane.as_str());
             return Err(envelope_error(e, None));
         };
         let answer = match Button::parse(intent, text) {

@@ -22,7 +22,8 @@ impl FunctionalLane {
                 return Err(invalid(
                     &format!("unknown query parameter '{name}' (known: tz, unit)"),
                     "query",
-                ));
+                )
+                .into());
             }
         }
         let tz =
@@ -60,7 +61,7 @@ impl FunctionalLane {
             ImportError::UnitUnknown(m) => {
                 ApiError::new(ErrorCode::ImportUnitUnknown, m).field("unit")
             }
-            ImportError::Store(e) => store_error(&e),
+            ImportError::Store(e) => ApiError::from(e),
         })?;
         let body = serde_json::to_string(&out).map_err(|_| ApiError::internal())?;
         Ok(api::json_response(200, &body))

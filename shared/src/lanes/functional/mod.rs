@@ -43,7 +43,7 @@ mod profile;
 
 pub(crate) use crate::app::params::*;
 
-use super::{bind, store_error};
+use super::bind;
 use crate::api::{self, ApiError, ErrorCode};
 use crate::app::assist::Assist;
 use crate::app::progress::weeks_param;
@@ -269,8 +269,9 @@ fn page_params(
 }
 
 /// An error on /v1/functional also carries the envelope (`success: false`, action ERROR).
-fn envelope_error(e: ApiError, intent: Option<Intent>) -> ApiError {
-    let message = e.message.clone();
+fn envelope_error(e: impl Into<ApiError>, intent: Option<Intent>) -> ApiError {
+    let e = e.into();
+    let message = e.error.message.clone();
     e.with("success", json!(false))
         .with("action", json!("ERROR"))
         .with("data", json!({ "message": message }))

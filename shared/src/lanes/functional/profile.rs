@@ -39,7 +39,7 @@ impl FunctionalLane {
                 );
                 Ok(resp)
             }
-            Some(_) => Err(invalid("format is json or strong_csv", "format")),
+            Some(_) => Err(invalid("format is json or strong_csv", "format").into()),
         }
     }
 

@@ -84,7 +84,7 @@ impl SlowLane {
         let resp = match result {
             Ok(resp) => resp,
             Err(e) => {
-                log.outcome = e.code;
+                log.outcome = e.code();
                 let (parts, body) = e.to_response().into_parts();
                 Response::from_parts(parts, sse::body_of(vec![body_bytes(body)]))
             }
@@ -164,7 +164,8 @@ impl SlowLane {
             };
             let mut frames = vec![sse::frame("route", route_event)];
             let (status, body) = answer.unwrap_or_else(|e| {
-                crate::telemetry::record(|log| log.outcome = e.code);
+                let e = ApiError::from(e);
+                crate::telemetry::record(|log| log.outcome = e.code());
                 (e.status, e.body())
             });
             if status >= 400 {
