@@ -3,8 +3,8 @@
 //! time it resets, and no model is called; commands and buttons never count and keep working.
 //! A run that crosses the line mid-answer stops before its next model call.
 
+use super::StreamEvent;
 use chrono::{DateTime, Duration, Utc};
-use serde_json::{Value, json};
 
 /// Tokens a lifter's coach answers may spend in a UTC day unless `COACH_DAILY_TOKENS` says
 /// otherwise: about 20 long answers with tools (one is 5,000–15,000 tokens).
@@ -29,18 +29,18 @@ pub fn resets_at(now: DateTime<Utc>) -> DateTime<Utc> {
 }
 
 /// The stream's `error` event when the allowance is spent.
-pub fn exceeded(now: DateTime<Utc>) -> Value {
+pub fn exceeded(now: DateTime<Utc>) -> StreamEvent {
     let at = resets_at(now);
     let mins = (at - now).num_minutes().max(1);
-    json!({
-        "code": "QUOTA_EXCEEDED",
-        "message": format!(
+    StreamEvent::Error {
+        code: "QUOTA_EXCEEDED".into(),
+        message: format!(
             "You've used today's coaching allowance. It resets at 00:00 UTC, in {}h {:02}m. Workout commands and buttons keep working.",
             mins / 60,
             mins % 60
         ),
-        "resets_at": at.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
-    })
+        resets_at: Some(at),
+    }
 }
 
 #[cfg(test)]
@@ -51,7 +51,8 @@ mod tests {
     fn the_allowance_resets_at_the_next_utc_midnight() {
         let now: DateTime<Utc> = "2026-11-22T21:30:00Z".parse().unwrap();
         assert_eq!(resets_at(now).to_rfc3339(), "2026-11-23T00:00:00+00:00");
-        let e = exceeded(now);
+        let e: serde_json::Value = serde_json::from_str(&exceeded(now).to_json()).unwrap();
+        assert_eq!(e["type"], "error");
         assert_eq!(e["code"], "QUOTA_EXCEEDED");
         assert_eq!(e["resets_at"], "2026-11-23T00:00:00Z");
         assert!(e["message"].as_str().unwrap().contains("in 2h 30m"), "{e}");

@@ -25,9 +25,8 @@ pub mod refs;
 pub mod tools;
 
 use chrono::Utc;
-use serde_json::json;
 
-pub use emit::{Emitter, Event};
+pub use emit::{Emitter, StreamEvent};
 
 use crate::app::App;
 use crate::app::error::AppError;
@@ -76,7 +75,7 @@ impl Coach {
                 .iter()
                 .find(|e| e.corr.as_deref() == Some(c))
         }) {
-            emit.send("message", json!({ "text": prev.answer })).await;
+            emit.send(StreamEvent::message(prev.answer.clone())).await;
             return model_loop::Outcome {
                 answer: prev.answer.clone(),
                 replayed: true,
@@ -124,10 +123,11 @@ impl Coach {
             let (question, options) = gate::clarification(verb, text);
             exchange.kind = "clarification".into();
             exchange.pending_request = Some(text.to_string());
-            emit.send(
-                "clarification",
-                json!({ "id": format!("clarify-{}", exchange.seq), "question": question, "options": options }),
-            )
+            emit.send(StreamEvent::Clarification {
+                id: format!("clarify-{}", exchange.seq),
+                question: question.clone(),
+                options,
+            })
             .await;
             model_loop::Outcome {
                 answer: question,
@@ -160,10 +160,10 @@ impl Coach {
         deadline: tokio::time::Instant,
     ) -> model_loop::Outcome {
         let Some(model) = &self.model else {
-            emit.send("error", json!({
-                "code": "MODEL_NOT_CONFIGURED",
-                "message": "No coach model is configured on this server. Set SLOW_MODEL (and MODEL_PROVIDER with GEMINI_API_KEY, OPENAI_BASE_URL, or bedrock and AWS credentials) to enable the coach; workout commands and buttons work without it.",
-            }))
+            emit.send(StreamEvent::error(
+                "MODEL_NOT_CONFIGURED",
+                "No coach model is configured on this server. Set SLOW_MODEL (and MODEL_PROVIDER with GEMINI_API_KEY, OPENAI_BASE_URL, or bedrock and AWS credentials) to enable the coach; workout commands and buttons work without it.",
+            ))
             .await;
             return model_loop::Outcome {
                 error: Some("MODEL_NOT_CONFIGURED"),
@@ -172,7 +172,7 @@ impl Coach {
         };
         let tokens_left = self.budget.left(loaded.tokens_today);
         if tokens_left == Some(0) {
-            emit.send("error", budget::exceeded(Utc::now())).await;
+            emit.send(budget::exceeded(Utc::now())).await;
             return model_loop::Outcome {
                 error: Some("QUOTA_EXCEEDED"),
                 ..model_loop::Outcome::default()
@@ -266,7 +266,7 @@ const CLARIFICATION_WINDOW: chrono::Duration = chrono::Duration::minutes(10);
 async fn fail(emit: &Emitter, e: &StoreError) -> model_loop::Outcome {
     tracing::error!(error = %e, "store call failed before the coach could answer");
     let err = AppError::store_unavailable();
-    emit.send("error", json!({ "code": err.code, "message": err.message }))
+    emit.send(StreamEvent::error(err.code.as_str(), err.message))
         .await;
     model_loop::Outcome {
         error: Some(err.code.as_str()),
@@ -308,9 +308,12 @@ async fn apply_from_chat(
 ) -> model_loop::Outcome {
     match crate::app::proposals::confirm(store, &ctx.user_id, &a.id, Some(shown_hash), now).await {
         Ok(done) => {
-            emit.send("artifact", done["artifact"].clone()).await;
+            emit.send(StreamEvent::Artifact(StreamEvent::fields(
+                done["artifact"].clone(),
+            )))
+            .await;
             let text = applied_text(a);
-            emit.send("message", json!({ "text": text })).await;
+            emit.send(StreamEvent::message(text.clone())).await;
             model_loop::Outcome {
                 answer: text,
                 writes: vec!["confirm".into()],
@@ -318,7 +321,7 @@ async fn apply_from_chat(
             }
         }
         Err(e) => {
-            emit.send("error", json!({ "code": e.code, "message": e.message }))
+            emit.send(StreamEvent::error(e.code.as_str(), e.message))
                 .await;
             model_loop::Outcome {
                 error: Some(e.code.as_str()),

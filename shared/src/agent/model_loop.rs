@@ -13,11 +13,11 @@ use std::time::Instant;
 
 use serde_json::{Value, json};
 
-use super::Emitter;
 use super::critic::{self, Facts};
 use super::holdback::HoldBack;
 use super::markup::{self, Markup};
 use super::refs::{Refs, strip};
+use super::{Emitter, StreamEvent};
 use super::{instruction, tools};
 use crate::llm::{
     ErrorKind, Event, Finish, Model, ModelError, Part, Request, Role, ToolResult, Turn, Usage,
@@ -132,8 +132,7 @@ pub async fn run(
         {
             // The day's allowance ran out during this answer: no further model call.
             out.error = Some("QUOTA_EXCEEDED");
-            emit.send("error", super::budget::exceeded(chrono::Utc::now()))
-                .await;
+            emit.send(super::budget::exceeded(chrono::Utc::now())).await;
             return out;
         }
         let closing = out.model_turns == MAX_TOOL_TURNS || malformed > 1;
@@ -194,11 +193,8 @@ pub async fn run(
             Err(e) => {
                 tracing::warn!(code = e.code(), "model call failed: {e}");
                 out.error = Some(e.code());
-                emit.send(
-                    "error",
-                    json!({ "code": e.code(), "message": lifter_message(&e) }),
-                )
-                .await;
+                emit.send(StreamEvent::error(e.code(), lifter_message(&e)))
+                    .await;
                 return out;
             }
         };
@@ -210,10 +206,10 @@ pub async fn run(
                 // run, twice, left Qwen 1.5B's answer empty): said as a failure, not silence.
                 tracing::warn!("the model's answer was empty");
                 out.error = Some(EMPTY_ANSWER);
-                emit.send(
-                    "error",
-                    json!({ "code": EMPTY_ANSWER, "message": "The coach could not put an answer together; try again, or say which lift and what you want to know." }),
-                )
+                emit.send(StreamEvent::error(
+                    EMPTY_ANSWER,
+                    "The coach could not put an answer together; try again, or say which lift and what you want to know.",
+                ))
                 .await;
                 return out;
             }
@@ -236,14 +232,19 @@ pub async fn run(
         out.tool_calls += calls.len();
         malformed += calls.iter().filter(|c| c.malformed.is_some()).count();
         if !emit
-            .send("status", json!({ "text": status_text(&calls) }))
+            .send(StreamEvent::Status {
+                text: status_text(&calls),
+            })
             .await
         {
             return out;
         }
         for c in &calls {
-            emit.send("tool_start", json!({ "tool": c.name, "call_id": c.id }))
-                .await;
+            emit.send(StreamEvent::ToolStart {
+                tool: c.name.clone(),
+                call_id: c.id.clone(),
+            })
+            .await;
         }
         // Reads in one turn run together, writes one after another in the model's order; a
         // name not offered runs nothing.
@@ -288,7 +289,6 @@ pub async fn run(
         let mut artifacts = Vec::new();
         for (c, (r, took)) in calls.iter().zip(results) {
             let ok = r.is_ok();
-            let mut end = json!({ "tool": c.name, "call_id": c.id, "elapsed_ms": took.as_millis() as u64, "ok": ok });
             let content = match r {
                 Ok(done) => {
                     match done.effect {
@@ -305,17 +305,23 @@ pub async fn run(
                 Err(e) => e.to_json(),
             };
             result_bytes += content.to_string().len();
-            if emit.tracing() {
-                end["args"] = c.args.clone();
-                end["result"] = content.clone();
-            }
-            emit.send("tool_end", end).await;
+            let traced = emit.tracing();
+            emit.send(StreamEvent::ToolEnd {
+                tool: c.name.clone(),
+                call_id: c.id.clone(),
+                elapsed_ms: took.as_millis() as u64,
+                ok,
+                args: traced.then(|| c.args.clone()),
+                result: traced.then(|| content.clone()),
+            })
+            .await;
             parts.push(Part::Result(ToolResult::for_call(c, content)));
         }
         // Artifacts after the tool_end of the call that stored them, with their stored ids.
         out.proposed.extend(super::briefing::proposed(&artifacts));
         for view in artifacts {
-            emit.send("artifact", view).await;
+            emit.send(StreamEvent::Artifact(StreamEvent::fields(view)))
+                .await;
         }
         if emit.client_gone() {
             return out;
@@ -346,7 +352,7 @@ async fn review(
     out.violations = found.len();
     if found.is_empty() {
         if buffered {
-            emit.send("message", json!({ "text": strip(&said) })).await;
+            emit.send(StreamEvent::message(strip(&said))).await;
         }
         return said;
     }
@@ -360,7 +366,7 @@ async fn review(
         .collect();
     if !buffered {
         let fix = strip(&critic::correction(&found));
-        emit.send("message", json!({ "text": fix })).await;
+        emit.send(StreamEvent::message(fix.clone())).await;
         return said + &fix;
     }
     let rules: Vec<String> = found.iter().map(|v| format!("- {}", v.rule())).collect();
@@ -394,7 +400,7 @@ async fn review(
         };
         critic::scrub(base, facts, wrote)
     };
-    emit.send("message", json!({ "text": strip(&text) })).await;
+    emit.send(StreamEvent::message(strip(&text))).await;
     text
 }
 
@@ -451,7 +457,7 @@ async fn stream_turn(
         .map(|facts| HoldBack::new(facts, live.refs));
     // Sends `t` (through the hold when there is one); false when the client is gone.
     async fn send(emit: &Emitter, t: &str) -> bool {
-        t.is_empty() || emit.send("message", json!({ "text": t })).await
+        t.is_empty() || emit.send(StreamEvent::message(t)).await
     }
     // Adds `t` to the text and, when live, shows it; false when the client is gone.
     async fn show(
@@ -610,27 +616,24 @@ fn lifter_message(e: &ModelError) -> String {
     .to_string()
 }
 
-/// The `done` event's payload.
-pub fn done_data(intent: Option<Intent>, started: Instant, out: &Outcome) -> Value {
-    let mut d = json!({
-        "lane": "slow",
-        "intent": intent.map(Intent::as_str),
-        "latency_ms": started.elapsed().as_millis() as u64,
-    });
-    if out.usage.total_tokens > 0 {
-        d["usage"] = json!(out.usage);
+/// The `done` event, last of a coach turn.
+pub fn done_event(intent: Option<Intent>, started: Instant, out: &Outcome) -> StreamEvent {
+    StreamEvent::Done {
+        lane: "slow",
+        intent: intent.map(Intent::as_str),
+        latency_ms: started.elapsed().as_millis() as u64,
+        usage: (out.usage.total_tokens > 0).then(|| json!(out.usage)),
+        trace: out.traced_context.as_ref().map(|context| {
+            json!({
+                "model_turns": out.model_turns,
+                "tool_calls": out.tool_calls,
+                "proposals": out.proposals,
+                "critic_findings": out.violations,
+                "masked": out.masked,
+                "flagged": out.flagged,
+                "cited": out.cited,
+                "context": context,
+            })
+        }),
     }
-    if let Some(context) = &out.traced_context {
-        d["trace"] = json!({
-            "model_turns": out.model_turns,
-            "tool_calls": out.tool_calls,
-            "proposals": out.proposals,
-            "critic_findings": out.violations,
-            "masked": out.masked,
-            "flagged": out.flagged,
-            "cited": out.cited,
-            "context": context,
-        });
-    }
-    d
 }

@@ -16,7 +16,7 @@ use lambda_http::lambda_runtime::streaming::Body as StreamBody;
 use lambda_http::{Body, Request, RequestExt, Response};
 use serde_json::{Value, json};
 
-use crate::agent::{Coach, model_loop};
+use crate::agent::{Coach, StreamEvent, model_loop};
 use crate::api::{self, ApiError, ErrorCode};
 use crate::app::App;
 use crate::app::assist::Assist;
@@ -27,6 +27,7 @@ use crate::context::AuthMode;
 use crate::llm::{Model, ModelLane};
 use crate::queue::JobQueue;
 use crate::router::{self, Intent, Lane};
+use crate::skills::copilot::{CommandData, Shown};
 use crate::store::Store;
 
 const ROUTE: &str = "/v1/stream";
@@ -129,12 +130,12 @@ impl SlowLane {
             log.intent = route.intent.map(Intent::as_str);
             log.matched_rule = Some(route.matched_rule);
         });
-        let route_event = json!({
-            "lane": route.lane.as_str(),
-            "intent": route.intent.map(Intent::as_str),
-            "matched_rule": route.matched_rule,
-            "confidence": route.confidence,
-        });
+        let route_event = StreamEvent::Route {
+            lane: route.lane.as_str(),
+            intent: route.intent.map(Intent::as_str),
+            matched_rule: route.matched_rule,
+            confidence: route.confidence,
+        };
         let intent = route.intent;
         // FAST and FUNCTIONAL: the same code as their binaries, in-process, no model.
         if route.lane != Lane::Slow {
@@ -142,67 +143,40 @@ impl SlowLane {
             // A command runs the FAST use case in-process and its answer is framed as it is (a
             // retried request's first answer as it was stored); a button is still the
             // FUNCTIONAL lane's response. Boxed: these futures are large and deep.
-            let answer = if lane == Lane::Fast {
+            let answer: Result<Vec<StreamEvent>, ApiError> = if lane == Lane::Fast {
                 Box::pin(command::run(&self.app.store, &ctx, text, route))
                     .await
-                    .map(|o| match o {
-                        command::Outcome::Answer { text, data, .. } => {
-                            (200, json!({ "text": text, "data": data }))
-                        }
-                        command::Outcome::Replay { status, body } => {
-                            (status, serde_json::from_str(&body).unwrap_or(Value::Null))
-                        }
-                    })
+                    .map(command_events)
+                    .map_err(ApiError::from)
             } else {
                 let intent = intent.unwrap_or(Intent::MonitorState);
                 match Button::parse(intent, text) {
                     Ok(button) => Box::pin(self.app.press(&ctx, &button))
                         .await
-                        .map(|a| (200, a.to_envelope(intent))),
-                    Err(e) => Err(e),
+                        .map(|a| {
+                            vec![StreamEvent::Result(StreamEvent::fields(
+                                a.to_envelope(intent),
+                            ))]
+                        })
+                        .map_err(ApiError::from),
+                    Err(e) => Err(ApiError::from(e)),
                 }
             };
-            let mut frames = vec![sse::frame("route", route_event)];
-            let (status, body) = answer.unwrap_or_else(|e| {
-                let e = ApiError::from(e);
-                crate::telemetry::record(|log| log.outcome = e.code());
-                (e.status, e.body())
-            });
-            if status >= 400 {
-                frames.push(sse::frame(
-                    "error",
-                    json!({
-                        "code": body["error"]["code"], "message": body["error"]["message"],
-                    }),
-                ));
-            } else if lane == Lane::Fast {
-                frames.push(sse::frame(
-                    "message",
-                    json!({ "text": body["text"], "data": body["data"] }),
-                ));
-                // A set the plan could not settle: the options, as the app shows any question.
-                let asked = &body["data"]["clarification"];
-                if asked.is_object() {
-                    frames.push(sse::frame(
-                        "clarification",
-                        json!({
-                            "id": "set_reading",
-                            "question": asked["question"],
-                            "options": asked["options"],
-                        }),
-                    ));
+            let mut frames = vec![sse::frame(&route_event)];
+            match answer {
+                Ok(events) => frames.extend(events.iter().map(sse::frame)),
+                Err(e) => {
+                    crate::telemetry::record(|log| log.outcome = e.code());
+                    frames.push(sse::frame(&StreamEvent::error(e.code(), e.error.message)));
                 }
-            } else {
-                frames.push(sse::frame("result", body));
             }
-            frames.push(sse::frame(
-                "done",
-                json!({
-                    "lane": lane.as_str(),
-                    "intent": intent.map(Intent::as_str),
-                    "latency_ms": started.elapsed().as_millis() as u64,
-                }),
-            ));
+            frames.push(sse::frame(&StreamEvent::Done {
+                lane: lane.as_str(),
+                intent: intent.map(Intent::as_str),
+                latency_ms: started.elapsed().as_millis() as u64,
+                usage: None,
+                trace: None,
+            }));
             return Ok(event_stream(sse::body_of(frames)));
         }
         let (emit, body) = sse::open(self.heartbeat);
@@ -215,10 +189,10 @@ impl SlowLane {
         let log = crate::telemetry::hand_off();
         tokio::spawn(async move {
             let stream = async {
-                emit.send("route", route_event).await;
+                emit.send(route_event).await;
                 let answer = self.coach.answer(&ctx, &text, intent, &emit, deadline);
                 let outcome = Box::pin(answer).await;
-                emit.send("done", model_loop::done_data(intent, started, &outcome))
+                emit.send(model_loop::done_event(intent, started, &outcome))
                     .await;
                 outcome
             };
@@ -235,6 +209,40 @@ impl SlowLane {
             log.emit();
         });
         Ok(event_stream(body))
+    }
+}
+
+/// A command's answer as the stream shows it: its `message`, and when the plan could not settle
+/// which set the lifter meant, the `clarification` whose options are commands to send as they
+/// are. A retried request (same `corr`) gets its first answer as it was stored; only answers
+/// that changed the workout are stored, never a question.
+fn command_events(outcome: command::Outcome) -> Vec<StreamEvent> {
+    match outcome {
+        command::Outcome::Answer { text, data, .. } => {
+            let asked = match &data {
+                CommandData::Workout {
+                    sets: Shown::Clarification { clarification },
+                    ..
+                } => Some(StreamEvent::Clarification {
+                    id: "set_reading".into(),
+                    question: clarification.question.clone(),
+                    options: clarification.options.clone(),
+                }),
+                _ => None,
+            };
+            let message = StreamEvent::Message {
+                text,
+                data: Some(json!(data)),
+            };
+            std::iter::once(message).chain(asked).collect()
+        }
+        command::Outcome::Replay { body, .. } => {
+            let first: Value = serde_json::from_str(&body).unwrap_or(Value::Null);
+            vec![StreamEvent::Message {
+                text: first["text"].as_str().unwrap_or_default().to_string(),
+                data: Some(first["data"].clone()),
+            }]
+        }
     }
 }
 

@@ -8,10 +8,9 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use lambda_http::lambda_runtime::streaming::{Body as StreamBody, Sender, channel};
-use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
-use crate::agent::{Emitter, Event};
+use crate::agent::{Emitter, StreamEvent};
 
 /// A heartbeat every 10 s while nothing else is sent (the API's contract).
 pub const HEARTBEAT: Duration = Duration::from_secs(10);
@@ -20,12 +19,13 @@ pub const HEARTBEAT: Duration = Duration::from_secs(10);
 /// call, and the function) until the function's timeout.
 pub const STALLED_CLIENT: Duration = Duration::from_secs(30);
 
-/// One SSE frame.
-pub fn frame(kind: &str, mut data: Value) -> Bytes {
-    if let Value::Object(m) = &mut data {
-        m.insert("type".into(), json!(kind));
-    }
-    Bytes::from(format!("event: {kind}\ndata: {data}\n\n"))
+/// One SSE frame: the event's type as its name, the event (with its `type`) as its data.
+pub fn frame(event: &StreamEvent) -> Bytes {
+    Bytes::from(format!(
+        "event: {}\ndata: {}\n\n",
+        event.kind(),
+        event.to_json()
+    ))
 }
 
 /// A streaming body and its emitter; the writer task ends when every emitter is dropped.
@@ -49,14 +49,14 @@ pub fn body_of(frames: Vec<Bytes>) -> StreamBody {
     body
 }
 
-async fn write(mut sender: Sender, mut rx: mpsc::Receiver<Event>, heartbeat: Duration) {
+async fn write(mut sender: Sender, mut rx: mpsc::Receiver<StreamEvent>, heartbeat: Duration) {
     loop {
         let next = tokio::select! {
             e = rx.recv() => match e {
-                Some(e) => frame(e.kind, e.data),
+                Some(e) => frame(&e),
                 None => break,
             },
-            () = tokio::time::sleep(heartbeat) => frame("heartbeat", json!({})),
+            () = tokio::time::sleep(heartbeat) => frame(&StreamEvent::Heartbeat),
         };
         match tokio::time::timeout(STALLED_CLIENT, sender.send_data(next)).await {
             Ok(Ok(())) => {}
@@ -78,7 +78,7 @@ mod tests {
         let waited = tokio::time::Instant::now();
         // The first frame fills the channel; the next ones wait for a reader that never comes.
         let closed = tokio::time::timeout(Duration::from_secs(600), async {
-            while emit.send("message", json!({"text": "x"})).await {}
+            while emit.send(StreamEvent::message("x")).await {}
         })
         .await;
         assert!(closed.is_ok(), "still open after ten minutes");
@@ -93,15 +93,15 @@ mod tests {
 
     #[test]
     fn frames_carry_their_type_in_the_json() {
-        let f = frame(
-            "tool_start",
-            json!({"tool": "exercise_search", "call_id": "c1"}),
-        );
+        let f = frame(&StreamEvent::ToolStart {
+            tool: "exercise_search".into(),
+            call_id: "c1".into(),
+        });
         let text = String::from_utf8(f.to_vec()).expect("utf-8");
         let (head, data) = text.split_once('\n').expect("two lines");
         assert_eq!(head, "event: tool_start");
         assert!(text.ends_with("\n\n"));
-        let v: Value =
+        let v: serde_json::Value =
             serde_json::from_str(data.trim_end().strip_prefix("data: ").expect("data line"))
                 .expect("json");
         assert_eq!(v["type"], "tool_start");
