@@ -574,25 +574,17 @@ fn malformed_arguments(name: &str, raw: &str) -> tools::ToolError {
 fn status_text(calls: &[crate::llm::ToolCall]) -> String {
     let mut unique: Vec<&str> = Vec::new();
     for c in calls {
-        let n = c.name.as_str();
-        let what = match n {
-            "training_snapshot" => "your training overview",
-            "exercise_search" => "the exercise catalog",
-            "exercise_progress" | "training_set_query" => "your progress",
-            "suggest_weight" => "your recent sets",
-            "workout_state" => "your workout",
-            "routine" | "template" => "your plan",
-            "send_notification" => "your notifications",
-            _ if n.starts_with("propose_") => "a proposal",
-            _ if tools::is_workout_tool(n) => "your workout",
-            _ if n.contains("memor") || n == "update_user_context" => "your notes",
-            _ => "your data",
-        };
+        let what = tools::tool(&c.name).map_or("your data", |t| t.shown_as);
         if !unique.contains(&what) {
             unique.push(what);
         }
     }
-    let verb = if calls.iter().any(|c| c.name.starts_with("propose_")) {
+    let does = |d: tools::Does| {
+        calls
+            .iter()
+            .any(|c| tools::tool(&c.name).is_some_and(|t| t.does == d))
+    };
+    let verb = if does(tools::Does::Proposes) {
         "Drafting"
     } else if calls.iter().any(|c| tools::is_workout_tool(&c.name)) {
         "Updating"

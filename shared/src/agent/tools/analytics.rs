@@ -6,11 +6,10 @@ use chrono::{Duration, Utc};
 use serde_json::{Value, json};
 
 use super::read::{history, resolve, top_set_json};
-use super::{Env, ToolError, int_arg, spec, str_arg};
+use super::{Does, Env, Offered, Output, Tool, ToolError, int_arg, str_arg};
 use crate::analysis::history::{LOOKBACK_WEEKS, best_by_e1rm, sessions_with, working_sets};
 use crate::analysis::{self, facts::VolumeGroup, load, progression, series};
 use crate::domain::strength::round1;
-use crate::llm::ToolSpec;
 
 /// How far back a progress query may look.
 const MAX_PROGRESS_WEEKS: i64 = 26;
@@ -20,44 +19,54 @@ const MAX_TRENDS: usize = 10;
 /// The worker's newest insight cards shown with the analysis.
 const STORED_CARDS: i32 = 3;
 
-pub(super) fn specs() -> Vec<ToolSpec> {
-    vec![
-        spec(
-            "exercise_progress",
-            "One exercise over recent weeks: sessions (top set, e1RM), weekly points, e1RM change, trend, plateau, next load.",
+/// The analysis tools.
+pub(super) const TOOLS: &[Tool] = &[
+    Tool {
+        name: "exercise_progress",
+        description: "One exercise over recent weeks: sessions (top set, e1RM), weekly points, e1RM change, trend, plateau, next load.",
+        parameters: || {
             Some(json!({"type": "object", "properties": {
                 "exercise_id": {"type": "string", "description": "catalog id or name"},
                 "weeks": {"type": "integer", "minimum": 1, "maximum": MAX_PROGRESS_WEEKS}
-            }, "required": ["exercise_id"]})),
-        ),
-        spec(
-            "muscle_group_progress",
-            "A muscle group's weekly hard sets against its MEV/MRV landmarks, its main exercises and their plateaus. Groups: chest, back, traps, shoulders, biceps, triceps, forearms, quads, hamstrings, glutes, calves, abs; legs, arms, core.",
+            }, "required": ["exercise_id"]}))
+        },
+        run: runs!(|env, _, args| exercise_progress(env, args).await.map(Output::read)),
+        offered: Offered::Always,
+        for_progress: true,
+        for_plans: true,
+        does: Does::Reads,
+        shown_as: "your progress",
+    },
+    Tool {
+        name: "muscle_group_progress",
+        description: "A muscle group's weekly hard sets against its MEV/MRV landmarks, its main exercises and their plateaus. Groups: chest, back, traps, shoulders, biceps, triceps, forearms, quads, hamstrings, glutes, calves, abs; legs, arms, core.",
+        parameters: || {
             Some(json!({"type": "object", "properties": {
                 "muscle_group": {"type": "string"},
                 "weeks": {"type": "integer", "minimum": 1, "maximum": MAX_PROGRESS_WEEKS}
-            }, "required": ["muscle_group"]})),
-        ),
-        spec(
-            "training_analysis",
-            "The last 12 weeks: plateaus and what to do, muscle groups below MEV or above MRV, training load and deload need, consistency, trends, what to progress, the newest insight cards and weekly review.",
-            None,
-        ),
-    ]
-}
-
-pub(super) async fn run(
-    env: &Env<'_>,
-    name: &str,
-    args: &Value,
-) -> Option<Result<Value, ToolError>> {
-    Some(match name {
-        "exercise_progress" => exercise_progress(env, args).await,
-        "muscle_group_progress" => muscle_group_progress(env, args).await,
-        "training_analysis" => training_analysis(env).await,
-        _ => return None,
-    })
-}
+            }, "required": ["muscle_group"]}))
+        },
+        run: runs!(|env, _, args| muscle_group_progress(env, args).await.map(Output::read)),
+        offered: Offered::Always,
+        for_progress: true,
+        for_plans: true,
+        does: Does::Reads,
+        shown_as: "your data",
+    },
+    Tool {
+        name: "training_analysis",
+        description: "The last 12 weeks: plateaus and what to do, muscle groups below MEV or above MRV, training load and deload need, consistency, trends, what to progress, the newest insight cards and weekly review.",
+        parameters: || None,
+        run: runs!(|env, _, _| training_analysis(env).await.map(Output::read)),
+        offered: Offered::OutsideWorkout {
+            light: "exercise_progress for the current exercise",
+        },
+        for_progress: true,
+        for_plans: true,
+        does: Does::Reads,
+        shown_as: "your data",
+    },
+];
 
 async fn exercise_progress(env: &Env<'_>, args: &Value) -> Result<Value, ToolError> {
     let text = str_arg(args, "exercise_id")?;

@@ -6,14 +6,14 @@ use chrono::Utc;
 use serde_json::{Value, json};
 
 use super::{
-    Env, Output, ToolError, agrees, last_question, numbers_in, spec, store_failed, str_arg,
+    Does, Env, Offered, Output, Tool, ToolError, agrees, last_question, numbers_in, store_failed,
+    str_arg,
 };
 use crate::app::profile::ProfilePatch;
 use crate::domain::artifact::{Proposal, time_id};
 use crate::domain::coaching::{MAX_MEMORIES, MAX_MEMORY_CHARS, Memory};
 use crate::domain::limits;
 use crate::domain::units::Unit;
-use crate::llm::ToolSpec;
 use crate::skills::notify::{self, Notification, Priority};
 use crate::store::Parts;
 
@@ -31,31 +31,54 @@ const PROFILE_FIELDS: [&str; 7] = [
 /// Longest notification text (it goes to a phone's lock screen).
 const MAX_NOTIFICATION_CHARS: usize = 240;
 
-pub(super) fn specs() -> Vec<ToolSpec> {
-    vec![
-        spec(
-            "save_memory",
-            "Keep a durable fact about the lifter for future conversations (an injury to train around, a schedule, a preference). Not for one-off details.",
+/// The memory, context and notification tools.
+pub(super) const TOOLS: &[Tool] = &[
+    Tool {
+        name: "save_memory",
+        description: "Keep a durable fact about the lifter for future conversations (an injury to train around, a schedule, a preference). Not for one-off details.",
+        parameters: || {
             Some(json!({"type": "object", "properties": {
                 "text": {"type": "string", "description": "one short sentence"},
                 "kind": {"type": "string", "description": "e.g. injury, schedule, preference"}
-            }, "required": ["text"]})),
-        ),
-        spec(
-            "retire_memory",
-            "Propose retiring a memory that is no longer true (by memory_id from list_memories): the lifter confirms it, and until then it stays.",
+            }, "required": ["text"]}))
+        },
+        run: runs!(|env, _, args| save(env, args).await.map(Output::wrote)),
+        offered: Offered::Always,
+        for_progress: false,
+        for_plans: true,
+        does: Does::Writes,
+        shown_as: "your notes",
+    },
+    Tool {
+        name: "retire_memory",
+        description: "Propose retiring a memory that is no longer true (by memory_id from list_memories): the lifter confirms it, and until then it stays.",
+        parameters: || {
             Some(
                 json!({"type": "object", "properties": {"memory_id": {"type": "string"}}, "required": ["memory_id"]}),
-            ),
-        ),
-        spec(
-            "list_memories",
-            "The memories kept about the lifter, with their ids.",
-            None,
-        ),
-        spec(
-            "update_user_context",
-            "Update what the lifter told you about themselves: their profile (the intake's answers: name, age, experience, bodyweight, unit, equipment, notification preference; the same fields the app's settings change) and their goals (objectives, timeline, current cycle such as 'cutting until May', active focus such as 'bench 100 kg by summer'). Only what the lifter said; leave out the rest (name, age, bodyweight and unit are refused unless the lifter's message states them).",
+            )
+        },
+        run: runs!(|env, _, args| retire(env, args).await),
+        offered: Offered::Always,
+        for_progress: false,
+        for_plans: false,
+        does: Does::Proposes,
+        shown_as: "your notes",
+    },
+    Tool {
+        name: "list_memories",
+        description: "The memories kept about the lifter, with their ids.",
+        parameters: || None,
+        run: runs!(|env, _, _| list(env).await.map(Output::read)),
+        offered: Offered::Always,
+        for_progress: false,
+        for_plans: true,
+        does: Does::Reads,
+        shown_as: "your notes",
+    },
+    Tool {
+        name: "update_user_context",
+        description: "Update what the lifter told you about themselves: their profile (the intake's answers: name, age, experience, bodyweight, unit, equipment, notification preference; the same fields the app's settings change) and their goals (objectives, timeline, current cycle such as 'cutting until May', active focus such as 'bench 100 kg by summer'). Only what the lifter said; leave out the rest (name, age, bodyweight and unit are refused unless the lifter's message states them).",
+        parameters: || {
             Some(json!({"type": "object", "properties": {
                 "name": {"type": "string", "description": "what the lifter wants to be called"},
                 "age": {"type": "integer", "minimum": 13, "maximum": 120},
@@ -69,33 +92,32 @@ pub(super) fn specs() -> Vec<ToolSpec> {
                 "timeline": {"type": "string"},
                 "current_cycle": {"type": "string"},
                 "active_focus": {"type": "string"}
-            }})),
-        ),
-        spec(
-            "send_notification",
-            "Send the lifter a notification later in the app (a reminder they asked for). The lifter's notification settings, quiet hours and a limit of one every 4 hours decide whether it is sent.",
+            }}))
+        },
+        run: runs!(|env, _, args| update_context(env, args).await.map(Output::wrote)),
+        offered: Offered::Always,
+        for_progress: false,
+        for_plans: true,
+        does: Does::Writes,
+        shown_as: "your notes",
+    },
+    Tool {
+        name: "send_notification",
+        description: "Send the lifter a notification later in the app (a reminder they asked for). The lifter's notification settings, quiet hours and a limit of one every 4 hours decide whether it is sent.",
+        parameters: || {
             Some(json!({"type": "object", "properties": {
                 "message": {"type": "string"},
                 "priority": {"type": "string", "enum": ["low", "normal", "high"]}
-            }, "required": ["message"]})),
-        ),
-    ]
-}
-
-pub(super) async fn run(
-    env: &Env<'_>,
-    name: &str,
-    args: &Value,
-) -> Option<Result<Output, ToolError>> {
-    Some(match name {
-        "save_memory" => save(env, args).await.map(Output::wrote),
-        "retire_memory" => retire(env, args).await,
-        "list_memories" => list(env).await.map(Output::read),
-        "update_user_context" => update_context(env, args).await.map(Output::wrote),
-        "send_notification" => send(env, args).await,
-        _ => return None,
-    })
-}
+            }, "required": ["message"]}))
+        },
+        run: runs!(|env, _, args| send(env, args).await),
+        offered: Offered::Always,
+        for_progress: false,
+        for_plans: false,
+        does: Does::Writes,
+        shown_as: "your notifications",
+    },
+];
 
 fn too_long(field: &str, max: usize) -> ToolError {
     ToolError::new(

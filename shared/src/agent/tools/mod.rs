@@ -2,19 +2,40 @@
 //! user of the request. A result is at most 15 KB (a longer one is cut and says so); a failing
 //! tool returns `{"error": {code, message}}` to the model and the loop goes on.
 //!
-//! One module per kind: `read` (training data), `analytics` (progress and analysis, by the
-//! worker's analysis functions), `propose` (proposals the lifter confirms),
-//! `workout` (workout-mode writes to the active workout), `memory` (memories, the coaching
-//! context and notifications). Workout-mode writes are offered only in workout mode; heavy tools
-//! are not offered there. A call to a tool that was not offered this turn is refused before
-//! anything runs (OpenAI-compatible servers do emit names that were never declared), with the
-//! reason and, for a heavy tool mid-workout, the light alternative named.
+//! Each tool is one entry of a table ([`Tool`]): its name and declaration, the code that runs
+//! it, where it is offered (in a workout, outside one, for which routed intents), what it does
+//! (reads, proposes, writes) and what the lifter reads while it runs. One module per kind, each
+//! with its table: `read` (training data), `analytics` (progress and analysis, by the worker's
+//! analysis functions), `propose` (proposals the lifter confirms), `workout` (workout-mode
+//! writes to the active workout), `memory` (memories, the coaching context and notifications).
+//! Workout-mode writes are offered only in workout mode; heavy tools are not offered there. A
+//! call to a tool that was not offered this turn is refused before anything runs
+//! (OpenAI-compatible servers do emit names that were never declared), with the reason and, for
+//! a heavy tool mid-workout, the light alternative named.
+
+/// A table entry's `run`: `runs!(|env, name, args| …)`, the body an async block's (it may
+/// `.await` and use `?`) whose value is the tool's `Result<Output, ToolError>`.
+macro_rules! runs {
+    (|$env:pat_param, $name:pat_param, $args:pat_param| $body:expr) => {{
+        fn run<'a>(
+            $env: &'a super::Env<'a>,
+            $name: &'static str,
+            $args: &'a serde_json::Value,
+        ) -> super::Running<'a> {
+            Box::pin(async move { $body })
+        }
+        run
+    }};
+}
 
 mod analytics;
 mod memory;
 mod propose;
 mod read;
 mod workout;
+
+use std::future::Future;
+use std::pin::Pin;
 
 use serde_json::{Value, json};
 
@@ -96,34 +117,80 @@ impl Output {
     }
 }
 
-/// Heavy tools and the light alternative to use mid-workout.
-const HEAVY_IN_WORKOUT: [(&str, &str); 6] = [
-    ("training_snapshot", "workout_state"),
-    (
-        "training_analysis",
-        "exercise_progress for the current exercise",
-    ),
-    (
-        "training_set_query",
-        "exercise_progress for the current exercise",
-    ),
-    ("propose_routine", "note it and propose after the workout"),
-    (
-        "propose_routine_update",
-        "note it and propose after the workout",
-    ),
-    (
-        "propose_template_update",
-        "note it and propose after the workout",
-    ),
-];
+/// A tool call in flight.
+pub type Running<'a> = Pin<Box<dyn Future<Output = Result<Output, ToolError>> + Send + 'a>>;
 
-fn spec(name: &str, description: &str, parameters: Option<Value>) -> ToolSpec {
-    ToolSpec {
-        name: name.to_string(),
-        description: description.to_string(),
-        parameters,
+/// Where a tool is offered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Offered {
+    /// In a workout and outside one.
+    Always,
+    /// Only during a workout (a workout_id in the context): the workout writes.
+    InWorkout,
+    /// Only outside a workout: too heavy mid-workout, where the model is pointed to `light`.
+    OutsideWorkout { light: &'static str },
+}
+
+/// What a tool does besides answering the model. The reads of one turn run together; any other
+/// call runs alone, in the model's order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Does {
+    Reads,
+    /// Stores a proposal the lifter confirms or dismisses (it changes nothing else).
+    Proposes,
+    /// Changes the lifter's data (a notification the gate holds back changes nothing).
+    Writes,
+}
+
+/// One tool: its declaration, the code that runs it, where it is offered and what it does.
+pub struct Tool {
+    pub name: &'static str,
+    description: &'static str,
+    /// Its arguments' JSON schema (`None`: it takes none).
+    parameters: fn() -> Option<Value>,
+    run: for<'a> fn(&'a Env<'a>, &'static str, &'a Value) -> Running<'a>,
+    pub offered: Offered,
+    /// Offered for a progress question, which gets only these.
+    pub for_progress: bool,
+    /// Offered for a planning request (a routine, a plan, the next workout), which gets only these.
+    pub for_plans: bool,
+    pub does: Does,
+    /// What the lifter reads while it runs: "Checking *your progress*…".
+    pub shown_as: &'static str,
+}
+
+impl Tool {
+    fn spec(&self) -> ToolSpec {
+        ToolSpec {
+            name: self.name.to_string(),
+            description: self.description.to_string(),
+            parameters: (self.parameters)(),
+        }
     }
+
+    fn offered_in(&self, workout_mode: bool) -> bool {
+        match self.offered {
+            Offered::Always => true,
+            Offered::InWorkout => workout_mode,
+            Offered::OutsideWorkout { .. } => !workout_mode,
+        }
+    }
+}
+
+/// Every tool, in the order they are declared to the model (a stable order keeps the prompt's
+/// cacheable prefix byte-identical).
+fn all() -> impl Iterator<Item = &'static Tool> {
+    read::TOOLS
+        .iter()
+        .chain(analytics::TOOLS)
+        .chain(propose::TOOLS)
+        .chain(workout::TOOLS)
+        .chain(memory::TOOLS)
+}
+
+/// The tool called `name`, if there is one.
+pub fn tool(name: &str) -> Option<&'static Tool> {
+    all().find(|t| t.name == name)
 }
 
 /// The tools offered for a routed intent (seed 003's permission boundaries): a progress question
@@ -136,57 +203,40 @@ pub fn specs_for(workout_mode: bool, intent: Option<crate::router::Intent>) -> V
     if workout_mode {
         return all;
     }
-    let keep: fn(&str) -> bool = match intent {
+    let keep: fn(&Tool) -> bool = match intent {
         // What a progress question reads: the lift, the muscle group, the whole picture, the
         // sets themselves and a load for next time (the routine, templates, the active workout,
         // the snapshot and memories are other questions' tools; the context block has the
         // profile and the memories).
-        Some(Intent::AnalyzeProgress) => |n| {
-            matches!(
-                n,
-                "exercise_search"
-                    | "exercise_progress"
-                    | "muscle_group_progress"
-                    | "training_analysis"
-                    | "training_set_query"
-                    | "suggest_weight"
-            )
-        },
+        Some(Intent::AnalyzeProgress) => |t| t.for_progress,
         Some(
             Intent::PlanRoutine
             | Intent::EditPlan
             | Intent::PlanWorkout
             | Intent::StartWorkout
             | Intent::NextWorkout,
-        ) => |n| {
-            is_read_only(n) && !matches!(n, "training_set_query")
-                || n.starts_with("propose_")
-                || matches!(n, "save_memory" | "list_memories" | "update_user_context")
-        },
+        ) => |t| t.for_plans,
         _ => return all,
     };
-    all.into_iter().filter(|s| keep(&s.name)).collect()
+    all.into_iter()
+        .filter(|s| tool(&s.name).is_some_and(keep))
+        .collect()
 }
 
 /// The tools offered for this request: in workout mode the workout writes and no heavy tool.
 pub fn specs(workout_mode: bool) -> Vec<ToolSpec> {
-    let mut all = read::specs();
-    all.extend(analytics::specs());
-    all.extend(propose::specs());
-    if workout_mode {
-        all.retain(|s| heavy_alternative(&s.name).is_none());
-        all.extend(workout::specs());
-    }
-    all.extend(memory::specs());
-    all
+    all()
+        .filter(|t| t.offered_in(workout_mode))
+        .map(Tool::spec)
+        .collect()
 }
 
 /// The light alternative of a heavy tool, or `None` for a tool that is not heavy.
 fn heavy_alternative(name: &str) -> Option<&'static str> {
-    HEAVY_IN_WORKOUT
-        .iter()
-        .find(|(h, _)| *h == name)
-        .map(|(_, light)| *light)
+    match tool(name)?.offered {
+        Offered::OutsideWorkout { light } => Some(light),
+        _ => None,
+    }
 }
 
 /// Runs one tool for the request's user, if it is among the tools `offered` this turn (a call
@@ -197,23 +247,10 @@ pub async fn run(
     name: &str,
     args: &Value,
 ) -> Result<Output, ToolError> {
-    if !offered.iter().any(|s| s.name == name) {
+    let Some(tool) = tool(name).filter(|_| offered.iter().any(|s| s.name == name)) else {
         return Err(not_offered(env.ctx.workout_mode, name, offered));
-    }
-    let out = if let Some(r) = read::run(env, name, args).await {
-        r.map(Output::read)
-    } else if let Some(r) = analytics::run(env, name, args).await {
-        r.map(Output::read)
-    } else if let Some(r) = propose::run(env, name, args).await {
-        r
-    } else if let Some(r) = workout::run(env, name, args).await {
-        r.map(Output::wrote)
-    } else if let Some(r) = memory::run(env, name, args).await {
-        r
-    } else {
-        // Offered but implemented nowhere: a bug in `specs`, still refused as unknown.
-        return Err(not_offered(env.ctx.workout_mode, name, offered));
-    }?;
+    };
+    let out = (tool.run)(env, tool.name, args).await?;
     Ok(Output {
         value: bounded(in_unit(without_nulls(out.value), env.unit)),
         effect: out.effect,
@@ -293,10 +330,7 @@ fn not_offered(workout_mode: bool, name: &str, offered: &[ToolSpec]) -> ToolErro
 /// Whether `name` only reads (the training data and its analysis): such calls of one turn may
 /// run together; any other call changes something and runs alone, in the model's order.
 pub fn is_read_only(name: &str) -> bool {
-    read::specs()
-        .iter()
-        .chain(analytics::specs().iter())
-        .any(|s| s.name == name)
+    tool(name).is_some_and(|t| t.does == Does::Reads)
 }
 
 /// The order a turn's calls run in: each group runs together, the groups one after another.
@@ -319,7 +353,7 @@ pub fn run_groups(names: &[&str]) -> Vec<std::ops::Range<usize>> {
 
 /// The names of the workout-mode write tools.
 pub fn is_workout_tool(name: &str) -> bool {
-    workout::specs().iter().any(|s| s.name == name)
+    tool(name).is_some_and(|t| t.offered == Offered::InWorkout)
 }
 
 /// A tool failure the model can read and act on.
@@ -532,6 +566,36 @@ mod tests {
         assert_eq!(bounded(small.clone()), small);
     }
 
+    /// The table's promises: a progress question only reads; mid-workout, only the workout
+    /// tools write; a heavy tool's light alternative is a tool offered mid-workout (or a note to
+    /// propose later).
+    #[test]
+    fn the_table_keeps_its_promises() {
+        let mid_workout = specs(true);
+        for t in super::all() {
+            if t.for_progress {
+                assert_eq!(t.does, Does::Reads, "{} for a progress question", t.name);
+            }
+            if t.offered == Offered::InWorkout {
+                assert_eq!(t.does, Does::Writes, "{}", t.name);
+                assert!(!t.for_progress && !t.for_plans, "{}", t.name);
+            }
+            if let Offered::OutsideWorkout { light } = t.offered {
+                let first = light.split_whitespace().next().unwrap_or_default();
+                assert!(
+                    first == "note" || mid_workout.iter().any(|s| s.name == first),
+                    "{}: {light}",
+                    t.name
+                );
+            }
+            assert!(
+                !t.shown_as.is_empty() && !t.description.is_empty(),
+                "{}",
+                t.name
+            );
+        }
+    }
+
     #[test]
     fn every_tool_has_a_schema_both_providers_accept() {
         let all = specs(true);
@@ -556,7 +620,8 @@ mod tests {
         assert_eq!(names.len(), all.len(), "tool names are unique");
         // Workout writes are offered only in workout mode, heavy tools only outside it.
         assert!(specs(false).iter().all(|s| !is_workout_tool(&s.name)));
-        for (heavy, _) in HEAVY_IN_WORKOUT {
+        for heavy in super::all().filter(|t| heavy_alternative(t.name).is_some()) {
+            let heavy = heavy.name;
             assert!(specs(false).iter().any(|s| s.name == heavy), "{heavy}");
             assert!(all.iter().all(|s| s.name != heavy), "{heavy} mid-workout");
         }

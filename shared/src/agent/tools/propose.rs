@@ -5,11 +5,10 @@
 use chrono::{Duration, Utc};
 use serde_json::{Value, json};
 
-use super::{Effect, Env, Output, ToolError, spec, store_failed, str_arg};
+use super::{Does, Effect, Env, Offered, Output, Tool, ToolError, store_failed, str_arg};
 use crate::analysis::history::LOOKBACK_WEEKS;
 use crate::app::proposals as artifacts;
 use crate::domain::artifact::{Artifact, Proposal};
-use crate::llm::ToolSpec;
 use crate::skills::proposals::{self, ProposalError};
 use crate::store::Parts;
 
@@ -24,123 +23,157 @@ fn exercises_schema() -> Value {
         }, "required": ["exercise_id"]}})
 }
 
-pub(super) fn specs() -> Vec<ToolSpec> {
-    let days = json!({"type": "array", "description": "1 to 14 days in training order",
+fn days_schema() -> Value {
+    json!({"type": "array", "description": "1 to 14 days in training order",
         "items": {"type": "object", "properties": {
             "label": {"type": "string", "description": "e.g. 'Push'"},
             "exercises": exercises_schema()
-        }, "required": ["label", "exercises"]}});
-    vec![
-        spec(
-            "propose_routine",
-            "Draft a new routine (days of exercises). The lifter sees it and confirms; confirming stores it and makes it their active routine.",
+        }, "required": ["label", "exercises"]}})
+}
+
+/// Mid-workout a plan change waits: noted now, proposed after.
+const AFTER_THE_WORKOUT: Offered = Offered::OutsideWorkout {
+    light: "note it and propose after the workout",
+};
+
+/// The proposal tools.
+pub(super) const TOOLS: &[Tool] = &[
+    Tool {
+        name: "propose_routine",
+        description: "Draft a new routine (days of exercises). The lifter sees it and confirms; confirming stores it and makes it their active routine.",
+        parameters: || {
             Some(json!({"type": "object", "properties": {
-                "name": {"type": "string"}, "days": days
-            }, "required": ["name", "days"]})),
-        ),
-        spec(
-            "propose_routine_update",
-            "Draft a rewrite of one of the lifter's routines (all its days, in order). Applied only when the lifter confirms.",
+                "name": {"type": "string"}, "days": days_schema()
+            }, "required": ["name", "days"]}))
+        },
+        run: runs!(|env, _, args| {
+            let draft = proposals::routine(args, Utc::now()).map_err(invalid)?;
+            offer(env, draft).await
+        }),
+        offered: AFTER_THE_WORKOUT,
+        for_progress: false,
+        for_plans: true,
+        does: Does::Proposes,
+        shown_as: "a proposal",
+    },
+    Tool {
+        name: "propose_routine_update",
+        description: "Draft a rewrite of one of the lifter's routines (all its days, in order). Applied only when the lifter confirms.",
+        parameters: || {
             Some(json!({"type": "object", "properties": {
-                "routine_id": {"type": "string"}, "name": {"type": "string"}, "days": days
-            }, "required": ["routine_id", "days"]})),
-        ),
-        spec(
-            "propose_template_update",
-            "Draft a rewrite of one workout template's exercises. Applied only when the lifter confirms.",
+                "routine_id": {"type": "string"}, "name": {"type": "string"}, "days": days_schema()
+            }, "required": ["routine_id", "days"]}))
+        },
+        run: runs!(|env, _, args| {
+            let draft = routine_update(env, args).await?;
+            offer(env, draft).await
+        }),
+        offered: AFTER_THE_WORKOUT,
+        for_progress: false,
+        for_plans: true,
+        does: Does::Proposes,
+        shown_as: "a proposal",
+    },
+    Tool {
+        name: "propose_template_update",
+        description: "Draft a rewrite of one workout template's exercises. Applied only when the lifter confirms.",
+        parameters: || {
             Some(json!({"type": "object", "properties": {
                 "template_id": {"type": "string"}, "name": {"type": "string"}, "exercises": exercises_schema()
-            }, "required": ["template_id", "exercises"]})),
-        ),
-        spec(
-            "propose_workout",
-            "Draft a workout to do now or next (loads from the lifter's history, warm-ups for heavy compounds). Confirming starts it.",
+            }, "required": ["template_id", "exercises"]}))
+        },
+        run: runs!(|env, _, args| {
+            let draft = template_update(env, args).await?;
+            offer(env, draft).await
+        }),
+        offered: AFTER_THE_WORKOUT,
+        for_progress: false,
+        for_plans: true,
+        does: Does::Proposes,
+        shown_as: "a proposal",
+    },
+    Tool {
+        name: "propose_workout",
+        description: "Draft a workout to do now or next (loads from the lifter's history, warm-ups for heavy compounds). Confirming starts it.",
+        parameters: || {
             Some(json!({"type": "object", "properties": {
                 "name": {"type": "string"}, "exercises": exercises_schema()
-            }, "required": ["name", "exercises"]})),
-        ),
-    ]
-}
+            }, "required": ["name", "exercises"]}))
+        },
+        run: runs!(|env, _, args| {
+            let draft = workout(env, args).await?;
+            offer(env, draft).await
+        }),
+        offered: Offered::Always,
+        for_progress: false,
+        for_plans: true,
+        does: Does::Proposes,
+        shown_as: "a proposal",
+    },
+];
 
 fn invalid(e: ProposalError) -> ToolError {
     ToolError::new("INVALID_PROPOSAL", format!("{}: {}", e.field, e.message))
 }
 
-pub(super) async fn run(
-    env: &Env<'_>,
-    name: &str,
-    args: &Value,
-) -> Option<Result<Output, ToolError>> {
-    if !name.starts_with("propose_") {
-        return None;
-    }
-    Some(propose(env, name, args).await)
+/// A rewrite of the lifter's routine `routine_id`.
+async fn routine_update(env: &Env<'_>, args: &Value) -> Result<Proposal, ToolError> {
+    let id = str_arg(args, "routine_id")?;
+    let existing = env
+        .store
+        .get_routine(&env.ctx.user_id, id)
+        .await
+        .map_err(|e| store_failed(&e))?
+        .ok_or_else(|| {
+            ToolError::new(
+                "NOT_FOUND",
+                format!("the lifter has no routine '{id}'; use the routine tool"),
+            )
+        })?;
+    proposals::routine_update(args, &existing, None, Utc::now()).map_err(invalid)
 }
 
-async fn propose(env: &Env<'_>, name: &str, args: &Value) -> Result<Output, ToolError> {
+/// A rewrite of the lifter's template `template_id`.
+async fn template_update(env: &Env<'_>, args: &Value) -> Result<Proposal, ToolError> {
+    let id = str_arg(args, "template_id")?;
+    let existing = env
+        .store
+        .get_template(&env.ctx.user_id, id)
+        .await
+        .map_err(|e| store_failed(&e))?
+        .ok_or_else(|| {
+            ToolError::new(
+                "NOT_FOUND",
+                format!("the lifter has no template '{id}'; use the routine tool"),
+            )
+        })?;
+    proposals::template_update(args, &existing).map_err(invalid)
+}
+
+/// A workout planned from the lifter's history, as a started workout is.
+async fn workout(env: &Env<'_>, args: &Value) -> Result<Proposal, ToolError> {
     let (store, user) = (env.store, env.ctx.user_id.as_str());
     let now = Utc::now();
-    let proposal = match name {
-        "propose_routine" => proposals::routine(args, now).map_err(invalid)?,
-        "propose_routine_update" => {
-            let id = str_arg(args, "routine_id")?;
-            let existing = store
-                .get_routine(user, id)
-                .await
-                .map_err(|e| store_failed(&e))?
-                .ok_or_else(|| {
-                    ToolError::new(
-                        "NOT_FOUND",
-                        format!("the lifter has no routine '{id}'; use the routine tool"),
-                    )
-                })?;
-            proposals::routine_update(args, &existing, None, now).map_err(invalid)?
-        }
-        "propose_template_update" => {
-            let id = str_arg(args, "template_id")?;
-            let existing = store
-                .get_template(user, id)
-                .await
-                .map_err(|e| store_failed(&e))?
-                .ok_or_else(|| {
-                    ToolError::new(
-                        "NOT_FOUND",
-                        format!("the lifter has no template '{id}'; use the routine tool"),
-                    )
-                })?;
-            proposals::template_update(args, &existing).map_err(invalid)?
-        }
-        "propose_workout" => {
-            let parts = Parts {
-                profile: true,
-                ..Parts::default()
-            };
-            let (state, history) = tokio::join!(
-                store.user_state(user, parts, None, now),
-                store.completed_workouts_since(user, now - Duration::weeks(LOOKBACK_WEEKS))
-            );
-            let profile = state
-                .map_err(|e| store_failed(&e))?
-                .profile
-                .unwrap_or_default();
-            // The exercises' last sessions, however old, as a started workout is planned.
-            let planned =
-                proposals::exercises(args.get("exercises"), "exercises").unwrap_or_default();
-            let ids: Vec<&str> = planned.iter().map(|e| e.exercise_id.as_str()).collect();
-            let history = store
-                .with_last_sessions(user, history.map_err(|e| store_failed(&e))?, &ids)
-                .await
-                .map_err(|e| store_failed(&e))?;
-            proposals::workout(args, &history, &profile, now).map_err(invalid)?
-        }
-        other => {
-            return Err(ToolError::new(
-                "UNKNOWN_TOOL",
-                format!("there is no tool '{other}'"),
-            ));
-        }
+    let parts = Parts {
+        profile: true,
+        ..Parts::default()
     };
-    offer(env, proposal).await
+    let (state, history) = tokio::join!(
+        store.user_state(user, parts, None, now),
+        store.completed_workouts_since(user, now - Duration::weeks(LOOKBACK_WEEKS))
+    );
+    let profile = state
+        .map_err(|e| store_failed(&e))?
+        .profile
+        .unwrap_or_default();
+    // The exercises' last sessions, however old, as a started workout is planned.
+    let planned = proposals::exercises(args.get("exercises"), "exercises").unwrap_or_default();
+    let ids: Vec<&str> = planned.iter().map(|e| e.exercise_id.as_str()).collect();
+    let history = store
+        .with_last_sessions(user, history.map_err(|e| store_failed(&e))?, &ids)
+        .await
+        .map_err(|e| store_failed(&e))?;
+    proposals::workout(args, &history, &profile, now).map_err(invalid)
 }
 
 /// Stores `proposal` for the lifter to confirm or dismiss, and streams it to them.

@@ -5,92 +5,136 @@
 use chrono::{Duration, Utc};
 use serde_json::{Value, json};
 
-use super::{Env, ToolError, int_arg, spec, store_failed, str_arg};
+use super::{Does, Offered, Output, Tool, ToolError, int_arg, store_failed, str_arg};
 use crate::analysis::history::{LOOKBACK_WEEKS, LoggedSet, best_by_e1rm, working_sets};
 use crate::app::buttons::SuggestAnswer;
 use crate::context::SessionContext;
 use crate::domain::catalog::{Exercise, catalog};
 use crate::domain::workout::{SetStatus, Workout};
-use crate::llm::ToolSpec;
 use crate::skills::suggest;
 use crate::store::{Parts, Store};
 
 const RECENT_SESSIONS: usize = 5;
 const MAX_SEARCH_RESULTS: usize = 10;
 
-pub(super) fn specs() -> Vec<ToolSpec> {
-    vec![
-        spec(
-            "training_snapshot",
-            "The lifter's profile (unit, experience, goals, equipment), active routine and its next day, the last sessions with their top sets, and the active workout if any.",
-            None,
-        ),
-        spec(
-            "exercise_search",
-            "Catalog exercises matching name, alias, muscle or equipment words, with the ids the other tools take.",
+/// The read tools.
+pub(super) const TOOLS: &[Tool] = &[
+    Tool {
+        name: "training_snapshot",
+        description: "The lifter's profile (unit, experience, goals, equipment), active routine and its next day, the last sessions with their top sets, and the active workout if any.",
+        parameters: || None,
+        run: runs!(|env, _, _| training_snapshot(env.store, env.ctx)
+            .await
+            .map(Output::read)),
+        offered: Offered::OutsideWorkout {
+            light: "workout_state",
+        },
+        for_progress: false,
+        for_plans: true,
+        does: Does::Reads,
+        shown_as: "your training overview",
+    },
+    Tool {
+        name: "exercise_search",
+        description: "Catalog exercises matching name, alias, muscle or equipment words, with the ids the other tools take.",
+        parameters: || {
             Some(json!({"type": "object", "properties": {
                 "query": {"type": "string", "description": "e.g. 'incline dumbbell press' or 'hamstrings machine'"},
                 "limit": {"type": "integer", "minimum": 1, "maximum": 10}
-            }, "required": ["query"]})),
-        ),
-        spec(
-            "suggest_weight",
-            "The load for target reps and reps in reserve, from recent sets (capped above their best), with its rationale.",
+            }, "required": ["query"]}))
+        },
+        run: runs!(|_, _, args| exercise_search(args).map(Output::read)),
+        offered: Offered::Always,
+        for_progress: true,
+        for_plans: true,
+        does: Does::Reads,
+        shown_as: "the exercise catalog",
+    },
+    Tool {
+        name: "suggest_weight",
+        description: "The load for target reps and reps in reserve, from recent sets (capped above their best), with its rationale.",
+        parameters: || {
             Some(json!({"type": "object", "properties": {
                 "exercise_id": {"type": "string"},
                 "target_reps": {"type": "integer", "minimum": 1, "maximum": 50},
                 "target_rir": {"type": "integer", "minimum": 0, "maximum": 5}
-            }, "required": ["exercise_id", "target_reps"]})),
-        ),
-        spec(
-            "workout_state",
-            "The active workout: exercises with their instance ids, planned and logged sets with ids, and the current set.",
-            None,
-        ),
-        spec(
-            "routine",
-            "A routine with its days and each day's template (exercises, planned sets and reps). Without routine_id: the active routine, or a list of the lifter's routines.",
+            }, "required": ["exercise_id", "target_reps"]}))
+        },
+        run: runs!(|env, _, args| suggest_weight(env.store, env.ctx, args)
+            .await
+            .map(Output::read)),
+        offered: Offered::Always,
+        for_progress: true,
+        for_plans: true,
+        does: Does::Reads,
+        shown_as: "your recent sets",
+    },
+    Tool {
+        name: "workout_state",
+        description: "The active workout: exercises with their instance ids, planned and logged sets with ids, and the current set.",
+        parameters: || None,
+        run: runs!(|env, _, _| workout_state(env.store, env.ctx).await.map(Output::read)),
+        offered: Offered::Always,
+        for_progress: false,
+        for_plans: true,
+        does: Does::Reads,
+        shown_as: "your workout",
+    },
+    Tool {
+        name: "routine",
+        description: "A routine with its days and each day's template (exercises, planned sets and reps). Without routine_id: the active routine, or a list of the lifter's routines.",
+        parameters: || {
             Some(json!({"type": "object", "properties": {
                 "routine_id": {"type": "string"}
-            }})),
-        ),
-        spec(
-            "template",
-            "One workout template: its exercises with planned sets, reps and RIR.",
+            }}))
+        },
+        run: runs!(|env, _, args| routine(env.store, env.ctx, args).await.map(Output::read)),
+        offered: Offered::Always,
+        for_progress: false,
+        for_plans: true,
+        does: Does::Reads,
+        shown_as: "your plan",
+    },
+    Tool {
+        name: "template",
+        description: "One workout template: its exercises with planned sets, reps and RIR.",
+        parameters: || {
             Some(json!({"type": "object", "properties": {
                 "template_id": {"type": "string"}
-            }, "required": ["template_id"]})),
-        ),
-        spec(
-            "training_set_query",
-            "Logged working sets, newest first (date, exercise, reps, weight, RIR), optionally of one exercise; at most 100 from the last 180 days.",
+            }, "required": ["template_id"]}))
+        },
+        run: runs!(|env, _, args| template(env.store, env.ctx, args).await.map(Output::read)),
+        offered: Offered::Always,
+        for_progress: false,
+        for_plans: true,
+        does: Does::Reads,
+        shown_as: "your plan",
+    },
+    Tool {
+        name: "training_set_query",
+        description: "Logged working sets, newest first (date, exercise, reps, weight, RIR), optionally of one exercise; at most 100 from the last 180 days.",
+        parameters: || {
             Some(json!({"type": "object", "properties": {
                 "exercise_id": {"type": "string"},
                 "days": {"type": "integer", "minimum": 1, "maximum": 180},
                 "limit": {"type": "integer", "minimum": 1, "maximum": 100}
-            }})),
-        ),
-    ]
-}
-
-/// Runs `name` if it is a read tool.
-pub(super) async fn run(
-    env: &Env<'_>,
-    name: &str,
-    args: &Value,
-) -> Option<Result<Value, ToolError>> {
-    let (store, ctx) = (env.store, env.ctx);
-    Some(match name {
-        "training_snapshot" => training_snapshot(store, ctx).await,
-        "exercise_search" => exercise_search(args),
-        "suggest_weight" => suggest_weight(store, ctx, args).await,
-        "workout_state" => workout_state(store, ctx).await,
-        "routine" => routine(store, ctx, args).await,
-        "template" => template(store, ctx, args).await,
-        "training_set_query" => training_set_query(store, ctx, args).await,
-        _ => return None,
-    })
-}
+            }}))
+        },
+        run: runs!(|env, _, args| {
+            training_set_query(env.store, env.ctx, args)
+                .await
+                .map(Output::read)
+        }),
+        offered: Offered::OutsideWorkout {
+            light: "exercise_progress for the current exercise",
+        },
+        for_progress: true,
+        // A plan is made from the analysis, not from the sets one by one.
+        for_plans: false,
+        does: Does::Reads,
+        shown_as: "your progress",
+    },
+];
 
 fn exercise_json(e: &Exercise) -> Value {
     json!({

@@ -8,8 +8,8 @@ use serde_json::{Value, json};
 
 use super::read::workout_brief;
 use super::{
-    Env, ToolError, agrees, asked_about, int_arg, names_count, numbers_in, spec, store_failed,
-    str_arg,
+    Does, Env, Offered, Output, Tool, ToolError, agrees, asked_about, int_arg, names_count,
+    numbers_in, store_failed, str_arg,
 };
 use crate::app::active::{Edit, EditFailed, EditRead, EditRequest, edit_active, replay_record};
 use crate::domain::catalog::Loading;
@@ -19,29 +19,43 @@ use crate::domain::profile::Profile;
 use crate::domain::units::Unit;
 use crate::domain::units::format_weight;
 use crate::domain::workout::{SetAction, SetResult, SetStatus, Workout};
-use crate::llm::ToolSpec;
 use crate::skills::suggest::{DEFAULT_TARGET_RIR, step_for, suggest_weight};
 use crate::skills::{swap, workouts};
 
-pub(super) fn specs() -> Vec<ToolSpec> {
-    let set_values = |required: &[&str]| {
-        json!({"type": "object", "properties": {
-            "set_id": {"type": "string", "description": "from workout_state; default: the current set"},
-            "reps": {"type": "integer", "minimum": 0, "maximum": 500},
-            "weight_kg": {"type": "number", "minimum": 0, "maximum": 1500},
-            "weight_lb": {"type": "number", "minimum": 0, "maximum": 3300, "description": "instead of weight_kg, for a lifter in pounds"},
-            "rir": {"type": "integer", "minimum": 0, "maximum": 5}
-        }, "required": required})
-    };
-    vec![
-        spec(
-            "log_set",
-            "Log a set the lifter did (reps, weight in kg or lb, optional RIR): the current set, or set_id.",
-            Some(set_values(&["reps"])),
-        ),
-        spec(
-            "add_exercise",
-            "Add an exercise to the end of the active workout. Weight from the lifter's history unless given (a weight above what their history supports is refused unless the lifter named it); warmup=true adds a ramp of 50/65/80% x 10/8/5 reps (none under 30 kg).",
+fn set_values(required: &[&str]) -> Value {
+    json!({"type": "object", "properties": {
+        "set_id": {"type": "string", "description": "from workout_state; default: the current set"},
+        "reps": {"type": "integer", "minimum": 0, "maximum": 500},
+        "weight_kg": {"type": "number", "minimum": 0, "maximum": 1500},
+        "weight_lb": {"type": "number", "minimum": 0, "maximum": 3300, "description": "instead of weight_kg, for a lifter in pounds"},
+        "rir": {"type": "integer", "minimum": 0, "maximum": 5}
+    }, "required": required})
+}
+
+/// The workout-mode tools, each an edit of the active workout. Those whose change depends on
+/// the lifter's past are planned from the history (`edit`'s `history_for`).
+pub(super) const TOOLS: &[Tool] = &[
+    Tool {
+        name: "log_set",
+        description: "Log a set the lifter did (reps, weight in kg or lb, optional RIR): the current set, or set_id.",
+        parameters: || Some(set_values(&["reps"])),
+        run: runs!(|env, name, args| {
+            edit(env, name, args, None, |w, _, p, now| {
+                log_set(w, args, now, env.said, p.unit)
+            })
+            .await
+            .map(Output::wrote)
+        }),
+        offered: Offered::InWorkout,
+        for_progress: false,
+        for_plans: false,
+        does: Does::Writes,
+        shown_as: "your workout",
+    },
+    Tool {
+        name: "add_exercise",
+        description: "Add an exercise to the end of the active workout. Weight from the lifter's history unless given (a weight above what their history supports is refused unless the lifter named it); warmup=true adds a ramp of 50/65/80% x 10/8/5 reps (none under 30 kg).",
+        parameters: || {
             Some(json!({"type": "object", "properties": {
                 "exercise_id": {"type": "string"},
                 "sets": {"type": "integer", "minimum": 1, "maximum": 10},
@@ -50,75 +64,92 @@ pub(super) fn specs() -> Vec<ToolSpec> {
                 "weight_kg": {"type": "number", "minimum": 0, "maximum": 1500},
                 "weight_lb": {"type": "number", "minimum": 0, "maximum": 3300, "description": "instead of weight_kg, for a lifter in pounds"},
                 "warmup": {"type": "boolean"}
-            }, "required": ["exercise_id"]})),
-        ),
-        spec(
-            "prescribe_set",
-            "Change the plan of a set not yet done: reps, weight in kg or lb, RIR. A heavier load than the lifter's history supports (suggest_weight) is refused unless the lifter named it.",
-            Some(set_values(&["set_id"])),
-        ),
-        spec(
-            "swap_exercise",
-            "Replace an exercise of the active workout (by exercise_instance_id) with another; planned weights are re-derived. If sets are logged, confirm=true keeps them and moves the rest.",
+            }, "required": ["exercise_id"]}))
+        },
+        run: runs!(|env, name, args| {
+            edit(env, name, args, Some(args), |w, h, p, now| {
+                add_exercise(w, args, h, p, now, env.said)
+            })
+            .await
+            .map(Output::wrote)
+        }),
+        offered: Offered::InWorkout,
+        for_progress: false,
+        for_plans: false,
+        does: Does::Writes,
+        shown_as: "your workout",
+    },
+    Tool {
+        name: "prescribe_set",
+        description: "Change the plan of a set not yet done: reps, weight in kg or lb, RIR. A heavier load than the lifter's history supports (suggest_weight) is refused unless the lifter named it.",
+        parameters: || Some(set_values(&["set_id"])),
+        run: runs!(|env, name, args| {
+            edit(env, name, args, Some(args), |w, h, p, now| {
+                prescribe_set(w, args, h, p, now, env.said)
+            })
+            .await
+            .map(Output::wrote)
+        }),
+        offered: Offered::InWorkout,
+        for_progress: false,
+        for_plans: false,
+        does: Does::Writes,
+        shown_as: "your workout",
+    },
+    Tool {
+        name: "swap_exercise",
+        description: "Replace an exercise of the active workout (by exercise_instance_id) with another; planned weights are re-derived. If sets are logged, confirm=true keeps them and moves the rest.",
+        parameters: || {
             Some(json!({"type": "object", "properties": {
                 "exercise_instance_id": {"type": "string"},
                 "exercise_id": {"type": "string"},
                 "confirm": {"type": "boolean"}
-            }, "required": ["exercise_instance_id", "exercise_id"]})),
-        ),
-        spec(
-            "remove_set",
-            "Remove a planned set that was not done (logged sets stay; the lifter can say 'undo').",
+            }, "required": ["exercise_instance_id", "exercise_id"]}))
+        },
+        run: runs!(|env, name, args| {
+            edit(env, name, args, Some(args), |w, h, p, now| {
+                swap_exercise(w, args, h, p, now, (env.said, env.asked))
+            })
+            .await
+            .map(Output::wrote)
+        }),
+        offered: Offered::InWorkout,
+        for_progress: false,
+        for_plans: false,
+        does: Does::Writes,
+        shown_as: "your workout",
+    },
+    Tool {
+        name: "remove_set",
+        description: "Remove a planned set that was not done (logged sets stay; the lifter can say 'undo').",
+        parameters: || {
             Some(
                 json!({"type": "object", "properties": {"set_id": {"type": "string"}}, "required": ["set_id"]}),
-            ),
-        ),
-        spec(
-            "complete_workout",
-            "Finish the active workout when the lifter's message asks to finish (refused otherwise). Its analysis is queued.",
-            None,
-        ),
-    ]
-}
-
-pub(super) async fn run(
-    env: &Env<'_>,
-    name: &str,
-    args: &Value,
-) -> Option<Result<Value, ToolError>> {
-    let said = env.said;
-    // Planned from the history: the tools whose change depends on the lifter's past.
-    let planned = Some(args);
-    Some(match name {
-        "log_set" => {
-            edit(env, name, args, None, |w, _, p, now| {
-                log_set(w, args, now, said, p.unit)
-            })
-            .await
-        }
-        "add_exercise" => {
-            edit(env, name, args, planned, |w, h, p, now| {
-                add_exercise(w, args, h, p, now, said)
-            })
-            .await
-        }
-        "prescribe_set" => {
-            edit(env, name, args, planned, |w, h, p, now| {
-                prescribe_set(w, args, h, p, now, said)
-            })
-            .await
-        }
-        "swap_exercise" => {
-            edit(env, name, args, planned, |w, h, p, now| {
-                swap_exercise(w, args, h, p, now, (said, env.asked))
-            })
-            .await
-        }
-        "remove_set" => edit(env, name, args, None, |w, _, _, _| remove_set(w, args)).await,
-        "complete_workout" => complete(env).await,
-        _ => return None,
-    })
-}
+            )
+        },
+        run: runs!(|env, name, args| {
+            edit(env, name, args, None, |w, _, _, _| remove_set(w, args))
+                .await
+                .map(Output::wrote)
+        }),
+        offered: Offered::InWorkout,
+        for_progress: false,
+        for_plans: false,
+        does: Does::Writes,
+        shown_as: "your workout",
+    },
+    Tool {
+        name: "complete_workout",
+        description: "Finish the active workout when the lifter's message asks to finish (refused otherwise). Its analysis is queued.",
+        parameters: || None,
+        run: runs!(|env, _, _| complete(env).await.map(Output::wrote)),
+        offered: Offered::InWorkout,
+        for_progress: false,
+        for_plans: false,
+        does: Does::Writes,
+        shown_as: "your workout",
+    },
+];
 
 /// A change to the workout and what to tell the model; `None` workout: nothing to change.
 type Change = (Option<Workout>, Value);
