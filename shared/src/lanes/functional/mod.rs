@@ -41,7 +41,7 @@ mod import;
 mod lifecycle;
 mod profile;
 
-pub(crate) use crate::app::params::*;
+use crate::app::params::*;
 
 use super::bind;
 use crate::api::{self, ApiError, ErrorCode};
@@ -266,6 +266,22 @@ fn page_params(
         None => None,
     };
     Ok((limit, cursor))
+}
+
+/// Cursors are the last sort key, hex-encoded (opaque to the app, safe in a query string).
+fn encode_cursor(sk: &str) -> String {
+    sk.bytes().map(|b| format!("{b:02x}")).collect()
+}
+
+fn decode_cursor(c: &str) -> Option<String> {
+    if !c.len().is_multiple_of(2) || c.len() > 400 {
+        return None;
+    }
+    let bytes: Option<Vec<u8>> = (0..c.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(c.get(i..i + 2)?, 16).ok())
+        .collect();
+    String::from_utf8(bytes?).ok()
 }
 
 /// An error on /v1/functional also carries the envelope (`success: false`, action ERROR).

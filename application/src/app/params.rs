@@ -12,7 +12,7 @@ use crate::app::error::{AppError, ErrorCode};
 use crate::domain::limits;
 
 /// The request `text` as a JSON object; an empty body is `{}` when `empty_ok`.
-pub(crate) fn json_object(text: &str, empty_ok: bool) -> Result<Value, AppError> {
+pub fn json_object(text: &str, empty_ok: bool) -> Result<Value, AppError> {
     if empty_ok && text.trim().is_empty() {
         return Ok(Value::Object(Map::new()));
     }
@@ -30,7 +30,7 @@ pub(crate) fn json_object(text: &str, empty_ok: bool) -> Result<Value, AppError>
 }
 
 /// Reads the body `T` out of the JSON object `v`.
-pub(crate) fn read<T: DeserializeOwned>(v: &Value) -> Result<T, AppError> {
+pub fn read<T: DeserializeOwned>(v: &Value) -> Result<T, AppError> {
     serde_path_to_error::deserialize(v).map_err(|e| {
         let path = e.path().to_string();
         // serde quotes names in backticks; the app shows these messages.
@@ -71,7 +71,7 @@ pub(crate) fn read<T: DeserializeOwned>(v: &Value) -> Result<T, AppError> {
 
 /// A text field: trimmed, not empty and within the name limit; `None` when absent or null.
 /// (`field` is a path such as `exercises[1].exercise` inside a list.)
-pub(crate) fn text(v: Option<String>, field: &str) -> Result<Option<String>, AppError> {
+pub fn text(v: Option<String>, field: &str) -> Result<Option<String>, AppError> {
     match v {
         None => Ok(None),
         Some(s) if s.trim().is_empty() => Err(invalid(
@@ -91,12 +91,12 @@ pub(crate) fn text(v: Option<String>, field: &str) -> Result<Option<String>, App
 }
 
 /// A text field that must be there.
-pub(crate) fn required(v: Option<String>, field: &str) -> Result<String, AppError> {
+pub fn required(v: Option<String>, field: &str) -> Result<String, AppError> {
     text(v, field)?.ok_or_else(|| invalid(&format!("'{field}' is required"), field.to_string()))
 }
 
 /// A whole number of at most `max`.
-pub(crate) fn at_most(v: Option<u32>, field: &str, max: u32) -> Result<Option<u32>, AppError> {
+pub fn at_most(v: Option<u32>, field: &str, max: u32) -> Result<Option<u32>, AppError> {
     match v {
         Some(n) if n > max => Err(invalid(
             &format!("'{field}' must be a whole number from 0 to {max}"),
@@ -104,22 +104,6 @@ pub(crate) fn at_most(v: Option<u32>, field: &str, max: u32) -> Result<Option<u3
         )),
         _ => Ok(v),
     }
-}
-
-/// Cursors are the last sort key, hex-encoded (opaque to the app, safe in a query string).
-pub(crate) fn encode_cursor(sk: &str) -> String {
-    sk.bytes().map(|b| format!("{b:02x}")).collect()
-}
-
-pub(crate) fn decode_cursor(c: &str) -> Option<String> {
-    if !c.len().is_multiple_of(2) || c.len() > 400 {
-        return None;
-    }
-    let bytes: Option<Vec<u8>> = (0..c.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(c.get(i..i + 2)?, 16).ok())
-        .collect();
-    String::from_utf8(bytes?).ok()
 }
 
 #[cfg(test)]

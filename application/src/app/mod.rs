@@ -35,7 +35,7 @@ pub mod events;
 pub mod exercises;
 pub mod history;
 pub mod jobs;
-pub(crate) mod params;
+pub mod params;
 pub mod plans;
 pub mod profile;
 pub mod progress;
@@ -127,7 +127,7 @@ impl App {
 }
 
 /// An id from the path or the body, checked before it becomes part of a store key.
-pub(crate) fn checked_id<'a>(id: &'a str, field: &'static str) -> Result<&'a str, AppError> {
+pub fn checked_id<'a>(id: &'a str, field: &'static str) -> Result<&'a str, AppError> {
     if crate::context::is_valid_id(id) {
         Ok(id)
     } else {
@@ -141,7 +141,7 @@ pub(crate) fn checked_id<'a>(id: &'a str, field: &'static str) -> Result<&'a str
     }
 }
 
-pub(crate) fn invalid(message: &str, field: impl Into<Cow<'static, str>>) -> AppError {
+pub fn invalid(message: &str, field: impl Into<Cow<'static, str>>) -> AppError {
     AppError::new(ErrorCode::ValidationError, message).field(field)
 }
 
