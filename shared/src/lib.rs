@@ -1,5 +1,7 @@
-//! `coach`: the shared brain of the strength-coach backend. Every lane binary is a thin adapter
-//! over this crate; a request's context is a value passed down, never global state.
+//! `coach`: the strength-coach backend as one library. This crate holds the adapters (the
+//! lanes, the HTTP edge `api`, `config`, `secrets`) and re-exports the crates below them: the
+//! pure core, the ports and the application. Every lane binary is a thin adapter over it; a
+//! request's context is a value passed down, never global state.
 
 // The pure core is its own crate (no I/O dependency); re-exported so that `crate::domain::…`
 // and `coach::domain::…` name it as before.

@@ -181,12 +181,40 @@ impl Emitter {
 mod tests {
     use std::collections::BTreeMap;
 
-    use serde_json::json;
-
     use super::*;
+    use crate::app::buttons::ButtonAnswer;
+    use crate::domain::artifact::{Artifact, Proposal};
+    use crate::domain::coaching::Memory;
+
+    /// Which variant an event is. A new variant does not compile until it has a number here,
+    /// and the test below fails until `every_event` has one of it and `VARIANTS` counts it.
+    fn variant(e: &StreamEvent) -> usize {
+        match e {
+            StreamEvent::Route { .. } => 0,
+            StreamEvent::Message { .. } => 1,
+            StreamEvent::Status { .. } => 2,
+            StreamEvent::ToolStart { .. } => 3,
+            StreamEvent::ToolEnd { .. } => 4,
+            StreamEvent::Artifact(_) => 5,
+            StreamEvent::Clarification { .. } => 6,
+            StreamEvent::Result(_) => 7,
+            StreamEvent::Heartbeat => 8,
+            StreamEvent::Error { .. } => 9,
+            StreamEvent::Done { .. } => 10,
+        }
+    }
+    const VARIANTS: usize = 11;
 
     /// One of each event, as the code builds them.
     fn every_event() -> Vec<StreamEvent> {
+        let now = Utc::now();
+        let memory = Memory {
+            id: "m1".into(),
+            text: "Left knee: no deep lunges".into(),
+            kind: Some("injury".into()),
+            created_at: now,
+            retired_at: None,
+        };
         vec![
             StreamEvent::Route {
                 lane: "slow",
@@ -210,16 +238,18 @@ mod tests {
                 args: None,
                 result: None,
             },
-            StreamEvent::Artifact(StreamEvent::fields(
-                json!({"artifact_id": "a1", "kind": "template", "status": "proposed"}),
-            )),
+            // A proposal and a button's answer as the code builds them.
+            StreamEvent::Artifact(StreamEvent::fields(crate::app::proposals::view(
+                &Artifact::new(Proposal::MemoryRetirement { memory }, None, now),
+                now,
+            ))),
             StreamEvent::Clarification {
                 id: "clarify-3".into(),
                 question: "Delete the workout?".into(),
                 options: vec!["Yes, delete it".into(), "No".into()],
             },
             StreamEvent::Result(StreamEvent::fields(
-                json!({"success": true, "action": "NULL"}),
+                ButtonAnswer::Null.to_envelope(crate::router::Intent::MonitorState),
             )),
             StreamEvent::Heartbeat,
             StreamEvent::error("QUOTA_EXCEEDED", "You've used today's coaching allowance."),
@@ -243,6 +273,31 @@ mod tests {
             .collect()
     }
 
+    /// The fields a schema requires of an object: its own `required`, and those of the schemas
+    /// its `allOf` names (an artifact event is an `Artifact` with a `type`).
+    fn required<'s>(spec: &'s str, name: &str) -> Vec<&'s str> {
+        let lines = schema(spec, name);
+        let list = |l: &&'s str| {
+            l.trim()
+                .strip_prefix("required: [")
+                .and_then(|r| r.split_once(']'))
+                .map(|(inside, _)| inside.split(',').map(str::trim).collect::<Vec<_>>())
+        };
+        let mut out = lines.iter().find_map(list).unwrap_or_default();
+        for l in &lines {
+            if let Some(r) = l.trim().strip_prefix("- $ref: '#/components/schemas/") {
+                let parent = r.trim_end_matches('\'');
+                out.extend(
+                    schema(spec, parent)
+                        .iter()
+                        .find_map(list)
+                        .unwrap_or_default(),
+                );
+            }
+        }
+        out
+    }
+
     /// The stream's events are the spec's `StreamEvent`s: the same types, each sent with the
     /// fields its schema requires. A new event, or a renamed one, fails here until both agree.
     #[test]
@@ -258,6 +313,13 @@ mod tests {
             })
             .collect();
         let events = every_event();
+        let mut seen: Vec<usize> = events.iter().map(variant).collect();
+        seen.sort_unstable();
+        assert_eq!(
+            seen,
+            (0..VARIANTS).collect::<Vec<_>>(),
+            "one event of each variant"
+        );
         let kinds: Vec<&str> = events.iter().map(StreamEvent::kind).collect();
         assert_eq!(
             kinds
@@ -270,13 +332,7 @@ mod tests {
         for e in &events {
             let json: serde_json::Value = serde_json::from_str(&e.to_json()).unwrap();
             assert_eq!(json["type"], e.kind());
-            let lines = schema(spec, mapping[e.kind()]);
-            let required = lines
-                .iter()
-                .find_map(|l| l.trim().strip_prefix("required: ["))
-                .and_then(|r| r.split_once(']'))
-                .map(|(inside, _)| inside.split(',').map(str::trim).collect::<Vec<_>>())
-                .unwrap_or_default();
+            let required = required(spec, mapping[e.kind()]);
             assert!(
                 !required.is_empty(),
                 "{}: no required fields read",

@@ -629,3 +629,49 @@ pub fn done_event(intent: Option<Intent>, started: Instant, out: &Outcome) -> St
         }),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn calls(names: &[&str]) -> Vec<crate::llm::ToolCall> {
+        names
+            .iter()
+            .map(|n| crate::llm::ToolCall {
+                id: format!("c-{n}"),
+                provider_id: false,
+                name: n.to_string(),
+                args: json!({}),
+                signature: None,
+                malformed: None,
+            })
+            .collect()
+    }
+
+    /// What the lifter reads while tools run, from the tools' table: drafting when one proposes
+    /// (retiring a memory is a proposal the lifter confirms), updating when one changes the
+    /// workout, checking otherwise; each thing named once.
+    #[test]
+    fn the_status_line_says_what_the_tools_do() {
+        assert_eq!(
+            status_text(&calls(&["exercise_progress", "training_set_query"])),
+            "Checking your progress…"
+        );
+        assert_eq!(
+            status_text(&calls(&["exercise_search", "propose_routine"])),
+            "Drafting the exercise catalog and a proposal…"
+        );
+        assert_eq!(
+            status_text(&calls(&["retire_memory"])),
+            "Drafting your notes…"
+        );
+        assert_eq!(
+            status_text(&calls(&["workout_state", "log_set"])),
+            "Updating your workout…"
+        );
+        assert_eq!(
+            status_text(&calls(&["list_memories", "no_such_tool"])),
+            "Checking your notes and your data…"
+        );
+    }
+}

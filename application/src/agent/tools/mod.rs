@@ -554,6 +554,11 @@ mod tests {
         );
         assert_eq!(run_groups(&[]), Vec::<std::ops::Range<usize>>::new());
         assert!(!is_read_only("save_memory") && !is_read_only("propose_routine"));
+        // Listing memories only reads: it runs with the other reads.
+        assert_eq!(
+            run_groups(&["list_memories", "exercise_progress", "retire_memory"]),
+            vec![0..2, 2..3]
+        );
     }
 
     #[test]
