@@ -19,6 +19,7 @@ use chrono::{DateTime, NaiveDate, Utc};
 use serde_json::{Value, json};
 
 use crate::analysis::{card, review};
+use crate::domain::profile::Profile;
 use crate::llm::Usage;
 use crate::push::Push;
 use crate::queue::{FanOut, Job, JobQueue, Message};
@@ -125,7 +126,12 @@ impl Worker {
             Claim::Done => return Ok(Report::Duplicate),
             Claim::Busy => return Err(JobError::Busy),
         };
-        let result = self.execute(job, &sk, &run, sent, now, false).await;
+        let sink = Sink::Commit {
+            sk: &sk,
+            run: &run,
+            sent,
+        };
+        let result = self.execute(job, &sink, now).await;
         if result.is_err() {
             // Give the claim back so the redelivery need not wait for the lease.
             if let Err(e) = self.store.release_job(user, &sk, &run).await {
@@ -278,20 +284,19 @@ impl Worker {
 
     /// Computes a job's output without claiming or writing anything (`--dry-run`).
     pub async fn dry_run(&self, job: &Job, now: DateTime<Utc>) -> Result<Value, JobError> {
-        match self.execute(job, "", "", now, now, true).await? {
+        match self.execute(job, &Sink::DryRun, now).await? {
             Report::Done(v, _) => Ok(v),
             Report::Duplicate | Report::AccountDeleted => Ok(Value::Null),
         }
     }
 
+    /// Works out a job's outputs and writes them through `sink`: each job decides what to
+    /// write, and the sink decides whether anything is written.
     async fn execute(
         &self,
         job: &Job,
-        sk: &str,
-        run: &str,
-        sent: DateTime<Utc>,
+        sink: &Sink<'_>,
         now: DateTime<Utc>,
-        dry: bool,
     ) -> Result<Report, JobError> {
         let user = job.user();
         let parts = Parts {
@@ -300,65 +305,19 @@ impl Worker {
             ..Parts::default()
         };
         let state = self.store.user_state(user, parts, None, now).await?;
-        let profile = state.profile.clone().unwrap_or_default();
-        let tz = notify::timezone(&profile);
-        // Writes the outputs with the job's completion; a dry run writes nothing.
-        let finish = async |outputs: &[Output<'_>]| -> Result<bool, StoreError> {
-            if dry {
-                return Ok(true);
-            }
-            self.store
-                .finish_job(user, sk, run, outputs, sent, now)
-                .await
+        let profile = state.profile.unwrap_or_default();
+        let lifter = Lifter {
+            user,
+            tz: notify::timezone(&profile),
+            profile,
+            last_notified: state.last_notified,
         };
         match job {
             Job::WorkoutCompleted { workout_id, .. } => {
-                let history = self.store.completed_workouts(user).await?;
-                let w = history
-                    .iter()
-                    .find(|w| &w.id == workout_id)
-                    .ok_or_else(|| {
-                        JobError::Invalid(format!("no completed workout '{workout_id}'"))
-                    })?;
-                // The monitor's all-time records: raised here, where a failure is retried.
-                if !dry {
-                    self.store
-                        .raise_bests(user, std::slice::from_ref(w))
-                        .await?;
-                }
-                let mut c = card::post_workout_card(w, &history, &profile, tz, now);
-                let (source, tokens) =
-                    super::card_summary::summarise(self.model.as_ref(), &mut c).await;
-                c.summary_source = source.as_str().into();
-                let out = json!(c);
-                if !finish(&[Output::Insight {
-                    id: &c.id,
-                    card: &out,
-                    at: w.started_at,
-                }])
-                .await?
-                {
-                    return Err(JobError::Busy);
-                }
-                Ok(Report::Done(out, tokens))
+                self.post_workout_card(&lifter, workout_id, sink, now).await
             }
             Job::WeeklyReview { week_ending, .. } => {
-                let (from, to) = review::window(*week_ending, tz);
-                let history = self
-                    .store
-                    .completed_workouts_between(user, from, to)
-                    .await?;
-                let r = review::weekly_review(&history, *week_ending, &profile, tz, now);
-                let out = json!(r);
-                if !finish(&[Output::Review {
-                    id: &r.id,
-                    review: &out,
-                }])
-                .await?
-                {
-                    return Err(JobError::Busy);
-                }
-                Ok(Report::Done(out, Usage::default()))
+                self.weekly_review(&lifter, *week_ending, sink, now).await
             }
             Job::HealthMetricChanged {
                 metric,
@@ -367,78 +326,13 @@ impl Worker {
                 observed_at,
                 ..
             } => {
-                let dsk = health_sk(*observed_at, metric);
-                if !dry && let Some(d) = self.store.health_decision(user, &dsk).await? {
-                    // Decided by a run that crashed before marking the job done: finish it.
-                    if !finish(&[]).await? {
-                        return Err(JobError::Busy);
-                    }
-                    return Ok(Report::Done(d, Usage::default()));
-                }
-                let a = health::assess(metric, *value, *baseline, &profile);
-                let gate = if a.significant {
-                    Some(notify::gate(&profile, a.priority, state.last_notified, now))
-                } else {
-                    None
+                let reading = Reading {
+                    metric,
+                    value: *value,
+                    baseline: *baseline,
+                    observed_at: *observed_at,
                 };
-                let notification = match (&gate, &a.message) {
-                    (Some(Ok(())), Some(message)) => Some(Notification {
-                        id: format!(
-                            "n-{}",
-                            dsk.trim_start_matches("HEALTH#").replace([':', '#'], "-")
-                        ),
-                        message: message.clone(),
-                        priority: a.priority,
-                        source: "health_metric".into(),
-                        channel: "push".into(),
-                        created_at: now,
-                    }),
-                    _ => None,
-                };
-                let decision = |sent: Option<&Notification>, suppressed: Option<&str>| {
-                    json!({
-                        "metric": metric, "value": value, "baseline": baseline,
-                        "observed_at": observed_at, "assessment": a,
-                        "sent": sent.is_some(),
-                        "notification_id": sent.map(|n| n.id.clone()),
-                        "suppressed": suppressed,
-                        "decided_at": now,
-                    })
-                };
-                let suppressed = match &gate {
-                    Some(Err(why)) => Some(why.as_str()),
-                    _ => None,
-                };
-                let d = decision(notification.as_ref(), suppressed);
-                let done = finish(&[Output::Health {
-                    sk: dsk.clone(),
-                    decision: &d,
-                    notification: notification.as_ref(),
-                }])
-                .await?;
-                if done {
-                    if let Some(n) = notification.as_ref().filter(|_| !dry) {
-                        // After the commit: at most one publish per job (see `push`).
-                        if let Err(e) = self.push.publish(user, n).await {
-                            tracing::warn!(error = %e, notification_id = %n.id, "push not delivered; the notification stays in the app's list");
-                        }
-                    }
-                    return Ok(Report::Done(d, Usage::default()));
-                }
-                if notification.is_some() {
-                    // Another notification took the 4-hour lock meanwhile: record that instead.
-                    let d = decision(None, Some(notify::Suppressed::RateLimited.as_str()));
-                    if finish(&[Output::Health {
-                        sk: dsk,
-                        decision: &d,
-                        notification: None,
-                    }])
-                    .await?
-                    {
-                        return Ok(Report::Done(d, Usage::default()));
-                    }
-                }
-                Err(JobError::Busy)
+                self.health_decision(&lifter, &reading, sink, now).await
             }
             Job::DeleteAccount { .. } => {
                 // Only a dry run gets here (`run` deletes without a claim): what it would delete.
@@ -450,6 +344,210 @@ impl Worker {
             }
         }
     }
+
+    /// Writes `outputs` with the job's completion (false: another run holds the job); a dry run
+    /// writes nothing.
+    async fn finish(
+        &self,
+        user: &str,
+        sink: &Sink<'_>,
+        outputs: &[Output<'_>],
+        now: DateTime<Utc>,
+    ) -> Result<bool, StoreError> {
+        match sink {
+            Sink::DryRun => Ok(true),
+            Sink::Commit { sk, run, sent } => {
+                self.store
+                    .finish_job(user, sk, run, outputs, *sent, now)
+                    .await
+            }
+        }
+    }
+
+    /// The insight card after a completed workout (and the lifter's all-time records raised).
+    async fn post_workout_card(
+        &self,
+        lifter: &Lifter<'_>,
+        workout_id: &str,
+        sink: &Sink<'_>,
+        now: DateTime<Utc>,
+    ) -> Result<Report, JobError> {
+        let user = lifter.user;
+        let history = self.store.completed_workouts(user).await?;
+        let w = history
+            .iter()
+            .find(|w| w.id == workout_id)
+            .ok_or_else(|| JobError::Invalid(format!("no completed workout '{workout_id}'")))?;
+        // The monitor's all-time records: raised here, where a failure is retried.
+        if sink.writes() {
+            self.store
+                .raise_bests(user, std::slice::from_ref(w))
+                .await?;
+        }
+        let mut c = card::post_workout_card(w, &history, &lifter.profile, lifter.tz, now);
+        let (source, tokens) = super::card_summary::summarise(self.model.as_ref(), &mut c).await;
+        c.summary_source = source.as_str().into();
+        let out = json!(c);
+        let card = Output::Insight {
+            id: &c.id,
+            card: &out,
+            at: w.started_at,
+        };
+        if !self.finish(user, sink, &[card], now).await? {
+            return Err(JobError::Busy);
+        }
+        Ok(Report::Done(out, tokens))
+    }
+
+    /// The review of the week ending `week_ending` (a Sunday, in the lifter's timezone).
+    async fn weekly_review(
+        &self,
+        lifter: &Lifter<'_>,
+        week_ending: NaiveDate,
+        sink: &Sink<'_>,
+        now: DateTime<Utc>,
+    ) -> Result<Report, JobError> {
+        let (from, to) = review::window(week_ending, lifter.tz);
+        let history = self
+            .store
+            .completed_workouts_between(lifter.user, from, to)
+            .await?;
+        let r = review::weekly_review(&history, week_ending, &lifter.profile, lifter.tz, now);
+        let out = json!(r);
+        let review = Output::Review {
+            id: &r.id,
+            review: &out,
+        };
+        if !self.finish(lifter.user, sink, &[review], now).await? {
+            return Err(JobError::Busy);
+        }
+        Ok(Report::Done(out, Usage::default()))
+    }
+
+    /// What to do about a health reading that departed from the lifter's baseline: the
+    /// assessment, and a notification when it matters and the gate lets it through (pushed
+    /// after the commit, at most once).
+    async fn health_decision(
+        &self,
+        lifter: &Lifter<'_>,
+        reading: &Reading<'_>,
+        sink: &Sink<'_>,
+        now: DateTime<Utc>,
+    ) -> Result<Report, JobError> {
+        let (user, profile) = (lifter.user, &lifter.profile);
+        let Reading {
+            metric,
+            value,
+            baseline,
+            observed_at,
+        } = *reading;
+        let dsk = health_sk(observed_at, metric);
+        if sink.writes()
+            && let Some(d) = self.store.health_decision(user, &dsk).await?
+        {
+            // Decided by a run that crashed before marking the job done: finish it.
+            if !self.finish(user, sink, &[], now).await? {
+                return Err(JobError::Busy);
+            }
+            return Ok(Report::Done(d, Usage::default()));
+        }
+        // Decide first.
+        let a = health::assess(metric, value, baseline, profile);
+        let gate = a
+            .significant
+            .then(|| notify::gate(profile, a.priority, lifter.last_notified, now));
+        let notification = match (&gate, &a.message) {
+            (Some(Ok(())), Some(message)) => Some(Notification {
+                id: format!(
+                    "n-{}",
+                    dsk.trim_start_matches("HEALTH#").replace([':', '#'], "-")
+                ),
+                message: message.clone(),
+                priority: a.priority,
+                source: "health_metric".into(),
+                channel: "push".into(),
+                created_at: now,
+            }),
+            _ => None,
+        };
+        let suppressed = match &gate {
+            Some(Err(why)) => Some(why.as_str()),
+            _ => None,
+        };
+        // Then say it.
+        let decision = |sent: Option<&Notification>, suppressed: Option<&str>| {
+            json!({
+                "metric": metric, "value": value, "baseline": baseline,
+                "observed_at": observed_at, "assessment": a,
+                "sent": sent.is_some(),
+                "notification_id": sent.map(|n| n.id.clone()),
+                "suppressed": suppressed,
+                "decided_at": now,
+            })
+        };
+        let d = decision(notification.as_ref(), suppressed);
+        let output = Output::Health {
+            sk: dsk.clone(),
+            decision: &d,
+            notification: notification.as_ref(),
+        };
+        if self.finish(user, sink, &[output], now).await? {
+            if let Some(n) = notification.as_ref().filter(|_| sink.writes()) {
+                // After the commit: at most one publish per job (see `push`).
+                if let Err(e) = self.push.publish(user, n).await {
+                    tracing::warn!(error = %e, notification_id = %n.id, "push not delivered; the notification stays in the app's list");
+                }
+            }
+            return Ok(Report::Done(d, Usage::default()));
+        }
+        if notification.is_some() {
+            // Another notification took the 4-hour lock meanwhile: record that instead.
+            let d = decision(None, Some(notify::Suppressed::RateLimited.as_str()));
+            let output = Output::Health {
+                sk: dsk,
+                decision: &d,
+                notification: None,
+            };
+            if self.finish(user, sink, &[output], now).await? {
+                return Ok(Report::Done(d, Usage::default()));
+            }
+        }
+        Err(JobError::Busy)
+    }
+}
+
+/// Where a job's outputs go: written with the job's completion under its claim, or (a dry run,
+/// `devstack job --dry-run`) nowhere.
+enum Sink<'a> {
+    Commit {
+        sk: &'a str,
+        run: &'a str,
+        sent: DateTime<Utc>,
+    },
+    DryRun,
+}
+
+impl Sink<'_> {
+    fn writes(&self) -> bool {
+        matches!(self, Sink::Commit { .. })
+    }
+}
+
+/// The lifter a job is about, as its outputs need them.
+struct Lifter<'a> {
+    user: &'a str,
+    profile: Profile,
+    tz: chrono_tz::Tz,
+    last_notified: Option<DateTime<Utc>>,
+}
+
+/// A health reading and the lifter's own baseline for it.
+#[derive(Clone, Copy)]
+struct Reading<'a> {
+    metric: &'a str,
+    value: f64,
+    baseline: f64,
+    observed_at: DateTime<Utc>,
 }
 
 #[cfg(test)]
