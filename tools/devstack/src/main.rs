@@ -499,3 +499,127 @@ async fn load_fast(
         Err(format!("{} errors", report.errors.len()))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parses(args: &[&str]) -> Command {
+        let argv = std::iter::once("devstack").chain(args.iter().copied());
+        match Cli::try_parse_from(argv) {
+            Ok(cli) => cli.command,
+            Err(e) => panic!("{args:?}: {e}"),
+        }
+    }
+
+    /// The command lines the scripts, the Makefile, the tests and the docs use still parse, to
+    /// what they mean.
+    #[test]
+    fn the_callers_command_lines_parse() {
+        assert!(matches!(
+            parses(&["replay", "--unit", "lb", "a.csv", "b.csv"]),
+            Command::Replay { files } if files == ["--unit", "lb", "a.csv", "b.csv"]
+        ));
+        assert!(matches!(
+            parses(&["coldstart", "--runs", "40", "--env", "SLOW_MODEL=x", "--env", "K=V=W", "bare", "fast"]),
+            Command::Coldstart { runs: 40, env, bins }
+                if env == [("SLOW_MODEL".into(), "x".into()), ("K".into(), "V=W".into())]
+                    && bins.len() == 2
+        ));
+        assert!(matches!(
+            parses(&["job", "--dry-run", r#"{"type":"weekly_review_fanout"}"#]),
+            Command::Job { dry_run: true, message } if message.starts_with('{')
+        ));
+        assert!(matches!(
+            parses(&["eval", "--base", "http://127.0.0.1:9000", "--only", "progress,pound", "--k", "4"]),
+            Command::Eval { k: 4, only: Some(o), .. } if o == "progress,pound"
+        ));
+        assert!(matches!(
+            parses(&[
+                "import-strong",
+                "--user",
+                "u",
+                "--file",
+                "f.csv",
+                "--tz",
+                "Europe/Berlin",
+                "--unit",
+                "lb"
+            ]),
+            Command::ImportStrong {
+                tz: Some(chrono_tz::Europe::Berlin),
+                unit: Some(Unit::Lb),
+                ..
+            }
+        ));
+        assert!(matches!(
+            parses(&[
+                "strong-sample",
+                "--rows",
+                "5000",
+                "--last-day",
+                "2026-11-20"
+            ]),
+            Command::StrongSample {
+                rows: 5000,
+                last_day: Some(_)
+            }
+        ));
+        assert!(matches!(
+            parses(&[
+                "load-fast",
+                "--procs",
+                "2",
+                "--commands",
+                "10",
+                "--users",
+                "2",
+                "target/release/fast"
+            ]),
+            Command::LoadFast {
+                procs: 2,
+                commands: 10,
+                users: 2,
+                ..
+            }
+        ));
+        assert!(matches!(
+            parses(&["init-profile", "--child"]),
+            Command::InitProfile { child: true, .. }
+        ));
+        assert!(matches!(
+            parses(&["chat", "--base", "http://x"]),
+            Command::Chat { url, .. } if url == "http://x"
+        ));
+        assert!(matches!(
+            parses(&["coaching", "--split", "all"]),
+            Command::Coaching { .. }
+        ));
+        assert!(matches!(parses(&["setup"]), Command::Setup));
+    }
+
+    /// What cannot mean anything is refused with a message, before anything runs.
+    #[test]
+    fn nonsense_is_refused() {
+        for args in [
+            &["smoke", "--url", "http://x"][..],
+            &["smoke", "--url", "x", "--token", "t", "--user", "u"],
+            &["coldstart", "only-one-binary"],
+            &[
+                "import-strong",
+                "--user",
+                "u",
+                "--file",
+                "f",
+                "--unit",
+                "stone",
+            ],
+            &["e2e", "--n", "many", "--url", "x"],
+            &["replay"],
+            &["no-such-command"],
+        ] {
+            let argv = std::iter::once("devstack").chain(args.iter().copied());
+            assert!(Cli::try_parse_from(argv).is_err(), "{args:?}");
+        }
+    }
+}
