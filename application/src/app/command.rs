@@ -4,7 +4,8 @@
 //! the stream both call [`run`].
 
 use chrono::{DateTime, Duration, Utc};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 
 use super::active::{Edit, EditRead, EditRequest, edit_active, replay_record};
 use crate::analysis::history::LOOKBACK_WEEKS;
@@ -19,7 +20,7 @@ use crate::store::Store;
 
 /// What a command came to.
 #[allow(clippy::large_enum_variant)] // one per request, as `CommandData`
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub enum Outcome {
     /// The answer: what the copilot says and the state it shows.
     Answer {
@@ -27,31 +28,68 @@ pub enum Outcome {
         text: String,
         data: CommandData,
     },
-    /// A retried request (same `corr`): the first answer, exactly as it was sent.
-    Replay { status: u16, body: String },
+    /// A retried request (same `corr`): the first answer, as it was stored.
+    Replay(Reply),
 }
 
-/// The FAST lane's answer body, `{lane, intent, text, data}`, borrowed: rendering it copies
-/// nothing (the workout state in `data` can be large).
-#[derive(Serialize)]
-struct AnswerBody<'a> {
-    lane: &'static str,
-    intent: &'static str,
-    text: &'a str,
-    data: &'a CommandData,
+/// A command's answer in the shape the app reads (`CopilotReply`): what `/v1/copilot` sends, what
+/// a sync result holds, and what a `corr` record keeps. A replay reads the record back into this
+/// type, its `data` untouched (the state the first answer showed, byte for byte), so the
+/// adapters render a replay as they render a first answer. Records are this type's JSON.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Reply<D = Box<RawValue>> {
+    /// Always `fast`: the lane that answers commands.
+    pub lane: Lane,
+    pub intent: Intent,
+    pub text: String,
+    pub data: D,
 }
 
-impl Outcome {
-    /// The FAST lane's answer as JSON text: what the route sends and what a `corr` replays.
-    pub fn render_answer(intent: Intent, text: &str, data: &CommandData) -> String {
-        let body = AnswerBody {
-            lane: "fast",
-            intent: intent.as_str(),
-            text,
+impl<'a> Reply<&'a CommandData> {
+    /// A first answer, borrowed: rendering it copies nothing (the workout state in `data` can be
+    /// large).
+    pub fn of(intent: Intent, text: &str, data: &'a CommandData) -> Self {
+        Reply {
+            lane: Lane::Fast,
+            intent,
+            text: text.to_string(),
             data,
-        };
+        }
+    }
+
+    /// The answer as JSON text.
+    pub fn to_json(&self) -> String {
         // Plain structs with string keys always serialise; the fallback is never reached.
-        serde_json::to_string(&body).unwrap_or_else(|_| "{}".into())
+        serde_json::to_string(self).unwrap_or_else(|_| "{}".into())
+    }
+
+    /// The answer with its data rendered, as a sync result holds it.
+    pub fn owned(&self) -> Reply {
+        Reply {
+            lane: self.lane,
+            intent: self.intent,
+            text: self.text.clone(),
+            // As above: a plain struct always serialises.
+            data: serde_json::value::to_raw_value(self.data)
+                .unwrap_or_else(|_| RawValue::NULL.to_owned()),
+        }
+    }
+}
+
+impl Reply {
+    /// The answer a `corr` record keeps (records written before this type held the same JSON).
+    pub fn from_record(corr: &str, body: &str) -> Result<Reply, AppError> {
+        serde_json::from_str(body).map_err(|e| {
+            AppError::new(
+                ErrorCode::Internal,
+                format!("the answer stored for corr '{corr}' could not be read: {e}"),
+            )
+        })
+    }
+
+    /// The answer as JSON text.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).unwrap_or_else(|_| "{}".into())
     }
 }
 
@@ -97,10 +135,8 @@ pub async fn run(
                 ));
             }
             crate::telemetry::record(|log| log.outcome = "replayed");
-            return Ok(Edit::Answer(Outcome::Replay {
-                status: rec.status,
-                body: rec.body.clone(),
-            }));
+            let first = Reply::from_record(&rec.corr, &rec.body)?;
+            return Ok(Edit::Answer(Outcome::Replay(first)));
         }
         let workout = read.workout()?.map(|v| &v.value);
         let history = history_for(store, ctx, cmd, workout).await?;
@@ -125,7 +161,7 @@ pub async fn run(
                 replay_record(
                     corr,
                     fingerprint,
-                    Outcome::render_answer(intent, &text, &data),
+                    Reply::of(intent, &text, &data).to_json(),
                     read.now,
                 )
             })
@@ -251,6 +287,26 @@ pub(crate) fn fingerprint(intent: Intent, text: &str, workout_id: Option<&str>) 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_stored_answer_reads_back_as_it_was_sent() {
+        // As the FAST lane wrote records before they were typed: keys out of order on purpose.
+        let old = r#"{"lane":"fast","intent":"LOG_SET","text":"Bench 100 kg x 8 logged.","data":{"workout_id":"w1","unit":"kg","time_source":"client","logged":{"reps":8}}}"#;
+        let first = Reply::from_record("c1", old).unwrap();
+        assert_eq!((first.lane, first.intent), (Lane::Fast, Intent::LogSet));
+        assert_eq!(first.to_json(), old);
+
+        let fresh = Reply::of(Intent::MonitorSkip, "", &CommandData::Nothing {});
+        assert_eq!(
+            fresh.to_json(),
+            r#"{"lane":"fast","intent":"MONITOR_SKIP","text":"","data":{}}"#
+        );
+        assert_eq!(fresh.owned().to_json(), fresh.to_json());
+
+        let e = Reply::from_record("c2", r#"{"lane":"fast","intent":"LIFT"}"#).unwrap_err();
+        assert_eq!(e.code, ErrorCode::Internal);
+        assert!(e.message.contains("corr 'c2'"), "{}", e.message);
+    }
 
     #[test]
     fn fingerprint_ignores_case_but_not_the_command() {

@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::active::{Edit, EditFailed, EditRead, EditRequest, edit_active, replay_record};
-use super::command::{self, Outcome, Step};
+use super::command::{self, Reply, Step};
 use super::params::read;
 use super::{App, checked_id, invalid};
 use crate::app::error::{AppError, ErrorCode};
@@ -148,7 +148,7 @@ pub struct SyncResult {
     /// or `replayed` (its corr was applied before: the answer is the first one).
     pub status: &'static str,
     /// The command's answer, as `/v1/copilot` gives it.
-    pub answer: Value,
+    pub answer: Reply,
 }
 
 /// The batch's answer: each command's result in order, and the workout's version after it.
@@ -208,7 +208,7 @@ impl App {
                     results.push(SyncResult {
                         corr: c.corr.clone(),
                         status: "replayed",
-                        answer: serde_json::from_str(&rec.body).unwrap_or(Value::Null),
+                        answer: Reply::from_record(&c.corr, &rec.body)?,
                     });
                     continue;
                 }
@@ -248,11 +248,12 @@ impl App {
                 if let Some(w) = &changed {
                     workouts::validate(w).map_err(|l| refused(AppError::from(l)))?;
                 }
-                let body = Outcome::render_answer(intent, &text, &data);
+                let reply = Reply::of(intent, &text, &data);
                 let status = match changed {
                     Some(w) => {
                         workout = w;
-                        records.push(replay_record(&c.corr, &fingerprint, body.clone(), read.now));
+                        let body = reply.to_json();
+                        records.push(replay_record(&c.corr, &fingerprint, body, read.now));
                         "applied"
                     }
                     None => "unchanged",
@@ -260,7 +261,7 @@ impl App {
                 results.push(SyncResult {
                     corr: c.corr.clone(),
                     status,
-                    answer: serde_json::from_str(&body).unwrap_or(Value::Null),
+                    answer: reply.owned(),
                 });
             }
             let answer = |version| Synced {

@@ -7,7 +7,7 @@ use std::time::Instant;
 use lambda_http::{Body, Request, Response};
 
 use crate::api::{self, ApiError, ErrorCode};
-use crate::app::command;
+use crate::app::command::{self, Reply};
 use crate::config::Config;
 use crate::context::AuthMode;
 use crate::router::{self, Intent};
@@ -79,9 +79,11 @@ impl FastLane {
         crate::telemetry::record(|log| log.intent = route.intent.map(Intent::as_str));
         crate::telemetry::record(|log| log.matched_rule = Some(route.matched_rule));
         Ok(match command::run(&self.store, &ctx, text, route).await? {
-            command::Outcome::Answer { intent, text, data } => reply(intent, &text, &data),
-            command::Outcome::Replay { status, body } => {
-                let mut resp = api::json_response(status, &body);
+            command::Outcome::Answer { intent, text, data } => {
+                api::json_response(200, &Reply::of(intent, &text, &data).to_json())
+            }
+            command::Outcome::Replay(first) => {
+                let mut resp = api::json_response(200, &first.to_json());
                 resp.headers_mut().insert(
                     "idempotent-replay",
                     lambda_http::http::HeaderValue::from_static("true"),
@@ -90,8 +92,4 @@ impl FastLane {
             }
         })
     }
-}
-
-fn reply(intent: Intent, text: &str, data: &crate::skills::copilot::CommandData) -> Response<Body> {
-    api::json_response(200, &command::Outcome::render_answer(intent, text, data))
 }

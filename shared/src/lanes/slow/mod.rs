@@ -236,19 +236,11 @@ fn command_events(outcome: command::Outcome) -> Vec<StreamEvent> {
             };
             std::iter::once(message).chain(asked).collect()
         }
-        command::Outcome::Replay { status, body } => {
-            let first: Value = serde_json::from_str(&body).unwrap_or(Value::Null);
-            let text = |v: &Value| v.as_str().unwrap_or_default().to_string();
-            // Only answers that changed the workout are stored (200); an error would be told as one.
-            if status >= 400 {
-                return vec![StreamEvent::error(
-                    text(&first["error"]["code"]),
-                    text(&first["error"]["message"]),
-                )];
-            }
+        command::Outcome::Replay(first) => {
+            let data = serde_json::from_str(first.data.get()).unwrap_or(Value::Null);
             vec![StreamEvent::Message {
-                text: text(&first["text"]),
-                data: Some(first["data"].clone()),
+                text: first.text,
+                data: Some(data),
             }]
         }
     }
