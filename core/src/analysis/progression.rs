@@ -29,7 +29,7 @@ use crate::domain::strength::{
     Lift, e1rm, effective_rir, is_working_result, pct_1rm, reps_at, round_load, round1, same_family,
 };
 use crate::domain::units::{Unit, format_weight};
-use crate::domain::workout::Workout;
+use crate::domain::workout::{ExerciseInstance, Workout};
 
 /// RIR a prescription aims for when nothing asks otherwise.
 pub const DEFAULT_TARGET_RIR: u32 = 2;
@@ -331,7 +331,9 @@ pub fn prescribe(
 }
 
 /// [`prescribe`] with what the lifter's history says about them already learned (a plan of
-/// many exercises learns it once).
+/// many exercises learns it once). Reads the lift's sessions, decides, adjusts the decision for
+/// time away, finds the reps every set should reach and the ceiling of what the lifter has
+/// shown, and only then says why.
 pub fn prescribe_for(
     lifter: &Lifter,
     history: &[Workout],
@@ -341,15 +343,197 @@ pub fn prescribe_for(
     profile: &Profile,
     now: DateTime<Utc>,
 ) -> Option<Prescription> {
-    let all: Vec<_> = sessions_with(history, exercise_id, DateTime::<Utc>::MIN_UTC)
-        .into_iter()
-        .filter(|(w, _)| w.started_at <= now)
-        .collect();
-    let newest_any = all.first()?.0.started_at;
-    // A session above the slot's reps at a load at least as hard as the slot's newest is the
-    // slot outgrown (90 × 14 after 90 × 12 in an 8–10 slot), not a light day of another slot:
-    // it stays in, or a lifter who does more reps than the range at the same load would be
-    // read from their last session inside it for ever.
+    let r = Reading::of(history, exercise_id, exercise, target, profile, now)?;
+    let decision = after_a_break(&r, decide(&r)?);
+    let (reps, floor) = every_set_floor(&r, &decision, lifter, history, exercise_id, now);
+    let capped = cap_at_shown(&r, decision.kg, floor);
+    let rationale = rationale(&r, &decision, reps, floor, capped, now);
+    Some(Prescription {
+        exercise_id: exercise_id.to_string(),
+        weight_kg: (capped.unwrap_or(decision.kg) * 1e6).round() / 1e6,
+        reps,
+        floor_reps: floor,
+        rir: target.rir,
+        step: decision.step,
+        last_kg: r.top.kg,
+        last_reps: r.top.first_reps,
+        last_rir: r.effort,
+        last_done: r.latest.started_at,
+        days_since: r.days_since,
+        detraining: r.detraining,
+        sessions: r.count,
+        rationale,
+        basis: r.sets.iter().map(LoggedSet::basis).collect(),
+    })
+}
+
+type Session<'a> = (&'a Workout, Vec<&'a ExerciseInstance>);
+
+/// What the history says about the lift at the target, read once: the decision and its
+/// rationale are read from it.
+struct Reading<'a> {
+    target: RepTarget,
+    /// The sessions the progression reads, newest first: those at the target's rep slot, else
+    /// (`converting`) every session of the lift.
+    sessions: Vec<Session<'a>>,
+    converting: bool,
+    /// The newest of them, its working sets and its top.
+    latest: &'a Workout,
+    sets: Vec<LoggedSet<'a>>,
+    top: Top,
+    /// Every working set of the lift at any reps (the ceilings read them), and its sessions.
+    all_sets: Vec<LoggedSet<'a>>,
+    count: usize,
+    /// The lift at today's bodyweight (the profile's, else the last known).
+    lift: Lift,
+    step_kg: f64,
+    unit: Unit,
+    /// The first set's effort at the top (later sets carry the fatigue), else the least.
+    effort: Option<u32>,
+    /// Effort at or above the target's reserve, or beyond what an estimate can be read from.
+    on_target: bool,
+    /// Harder than asked, yet every set would still have reached the top of the range with the
+    /// reserve asked.
+    top_at_target: bool,
+    /// The last load is one the lifter's unit logs, and so the load to hold.
+    as_logged: bool,
+    held: f64,
+    /// The top of the range done in as many sessions as unlogged effort needs.
+    confirmed: bool,
+    /// Days since the lift was last done, since it or its family was, and the load that takes
+    /// off.
+    days_since: i64,
+    break_days: i64,
+    detraining: f64,
+    /// The last session as the rationale names it: "100 kg × 8 at RIR 2", "3 Nov 2026".
+    last: String,
+    when: String,
+}
+
+impl<'a> Reading<'a> {
+    fn of(
+        history: &'a [Workout],
+        exercise_id: &'a str,
+        exercise: Option<&Exercise>,
+        target: RepTarget,
+        profile: &Profile,
+        now: DateTime<Utc>,
+    ) -> Option<Reading<'a>> {
+        let all: Vec<Session<'a>> = sessions_with(history, exercise_id, DateTime::<Utc>::MIN_UTC)
+            .into_iter()
+            .filter(|(w, _)| w.started_at <= now)
+            .collect();
+        let newest_any = all.first()?.0.started_at;
+        let in_slot = slot_sessions(&all, target);
+        // Nothing at this target yet: the newest session at any reps, converted.
+        let converting = in_slot.is_empty();
+        let sessions = if converting { all.clone() } else { in_slot };
+        let (latest, instances) = sessions.first()?;
+        let latest = *latest;
+        let sets = working_sets(latest, instances);
+        let top = Top::of(&sets)?;
+        let unit = profile.unit;
+        let step_kg = crate::domain::profile::step_for(exercise, profile);
+        let days_since = (now - newest_any).num_days().max(0);
+        let break_days = last_trained(history, exercise_id, now)
+            .map_or(days_since, |t| (now - t).num_days().max(0));
+        let effort = top.first_rir.or(top.rir);
+        // Beyond the reps an estimated max is read from (a set of 15, a target of 12 at RIR 2),
+        // a harder set has no lighter load to give: it is read as on target, never a hold for
+        // good.
+        let beyond_estimates = e1rm(1.0, top.reps, effort).is_none()
+            || e1rm(1.0, top.reps.min(target.high), Some(target.rir)).is_none();
+        let on_target =
+            beyond_estimates || effort.is_none_or(|r| r + EFFORT_TOLERANCE >= target.rir);
+        // Reps in reserve are reps: 12 at RIR 0 is 10 at RIR 2. Without this a lifter who trains
+        // to failure in a range whose top and reserve reach the estimate's limit (8–10 at RIR 2)
+        // was held for ever: their sets beyond it give no estimated max to ease from.
+        let top_at_target = !on_target
+            && top
+                .rir
+                .or(effort)
+                .is_some_and(|r| top.reps + r >= target.high + target.rir);
+        let lift = top.lift.at_bodyweight(profile.bodyweight_kg);
+        // The last load as the lifter can load it now: as logged when it is a load in their
+        // unit (their gym had it, whatever our default steps say), else rounded to their steps
+        // (a kilogram history read by a pound profile).
+        let as_logged = on_grid(top.kg, unit);
+        let held = if as_logged {
+            top.kg
+        } else {
+            round_load(top.kg, step_kg, unit)
+        };
+        let all_sets = all
+            .iter()
+            .flat_map(|(w, inst)| working_sets(w, inst))
+            .collect();
+        let confirmed = confirmed_top(&sessions, &top, target, profile.experience);
+        Some(Reading {
+            target,
+            converting,
+            latest,
+            top,
+            all_sets,
+            count: all.len(),
+            lift,
+            step_kg,
+            unit,
+            effort,
+            on_target,
+            top_at_target,
+            as_logged,
+            held,
+            confirmed,
+            days_since,
+            break_days,
+            detraining: detraining_allowance(break_days),
+            last: format!(
+                "{} × {}{}",
+                lift.describe(top.kg, unit),
+                top.first_reps,
+                effort_note(effort)
+            ),
+            when: latest.started_at.format("%-d %b %Y").to_string(),
+            sets,
+            sessions,
+        })
+    }
+
+    /// The tops of the sessions read, newest first, while each has one.
+    fn tops(&self) -> impl Iterator<Item = Top> + '_ {
+        self.sessions
+            .iter()
+            .map_while(|(w, inst)| Top::of(&working_sets(w, inst)))
+    }
+
+    fn show(&self, kg: f64) -> String {
+        self.lift.describe(kg, self.unit)
+    }
+
+    fn harder(&self, a: f64, b: f64) -> bool {
+        self.lift.difficulty(a) > self.lift.difficulty(b) + 1e-6
+    }
+
+    fn loadable(&self, kg: f64) -> f64 {
+        round_load(kg, self.step_kg, self.unit)
+    }
+
+    /// The load rounded to the lifter's steps towards easier: down for a load, up for
+    /// assistance.
+    fn easier_loadable(&self, kg: f64) -> f64 {
+        let (step, unit) = (self.step_kg, self.unit);
+        match self.lift.loading {
+            Loading::Assisted { .. } => round_load(kg + step / 2.0 - 1e-9, step, unit).max(kg),
+            _ => round_load(kg - step / 2.0 + 1e-9, step, unit).min(kg),
+        }
+    }
+}
+
+/// The sessions at `target`'s rep slot. A session above the slot's reps at a load at least as
+/// hard as the slot's newest is the slot outgrown (90 × 14 after 90 × 12 in an 8–10 slot), not a
+/// light day of another slot: it stays in, or a lifter who does more reps than the range at the
+/// same load would be read from their last session inside it for ever.
+fn slot_sessions<'a>(all: &[Session<'a>], target: RepTarget) -> Vec<Session<'a>> {
     let tops: Vec<Option<Top>> = all
         .iter()
         .map(|(w, inst)| Top::of(&working_sets(w, inst)))
@@ -358,8 +542,7 @@ pub fn prescribe_for(
         .iter()
         .flatten()
         .find(|t| target.in_slot(t.slot_reps()));
-    let in_slot: Vec<_> = all
-        .iter()
+    all.iter()
         .zip(&tops)
         .filter(|(_, t)| {
             t.is_some_and(|t| {
@@ -371,436 +554,465 @@ pub fn prescribe_for(
             })
         })
         .map(|(session, _)| session.clone())
-        .collect();
-    // Nothing at this target yet: the newest session at any reps, converted.
-    let converting = in_slot.is_empty();
-    let sessions = if converting { all.clone() } else { in_slot };
-    let (latest, instances) = sessions.first()?;
-    let sets = working_sets(latest, instances);
-    let top = Top::of(&sets)?;
-    let unit = profile.unit;
-    let step_kg = crate::domain::profile::step_for(exercise, profile);
-    let days_since = (now - newest_any).num_days().max(0);
-    let break_days =
-        last_trained(history, exercise_id, now).map_or(days_since, |t| (now - t).num_days().max(0));
-    let detraining = detraining_allowance(break_days);
-    // The first set's effort says how hard the load was; later sets carry the fatigue.
-    let effort = top.first_rir.or(top.rir);
-    // Beyond the reps an estimated max is read from (a set of 15, a target of 12 at RIR 2), a
-    // harder set has no lighter load to give: it is read as on target, never a hold for good.
-    let beyond_estimates = e1rm(1.0, top.reps, effort).is_none()
-        || e1rm(1.0, top.reps.min(target.high), Some(target.rir)).is_none();
-    let on_target = beyond_estimates || effort.is_none_or(|r| r + EFFORT_TOLERANCE >= target.rir);
-    // Harder than asked, yet every set at the load would still have reached the top of the
-    // range with the reserve asked (reps in reserve are reps: 12 at RIR 0 is 10 at RIR 2): the
-    // range is done, and the load goes up. Without this a lifter who trains to failure in a
-    // range whose top and reserve reach the estimate's limit (8–10 at RIR 2) was held for ever:
-    // their sets beyond it give no estimated max to ease from.
-    let top_at_target = !on_target
-        && top
-            .rir
-            .or(effort)
-            .is_some_and(|r| top.reps + r >= target.high + target.rir);
-    // Bodyweight work is prescribed at today's bodyweight (the profile's), else the last known.
-    let lift = top.lift.at_bodyweight(profile.bodyweight_kg);
-    let show = |kg: f64| lift.describe(kg, unit);
-    let harder = |a: f64, b: f64| lift.difficulty(a) > lift.difficulty(b) + 1e-6;
-    let last = format!(
-        "{} × {}{}",
-        show(top.kg),
-        top.first_reps,
-        effort_note(effort)
-    );
-    let when = latest.started_at.format("%-d %b %Y");
-    let loadable = |kg: f64| round_load(kg, step_kg, unit);
-    // `factor` of the load the top moved, as the lifter logs it today.
-    let lighter = |factor: f64| loadable(top.lift.scaled(lift, top.kg, factor, step_kg));
-    // The last load as the lifter can load it now: as logged when it is a load in their unit
-    // (their gym had it, whatever our default steps say), else rounded to their steps (a
-    // kilogram history read by a pound profile).
-    let as_logged = on_grid(top.kg, unit);
-    let held = if as_logged { top.kg } else { loadable(top.kg) };
+        .collect()
+}
 
-    let all_sets: Vec<LoggedSet<'_>> = all
-        .iter()
-        .flat_map(|(w, inst)| working_sets(w, inst))
-        .collect();
-    // Unlogged effort counts as on target, but is thin evidence: a lifter whose reps fell away
-    // across the sets at the load (near failure) repeats the top of the range once before load
-    // is added; a beginner, or one whose sets held their reps (reserve left), does not.
+/// Whether the top of the range is done often enough to add load on. Unlogged effort counts as
+/// on target, but is thin evidence: a lifter whose reps fell away across the sets at the load
+/// (near failure) repeats the top of the range once before load is added; a beginner, or one
+/// whose sets held their reps (reserve left), does not.
+fn confirmed_top(
+    sessions: &[Session<'_>],
+    top: &Top,
+    target: RepTarget,
+    experience: Experience,
+) -> bool {
     let steady = top.sets >= 2 && top.first_reps.saturating_sub(top.reps) <= STEADY_DROP;
-    let needed = if steady || profile.experience == Experience::Beginner {
+    let needed = if steady || experience == Experience::Beginner {
         1
     } else {
         2
     };
-    let confirmed = sessions
+    sessions
         .iter()
         .take(needed)
         .map_while(|(w, inst)| Top::of(&working_sets(w, inst)))
         .filter(|t| (t.kg - top.kg).abs() < 1e-6 && t.reps >= target.high)
         .count()
-        >= needed;
-    let (mut step, mut weight, mut reps, mut why) = if converting {
-        convert(
-            &sets,
-            &all_sets,
-            &top,
-            lift,
-            target,
-            step_kg,
-            unit,
-            &last,
-            &when.to_string(),
-        )?
-    } else if top.missed(target) {
-        let misses = sessions
-            .iter()
-            .map_while(|(w, inst)| Top::of(&working_sets(w, inst)))
-            .take_while(|t| (t.kg - top.kg).abs() < 1e-6 && t.missed(target))
-            .count();
-        let wanted = top.planned.unwrap_or(target.low);
-        if misses >= MISSES_TO_REDUCE {
-            let one_step_easier = lift.harder(top.kg, -step_kg);
-            let kg = match lighter(1.0 - REDUCTION) {
-                kg if harder(kg, one_step_easier) => one_step_easier,
-                kg => kg,
-            };
-            (
-                Step::Reduce,
-                kg,
-                target.low,
-                format!(
-                    "Short of {wanted} reps at {} {misses} sessions running (last {when}: {last}): drop to {} and build back.",
-                    show(top.kg),
-                    show(kg)
-                ),
-            )
-        } else {
-            (
-                Step::Hold,
-                held,
-                target.low,
-                format!(
-                    "Last time ({when}) {last}, short of {wanted}: stay at {} and beat it.",
-                    show(held)
-                ),
-            )
-        }
-    } else if target.contains(top.reps)
-        || (top.reps > target.high
-            && (top_at_target || top.planned.is_some_and(|p| target.contains(p))))
-    {
-        if !on_target && !top_at_target {
-            // Harder than the effort asked: the load today's estimated max gives for these reps
-            // at the target effort, so a grinding lifter's load comes down a little and a
-            // lifter who trains to failure still moves up as their max does.
-            let goal = top.reps.min(target.high);
-            let at = RepTarget::fixed(goal, target.rir);
-            let when = when.to_string();
-            // Eased once already (the session before was heavier and as hard): hold rather
-            // than follow a lifter who always reports less reserve than asked down and down.
-            let eased_before = sessions
-                .get(1)
-                .and_then(|(w, inst)| Top::of(&working_sets(w, inst)))
-                .is_some_and(|t| {
-                    harder(t.kg, top.kg)
-                        && t.first_rir
-                            .or(t.rir)
-                            .is_some_and(|r| r + EFFORT_TOLERANCE < target.rir)
-                });
-            match convert(
-                &sets, &all_sets, &top, lift, at, step_kg, unit, &last, &when,
-            ) {
-                Some((_, kg, _, _)) if harder(held, kg) && !eased_before => (
-                    Step::Ease,
-                    kg,
-                    goal,
-                    format!(
-                        "Last time ({when}) {last}, harder than the RIR {} you aim for: {} × {goal} leaves that reserve.",
-                        target.rir,
-                        show(kg)
-                    ),
-                ),
-                _ => (
-                    Step::Hold,
-                    held,
-                    goal,
-                    format!(
-                        "Last time ({when}) {last}, harder than the RIR {} you aim for: stay at {} until it moves better.",
-                        target.rir,
-                        show(held)
-                    ),
-                ),
-            }
-        } else if top.reps >= target.high && effort.is_none() && !confirmed {
-            (
-                Step::Hold,
-                held,
-                target.high,
-                format!(
-                    "Last time ({when}) {last}, the top of your {} range with no effort logged and the reps falling set to set: do it once more (or log how hard it was) and the next step adds load.",
-                    target.label()
-                ),
-            )
-        } else if top.reps >= target.high
-            && matches!(lift.loading, Loading::Assisted { .. })
-            && top.kg <= 0.0
-        {
-            (
-                Step::Hold,
-                0.0,
-                target.high,
-                format!(
-                    "Last time ({when}) {last}: the top of your {} range with no assistance left. Keep it up, or move on to the unassisted version.",
-                    target.label()
-                ),
-            )
-        } else if top.reps >= target.high {
-            // The increment is a share of the load moved (bodyweight included).
-            let inc =
-                progression_increment(top.lift.moved_kg(Some(top.kg)).unwrap_or(top.kg), step_kg);
-            let kg = if as_logged {
-                lift.harder(top.kg, inc)
-            } else {
-                loadable(lift.harder(top.kg, inc))
-            };
-            let mut kg = if harder(kg, top.kg) {
-                kg
-            } else {
-                lift.harder(top.kg, step_kg)
-            };
-            // Far more reserve than asked for: the estimated max says how much more (capped).
-            if effort.is_some_and(|r| r >= target.rir + EASY_MARGIN) {
-                let at_low = RepTarget::fixed(target.low, target.rir);
-                let when = when.to_string();
-                if let Some((_, est, _, _)) = convert(
-                    &sets, &all_sets, &top, lift, at_low, step_kg, unit, &last, &when,
-                ) && harder(est, kg)
-                {
-                    kg = est;
-                }
-            }
-            let change = match lift.loading {
-                Loading::Assisted { .. } => format!(
-                    "take {} off the assistance",
-                    format_weight(top.kg - kg, unit)
-                ),
-                _ => format!("add {}", format_weight(kg - top.kg, unit)),
-            };
-            (
-                Step::AddLoad,
-                kg,
-                target.low,
-                format!(
-                    "Last time ({when}) {last}, every set at that load at {}+: the top of your {} range, so {change}: {} × {}.",
-                    top.reps,
-                    target.label(),
-                    show(kg),
-                    target.low
-                ),
-            )
-        } else {
-            let goal = (top.first_reps.max(top.reps) + 1).min(target.high);
-            (
-                Step::AddReps,
-                held,
-                goal,
-                format!(
-                    "Last time ({when}) {last}, inside your {} range: same weight, aim for {goal} reps.",
-                    target.label(),
-                ),
-            )
-        }
-    } else {
-        convert(
-            &sets,
-            &all_sets,
-            &top,
-            lift,
-            target,
-            step_kg,
-            unit,
-            &last,
-            &when.to_string(),
-        )?
-    };
+        >= needed
+}
 
-    if detraining == 0.0 && days_since > BREAK_DAYS && matches!(step, Step::AddLoad | Step::AddReps)
-    {
-        // The lift has rested while the lifter trained its pattern on: start where it was left,
-        // no step up.
-        step = Step::Hold;
-        weight = held;
-        reps = top.reps.clamp(target.low, target.high);
-        why = format!(
-            "You last did this on {when}, {} ago ({last}), and have trained since: start where you left off, {} × {reps}.",
-            time_away(days_since),
-            show(weight)
-        );
+/// What the history decides, before anything is said about it.
+struct Decision<'a> {
+    step: Step,
+    kg: f64,
+    reps: u32,
+    why: Why<'a>,
+}
+
+/// Why a decision was taken: each is told by [`rationale`].
+enum Why<'a> {
+    /// Read through the estimated max of a session at other reps (or held: none gives one).
+    Converted(Conversion<'a>),
+    /// Short of the reps wanted at one load `misses` sessions running: less load.
+    Reduced { misses: usize, wanted: u32 },
+    /// Short of the reps wanted once: the same load.
+    Short { wanted: u32 },
+    /// Harder than the effort asked: the load that leaves the reserve asked for.
+    Eased,
+    /// Harder than the effort asked, and eased before or nothing lighter to give: the same
+    /// load.
+    TooHard,
+    /// The top of the range with no effort logged and the reps falling: once more.
+    Unconfirmed,
+    /// The top of the range with no assistance left.
+    NoAssistanceLeft,
+    /// The top of the range at the effort asked: more load.
+    AddedLoad,
+    /// Inside the range: one more rep.
+    AddedReps,
+    /// The lift rested while the lifter trained its pattern on: where it was left.
+    Resumed,
+    /// Back after a break from the lift and its family: lighter.
+    Returned,
+}
+
+impl<'a> Decision<'a> {
+    fn converted(c: Conversion<'a>) -> Self {
+        Decision {
+            step: c.step,
+            kg: c.kg,
+            reps: c.reps,
+            why: Why::Converted(c),
+        }
     }
-    if detraining > 0.0 {
-        // After a break: from the last load, never from a progression on it.
-        let base = if matches!(step, Step::Convert | Step::Ease) {
-            weight
-        } else {
-            top.kg
-        };
-        let reduced = loadable(lift.scaled(lift, base, 1.0 - detraining, step_kg));
-        weight = if harder(reduced, base) { base } else { reduced };
-        reps = if step == Step::Convert {
-            reps
-        } else {
-            target.low
-        };
-        step = Step::Return;
-        why = format!(
-            "You last trained this movement on {}, {} ago ({last} on {when}). After a break that long, start {:.0} % lighter at {} × {reps} and build back over a few sessions.",
-            (now - chrono::Duration::days(break_days)).format("%-d %b %Y"),
-            time_away(break_days),
-            detraining * 100.0,
-            show(weight)
-        );
+}
+
+/// The step the last session at the target calls for (see the module's rules).
+fn decide<'a>(r: &Reading<'a>) -> Option<Decision<'a>> {
+    let (top, target) = (&r.top, r.target);
+    if r.converting {
+        return convert(r, target).map(Decision::converted);
     }
-    // What every set should reach: at a load the lifter has a recent record near (a progression
-    // or a hold), their predicted weakest set there less their own margin, within the range.
-    // The progression's goal stays the aim (raised to the floor when every set can do more).
-    // A conversion or a return keeps its reps: the estimate it comes from is already
-    // conservative.
-    let mut floor = reps;
-    let tops = session_tops(history, exercise_id, now);
-    let capacity = Capacity::from_tops(tops.clone(), *lifter, now);
-    // The reps every set at `kg` will reach, about nine sessions in ten (whole reps: every set
-    // reaching `every − margin` reps is every set reaching its ceiling).
-    let can = |kg: f64| {
-        let c = capacity.as_ref()?;
-        let every = c.every_set_reps_at(lift.moved_kg(Some(kg))?, None)?;
-        Some((every - c.every_set_margin(&tops) - 1e-9).ceil().max(0.0) as u32)
+    if top.missed(target) {
+        return Some(short_of_reps(r));
+    }
+    let in_range = target.contains(top.reps)
+        || (top.reps > target.high
+            && (r.top_at_target || top.planned.is_some_and(|p| target.contains(p))));
+    if !in_range {
+        return convert(r, target).map(Decision::converted);
+    }
+    if !r.on_target && !r.top_at_target {
+        return Some(harder_than_asked(r));
+    }
+    let (step, kg, reps, why) = if top.reps < target.high {
+        let goal = (top.first_reps.max(top.reps) + 1).min(target.high);
+        (Step::AddReps, r.held, goal, Why::AddedReps)
+    } else if r.effort.is_none() && !r.confirmed {
+        (Step::Hold, r.held, target.high, Why::Unconfirmed)
+    } else if matches!(r.lift.loading, Loading::Assisted { .. }) && top.kg <= 0.0 {
+        (Step::Hold, 0.0, target.high, Why::NoAssistanceLeft)
+    } else {
+        (Step::AddLoad, added_load(r), target.low, Why::AddedLoad)
     };
-    if matches!(step, Step::AddLoad | Step::AddReps | Step::Hold)
-        && let Some(can) = can(weight)
-    {
-        // At or below the top of the range, never above what every set can reach, and never
-        // below the range's bottom unless the last session's weakest set was (a hold at a load
-        // that is heavy for the range today says so).
-        floor = can.min(target.high).max(target.low.min(top.reps)).max(1);
-        if step != Step::AddLoad {
-            floor = floor.min(reps.max(1));
-        }
-        // Never above what the last session's sets allow at this load (each set's estimated
-        // max read back at its own reserve, or the target's when that is less): the capacity
-        // model extrapolates a learned response, and a big relative step (12.5 to 15 kg
-        // dumbbells) is where it would be wrong.
-        let at_last_effort = lift.moved_kg(Some(weight)).and_then(|moved| {
-            sets.iter()
-                .filter_map(|s| {
-                    let rir = s.rir();
-                    Some(reps_at(
-                        e1rm(s.moved_kg()?, s.reps(), rir)?,
-                        moved,
-                        rir.map_or(0, |r| r.min(target.rir)),
-                    ))
-                })
-                .max()
-        });
-        if let Some(cap) = at_last_effort {
-            floor = floor.min(cap.max(1));
-        }
-        reps = reps.max(floor);
-        if floor < reps {
-            why.push_str(&format!(
-                " Aim for {reps} a set; {floor}+ on every set is on track."
-            ));
-        }
-    }
-    // Never more than 5 % (or one step, when that is more) above the most the lifter has
-    // moved for the reps every set should reach (the aim beyond is a reach, as a hold's); without a set of these reps, above what their best estimated max
-    // allows for them at failure.
-    if let Some(limit) = safe_limit(&all_sets, floor, step_kg)
-        && lift
-            .moved_kg(Some(weight))
-            .is_some_and(|m| m > limit + 1e-9)
-        && let Some(at_limit) = lift.logged_for(limit)
-    {
-        let capped = match lift.loading {
-            Loading::Assisted { .. } => {
-                round_load(at_limit + step_kg / 2.0 - 1e-9, step_kg, unit).max(at_limit)
-            }
-            _ => round_load(at_limit - step_kg / 2.0 + 1e-9, step_kg, unit).min(at_limit),
-        };
-        if harder(weight, capped) {
-            weight = capped;
-            why.push_str(&format!(
-                " Capped at {}: no more than a small step above what you have shown for {floor} reps.",
-                show(weight)
-            ));
-        }
-    }
-    Some(Prescription {
-        exercise_id: exercise_id.to_string(),
-        weight_kg: (weight * 1e6).round() / 1e6,
-        reps,
-        floor_reps: floor,
-        rir: target.rir,
+    Some(Decision {
         step,
-        last_kg: top.kg,
-        last_reps: top.first_reps,
-        last_rir: effort,
-        last_done: latest.started_at,
-        days_since,
-        detraining,
-        sessions: all.len(),
-        rationale: why,
-        basis: sets.iter().map(LoggedSet::basis).collect(),
+        kg,
+        reps,
+        why,
     })
 }
 
-/// A session at other reps: its best set's estimated max (the one definition: unlogged effort read
-/// as none) read at the target, never more than a small jump above the best ever done (`all`) for those
-/// reps. Loads are compared as moved (bodyweight included) and the answer is logged as `lift`
-/// (today's bodyweight) logs it.
-#[allow(clippy::too_many_arguments)]
-fn convert(
-    sets: &[LoggedSet<'_>],
-    all: &[LoggedSet<'_>],
-    top: &Top,
-    lift: Lift,
-    target: RepTarget,
-    step_kg: f64,
-    unit: Unit,
-    last: &str,
-    when: &str,
-) -> Option<(Step, f64, u32, String)> {
-    let reps = if top.reps > target.high {
+/// Short of the reps wanted: hold once, reduce when it repeats at the same load.
+fn short_of_reps<'a>(r: &Reading<'a>) -> Decision<'a> {
+    let (top, target) = (&r.top, r.target);
+    let misses = r
+        .tops()
+        .take_while(|t| (t.kg - top.kg).abs() < 1e-6 && t.missed(target))
+        .count();
+    let wanted = top.planned.unwrap_or(target.low);
+    if misses < MISSES_TO_REDUCE {
+        return Decision {
+            step: Step::Hold,
+            kg: r.held,
+            reps: target.low,
+            why: Why::Short { wanted },
+        };
+    }
+    let one_step_easier = r.lift.harder(top.kg, -r.step_kg);
+    let lighter = r.loadable(top.lift.scaled(r.lift, top.kg, 1.0 - REDUCTION, r.step_kg));
+    let kg = if r.harder(lighter, one_step_easier) {
+        one_step_easier
+    } else {
+        lighter
+    };
+    Decision {
+        step: Step::Reduce,
+        kg,
+        reps: target.low,
+        why: Why::Reduced { misses, wanted },
+    }
+}
+
+/// Harder than the effort asked: the load today's estimated max gives for these reps at the
+/// target effort, so a grinding lifter's load comes down a little and a lifter who trains to
+/// failure still moves up as their max does. Eased once already (the session before was
+/// heavier and as hard): hold rather than follow a lifter who always reports less reserve than
+/// asked down and down.
+fn harder_than_asked<'a>(r: &Reading<'a>) -> Decision<'a> {
+    let (top, target) = (&r.top, r.target);
+    let goal = top.reps.min(target.high);
+    let eased_before = r.tops().nth(1).is_some_and(|t| {
+        r.harder(t.kg, top.kg)
+            && t.first_rir
+                .or(t.rir)
+                .is_some_and(|x| x + EFFORT_TOLERANCE < target.rir)
+    });
+    match convert(r, RepTarget::fixed(goal, target.rir)) {
+        Some(c) if r.harder(r.held, c.kg) && !eased_before => Decision {
+            step: Step::Ease,
+            kg: c.kg,
+            reps: goal,
+            why: Why::Eased,
+        },
+        _ => Decision {
+            step: Step::Hold,
+            kg: r.held,
+            reps: goal,
+            why: Why::TooHard,
+        },
+    }
+}
+
+/// The load after the top of the range: the increment is a share of the load moved
+/// (bodyweight included), at least one step; far more reserve than asked for lets the
+/// estimated max say how much more.
+fn added_load(r: &Reading<'_>) -> f64 {
+    let (top, target) = (&r.top, r.target);
+    let inc = progression_increment(top.lift.moved_kg(Some(top.kg)).unwrap_or(top.kg), r.step_kg);
+    let kg = if r.as_logged {
+        r.lift.harder(top.kg, inc)
+    } else {
+        r.loadable(r.lift.harder(top.kg, inc))
+    };
+    let kg = if r.harder(kg, top.kg) {
+        kg
+    } else {
+        r.lift.harder(top.kg, r.step_kg)
+    };
+    if r.effort.is_some_and(|x| x >= target.rir + EASY_MARGIN)
+        && let Some(c) = convert(r, RepTarget::fixed(target.low, target.rir))
+        && r.harder(c.kg, kg)
+    {
+        return c.kg;
+    }
+    kg
+}
+
+/// Time away from the lift. A lift that rested while its pattern trained on starts where it
+/// was left, no step up; after a break from the lift and its family, lighter by the
+/// detraining allowance, from the last load, never from a progression on it.
+fn after_a_break<'a>(r: &Reading<'a>, d: Decision<'a>) -> Decision<'a> {
+    let target = r.target;
+    if r.detraining == 0.0
+        && r.days_since > BREAK_DAYS
+        && matches!(d.step, Step::AddLoad | Step::AddReps)
+    {
+        return Decision {
+            step: Step::Hold,
+            kg: r.held,
+            reps: r.top.reps.clamp(target.low, target.high),
+            why: Why::Resumed,
+        };
+    }
+    if r.detraining == 0.0 {
+        return d;
+    }
+    let base = if matches!(d.step, Step::Convert | Step::Ease) {
+        d.kg
+    } else {
+        r.top.kg
+    };
+    let reduced = r.loadable(r.lift.scaled(r.lift, base, 1.0 - r.detraining, r.step_kg));
+    Decision {
+        step: Step::Return,
+        kg: if r.harder(reduced, base) {
+            base
+        } else {
+            reduced
+        },
+        reps: if d.step == Step::Convert {
+            d.reps
+        } else {
+            target.low
+        },
+        why: Why::Returned,
+    }
+}
+
+/// The reps to aim for and the reps every set should reach. At a load the lifter has a recent
+/// record near (a progression or a hold): their predicted weakest set there less their own
+/// margin, within the range; the progression's goal stays the aim (raised to the floor when
+/// every set can do more). A conversion or a return keeps its reps: the estimate it comes from
+/// is already conservative.
+fn every_set_floor(
+    r: &Reading<'_>,
+    d: &Decision<'_>,
+    lifter: &Lifter,
+    history: &[Workout],
+    exercise_id: &str,
+    now: DateTime<Utc>,
+) -> (u32, u32) {
+    let target = r.target;
+    if !matches!(d.step, Step::AddLoad | Step::AddReps | Step::Hold) {
+        return (d.reps, d.reps);
+    }
+    let tops = session_tops(history, exercise_id, now);
+    let Some(capacity) = Capacity::from_tops(tops.clone(), *lifter, now) else {
+        return (d.reps, d.reps);
+    };
+    // The reps every set at the load will reach, about nine sessions in ten (whole reps: every
+    // set reaching `every − margin` reps is every set reaching its ceiling).
+    let Some(every) = r
+        .lift
+        .moved_kg(Some(d.kg))
+        .and_then(|moved| capacity.every_set_reps_at(moved, None))
+    else {
+        return (d.reps, d.reps);
+    };
+    let can = (every - capacity.every_set_margin(&tops) - 1e-9)
+        .ceil()
+        .max(0.0) as u32;
+    // At or below the top of the range, never above what every set can reach, and never below
+    // the range's bottom unless the last session's weakest set was (a hold at a load that is
+    // heavy for the range today says so).
+    let mut floor = can.min(target.high).max(target.low.min(r.top.reps)).max(1);
+    if d.step != Step::AddLoad {
+        floor = floor.min(d.reps.max(1));
+    }
+    // Never above what the last session's sets allow at this load (each set's estimated max read
+    // back at its own reserve, or the target's when that is less): the capacity model
+    // extrapolates a learned response, and a big relative step (12.5 to 15 kg dumbbells) is
+    // where it would be wrong.
+    let at_last_effort = r.lift.moved_kg(Some(d.kg)).and_then(|moved| {
+        r.sets
+            .iter()
+            .filter_map(|s| {
+                let rir = s.rir();
+                Some(reps_at(
+                    e1rm(s.moved_kg()?, s.reps(), rir)?,
+                    moved,
+                    rir.map_or(0, |x| x.min(target.rir)),
+                ))
+            })
+            .max()
+    });
+    if let Some(cap) = at_last_effort {
+        floor = floor.min(cap.max(1));
+    }
+    (d.reps.max(floor), floor)
+}
+
+/// The load capped at a small step above the most the lifter has moved for the reps every set
+/// should reach (the aim beyond is a reach, as a hold's): never more than [`SAFE_MARGIN`] (or
+/// one step, when that is more) above it; without a set of these reps, above what their best
+/// estimated max allows for them at failure. None when `kg` is within it.
+fn cap_at_shown(r: &Reading<'_>, kg: f64, floor: u32) -> Option<f64> {
+    let limit = safe_limit(&r.all_sets, floor, r.step_kg)?;
+    if !r.lift.moved_kg(Some(kg)).is_some_and(|m| m > limit + 1e-9) {
+        return None;
+    }
+    let capped = r.easier_loadable(r.lift.logged_for(limit)?);
+    r.harder(kg, capped).then_some(capped)
+}
+
+/// Why, in the lifter's words: the decision's account, then what the floor and the cap added.
+fn rationale(
+    r: &Reading<'_>,
+    d: &Decision<'_>,
+    reps: u32,
+    floor: u32,
+    capped: Option<f64>,
+    now: DateTime<Utc>,
+) -> String {
+    let (top, target, last, when) = (&r.top, r.target, &r.last, &r.when);
+    let (kg, range) = (r.show(d.kg), target.label());
+    let mut why = match &d.why {
+        Why::Converted(c) => describe_conversion(r, c),
+        Why::Reduced { misses, wanted } => format!(
+            "Short of {wanted} reps at {} {misses} sessions running (last {when}: {last}): drop to {kg} and build back.",
+            r.show(top.kg)
+        ),
+        Why::Short { wanted } => {
+            format!("Last time ({when}) {last}, short of {wanted}: stay at {kg} and beat it.")
+        }
+        Why::Eased => format!(
+            "Last time ({when}) {last}, harder than the RIR {} you aim for: {kg} × {} leaves that reserve.",
+            target.rir, d.reps
+        ),
+        Why::TooHard => format!(
+            "Last time ({when}) {last}, harder than the RIR {} you aim for: stay at {kg} until it moves better.",
+            target.rir
+        ),
+        Why::Unconfirmed => format!(
+            "Last time ({when}) {last}, the top of your {range} range with no effort logged and the reps falling set to set: do it once more (or log how hard it was) and the next step adds load."
+        ),
+        Why::NoAssistanceLeft => format!(
+            "Last time ({when}) {last}: the top of your {range} range with no assistance left. Keep it up, or move on to the unassisted version."
+        ),
+        Why::AddedLoad => {
+            let change = match r.lift.loading {
+                Loading::Assisted { .. } => format!(
+                    "take {} off the assistance",
+                    format_weight(top.kg - d.kg, r.unit)
+                ),
+                _ => format!("add {}", format_weight(d.kg - top.kg, r.unit)),
+            };
+            format!(
+                "Last time ({when}) {last}, every set at that load at {}+: the top of your {range} range, so {change}: {kg} × {}.",
+                top.reps, d.reps
+            )
+        }
+        Why::AddedReps => format!(
+            "Last time ({when}) {last}, inside your {range} range: same weight, aim for {} reps.",
+            d.reps
+        ),
+        Why::Resumed => format!(
+            "You last did this on {when}, {} ago ({last}), and have trained since: start where you left off, {kg} × {}.",
+            time_away(r.days_since),
+            d.reps
+        ),
+        Why::Returned => format!(
+            "You last trained this movement on {}, {} ago ({last} on {when}). After a break that long, start {:.0} % lighter at {kg} × {} and build back over a few sessions.",
+            (now - chrono::Duration::days(r.break_days)).format("%-d %b %Y"),
+            time_away(r.break_days),
+            r.detraining * 100.0,
+            d.reps
+        ),
+    };
+    if floor < reps {
+        why.push_str(&format!(
+            " Aim for {reps} a set; {floor}+ on every set is on track."
+        ));
+    }
+    if let Some(capped) = capped {
+        why.push_str(&format!(
+            " Capped at {}: no more than a small step above what you have shown for {floor} reps.",
+            r.show(capped)
+        ));
+    }
+    why
+}
+
+/// A session at other reps read at a target through its best set's estimated max.
+struct Conversion<'a> {
+    /// `Convert`, or `Hold` when no set gives an estimate (all beyond 12 reps).
+    step: Step,
+    kg: f64,
+    reps: u32,
+    rir: u32,
+    /// The set the estimate was read from, the estimate (moved), and the load it gave before
+    /// the cap; None for a hold.
+    from: Option<(LoggedSet<'a>, f64, f64)>,
+    capped: bool,
+}
+
+/// A session at other reps: its best set's estimated max (the one definition: unlogged effort
+/// read as none) read at the target, never more than a small jump above the best ever done for
+/// those reps. Loads are compared as moved (bodyweight included) and the answer is logged as the
+/// lift is today. None when the bodyweight the estimate needs is unknown.
+fn convert<'a>(r: &Reading<'a>, target: RepTarget) -> Option<Conversion<'a>> {
+    let reps = if r.top.reps > target.high {
         target.high
     } else {
         target.low
     };
-    // The one estimated max: unlogged effort is read as none (the set proves at least that).
     let estimate = |s: &LoggedSet<'_>| e1rm(s.moved_kg()?, s.reps(), s.rir());
-    let Some((best, max)) = sets
+    let Some((best, max)) = r
+        .sets
         .iter()
-        .filter_map(|s| Some((s, estimate(s)?)))
+        .filter_map(|s| Some((*s, estimate(s)?)))
         .max_by(|a, b| a.1.total_cmp(&b.1))
     else {
-        // No set an estimate can be read from (all beyond 12 reps): hold the load.
-        return Some((
-            Step::Hold,
-            round_load(top.kg, step_kg, unit),
+        return Some(Conversion {
+            step: Step::Hold,
+            kg: r.loadable(r.top.kg),
             reps,
-            format!("Last time ({when}) {last}: stay at that weight for {reps} reps."),
-        ));
+            rir: target.rir,
+            from: None,
+            capped: false,
+        });
     };
-    // The load to move, as logged today; None when the bodyweight the estimate needs is unknown.
-    let logged = |moved: f64| Some(round_load(lift.logged_for(moved)?, step_kg, unit));
-    let mut kg = logged(max * pct_1rm(reps, target.rir))?;
-    let cap = all
+    let kg = r.loadable(r.lift.logged_for(max * pct_1rm(reps, target.rir))?);
+    let cap = r
+        .all_sets
         .iter()
         .filter(|s| s.reps() >= reps)
         .filter_map(|s| s.moved_kg())
         .fold(None, |m: Option<f64>, w| Some(m.map_or(w, |m| m.max(w))))
         .map(|b| b + (b * MAX_JUMP_FRACTION).min(MAX_JUMP_KG));
-    let counted = if lift.loading.uses_bodyweight() {
+    let over = cap.filter(|cap| r.lift.moved_kg(Some(kg)).is_some_and(|m| m > cap + 1e-9));
+    let capped = match over {
+        Some(cap) => Some(r.easier_loadable(r.lift.logged_for(cap)?)),
+        None => None,
+    };
+    Some(Conversion {
+        step: Step::Convert,
+        kg: capped.unwrap_or(kg),
+        reps,
+        rir: target.rir,
+        from: Some((best, max, kg)),
+        capped: capped.is_some(),
+    })
+}
+
+fn describe_conversion(r: &Reading<'_>, c: &Conversion<'_>) -> String {
+    let (last, when, reps) = (&r.last, &r.when, c.reps);
+    let Some((best, max, estimated)) = &c.from else {
+        return format!("Last time ({when}) {last}: stay at that weight for {reps} reps.");
+    };
+    let counted = if r.lift.loading.uses_bodyweight() {
         " (bodyweight included)"
     } else {
         ""
@@ -808,31 +1020,21 @@ fn convert(
     let mut why = format!(
         "Your best set last time ({when}) was {} × {}{}, an estimated max of {}{counted}. {reps} reps at RIR {} is about {:.0} % of that: {}.",
         best.lift
-            .describe(best.weight_kg().unwrap_or_default(), unit),
+            .describe(best.weight_kg().unwrap_or_default(), r.unit),
         best.reps(),
         effort_note(best.set.actual.as_ref().and_then(effective_rir)),
-        format_weight(round1(max), unit),
-        target.rir,
-        pct_1rm(reps, target.rir) * 100.0,
-        lift.describe(kg, unit),
+        format_weight(round1(*max), r.unit),
+        c.rir,
+        pct_1rm(reps, c.rir) * 100.0,
+        r.show(*estimated),
     );
-    if let Some(cap) = cap
-        && lift.moved_kg(Some(kg)).is_some_and(|m| m > cap + 1e-9)
-    {
-        let at_cap = lift.logged_for(cap)?;
-        // Rounded towards easier: down for a load, up for assistance.
-        kg = match lift.loading {
-            Loading::Assisted { .. } => {
-                round_load(at_cap + step_kg / 2.0 - 1e-9, step_kg, unit).max(at_cap)
-            }
-            _ => round_load(at_cap - step_kg / 2.0 + 1e-9, step_kg, unit).min(at_cap),
-        };
+    if c.capped {
         why.push_str(&format!(
             " Capped at {}, a small jump above your best for {reps}+ reps.",
-            lift.describe(kg, unit)
+            r.show(c.kg)
         ));
     }
-    Some((Step::Convert, kg, reps, why))
+    why
 }
 
 /// How far above the most done for some reps a prescription may go.
