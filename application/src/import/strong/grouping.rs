@@ -84,96 +84,57 @@ pub(super) fn assemble(
     own: &HashSet<String>,
     mut s: Summary,
 ) -> Parsed {
-    let mut index: HashMap<(DateTime<Utc>, String), usize> = HashMap::new();
-    let mut workouts: Vec<(Workout, Vec<usize>)> = Vec::new();
-    let mut names: HashMap<String, Resolved> = HashMap::new();
-    let mut catalog_ids = BTreeSet::new();
-    let mut own_used: Vec<OwnExercise> = Vec::new();
+    let mut g = Grouping::default();
     for row in rows {
-        let key = (row.started_at, row.workout_name.clone());
-        let wi = *index.entry(key).or_insert_with(|| {
-            workouts.push((
-                Workout {
-                    current_exercise: None,
-                    id: workout_id(row.started_at, &row.workout_name),
-                    name: row.workout_name.clone(),
-                    status: WorkoutStatus::Completed,
-                    started_at: row.started_at,
-                    completed_at: None,
-                    template_id: None,
-                    routine_id: None,
-                    exercises: Vec::new(),
-                    changes: Vec::new(),
-                    notes: None,
-                    // Set by the importer from the profile: exports do not carry it.
-                    bodyweight_kg: None,
-                },
-                Vec::new(),
-            ));
-            workouts.len() - 1
-        });
-        let (w, lines) = &mut workouts[wi];
-        let r = names
+        let line = row.line;
+        if let Err(reason) = g.add(row) {
+            reject(&mut s, line, reason);
+        }
+    }
+    g.finish(opts, own, s)
+}
+
+/// The workouts being built, row by row, and the exercises they use.
+#[derive(Default)]
+struct Grouping {
+    /// Each workout with the lines of its rows, and where it is by start and name.
+    workouts: Vec<(Workout, Vec<usize>)>,
+    index: HashMap<(DateTime<Utc>, String), usize>,
+    /// Exercise names as resolved (lower case), and the ids used.
+    names: HashMap<String, Resolved>,
+    catalog_ids: BTreeSet<String>,
+    own_used: Vec<OwnExercise>,
+}
+
+impl Grouping {
+    /// Files the row's set under its workout and exercise, or says which limit it would break
+    /// (the workout and exercise are kept for the rows that fit).
+    fn add(&mut self, row: Row) -> Result<(), String> {
+        let wi = self.workout_for(&row);
+        let r = self
+            .names
             .entry(row.exercise.to_lowercase())
             .or_insert_with(|| resolve(&row.exercise))
             .clone();
-        let ei = match w.exercises.iter().position(|e| e.exercise_id == r.id) {
-            Some(i) => i,
-            None if w.exercises.len() >= MAX_EXERCISES_PER_WORKOUT => {
-                reject(
-                    &mut s,
-                    row.line,
-                    format!("the workout already has {MAX_EXERCISES_PER_WORKOUT} exercises"),
-                );
-                continue;
-            }
-            None => {
-                w.exercises.push(ExerciseInstance {
-                    group: None,
-                    rest: None,
-                    instance_id: format!("e{}", w.exercises.len() + 1),
-                    exercise_id: r.id.clone(),
-                    name: r.name.clone(),
-                    sets: Vec::new(),
-                    notes: None,
-                    rep_range: None,
-                    primary_muscles: Vec::new(),
-                });
-                w.exercises.len() - 1
-            }
-        };
+        let (w, lines) = &mut self.workouts[wi];
+        let ei = instance_for(w, &r)?;
         let n: usize = w.exercises.iter().map(|e| e.sets.len()).sum();
         if n >= MAX_SETS_PER_WORKOUT {
-            reject(
-                &mut s,
-                row.line,
-                format!("the workout already has {MAX_SETS_PER_WORKOUT} sets"),
-            );
-            continue;
+            return Err(format!(
+                "the workout already has {MAX_SETS_PER_WORKOUT} sets"
+            ));
         }
-        if w.exercises[ei].notes.is_none() {
-            w.exercises[ei].notes = row.exercise_notes.clone();
+        let e = &mut w.exercises[ei];
+        if e.notes.is_none() {
+            e.notes = row.exercise_notes.clone();
         }
-        if w.exercises[ei].sets.len() >= MAX_SETS_PER_EXERCISE {
-            reject(
-                &mut s,
-                row.line,
-                format!(
-                    "{} already has {MAX_SETS_PER_EXERCISE} sets in this workout",
-                    r.name
-                ),
-            );
-            continue;
+        if e.sets.len() >= MAX_SETS_PER_EXERCISE {
+            return Err(format!(
+                "{} already has {MAX_SETS_PER_EXERCISE} sets in this workout",
+                r.name
+            ));
         }
-        if let Some(o) = &r.own
-            && !own_used.iter().any(|x| x.id == o.id)
-        {
-            own_used.push(o.clone());
-        }
-        if r.own.is_none() {
-            catalog_ids.insert(r.id.clone());
-        }
-        w.exercises[ei].sets.push(WorkoutSet {
+        e.sets.push(WorkoutSet {
             id: format!("s{}", n + 1),
             set_type: row.set_type,
             status: SetStatus::Done,
@@ -181,6 +142,15 @@ pub(super) fn assemble(
             actual: Some(row.result),
             completed_at: None,
         });
+        match &r.own {
+            Some(o) if !self.own_used.iter().any(|x| x.id == o.id) => {
+                self.own_used.push(o.clone());
+            }
+            Some(_) => {}
+            None => {
+                self.catalog_ids.insert(r.id.clone());
+            }
+        }
         if w.completed_at.is_none()
             && let Some(d) = row.duration.filter(|d| *d > Duration::zero())
         {
@@ -190,47 +160,106 @@ pub(super) fn assemble(
             w.notes = row.workout_notes;
         }
         lines.push(row.line);
+        Ok(())
     }
-    let mut kept = Vec::with_capacity(workouts.len());
-    for (w, lines) in workouts {
-        // Within the limits, the stored document fits its item (`MAX_WORKOUT_DOC_BYTES`).
-        match w.validate().err().map(|e| e.to_string()) {
-            Some(p) => lines.iter().for_each(|l| reject(&mut s, *l, p.clone())),
-            None if w.exercises.is_empty() => {}
-            None => kept.push(w),
+
+    /// The row's workout, started when it is the first row of it.
+    fn workout_for(&mut self, row: &Row) -> usize {
+        let key = (row.started_at, row.workout_name.clone());
+        let workouts = &mut self.workouts;
+        *self.index.entry(key).or_insert_with(|| {
+            let workout = Workout {
+                current_exercise: None,
+                id: workout_id(row.started_at, &row.workout_name),
+                name: row.workout_name.clone(),
+                status: WorkoutStatus::Completed,
+                started_at: row.started_at,
+                completed_at: None,
+                template_id: None,
+                routine_id: None,
+                exercises: Vec::new(),
+                changes: Vec::new(),
+                notes: None,
+                // Set by the importer from the profile: exports do not carry it.
+                bodyweight_kg: None,
+            };
+            workouts.push((workout, Vec::new()));
+            workouts.len() - 1
+        })
+    }
+
+    /// The workouts that pass the whole-workout checks (the rows of one that does not are
+    /// rejected), oldest first, counted into the summary.
+    fn finish(self, opts: Options, own: &HashSet<String>, mut s: Summary) -> Parsed {
+        let mut kept = Vec::with_capacity(self.workouts.len());
+        for (w, lines) in self.workouts {
+            // Within the limits, the stored document fits its item (`MAX_WORKOUT_DOC_BYTES`).
+            match w.validate().err().map(|e| e.to_string()) {
+                Some(p) => lines.iter().for_each(|l| reject(&mut s, *l, p.clone())),
+                None if w.exercises.is_empty() => {}
+                None => kept.push(w),
+            }
+        }
+        kept.sort_by(|a, b| a.started_at.cmp(&b.started_at).then(a.id.cmp(&b.id)));
+        count_sets(&kept, &mut s);
+        s.workouts = kept.len();
+        s.exercises_resolved = self.catalog_ids.len();
+        s.exercises_own = self.own_used.iter().filter(|o| own.contains(&o.id)).count();
+        s.exercises_created = self
+            .own_used
+            .iter()
+            .filter(|o| !own.contains(&o.id))
+            .cloned()
+            .collect();
+        let weeks: BTreeSet<NaiveDate> = kept
+            .iter()
+            .map(|w| week_ending(w.started_at, opts.tz))
+            .collect();
+        Parsed {
+            workouts: kept,
+            own_exercises: self.own_used,
+            weeks: weeks.into_iter().collect(),
+            summary: s,
         }
     }
-    kept.sort_by(|a, b| a.started_at.cmp(&b.started_at).then(a.id.cmp(&b.id)));
-    for w in &kept {
-        for set in w.exercises.iter().flat_map(|e| &e.sets) {
-            s.sets += 1;
-            match set.set_type {
-                SetType::Warmup => s.warmup_sets += 1,
-                SetType::Dropset => s.drop_sets += 1,
-                SetType::Working => {}
-            }
-            if let Some(r) = &set.actual {
-                s.failure_sets += usize::from(r.failure);
-                s.timed_sets += usize::from(r.is_timed());
-            }
-        }
+}
+
+/// The exercise's place in the workout, added when new and the workout has room.
+fn instance_for(w: &mut Workout, r: &Resolved) -> Result<usize, String> {
+    if let Some(i) = w.exercises.iter().position(|e| e.exercise_id == r.id) {
+        return Ok(i);
     }
-    s.workouts = kept.len();
-    s.exercises_resolved = catalog_ids.len();
-    s.exercises_own = own_used.iter().filter(|o| own.contains(&o.id)).count();
-    s.exercises_created = own_used
-        .iter()
-        .filter(|o| !own.contains(&o.id))
-        .cloned()
-        .collect();
-    let weeks: BTreeSet<NaiveDate> = kept
-        .iter()
-        .map(|w| week_ending(w.started_at, opts.tz))
-        .collect();
-    Parsed {
-        workouts: kept,
-        own_exercises: own_used,
-        weeks: weeks.into_iter().collect(),
-        summary: s,
+    if w.exercises.len() >= MAX_EXERCISES_PER_WORKOUT {
+        return Err(format!(
+            "the workout already has {MAX_EXERCISES_PER_WORKOUT} exercises"
+        ));
+    }
+    w.exercises.push(ExerciseInstance {
+        group: None,
+        rest: None,
+        instance_id: format!("e{}", w.exercises.len() + 1),
+        exercise_id: r.id.clone(),
+        name: r.name.clone(),
+        sets: Vec::new(),
+        notes: None,
+        rep_range: None,
+        primary_muscles: Vec::new(),
+    });
+    Ok(w.exercises.len() - 1)
+}
+
+/// The kept sets by kind, into the summary.
+fn count_sets(kept: &[Workout], s: &mut Summary) {
+    for set in kept.iter().flat_map(|w| &w.exercises).flat_map(|e| &e.sets) {
+        s.sets += 1;
+        match set.set_type {
+            SetType::Warmup => s.warmup_sets += 1,
+            SetType::Dropset => s.drop_sets += 1,
+            SetType::Working => {}
+        }
+        if let Some(r) = &set.actual {
+            s.failure_sets += usize::from(r.failure);
+            s.timed_sets += usize::from(r.is_timed());
+        }
     }
 }

@@ -31,6 +31,7 @@ use sha2::{Digest, Sha256};
 mod export;
 mod grouping;
 mod header;
+mod row;
 mod values;
 
 pub use export::to_csv;
@@ -39,6 +40,7 @@ pub use grouping::own_id;
 use grouping::*;
 pub use header::{ALL_APPS, App};
 use header::{Col, Header};
+use row::{Row, read_row};
 use values::*;
 pub use values::{MAX_WORKOUT_HOURS, parse_duration};
 
@@ -166,20 +168,6 @@ pub enum Refused {
     TooLarge(String),
 }
 
-/// One readable data row.
-struct Row {
-    line: usize,
-    started_at: DateTime<Utc>,
-    workout_name: String,
-    duration: Option<Duration>,
-    workout_notes: Option<String>,
-    exercise: String,
-    /// Hevy's notes on the exercise (on every one of its rows).
-    exercise_notes: Option<String>,
-    set_type: SetType,
-    result: SetResult,
-}
-
 /// Reads an export of one of `opts.apps`. `own` holds the ids of the user's own exercises
 /// already stored.
 pub fn parse(text: &str, opts: Options, own: &HashSet<String>) -> Result<Parsed, Refused> {
@@ -254,211 +242,6 @@ fn warn(s: &mut Summary, line: usize, reason: String) {
     if s.warnings.len() < MAX_LISTED {
         s.warnings.push(LineNote { line, reason });
     }
-}
-
-/// A row as a set, `None` for a rest-timer row, or why it cannot be imported.
-fn read_row(
-    h: &Header,
-    r: &Record,
-    opts: Options,
-    summary: &mut Summary,
-) -> Result<Option<Row>, String> {
-    if r.fields.len() > h.width {
-        return Err(format!(
-            "{} fields where the header has {} (an unquoted delimiter in a note?)",
-            r.fields.len(),
-            h.width
-        ));
-    }
-    let get = |c| h.get(r, c);
-    let Some((set_type, failure)) = set_kind(h, r)? else {
-        summary.rest_timer_rows += 1;
-        return Ok(None);
-    };
-    let started_at = local_time(get(Col::Date), opts.tz)?;
-    if started_at > opts.now + Duration::hours(FUTURE_TOLERANCE_HOURS) {
-        return Err(format!("the date {} is in the future", get(Col::Date)));
-    }
-    if started_at.with_timezone(&opts.tz).year() < EARLIEST_YEAR {
-        return Err(format!(
-            "the date {} is before {EARLIEST_YEAR} (a date format mix-up?)",
-            get(Col::Date)
-        ));
-    }
-    let exercise = get(Col::ExerciseName).to_string();
-    if exercise.is_empty() {
-        return Err("the exercise name is empty".into());
-    }
-    limits::check_name("Exercise Name", &exercise).map_err(|e| e.to_string())?;
-    let workout_name = match get(Col::WorkoutName) {
-        "" => "Workout".to_string(),
-        n => n.to_string(),
-    };
-    limits::check_name("Workout Name", &workout_name).map_err(|e| e.to_string())?;
-    // The row's unit, else the one the header names, else the file's.
-    let (weight, unit) = if h.has(Col::WeightKg) {
-        (get(Col::WeightKg), Unit::Kg)
-    } else if h.has(Col::WeightLb) {
-        (get(Col::WeightLb), Unit::Lb)
-    } else {
-        (get(Col::Weight), opts.unit)
-    };
-    let unit = match get(Col::WeightUnit) {
-        "" => unit,
-        u => Unit::parse(&u.to_ascii_lowercase())
-            .ok_or_else(|| format!("Weight Unit '{u}' is not kg or lbs"))?,
-    };
-    if weight.parse::<f64>().is_ok_and(|w| w > 0.0) {
-        match unit {
-            Unit::Kg => summary.rows_in.0 += 1,
-            Unit::Lb => summary.rows_in.1 += 1,
-        }
-    }
-    let weight_kg = match non_negative(weight, "Weight")? {
-        Some(w) if w > 0.0 => {
-            let kg = unit.to_kg(w);
-            limits::check_weight_kg("Weight", kg).map_err(|e| e.to_string())?;
-            Some(kg)
-        }
-        _ => None,
-    };
-    let reps = non_negative(get(Col::Reps), "Reps")?.unwrap_or(0.0);
-    if reps.fract() != 0.0 {
-        return Err(format!("Reps '{}' is not a whole number", get(Col::Reps)));
-    }
-    if reps > f64::from(limits::MAX_REPS) {
-        return Err(format!(
-            "Reps {reps} is above the {} rep limit",
-            limits::MAX_REPS
-        ));
-    }
-    let reps = reps as u32;
-    let seconds = match get(Col::Time) {
-        "" => non_negative(get(Col::Seconds), "Seconds")?,
-        t => Some(clock_seconds(t).ok_or_else(|| format!("Time '{t}' is not like 0:01:30"))?),
-    }
-    .filter(|s| *s > 0.0)
-    .map(|s| s.round().min(f64::from(u32::MAX)) as u32);
-    let (distance, per_metre) = if h.has(Col::DistanceKm) {
-        (get(Col::DistanceKm), Some(1000.0))
-    } else if h.has(Col::DistanceMiles) {
-        (get(Col::DistanceMiles), Some(METRES_PER_MILE))
-    } else if h.has(Col::DistanceMetres) {
-        (get(Col::DistanceMetres), Some(1.0))
-    } else {
-        (get(Col::Distance), None)
-    };
-    let distance_m = match non_negative(distance, "Distance")? {
-        Some(d) if d > 0.0 => {
-            let per = match per_metre {
-                Some(p) => p,
-                None => metres_per(get(Col::DistanceUnit), unit)?,
-            };
-            Some(round1(d * per))
-        }
-        _ => None,
-    };
-    let rpe = match non_negative(get(Col::Rpe), "RPE")? {
-        Some(x) if (MIN_RPE..=MAX_RPE).contains(&x) => Some(x),
-        // Strong writes 0 for "no RPE" in some versions.
-        Some(0.0) => None,
-        Some(x) => {
-            warn(
-                summary,
-                r.line,
-                format!("RPE {x} is outside {MIN_RPE}–{MAX_RPE}; the set is kept without it"),
-            );
-            None
-        }
-        None => None,
-    };
-    let notes = text_field(get(Col::Notes), "Notes")?;
-    let result = SetResult {
-        reps,
-        weight_kg,
-        rir: None,
-        rpe,
-        failure,
-        seconds,
-        distance_m,
-        notes,
-    };
-    if reps == 0 && !failure && !result.is_timed() {
-        return Err("0 reps and no time or distance: not a completed set".into());
-    }
-    let duration = if h.has(Col::EndTime) {
-        // Hevy: the workout's end time.
-        local_time(get(Col::EndTime), opts.tz)
-            .ok()
-            .map(|end| end - started_at)
-            .filter(|d| *d > Duration::zero() && *d <= Duration::hours(MAX_WORKOUT_HOURS))
-    } else {
-        match get(Col::Duration) {
-            "" => None,
-            d => match parse_duration(d) {
-                Some(d) => Some(d),
-                None => {
-                    warn(
-                        summary,
-                        r.line,
-                        format!(
-                            "Duration '{d}' is not like '1h 9m' (at most {MAX_WORKOUT_HOURS} hours); the workout has no end time"
-                        ),
-                    );
-                    None
-                }
-            },
-        }
-    };
-    Ok(Some(Row {
-        line: r.line,
-        started_at,
-        workout_name,
-        duration,
-        workout_notes: text_field(get(Col::WorkoutNotes), "Workout Notes")?,
-        exercise,
-        exercise_notes: text_field(get(Col::ExerciseNotes), "Exercise Notes")?,
-        set_type,
-        result,
-    }))
-}
-
-/// The kind of set a row is (and whether it went to failure), `None` for a row that is no
-/// set (Strong's rest timer). FitNotes does not mark sets: every one is a working set.
-fn set_kind(h: &Header, r: &Record) -> Result<Option<(SetType, bool)>, String> {
-    Ok(Some(match h.app {
-        App::Strong => {
-            let order = h.get(r, Col::SetOrder);
-            if order.eq_ignore_ascii_case("rest timer") {
-                return Ok(None);
-            }
-            match order.to_ascii_uppercase().as_str() {
-                "W" => (SetType::Warmup, false),
-                "D" => (SetType::Dropset, false),
-                "F" => (SetType::Working, true),
-                n if number(n).is_some_and(|x| x >= 1.0 && x.fract() == 0.0) => {
-                    (SetType::Working, false)
-                }
-                _ => {
-                    return Err(format!(
-                        "Set Order '{order}' is not a set number, W, D or F"
-                    ));
-                }
-            }
-        }
-        App::Hevy => match h.get(r, Col::SetType).to_ascii_lowercase().as_str() {
-            "normal" | "" => (SetType::Working, false),
-            "warmup" => (SetType::Warmup, false),
-            "failure" => (SetType::Working, true),
-            "dropset" => (SetType::Dropset, false),
-            other => {
-                return Err(format!(
-                    "set_type '{other}' is not normal, warmup, failure or dropset"
-                ));
-            }
-        },
-        App::FitNotes => (SetType::Working, false),
-    }))
 }
 
 #[cfg(test)]
