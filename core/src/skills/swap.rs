@@ -29,7 +29,7 @@ use super::suggest::{Source, known_exercise, step_for, suggest_weight};
 use crate::domain::catalog::{Equipment, Exercise, Muscle, MuscleGroup, catalog};
 use crate::domain::profile::Profile;
 use crate::domain::strength::{load_ratio, round_load, transfer_ratio};
-use crate::domain::workout::{ExerciseInstance, SetStatus, Workout};
+use crate::domain::workout::{ExerciseInstance, SetStatus, Workout, WorkoutSet};
 
 pub const W_PRIMARY: f64 = 3.0;
 pub const W_PATTERN: f64 = 2.0;
@@ -166,77 +166,15 @@ pub fn rank<'a>(
     profile: &Profile,
     familiar: &HashMap<String, usize>,
 ) -> Vec<Candidate<'a>> {
-    let excluded = |ex: &Exercise| {
-        query.exclude.iter().any(|x| {
-            x == &ex.id
-                || catalog()
-                    .resolve(x)
-                    .exercise()
-                    .is_some_and(|r| r.id == ex.id)
-        })
-    };
     let mut out: Vec<Candidate<'a>> = exercises
         .iter()
-        .filter(|ex| ex.id != target.id && ex.compound == target.compound)
-        .filter(|ex| query.constraint.is_none_or(|c| c.contains(&ex.equipment)))
-        .filter(|ex| profile.has_equipment(ex.equipment))
-        .filter(|ex| match query.muscle {
-            Some(f) => f.matches(ex),
-            None => {
-                let all = |e: &Exercise| {
-                    e.primary_muscles
-                        .iter()
-                        .chain(e.secondary_muscles.iter())
-                        .copied()
-                        .collect::<Vec<Muscle>>()
-                };
-                ex.primary_muscles
-                    .iter()
-                    .any(|m| target.primary_muscles.contains(m))
-                    || (ex.movement_pattern == target.movement_pattern
-                        && all(ex).iter().any(|m| all(target).contains(m)))
-            }
-        })
-        .filter(|ex| !excluded(ex))
+        .filter(|ex| eligible(ex, target, query, profile))
         .map(|ex| {
-            let primary = jaccard(&ex.primary_muscles, &target.primary_muscles);
-            let same_pattern = ex.movement_pattern == target.movement_pattern;
             let sessions = familiar.get(&ex.id).copied().unwrap_or(0);
-            let score = W_PRIMARY * primary
-                + if same_pattern { W_PATTERN } else { 0.0 }
-                + W_SECONDARY * jaccard(&ex.secondary_muscles, &target.secondary_muscles)
-                + if sessions > 0 { W_FAMILIAR } else { 0.0 }
-                + if load_ratio(ex.equipment).is_some() || load_ratio(target.equipment).is_none() {
-                    W_LOADABLE
-                } else {
-                    0.0
-                }
-                + if ex.unilateral == target.unilateral {
-                    W_LATERALITY
-                } else {
-                    0.0
-                };
-            let muscles: Vec<String> = ex.primary_muscles.iter().map(|m| words(m.id())).collect();
-            let mut reason = format!(
-                "{} {}, {}",
-                ex.equipment.label(),
-                if same_pattern {
-                    "with the same movement"
-                } else {
-                    "with a different movement"
-                },
-                muscles.join(" and ")
-            );
-            if sessions > 0 {
-                reason.push_str(&format!(
-                    "; you trained it {sessions} time{} recently",
-                    if sessions == 1 { "" } else { "s" }
-                ));
-            }
             Candidate {
                 exercise: ex,
-                score,
-                reason,
+                score: score(ex, target, sessions),
+                reason: reason(ex, target, sessions),
             }
         })
         .collect();
@@ -253,6 +191,79 @@ pub fn rank<'a>(
             .then_with(|| a.exercise.name.cmp(&b.exercise.name))
     });
     out
+}
+
+/// Whether `ex` may replace `target`: another exercise of the same kind (compound or not), with
+/// equipment the query allows and the lifter has, working the muscle asked for (else a primary
+/// muscle of the target, or the same movement on a muscle they share), and not excluded.
+fn eligible(ex: &Exercise, target: &Exercise, query: &SwapQuery<'_>, profile: &Profile) -> bool {
+    let all = |e: &Exercise| {
+        e.primary_muscles
+            .iter()
+            .chain(e.secondary_muscles.iter())
+            .copied()
+            .collect::<Vec<Muscle>>()
+    };
+    let works = match query.muscle {
+        Some(f) => f.matches(ex),
+        None => {
+            ex.primary_muscles
+                .iter()
+                .any(|m| target.primary_muscles.contains(m))
+                || (ex.movement_pattern == target.movement_pattern
+                    && all(ex).iter().any(|m| all(target).contains(m)))
+        }
+    };
+    let excluded = query.exclude.iter().any(|x| {
+        x == &ex.id
+            || catalog()
+                .resolve(x)
+                .exercise()
+                .is_some_and(|r| r.id == ex.id)
+    });
+    ex.id != target.id
+        && ex.compound == target.compound
+        && query.constraint.is_none_or(|c| c.contains(&ex.equipment))
+        && profile.has_equipment(ex.equipment)
+        && works
+        && !excluded
+}
+
+/// How close `ex` is to `target`: shared muscles, the same movement, the lifter's own
+/// experience of it, a load that carries over, the same laterality.
+fn score(ex: &Exercise, target: &Exercise, sessions: usize) -> f64 {
+    let weight = |yes: bool, w: f64| if yes { w } else { 0.0 };
+    W_PRIMARY * jaccard(&ex.primary_muscles, &target.primary_muscles)
+        + weight(ex.movement_pattern == target.movement_pattern, W_PATTERN)
+        + W_SECONDARY * jaccard(&ex.secondary_muscles, &target.secondary_muscles)
+        + weight(sessions > 0, W_FAMILIAR)
+        + weight(
+            load_ratio(ex.equipment).is_some() || load_ratio(target.equipment).is_none(),
+            W_LOADABLE,
+        )
+        + weight(ex.unilateral == target.unilateral, W_LATERALITY)
+}
+
+/// The candidate's reason, as the lifter reads it.
+fn reason(ex: &Exercise, target: &Exercise, sessions: usize) -> String {
+    let muscles: Vec<String> = ex.primary_muscles.iter().map(|m| words(m.id())).collect();
+    let movement = if ex.movement_pattern == target.movement_pattern {
+        "with the same movement"
+    } else {
+        "with a different movement"
+    };
+    let mut reason = format!(
+        "{} {movement}, {}",
+        ex.equipment.label(),
+        muscles.join(" and ")
+    );
+    if sessions > 0 {
+        reason.push_str(&format!(
+            "; you trained it {sessions} time{} recently",
+            if sessions == 1 { "" } else { "s" }
+        ));
+    }
+    reason
 }
 
 /// Why a swap could not be applied to the workout.
@@ -304,90 +315,15 @@ pub fn apply(
         });
     }
     let old_ex = catalog().get(&old.exercise_id);
-    let mut sets: Vec<_> = old
+    let mut sets: Vec<WorkoutSet> = old
         .sets
         .iter()
         .filter(|s| s.status == SetStatus::Planned)
         .cloned()
         .collect();
-    let has_history = !crate::analysis::history::sessions_with(
-        history,
-        &new.id,
-        now - chrono::Duration::weeks(crate::analysis::history::LOOKBACK_WEEKS),
-    )
-    .is_empty();
-    // Only a known ratio between the two carries the planned loads over (a 180 kg deadlift is
-    // no 180 kg good morning, and a machine's stack says nothing of a barbell).
-    let ratio = old_ex.and_then(|o| transfer_ratio(&o.id, &new.id));
-    // Bodyweight work is planned like a new exercise: its own history, a related bodyweight
-    // lift through the load moved, else bodyweight alone (a belt or help is no scaled load).
-    let plan_fresh = |sets: &mut Vec<crate::domain::workout::WorkoutSet>| {
-        for s in sets {
-            let reps = s.target.reps.unwrap_or(8);
-            let rir = s.target.rir.unwrap_or(super::suggest::DEFAULT_TARGET_RIR);
-            let sug = suggest_weight(&new.id, Some(new), reps, rir, history, profile, now);
-            s.target.weight_kg = (sug.weight_kg > 0.0).then_some(sug.weight_kg);
-        }
-    };
-    let weights = if new.loading.uses_bodyweight() {
-        plan_fresh(&mut sets);
-        format!(
-            "{} is bodyweight work: planned from your bodyweight and history",
-            new.name
-        )
-    } else if load_ratio(new.equipment).is_none() {
-        for s in &mut sets {
-            s.target.weight_kg = None;
-        }
-        format!(
-            "{} is a {} exercise: planned weights removed",
-            new.name,
-            new.equipment.label().to_lowercase()
-        )
-    } else if has_history {
-        for s in &mut sets {
-            let reps = s.target.reps.unwrap_or(8);
-            let rir = s.target.rir.unwrap_or(super::suggest::DEFAULT_TARGET_RIR);
-            let sug = suggest_weight(&new.id, Some(new), reps, rir, history, profile, now);
-            if sug.source == Source::History {
-                s.target.weight_kg = Some(sug.weight_kg);
-            }
-        }
-        format!("planned weights from your recent {} sessions", new.name)
-    } else if let Some(r) = ratio {
-        let step = step_for(Some(new), profile);
-        for s in &mut sets {
-            s.target.weight_kg = s
-                .target
-                .weight_kg
-                .map(|w| round_load(w * r - step / 2.0 + 1e-9, step, profile.unit));
-        }
-        format!(
-            "planned weights scaled ×{:.2} from {} to {}{}, the cautious end of the usual ratio",
-            r,
-            old_ex.map_or("the old exercise", |e| e.name.as_str()),
-            new.name,
-            match (
-                old_ex.map(|e| e.equipment),
-                matches!(new.equipment, Equipment::Dumbbell | Equipment::Kettlebell),
-            ) {
-                // From dumbbells to dumbbells the load keeps the lifter's own way of logging
-                // it (a hand or the pair).
-                (Some(Equipment::Dumbbell | Equipment::Kettlebell), true) => " (as you log them)",
-                (_, true) => " (per hand)",
-                _ => "",
-            }
-        )
-    } else {
-        // No known ratio: planned as a new exercise (a lift it can be read from, else a
-        // calibration set), never the old exercise's loads.
-        plan_fresh(&mut sets);
-        format!(
-            "no known ratio between {} and {}: planned as a first session, adjust after the first set",
-            old_ex.map_or("the old exercise", |e| e.name.as_str()),
-            new.name
-        )
-    };
+    let loads = Loads::choose(old_ex, new, history, now);
+    loads.plan(&mut sets, new, history, profile, now);
+    let weights = loads.describe(old_ex, new);
     let mut w = workout.clone();
     let new_instance = |id: String, sets| ExerciseInstance {
         instance_id: id,
@@ -417,6 +353,125 @@ pub fn apply(
         instance_id,
         weights,
     })
+}
+
+/// Where the moved sets' planned loads come from.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Loads {
+    /// Bodyweight work is planned like a new exercise: its own history, a related bodyweight
+    /// lift through the load moved, else bodyweight alone (a belt or help is no scaled load).
+    Bodyweight,
+    /// Equipment whose load does not carry (bands, machines of unknown stack): none planned.
+    Unloadable,
+    /// The lifter's own recent sessions of the new exercise.
+    History,
+    /// The old loads scaled by a known ratio between the two (a 180 kg deadlift is no 180 kg
+    /// good morning, and a machine's stack says nothing of a barbell).
+    Scaled(f64),
+    /// No known ratio: planned as a new exercise (a lift it can be read from, else a
+    /// calibration set), never the old exercise's loads.
+    Fresh,
+}
+
+impl Loads {
+    fn choose(
+        old: Option<&Exercise>,
+        new: &Exercise,
+        history: &[Workout],
+        now: chrono::DateTime<chrono::Utc>,
+    ) -> Loads {
+        let since = now - chrono::Duration::weeks(crate::analysis::history::LOOKBACK_WEEKS);
+        let has_history =
+            !crate::analysis::history::sessions_with(history, &new.id, since).is_empty();
+        if new.loading.uses_bodyweight() {
+            Loads::Bodyweight
+        } else if load_ratio(new.equipment).is_none() {
+            Loads::Unloadable
+        } else if has_history {
+            Loads::History
+        } else if let Some(r) = old.and_then(|o| transfer_ratio(&o.id, &new.id)) {
+            Loads::Scaled(r)
+        } else {
+            Loads::Fresh
+        }
+    }
+
+    /// Sets the planned loads of `sets` for `new`.
+    fn plan(
+        self,
+        sets: &mut [WorkoutSet],
+        new: &Exercise,
+        history: &[Workout],
+        profile: &Profile,
+        now: chrono::DateTime<chrono::Utc>,
+    ) {
+        let suggested = |s: &WorkoutSet| {
+            let reps = s.target.reps.unwrap_or(8);
+            let rir = s.target.rir.unwrap_or(super::suggest::DEFAULT_TARGET_RIR);
+            suggest_weight(&new.id, Some(new), reps, rir, history, profile, now)
+        };
+        for s in sets {
+            match self {
+                Loads::Bodyweight | Loads::Fresh => {
+                    let sug = suggested(s);
+                    s.target.weight_kg = (sug.weight_kg > 0.0).then_some(sug.weight_kg);
+                }
+                Loads::Unloadable => s.target.weight_kg = None,
+                Loads::History => {
+                    let sug = suggested(s);
+                    if sug.source == Source::History {
+                        s.target.weight_kg = Some(sug.weight_kg);
+                    }
+                }
+                Loads::Scaled(r) => {
+                    let step = step_for(Some(new), profile);
+                    s.target.weight_kg = s
+                        .target
+                        .weight_kg
+                        .map(|w| round_load(w * r - step / 2.0 + 1e-9, step, profile.unit));
+                }
+            }
+        }
+    }
+
+    /// How the planned weights were set, as the lifter reads it.
+    fn describe(self, old: Option<&Exercise>, new: &Exercise) -> String {
+        let old_name = old.map_or("the old exercise", |e| e.name.as_str());
+        match self {
+            Loads::Bodyweight => format!(
+                "{} is bodyweight work: planned from your bodyweight and history",
+                new.name
+            ),
+            Loads::Unloadable => format!(
+                "{} is a {} exercise: planned weights removed",
+                new.name,
+                new.equipment.label().to_lowercase()
+            ),
+            Loads::History => format!("planned weights from your recent {} sessions", new.name),
+            Loads::Scaled(r) => {
+                let per = match (
+                    old.map(|e| e.equipment),
+                    matches!(new.equipment, Equipment::Dumbbell | Equipment::Kettlebell),
+                ) {
+                    // From dumbbells to dumbbells the load keeps the lifter's own way of
+                    // logging it (a hand or the pair).
+                    (Some(Equipment::Dumbbell | Equipment::Kettlebell), true) => {
+                        " (as you log them)"
+                    }
+                    (_, true) => " (per hand)",
+                    _ => "",
+                };
+                format!(
+                    "planned weights scaled ×{r:.2} from {old_name} to {}{per}, the cautious end of the usual ratio",
+                    new.name
+                )
+            }
+            Loads::Fresh => format!(
+                "no known ratio between {old_name} and {}: planned as a first session, adjust after the first set",
+                new.name
+            ),
+        }
+    }
 }
 
 /// Resolves the swap target, or explains what the lifter might have meant.
