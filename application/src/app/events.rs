@@ -14,7 +14,7 @@ use crate::context::SessionContext;
 use crate::retry::Attempts;
 use crate::skills::{events, notify};
 use crate::store::activity::{EventOutcome, EventRecord, Feed, Page};
-use crate::store::{IDEMPOTENCY_TTL_SECS, IdempotencyRecord, Parts};
+use crate::store::{IDEMPOTENCY_TTL_SECS, IdempotencyRecord, Parts, UserState};
 
 /// An app event, read from its JSON object.
 #[derive(Debug, Clone)]
@@ -94,12 +94,6 @@ impl App {
         req: &EventRequest,
     ) -> Result<EventReply, AppError> {
         crate::telemetry::record(|log| log.intent = Some(req.event.kind()));
-        let EventRequest {
-            event,
-            id: event_id,
-            payload: obj,
-            fingerprint,
-        } = req;
         let mut rate_limited = false;
         // (template text, the model's rephrasing): asked once even if the write is retried.
         let mut phrased: Option<(String, Option<String>)> = None;
@@ -115,10 +109,9 @@ impl App {
             let state = self
                 .store
                 .user_state(&ctx.user_id, parts, ctx.corr.as_deref(), now)
-                .await;
-            let state = state?;
+                .await?;
             if let Some(rec) = &state.replay {
-                if rec.fingerprint != *fingerprint {
+                if rec.fingerprint != req.fingerprint {
                     return Err(reused());
                 }
                 crate::telemetry::record(|log| log.outcome = "replayed");
@@ -127,105 +120,89 @@ impl App {
                     body: rec.body.clone(),
                 });
             }
-            let profile = state.profile.clone().unwrap_or_default();
-            let coaching = state.coaching.clone().unwrap_or_default();
-            let mut reply = events::respond(event, &profile, &coaching, now)
-                .map_err(|e| invalid(&e.message, e.field))?;
-            let mut suppressed = None;
-            let mut notification = None;
-            if reply.proactive && reply.message.is_some() {
-                let last = if rate_limited {
-                    Some(now)
-                } else {
-                    state.last_notified
-                };
-                match notify::gate(&profile, notify::Priority::Normal, last, now) {
-                    Err(why) => {
-                        suppressed = Some(why.as_str());
-                        reply.message = None;
-                        reply.ui_hint = None;
-                        reply.requires_response = false;
-                        reply.options = None;
-                        // The prompt was not shown: the check-in stays due.
-                        reply.context = None;
-                    }
-                    Ok(()) => {
-                        notification = Some(notify::Notification {
-                            id: event_id.clone(),
-                            message: reply.message.clone().unwrap_or_default(),
-                            priority: notify::Priority::Normal,
-                            source: "checkin_prompt".into(),
-                            channel: "in_app".into(),
-                            created_at: now,
-                        });
-                    }
-                }
-            }
-            if let Some(template) = reply.message.clone() {
-                let better = match &phrased {
-                    Some((t, p)) if *t == template => p.clone(),
-                    _ => {
-                        let p = self.assist.rephrase(&template).await;
-                        phrased = Some((template, p.clone()));
-                        p
-                    }
-                };
-                if let Some(text) = better {
-                    if let Some(n) = notification.as_mut() {
-                        n.message = text.clone();
-                    }
-                    reply.message = Some(text);
-                }
-            }
-            let body = json!({
-                "message": reply.message,
-                "ui_hint": reply.ui_hint,
-                "options": reply.options,
-                "metadata": {
-                    "conversation_id": ctx.conversation_id,
-                    "requires_response": reply.requires_response,
-                    "event_id": event_id,
-                },
-                "suppressed": suppressed,
-            });
-            let body_text = body.to_string();
-            let record = ctx.corr.as_ref().map(|corr| IdempotencyRecord {
-                corr: corr.clone(),
-                fingerprint: fingerprint.clone(),
-                status: 200,
-                body: body_text.clone(),
-                expires_at: now.timestamp() + IDEMPOTENCY_TTL_SECS,
-            });
-            let logged = EventRecord {
-                id: event_id.clone(),
-                at: now,
-                kind: event.kind().to_string(),
-                payload: obj.clone(),
-                reply: body.clone(),
+            // Another notification won the gate's slot meanwhile: the gate sees it as just sent.
+            let last = if rate_limited {
+                Some(now)
+            } else {
+                state.last_notified
             };
-            let out = self
-                .store
-                .record_event(
-                    &ctx.user_id,
-                    &logged,
-                    reply.context.as_ref(),
-                    notification.as_ref(),
-                    record.as_ref(),
-                    now,
-                )
-                .await;
-            match out? {
-                EventOutcome::Committed => {
-                    return Ok(EventReply {
-                        status: 200,
-                        body: body_text,
-                    });
-                }
-                EventOutcome::RateLimited => rate_limited = true,
-                EventOutcome::DuplicateRequest | EventOutcome::Conflict => {}
+            let mut answer = Answer::of(req, &state, last, now)?;
+            self.phrase(&mut answer, &mut phrased).await;
+            match self.commit(ctx, req, &answer, now).await? {
+                Ok(reply) => return Ok(reply),
+                Err(EventOutcome::RateLimited) => rate_limited = true,
+                // A race (the same request, or another write): read again.
+                Err(_) => {}
             }
         }
         Err(conflict())
+    }
+
+    /// The answer's message in the model's words when it has better ones (asked once per
+    /// template, however many attempts the write takes).
+    async fn phrase(&self, answer: &mut Answer, phrased: &mut Option<(String, Option<String>)>) {
+        let Some(template) = answer.reply.message.clone() else {
+            return;
+        };
+        let better = match phrased {
+            Some((t, p)) if *t == template => p.clone(),
+            _ => {
+                let p = self.assist.rephrase(&template).await;
+                *phrased = Some((template, p.clone()));
+                p
+            }
+        };
+        if let Some(text) = better {
+            if let Some(n) = answer.notification.as_mut() {
+                n.message = text.clone();
+            }
+            answer.reply.message = Some(text);
+        }
+    }
+
+    /// Stores the event with what it changes, and its answer for a retry; the reply when
+    /// committed, else why not (a race to retry).
+    async fn commit(
+        &self,
+        ctx: &SessionContext,
+        req: &EventRequest,
+        answer: &Answer,
+        now: chrono::DateTime<Utc>,
+    ) -> Result<Result<EventReply, EventOutcome>, AppError> {
+        let body = answer.body(ctx, &req.id);
+        let body_text = body.to_string();
+        let record = ctx.corr.as_ref().map(|corr| IdempotencyRecord {
+            corr: corr.clone(),
+            fingerprint: req.fingerprint.clone(),
+            status: 200,
+            body: body_text.clone(),
+            expires_at: now.timestamp() + IDEMPOTENCY_TTL_SECS,
+        });
+        let logged = EventRecord {
+            id: req.id.clone(),
+            at: now,
+            kind: req.event.kind().to_string(),
+            payload: req.payload.clone(),
+            reply: body,
+        };
+        let out = self
+            .store
+            .record_event(
+                &ctx.user_id,
+                &logged,
+                answer.reply.context.as_ref(),
+                answer.notification.as_ref(),
+                record.as_ref(),
+                now,
+            )
+            .await?;
+        Ok(match out {
+            EventOutcome::Committed => Ok(EventReply {
+                status: 200,
+                body: body_text,
+            }),
+            other => Err(other),
+        })
     }
 
     /// One page of a feed, newest first; `cursor` is a page's `next`.
@@ -241,5 +218,80 @@ impl App {
             .feed(&ctx.user_id, feed, limit, cursor, Utc::now())
             .await;
         page.map_err(AppError::from)
+    }
+}
+
+/// What the rules answer to an event, through the notification gate.
+struct Answer {
+    reply: events::Reply,
+    /// Why a proactive prompt was not shown (the gate's reason).
+    suppressed: Option<&'static str>,
+    /// The in-app notification a shown proactive prompt becomes.
+    notification: Option<notify::Notification>,
+}
+
+impl Answer {
+    /// The rules' reply to `req` on the state read; a proactive prompt is shown only when the
+    /// gate (preference, quiet hours, the spacing since `last`) lets it through.
+    fn of(
+        req: &EventRequest,
+        state: &UserState,
+        last: Option<chrono::DateTime<Utc>>,
+        now: chrono::DateTime<Utc>,
+    ) -> Result<Answer, AppError> {
+        let profile = state.profile.clone().unwrap_or_default();
+        let coaching = state.coaching.clone().unwrap_or_default();
+        let reply = events::respond(&req.event, &profile, &coaching, now)
+            .map_err(|e| invalid(&e.message, e.field))?;
+        let mut answer = Answer {
+            reply,
+            suppressed: None,
+            notification: None,
+        };
+        if !answer.reply.proactive {
+            return Ok(answer);
+        }
+        let Some(message) = answer.reply.message.clone() else {
+            return Ok(answer);
+        };
+        match notify::gate(&profile, notify::Priority::Normal, last, now) {
+            Err(why) => {
+                answer.suppressed = Some(why.as_str());
+                let r = &mut answer.reply;
+                r.message = None;
+                r.ui_hint = None;
+                r.requires_response = false;
+                r.options = None;
+                // The prompt was not shown: the check-in stays due.
+                r.context = None;
+            }
+            Ok(()) => {
+                answer.notification = Some(notify::Notification {
+                    id: req.id.clone(),
+                    message,
+                    priority: notify::Priority::Normal,
+                    source: "checkin_prompt".into(),
+                    channel: "in_app".into(),
+                    created_at: now,
+                });
+            }
+        }
+        Ok(answer)
+    }
+
+    /// The answer as the app reads it (and a retry gets it back).
+    fn body(&self, ctx: &SessionContext, event_id: &str) -> Value {
+        let reply = &self.reply;
+        json!({
+            "message": reply.message,
+            "ui_hint": reply.ui_hint,
+            "options": reply.options,
+            "metadata": {
+                "conversation_id": ctx.conversation_id,
+                "requires_response": reply.requires_response,
+                "event_id": event_id,
+            },
+            "suppressed": self.suppressed,
+        })
     }
 }
