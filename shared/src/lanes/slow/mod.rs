@@ -23,10 +23,10 @@ use crate::app::assist::Assist;
 use crate::app::buttons::Button;
 use crate::app::command;
 use crate::config::Config;
-use crate::context::AuthMode;
+use crate::context::{AuthMode, SessionContext};
 use crate::llm::{Model, ModelLane};
 use crate::queue::JobQueue;
-use crate::router::{self, Intent, Lane};
+use crate::router::{self, Intent, Lane, Route};
 use crate::skills::copilot::{CommandData, Shown};
 use crate::store::Store;
 
@@ -136,56 +136,91 @@ impl SlowLane {
             matched_rule: route.matched_rule,
             confidence: route.confidence,
         };
-        let intent = route.intent;
         // FAST and FUNCTIONAL: the same code as their binaries, in-process, no model.
         if route.lane != Lane::Slow {
-            let lane = route.lane;
-            // A command runs the FAST use case in-process and its answer is framed as it is (a
-            // retried request's first answer as it was stored); a button is still the
-            // FUNCTIONAL lane's response. Boxed: these futures are large and deep.
-            let answer: Result<Vec<StreamEvent>, ApiError> = if lane == Lane::Fast {
-                Box::pin(command::run(&self.app.store, &ctx, text, route))
-                    .await
-                    .map(command_events)
-                    .map_err(ApiError::from)
-            } else {
-                let intent = intent.unwrap_or(Intent::MonitorState);
-                match Button::parse(intent, text) {
-                    Ok(button) => Box::pin(self.app.press(&ctx, &button))
-                        .await
-                        .map(|a| {
-                            vec![StreamEvent::Result(StreamEvent::fields(
-                                a.to_envelope(intent),
-                            ))]
-                        })
-                        .map_err(ApiError::from),
-                    Err(e) => Err(ApiError::from(e)),
-                }
-            };
-            let mut frames = vec![sse::frame(&route_event)];
-            match answer {
-                Ok(events) => frames.extend(events.iter().map(sse::frame)),
-                Err(e) => {
-                    crate::telemetry::record(|log| log.outcome = e.code());
-                    frames.push(sse::frame(&StreamEvent::error(e.code(), e.error.message)));
-                }
-            }
-            frames.push(sse::frame(&StreamEvent::Done {
-                lane: lane.as_str(),
-                intent: intent.map(Intent::as_str),
-                latency_ms: started.elapsed().as_millis() as u64,
-                usage: None,
-                trace: None,
-            }));
+            let frames = self
+                .in_process(&ctx, text, route, route_event, started)
+                .await;
             return Ok(event_stream(sse::body_of(frames)));
         }
-        let (emit, body) = sse::open(self.heartbeat);
-        let emit = if wants_trace(self.auth, &req) {
-            emit.traced()
-        } else {
-            emit
-        };
+        let trace = wants_trace(self.auth, &req);
         let text = text.to_string();
+        Ok(self.coach_stream(
+            ctx,
+            text,
+            route.intent,
+            route_event,
+            trace,
+            started,
+            deadline,
+        ))
+    }
+
+    /// A command or a button answered in-process, framed as a stream. A command runs the FAST
+    /// use case and its answer is framed as it is (a retried request's first answer as it was
+    /// stored); a button is still the FUNCTIONAL lane's response.
+    async fn in_process(
+        &self,
+        ctx: &SessionContext,
+        text: &str,
+        route: Route,
+        route_event: StreamEvent,
+        started: Instant,
+    ) -> Vec<bytes::Bytes> {
+        let (lane, intent) = (route.lane, route.intent);
+        // Boxed: these futures are large and deep.
+        let answer: Result<Vec<StreamEvent>, ApiError> = if lane == Lane::Fast {
+            Box::pin(command::run(&self.app.store, ctx, text, route))
+                .await
+                .map(command_events)
+                .map_err(ApiError::from)
+        } else {
+            let intent = intent.unwrap_or(Intent::MonitorState);
+            match Button::parse(intent, text) {
+                Ok(button) => Box::pin(self.app.press(ctx, &button))
+                    .await
+                    .map(|a| {
+                        vec![StreamEvent::Result(StreamEvent::fields(
+                            a.to_envelope(intent),
+                        ))]
+                    })
+                    .map_err(ApiError::from),
+                Err(e) => Err(ApiError::from(e)),
+            }
+        };
+        let mut frames = vec![sse::frame(&route_event)];
+        match answer {
+            Ok(events) => frames.extend(events.iter().map(sse::frame)),
+            Err(e) => {
+                crate::telemetry::record(|log| log.outcome = e.code());
+                frames.push(sse::frame(&StreamEvent::error(e.code(), e.error.message)));
+            }
+        }
+        frames.push(sse::frame(&StreamEvent::Done {
+            lane: lane.as_str(),
+            intent: intent.map(Intent::as_str),
+            latency_ms: started.elapsed().as_millis() as u64,
+            usage: None,
+            trace: None,
+        }));
+        frames
+    }
+
+    /// The coach's answer, streamed as it is made: the stream's task owns the request's log
+    /// line and writes it when the answer ends.
+    #[allow(clippy::too_many_arguments)] // the request's parts, each used once
+    fn coach_stream(
+        self: Arc<Self>,
+        ctx: SessionContext,
+        text: String,
+        intent: Option<Intent>,
+        route_event: StreamEvent,
+        trace: bool,
+        started: Instant,
+        deadline: tokio::time::Instant,
+    ) -> Response<StreamBody> {
+        let (emit, body) = sse::open(self.heartbeat);
+        let emit = if trace { emit.traced() } else { emit };
         let log = crate::telemetry::hand_off();
         tokio::spawn(async move {
             let stream = async {
@@ -208,7 +243,7 @@ impl SlowLane {
             log.latency_us = started.elapsed().as_micros() as u64;
             log.emit();
         });
-        Ok(event_stream(body))
+        event_stream(body)
     }
 }
 
