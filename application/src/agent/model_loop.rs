@@ -78,6 +78,8 @@ pub struct Briefing {
     pub tokens_left: Option<u64>,
 }
 
+/// Answers `text`: the model's turns, the tools they call, then the critic's review. See the
+/// module's account.
 pub async fn run(
     model: &Model,
     env: &tools::Env<'_>,
@@ -87,173 +89,268 @@ pub async fn run(
     emit: &Emitter,
     deadline: tokio::time::Instant,
 ) -> Outcome {
-    let mut out = Outcome {
-        traced_context: emit.tracing().then(|| briefing.context.clone()),
-        ..Outcome::default()
-    };
-    // The weights of the context and of tool results the model may cite by ref ([[w4]])
-    // instead of writing them.
-    let mut refs = Refs::new(env.unit);
-    let cited_context =
-        super::briefing::Loaded::map_data(&briefing.context, |l| refs.annotate_text(l));
-    let mut turns = briefing.history;
-    turns.push(Turn::user(instruction::with_context(
-        env.ctx,
-        &cited_context,
-        text,
-    )));
-    let mut req = Request {
-        system: instruction::system(env.ctx, intent),
-        turns,
-        tools: tools::specs_for(env.ctx.workout_mode, intent),
-        no_calls: false,
-        no_thinking: false,
-        json_output: false,
-        cache_key: Some(crate::llm::cache_key(&env.ctx.user_id)),
-    };
-    let mut facts = Facts::in_unit(env.unit);
-    facts.set_today(env.ctx.today);
-    facts.add_said(text);
-    facts.add_text(&super::briefing::Loaded::data_part(&briefing.context));
-    let buffered = critic::is_high_risk(text);
-    let mut said = String::new();
-    // Calls whose arguments were not JSON: the model is told once; after a second, it answers.
-    let mut malformed = 0usize;
-    // Gemini's failed call is tried once more without thinking.
-    let mut retried_call = false;
-    // A call written as text that cannot run: the model is told once.
-    let mut told_written = false;
-    // Tool-result bytes handed to the model so far.
-    let mut result_bytes = 0usize;
+    let tokens_left = briefing.tokens_left;
+    let mut a = Answering::new(model, env, text, intent, briefing, emit, deadline);
     loop {
-        if briefing
-            .tokens_left
-            .is_some_and(|left| out.usage.charged_tokens >= left)
-        {
+        if tokens_left.is_some_and(|left| a.out.usage.charged_tokens >= left) {
             // The day's allowance ran out during this answer: no further model call.
-            out.error = Some("QUOTA_EXCEEDED");
+            a.out.error = Some("QUOTA_EXCEEDED");
             emit.send(super::budget::exceeded(chrono::Utc::now())).await;
-            return out;
+            return a.out;
         }
-        let closing = out.model_turns == MAX_TOOL_TURNS || malformed > 1;
-        if closing {
-            req.no_calls = true;
-            req.turns.push(Turn::user(CLOSING_NOTE));
-        }
-        out.model_turns += 1;
-        // Every sentence's numbers are held until checked against what backs them so far (the
-        // briefing, the lifter's words, the tool results read): an invented figure is left out
-        // before the lifter reads it, not corrected after (Qwen 1.5B's "currently at an
-        // estimated 90 kg", after a tool, was shown and then corrected).
-        let live = Live {
-            on: !buffered,
-            hold: Some(&facts),
-            refs: &refs,
-        };
-        let mut attempt = model_turn(model, &req, emit, deadline, &mut out.usage, live).await;
-        if let Err(e) = &attempt
-            && e.kind == ErrorKind::MalformedCall
-            && !retried_call
-        {
-            tracing::warn!("the model wrote a malformed call; once more without thinking");
-            retried_call = true;
-            req.no_thinking = true;
-            out.model_turns += 1;
-            attempt = model_turn(model, &req, emit, deadline, &mut out.usage, live).await;
-            req.no_thinking = false;
-        }
-        let turn = match attempt {
-            Ok(Some(t)) => {
-                said.push_str(&t.shown);
-                out.masked.extend(t.left_out.iter().map(|m| strip(m)));
-                // Calls a model wrote as text run when they name an offered tool with valid
-                // arguments; otherwise the model is told once that nothing ran.
-                let (calls, unusable) = markup::calls_in(&t.written_calls, &req.tools);
-                let mut turn = t.turn;
-                if !unusable.is_empty() {
-                    tracing::warn!(written = ?unusable, "calls written as text could not run");
-                }
-                if !closing && calls.is_empty() && !unusable.is_empty() && !told_written {
-                    told_written = true;
-                    if turn.parts.is_empty() {
-                        // The model reads back what it wrote (no turn may be empty).
-                        turn.parts.push(Part::text(unusable.join("\n")));
-                    }
-                    req.turns.push(turn);
-                    req.turns.push(Turn::user(written_call_note(&unusable)));
-                    continue;
-                }
-                if !closing {
-                    turn.parts.extend(calls.into_iter().map(Part::Call));
-                }
-                turn
-            }
-            // The client went away: stop here, the model call is already closed.
-            Ok(None) => return out,
-            Err(e) => {
-                tracing::warn!(code = e.code(), "model call failed: {e}");
-                out.error = Some(e.code());
-                emit.send(StreamEvent::error(e.code(), lifter_message(&e)))
-                    .await;
-                return out;
-            }
+        let closing = a.out.model_turns == MAX_TOOL_TURNS || a.malformed > 1;
+        let turn = match a.next_turn(closing).await {
+            Next::Turn(turn) => turn,
+            Next::Again => continue,
+            Next::Stop => return a.out,
         };
         let calls: Vec<_> = turn.calls().cloned().collect();
+        a.req.turns.push(turn);
         if calls.is_empty() || closing {
-            req.turns.push(turn);
-            if said.trim().is_empty() && out.writes.is_empty() && out.proposals == 0 {
-                // Nothing for the lifter (a small model's calls written as text that cannot
-                // run, twice, left Qwen 1.5B's answer empty): said as a failure, not silence.
-                tracing::warn!("the model's answer was empty");
-                out.error = Some(EMPTY_ANSWER);
-                emit.send(StreamEvent::error(
-                    EMPTY_ANSWER,
-                    "The coach could not put an answer together; try again, or say which lift and what you want to know.",
-                ))
-                .await;
-                return out;
-            }
-            let checked = review(
-                model,
-                &mut req,
-                said,
-                (&facts, &refs),
-                &mut out,
-                buffered,
-                emit,
-                deadline,
-            )
-            .await;
-            out.cited = super::refs::cited_in(&checked);
-            out.answer = strip(&checked);
-            return out;
+            return a.finish().await;
         }
-        req.turns.push(turn);
-        out.tool_calls += calls.len();
-        malformed += calls.iter().filter(|c| c.malformed.is_some()).count();
-        if !emit
-            .send(StreamEvent::Status {
-                text: status_text(&calls),
-            })
-            .await
+        if !a.call_tools(&calls).await {
+            return a.out;
+        }
+    }
+}
+
+/// One answer in progress: the conversation sent to the model, what backs the numbers, what
+/// the lifter was shown, and what the answer has cost and done.
+struct Answering<'a, 'e> {
+    model: &'a Model,
+    env: &'a tools::Env<'e>,
+    emit: &'a Emitter,
+    deadline: tokio::time::Instant,
+    req: Request,
+    /// What backs a figure: the briefing, the lifter's words, the tool results read.
+    facts: Facts,
+    /// The weights of the context and of tool results the model may cite by ref ([[w4]])
+    /// instead of writing them.
+    refs: Refs,
+    /// A high-risk turn: buffered, revised and scrubbed rather than streamed.
+    buffered: bool,
+    /// What the lifter was shown so far.
+    said: String,
+    out: Outcome,
+    /// Calls whose arguments were not JSON: the model is told once; after a second, it answers.
+    malformed: usize,
+    /// Gemini's failed call is tried once more without thinking.
+    retried_call: bool,
+    /// A call written as text that cannot run: the model is told once.
+    told_written: bool,
+    /// Tool-result bytes handed to the model so far.
+    result_bytes: usize,
+}
+
+/// What a model turn came to.
+enum Next {
+    /// The turn for the conversation (calls written as text that can run added to it).
+    Turn(Turn),
+    /// The model was told something (a call written as text ran nothing): ask again.
+    Again,
+    /// The client went away, or the model failed (said to the lifter): the answer ends.
+    Stop,
+}
+
+impl<'a, 'e> Answering<'a, 'e> {
+    fn new(
+        model: &'a Model,
+        env: &'a tools::Env<'e>,
+        text: &str,
+        intent: Option<Intent>,
+        briefing: Briefing,
+        emit: &'a Emitter,
+        deadline: tokio::time::Instant,
+    ) -> Self {
+        let out = Outcome {
+            traced_context: emit.tracing().then(|| briefing.context.clone()),
+            ..Outcome::default()
+        };
+        let mut refs = Refs::new(env.unit);
+        let cited_context =
+            super::briefing::Loaded::map_data(&briefing.context, |l| refs.annotate_text(l));
+        let mut turns = briefing.history;
+        turns.push(Turn::user(instruction::with_context(
+            env.ctx,
+            &cited_context,
+            text,
+        )));
+        let req = Request {
+            system: instruction::system(env.ctx, intent),
+            turns,
+            tools: tools::specs_for(env.ctx.workout_mode, intent),
+            no_calls: false,
+            no_thinking: false,
+            json_output: false,
+            cache_key: Some(crate::llm::cache_key(&env.ctx.user_id)),
+        };
+        let mut facts = Facts::in_unit(env.unit);
+        facts.set_today(env.ctx.today);
+        facts.add_said(text);
+        facts.add_text(&super::briefing::Loaded::data_part(&briefing.context));
+        Answering {
+            model,
+            env,
+            emit,
+            deadline,
+            req,
+            facts,
+            refs,
+            buffered: critic::is_high_risk(text),
+            said: String::new(),
+            out,
+            malformed: 0,
+            retried_call: false,
+            told_written: false,
+            result_bytes: 0,
+        }
+    }
+
+    /// Asks the model for its next turn and streams its text (a `closing` turn may call no
+    /// tool). Every sentence's numbers are held until checked against what backs them so far:
+    /// an invented figure is left out before the lifter reads it, not corrected after (Qwen
+    /// 1.5B's "currently at an estimated 90 kg", after a tool, was shown and then corrected).
+    async fn next_turn(&mut self, closing: bool) -> Next {
+        if closing {
+            self.req.no_calls = true;
+            self.req.turns.push(Turn::user(CLOSING_NOTE));
+        }
+        self.out.model_turns += 1;
+        let live = Live {
+            on: !self.buffered,
+            hold: Some(&self.facts),
+            refs: &self.refs,
+        };
+        let (model, emit, deadline) = (self.model, self.emit, self.deadline);
+        let mut attempt =
+            model_turn(model, &self.req, emit, deadline, &mut self.out.usage, live).await;
+        if let Err(e) = &attempt
+            && e.kind == ErrorKind::MalformedCall
+            && !self.retried_call
         {
-            return out;
+            tracing::warn!("the model wrote a malformed call; once more without thinking");
+            self.retried_call = true;
+            self.req.no_thinking = true;
+            self.out.model_turns += 1;
+            attempt = model_turn(model, &self.req, emit, deadline, &mut self.out.usage, live).await;
+            self.req.no_thinking = false;
         }
-        for c in &calls {
+        let t = match attempt {
+            Ok(Some(t)) => t,
+            // The client went away: stop here, the model call is already closed.
+            Ok(None) => return Next::Stop,
+            Err(e) => {
+                tracing::warn!(code = e.code(), "model call failed: {e}");
+                self.out.error = Some(e.code());
+                emit.send(StreamEvent::error(e.code(), lifter_message(&e)))
+                    .await;
+                return Next::Stop;
+            }
+        };
+        self.said.push_str(&t.shown);
+        self.out.masked.extend(t.left_out.iter().map(|m| strip(m)));
+        // Calls a model wrote as text run when they name an offered tool with valid arguments;
+        // otherwise the model is told once that nothing ran.
+        let (calls, unusable) = markup::calls_in(&t.written_calls, &self.req.tools);
+        let mut turn = t.turn;
+        if !unusable.is_empty() {
+            tracing::warn!(written = ?unusable, "calls written as text could not run");
+        }
+        if !closing && calls.is_empty() && !unusable.is_empty() && !self.told_written {
+            self.told_written = true;
+            if turn.parts.is_empty() {
+                // The model reads back what it wrote (no turn may be empty).
+                turn.parts.push(Part::text(unusable.join("\n")));
+            }
+            self.req.turns.push(turn);
+            self.req
+                .turns
+                .push(Turn::user(written_call_note(&unusable)));
+            return Next::Again;
+        }
+        if !closing {
+            turn.parts.extend(calls.into_iter().map(Part::Call));
+        }
+        Next::Turn(turn)
+    }
+
+    /// The answer is complete: reviewed by the critic, or said as a failure when there is
+    /// nothing in it for the lifter.
+    async fn finish(mut self) -> Outcome {
+        let out = &mut self.out;
+        if self.said.trim().is_empty() && out.writes.is_empty() && out.proposals == 0 {
+            // Nothing for the lifter (a small model's calls written as text that cannot run,
+            // twice, left Qwen 1.5B's answer empty): said as a failure, not silence.
+            tracing::warn!("the model's answer was empty");
+            out.error = Some(EMPTY_ANSWER);
+            self.emit.send(StreamEvent::error(
+                EMPTY_ANSWER,
+                "The coach could not put an answer together; try again, or say which lift and what you want to know.",
+            ))
+            .await;
+            return self.out;
+        }
+        let checked = review(
+            self.model,
+            &mut self.req,
+            self.said,
+            (&self.facts, &self.refs),
+            out,
+            self.buffered,
+            self.emit,
+            self.deadline,
+        )
+        .await;
+        out.cited = super::refs::cited_in(&checked);
+        out.answer = strip(&checked);
+        self.out
+    }
+
+    /// Says what the calls do, runs them and hands their results to the model; false when the
+    /// client went away.
+    async fn call_tools(&mut self, calls: &[crate::llm::ToolCall]) -> bool {
+        let emit = self.emit;
+        self.out.tool_calls += calls.len();
+        self.malformed += calls.iter().filter(|c| c.malformed.is_some()).count();
+        let status = StreamEvent::Status {
+            text: status_text(calls),
+        };
+        if !emit.send(status).await {
+            return false;
+        }
+        for c in calls {
             emit.send(StreamEvent::ToolStart {
                 tool: c.name.clone(),
                 call_id: c.id.clone(),
             })
             .await;
         }
-        // Reads in one turn run together, writes one after another in the model's order; a
-        // name not offered runs nothing.
-        let offered = &req.tools;
+        let results = self.run_calls(calls).await;
+        let parts = self.hand_back(calls, results).await;
+        if emit.client_gone() {
+            return false;
+        }
+        self.req.turns.push(Turn {
+            role: Role::User,
+            parts,
+        });
+        true
+    }
+
+    /// Runs the calls: reads in one turn together, writes one after another in the model's
+    /// order; a name not offered runs nothing, nor a call past the turn's or the answer's
+    /// limits.
+    async fn run_calls(&self, calls: &[crate::llm::ToolCall]) -> Vec<ToolRun> {
+        let (env, offered) = (self.env, &self.req.tools);
         let names: Vec<&str> = calls.iter().map(|c| c.name.as_str()).collect();
         let mut results = Vec::with_capacity(calls.len());
-        let over_budget = result_bytes >= MAX_RESULT_BYTES_PER_ANSWER;
+        let over_budget = self.result_bytes >= MAX_RESULT_BYTES_PER_ANSWER;
         // A ref in an argument ("save_memory: bench e1RM [[w4]]") is stored as its figure.
-        let rendered: Vec<Value> = calls.iter().map(|c| refs.render_args(&c.args)).collect();
+        let rendered: Vec<Value> = calls
+            .iter()
+            .map(|c| self.refs.render_args(&c.args))
+            .collect();
         let rendered = &rendered;
         for group in tools::run_groups(&names) {
             results.extend(
@@ -285,6 +382,17 @@ pub async fn run(
                 .await,
             );
         }
+        results
+    }
+
+    /// Each result as the model reads it (its weights citable), with what it did counted and
+    /// shown: `tool_end` per call, then the proposals it stored as artifacts.
+    async fn hand_back(
+        &mut self,
+        calls: &[crate::llm::ToolCall],
+        results: Vec<ToolRun>,
+    ) -> Vec<Part> {
+        let emit = self.emit;
         let mut parts = Vec::with_capacity(calls.len());
         let mut artifacts = Vec::new();
         for (c, (r, took)) in calls.iter().zip(results) {
@@ -293,18 +401,18 @@ pub async fn run(
                 Ok(done) => {
                     match done.effect {
                         tools::Effect::Proposed(view) => {
-                            out.proposals += 1;
+                            self.out.proposals += 1;
                             artifacts.push(view);
                         }
-                        tools::Effect::Wrote => out.writes.push(c.name.clone()),
+                        tools::Effect::Wrote => self.out.writes.push(c.name.clone()),
                         tools::Effect::None => {}
                     }
-                    facts.add_json(&done.value);
-                    refs.annotate(&done.value)
+                    self.facts.add_json(&done.value);
+                    self.refs.annotate(&done.value)
                 }
                 Err(e) => e.to_json(),
             };
-            result_bytes += content.to_string().len();
+            self.result_bytes += content.to_string().len();
             let traced = emit.tracing();
             emit.send(StreamEvent::ToolEnd {
                 tool: c.name.clone(),
@@ -318,20 +426,19 @@ pub async fn run(
             parts.push(Part::Result(ToolResult::for_call(c, content)));
         }
         // Artifacts after the tool_end of the call that stored them, with their stored ids.
-        out.proposed.extend(super::briefing::proposed(&artifacts));
+        self.out
+            .proposed
+            .extend(super::briefing::proposed(&artifacts));
         for view in artifacts {
             emit.send(StreamEvent::Artifact(StreamEvent::fields(view)))
                 .await;
         }
-        if emit.client_gone() {
-            return out;
-        }
-        req.turns.push(Turn {
-            role: Role::User,
-            parts,
-        });
+        parts
     }
 }
+
+/// A call's result and how long it took.
+type ToolRun = (Result<tools::Output, tools::ToolError>, std::time::Duration);
 
 /// The critic's pass over the whole answer. Streamed: a correction follows when it broke a rule.
 /// Buffered: one revision by the model with the findings, then the unsafe sentences replaced;
@@ -448,58 +555,14 @@ async fn stream_turn(
     emit: &Emitter,
     live: Live<'_>,
 ) -> Result<Option<Streamed>, ModelError> {
-    // The text meant for the lifter: the model's, less reasoning and calls written as text.
-    let mut text = String::new();
-    let mut markup = Markup::default();
-    let mut hold = live
-        .hold
-        .filter(|_| live.on)
-        .map(|facts| HoldBack::new(facts, live.refs));
-    // Sends `t` (through the hold when there is one); false when the client is gone.
-    async fn send(emit: &Emitter, t: &str) -> bool {
-        t.is_empty() || emit.send(StreamEvent::message(t)).await
-    }
-    // Adds `t` to the text and, when live, shows it; false when the client is gone.
-    async fn show(
-        t: &str,
-        text: &mut String,
-        hold: &mut Option<HoldBack<'_>>,
-        emit: &Emitter,
-        on: bool,
-    ) -> bool {
-        text.push_str(t);
-        if !on {
-            return true;
-        }
-        let out = match hold.as_mut() {
-            Some(h) => h.push(t),
-            None => t.to_string(),
-        };
-        send(emit, &out).await
-    }
-    let finished = |stream: &crate::llm::ModelStream,
-                    markup: Markup,
-                    text: String,
-                    hold: Option<HoldBack<'_>>| {
-        let mut turn = stream.turn();
-        if markup.removed {
-            // The conversation keeps what the lifter was meant to read, not the markup.
-            turn.parts.retain(|p| !matches!(p, Part::Text { .. }));
-            if !text.is_empty() {
-                turn.parts.insert(0, Part::text(&text));
-            }
-        }
-        // Not streamed: its refs rendered now (streamed, the hold-back rendered them).
-        let (shown, left_out) = match hold {
-            Some(h) => (h.shown, h.left_out),
-            None => live.refs.render(&text),
-        };
-        Streamed {
-            turn,
-            shown,
-            written_calls: markup.written_calls,
-            left_out,
-        }
+    let mut t = TurnText {
+        text: String::new(),
+        markup: Markup::default(),
+        hold: live
+            .hold
+            .filter(|_| live.on)
+            .map(|facts| HoldBack::new(facts, live.refs)),
+        on: live.on,
     };
     loop {
         if emit.client_gone() {
@@ -512,42 +575,98 @@ async fn stream_turn(
         };
         match next {
             None => {
-                let rest = markup.finish();
-                if !show(&rest, &mut text, &mut hold, emit, live.on).await {
+                let rest = t.markup.finish();
+                if !t.show(emit, &rest).await {
                     return Ok(None);
                 }
-                let rest = hold.as_mut().map(HoldBack::finish).unwrap_or_default();
+                let rest = t.release();
                 if !send(emit, &rest).await {
                     return Ok(None);
                 }
-                return Ok(Some(finished(stream, markup, text, hold)));
+                return Ok(Some(t.finished(stream, live.refs)));
             }
             Some(Err(e)) => return Err(e),
-            Some(Ok(Event::TextDelta(t))) => {
-                let clean = markup.push(&t);
-                if !show(&clean, &mut text, &mut hold, emit, live.on).await {
+            Some(Ok(Event::TextDelta(delta))) => {
+                let clean = t.markup.push(&delta);
+                if !t.show(emit, &clean).await {
                     return Ok(None);
                 }
                 // A model looping on a paragraph is stopped (dropping the stream closes the
                 // call) rather than read to its token limit.
-                if clean.contains(['.', '!', '?', '\n']) && critic::repeats_itself(&text) {
+                if clean.contains(['.', '!', '?', '\n']) && critic::repeats_itself(&t.text) {
                     tracing::warn!("the model's answer repeats itself; cut");
-                    let rest = hold.as_mut().map(HoldBack::finish).unwrap_or_default();
+                    let rest = t.release();
                     if live.on {
                         send(emit, &format!("{rest}{}", critic::CUT_NOTE)).await;
                     }
-                    return Ok(Some(finished(stream, markup, text, hold)));
+                    return Ok(Some(t.finished(stream, live.refs)));
                 }
             }
             Some(Ok(Event::Done(Finish::MaxTokens))) => {
                 // Said at the end of the text, whether the text is live or buffered.
-                let rest = markup.finish();
+                let rest = t.markup.finish();
                 let note = format!("{rest}{CUT_AT_CAP_NOTE}");
-                if !show(&note, &mut text, &mut hold, emit, live.on).await {
+                if !t.show(emit, &note).await {
                     return Ok(None);
                 }
             }
             Some(Ok(Event::Usage(_) | Event::ToolCall(_) | Event::Done(_))) => {}
+        }
+    }
+}
+
+/// Sends `t` as a message (nothing when empty); false when the client is gone.
+async fn send(emit: &Emitter, t: &str) -> bool {
+    t.is_empty() || emit.send(StreamEvent::message(t)).await
+}
+
+/// A turn's text as it streams: the model's, less reasoning and calls written as text
+/// (`markup`), shown through the hold-back when live.
+struct TurnText<'h> {
+    text: String,
+    markup: Markup,
+    hold: Option<HoldBack<'h>>,
+    on: bool,
+}
+
+impl TurnText<'_> {
+    /// Adds `t` to the text and, when live, shows it; false when the client is gone.
+    async fn show(&mut self, emit: &Emitter, t: &str) -> bool {
+        self.text.push_str(t);
+        if !self.on {
+            return true;
+        }
+        let out = match self.hold.as_mut() {
+            Some(h) => h.push(t),
+            None => t.to_string(),
+        };
+        send(emit, &out).await
+    }
+
+    /// What the hold-back still holds, released at the end of the text.
+    fn release(&mut self) -> String {
+        self.hold.as_mut().map(HoldBack::finish).unwrap_or_default()
+    }
+
+    fn finished(self, stream: &crate::llm::ModelStream, refs: &Refs) -> Streamed {
+        let mut turn = stream.turn();
+        if self.markup.removed {
+            // The conversation keeps what the lifter was meant to read, not the markup.
+            turn.parts.retain(|p| !matches!(p, Part::Text { .. }));
+            if !self.text.is_empty() {
+                turn.parts.insert(0, Part::text(&self.text));
+            }
+        }
+        // Not streamed: its refs rendered now (streamed, the hold-back rendered them).
+        let (shown, left_out) = match self.hold {
+            Some(h) => (h.shown, h.left_out),
+            None => refs.render(&self.text),
+        };
+        Streamed {
+            turn,
+            shown,
+            written_calls: self.markup.written_calls,
+            left_out,
         }
     }
 }
