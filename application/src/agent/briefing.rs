@@ -150,94 +150,10 @@ pub async fn load(
 impl Loaded {
     /// The per-request context for the instruction: compact lines, allowlisted fields.
     pub fn context(&self, ctx: &SessionContext, summary: Option<&Summary>) -> String {
-        let p = &self.profile;
-        let mut lines = vec![format!(
-            "Profile: {}unit {}, experience {:?}, equipment {}{}{}.",
-            p.display_name
-                .as_ref()
-                .map(|n| format!("name {n}, "))
-                .unwrap_or_default(),
-            p.unit.label(),
-            p.experience,
-            if p.equipment.is_empty() {
-                "full gym".to_string()
-            } else {
-                p.equipment
-                    .iter()
-                    .map(|e| e.label())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            },
-            p.bodyweight_kg
-                .map(|b| format!(", bodyweight {}", format_estimate(b, p.unit)))
-                .unwrap_or_default(),
-            if p.goals.is_empty() {
-                String::new()
-            } else {
-                format!(", goals: {}", p.goals.join("; "))
-            },
-        )];
-        if let Some(c) = &self.coaching {
-            let g = &c.goals;
-            let mut parts = Vec::new();
-            if !g.objectives.is_empty() {
-                parts.push(format!("objectives: {}", g.objectives.join("; ")));
-            }
-            if let Some(t) = &g.timeline {
-                parts.push(format!("timeline: {t}"));
-            }
-            if let Some(t) = &g.current_cycle {
-                parts.push(format!("current cycle: {t}"));
-            }
-            if let Some(t) = &g.active_focus {
-                parts.push(format!("current focus: {t}"));
-            }
-            if !parts.is_empty() {
-                lines.push(format!("Goals: {}.", parts.join(", ")));
-            }
-        }
-        if let Some(r) = &self.routine {
-            lines.push(format!(
-                "Active routine: {} ({}), next day: {}.",
-                r.name,
-                r.days
-                    .iter()
-                    .map(|d| d.label.as_str())
-                    .collect::<Vec<_>>()
-                    .join(" / "),
-                r.days
-                    .get(r.next_day)
-                    .map_or("unknown", |d| d.label.as_str())
-            ));
-        }
-        let since = self.now - Duration::days(RECENT_DAYS);
-        let sessions: Vec<String> = self
-            .workouts
-            .iter()
-            .filter(|w| w.started_at >= since)
-            .map(|w| format!("{} {}", w.started_at.date_naive(), w.name))
-            .collect();
-        lines.push(format!(
-            "Last {RECENT_DAYS} days: {} sessions{}{}.",
-            sessions.len(),
-            if sessions.is_empty() {
-                String::new()
-            } else {
-                format!(" ({})", sessions.join(", "))
-            },
-            if self.recent_events.is_empty() {
-                String::new()
-            } else {
-                format!(
-                    "; app events: {}",
-                    self.recent_events
-                        .iter()
-                        .filter_map(|e| e["type"].as_str())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                )
-            }
-        ));
+        let mut lines = vec![self.profile_line()];
+        lines.extend(self.goals_line());
+        lines.extend(self.routine_line());
+        lines.push(self.recent_line());
         if let Some(line) = self.strength_summary(ctx) {
             lines.push(line);
         }
@@ -277,6 +193,106 @@ impl Loaded {
             }
         }
         lines.join("\n")
+    }
+
+    /// "Profile: name Ana, unit kg, experience Intermediate, equipment full gym, bodyweight 70
+    /// kg, goals: …."
+    fn profile_line(&self) -> String {
+        let p = &self.profile;
+        let equipment = if p.equipment.is_empty() {
+            "full gym".to_string()
+        } else {
+            p.equipment
+                .iter()
+                .map(|e| e.label())
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        format!(
+            "Profile: {}unit {}, experience {:?}, equipment {equipment}{}{}.",
+            p.display_name
+                .as_ref()
+                .map(|n| format!("name {n}, "))
+                .unwrap_or_default(),
+            p.unit.label(),
+            p.experience,
+            p.bodyweight_kg
+                .map(|b| format!(", bodyweight {}", format_estimate(b, p.unit)))
+                .unwrap_or_default(),
+            if p.goals.is_empty() {
+                String::new()
+            } else {
+                format!(", goals: {}", p.goals.join("; "))
+            },
+        )
+    }
+
+    /// The coaching goals, when any is set.
+    fn goals_line(&self) -> Option<String> {
+        let g = &self.coaching.as_ref()?.goals;
+        let mut parts = Vec::new();
+        if !g.objectives.is_empty() {
+            parts.push(format!("objectives: {}", g.objectives.join("; ")));
+        }
+        if let Some(t) = &g.timeline {
+            parts.push(format!("timeline: {t}"));
+        }
+        if let Some(t) = &g.current_cycle {
+            parts.push(format!("current cycle: {t}"));
+        }
+        if let Some(t) = &g.active_focus {
+            parts.push(format!("current focus: {t}"));
+        }
+        (!parts.is_empty()).then(|| format!("Goals: {}.", parts.join(", ")))
+    }
+
+    /// The active routine, its days and the next one.
+    fn routine_line(&self) -> Option<String> {
+        let r = self.routine.as_ref()?;
+        Some(format!(
+            "Active routine: {} ({}), next day: {}.",
+            r.name,
+            r.days
+                .iter()
+                .map(|d| d.label.as_str())
+                .collect::<Vec<_>>()
+                .join(" / "),
+            r.days
+                .get(r.next_day)
+                .map_or("unknown", |d| d.label.as_str())
+        ))
+    }
+
+    /// The sessions of the last [`RECENT_DAYS`] and the app's recent events.
+    fn recent_line(&self) -> String {
+        let since = self.now - Duration::days(RECENT_DAYS);
+        let sessions: Vec<String> = self
+            .workouts
+            .iter()
+            .filter(|w| w.started_at >= since)
+            .map(|w| format!("{} {}", w.started_at.date_naive(), w.name))
+            .collect();
+        format!(
+            "Last {RECENT_DAYS} days: {} sessions{}{}.",
+            sessions.len(),
+            if sessions.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", sessions.join(", "))
+            },
+            if self.recent_events.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    "; app events: {}",
+                    self.recent_events
+                        .iter()
+                        .filter_map(|e| e["type"].as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            }
+        )
     }
 
     /// The memories that fit in `left`: injuries first (what the coach must train around),
