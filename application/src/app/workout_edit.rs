@@ -183,90 +183,19 @@ impl WorkoutEdit {
             out.notes = text(notes.clone());
         }
         if let Some(start) = self.started_at {
-            let earliest = chrono::NaiveDate::from_ymd_opt(EARLIEST_YEAR, 1, 1)
-                .and_then(|d| d.and_hms_opt(0, 0, 0))
-                .map(|d| d.and_utc());
-            if start > now + Duration::hours(FUTURE_TOLERANCE_HOURS)
-                || earliest.is_some_and(|e| start < e)
-            {
-                return Err(invalid(
-                    &format!("started_at must be from {EARLIEST_YEAR} to now"),
-                    "started_at",
-                ));
-            }
-            out.completed_at = w.completed_at.map(|c| start + (c - w.started_at));
-            out.started_at = start;
+            moved_start(&mut out, start, now)?;
         }
         for e in &self.sets {
             let p = out.find_set(&e.id).ok_or_else(|| set_not_found(&e.id))?;
-            let set = out.set_at_mut(p);
-            let mut r = match set.actual.clone() {
-                Some(r) => r,
-                None => SetResult {
-                    reps: e.reps.ok_or_else(|| {
-                        invalid(
-                            &format!("set {} was not logged: give its reps", e.id),
-                            "sets.reps",
-                        )
-                    })?,
-                    weight_kg: set.target.weight_kg,
-                    ..SetResult::default()
-                },
-            };
-            if let Some(reps) = e.reps {
-                r.reps = reps;
-            }
-            if let Some(kg) = e.weight_kg {
-                r.weight_kg = kg;
-            }
-            if let Some(failure) = e.failure {
-                r.failure = failure;
-            }
-            // One effort measure: the one given replaces the other.
-            match (e.rir, e.rpe) {
-                (Some(rir), None) => {
-                    r.rir = rir;
-                    r.rpe = None;
-                }
-                (None, Some(rpe)) => {
-                    r.rpe = rpe;
-                    r.rir = None;
-                }
-                (Some(rir), Some(rpe)) => {
-                    r.rir = rir;
-                    r.rpe = rpe;
-                }
-                (None, None) => {}
-            }
-            if let Some(notes) = &e.notes {
-                r.notes = text(notes.clone());
-            }
-            set.actual = Some(checked_result(r, "sets")?);
-            set.status = SetStatus::Done;
-            if let Some(t) = e.set_type {
-                set.set_type = t;
-            }
+            e.apply(out.set_at_mut(p))?;
         }
         for id in &self.remove_sets {
             let p = out.find_set(id).ok_or_else(|| set_not_found(id))?;
             out.exercises[p.exercise].sets.remove(p.set);
         }
         for (i, n) in self.add_sets.iter().enumerate() {
-            let id = next_set_id(&out, i);
-            let result = checked_result(
-                SetResult {
-                    reps: n.reps,
-                    weight_kg: n.weight_kg,
-                    rir: n.rir,
-                    rpe: n.rpe,
-                    failure: n.failure,
-                    notes: text(n.notes.clone()),
-                    ..SetResult::default()
-                },
-                "add_sets",
-            )?;
-            let e = out
-                .exercises
+            let set = n.to_set(next_set_id(&out, i))?;
+            out.exercises
                 .iter_mut()
                 .find(|e| e.instance_id == n.exercise_instance_id)
                 .ok_or_else(|| {
@@ -275,15 +204,9 @@ impl WorkoutEdit {
                         format!("no exercise {} in this workout", n.exercise_instance_id),
                     )
                     .field("add_sets.exercise_instance_id")
-                })?;
-            e.sets.push(WorkoutSet {
-                id,
-                set_type: n.set_type,
-                status: SetStatus::Done,
-                target: SetTarget::default(),
-                actual: Some(result),
-                completed_at: None,
-            });
+                })?
+                .sets
+                .push(set);
         }
         out.exercises.retain(|e| !e.sets.is_empty());
         let removed: BTreeSet<&str> = self.remove_sets.iter().map(String::as_str).collect();
@@ -301,6 +224,106 @@ impl WorkoutEdit {
         }
         out.validate()?;
         Ok(out)
+    }
+}
+
+/// The workout moved to start at `start` (its end moved with it), within the import's dates.
+fn moved_start(
+    out: &mut Workout,
+    start: DateTime<Utc>,
+    now: DateTime<Utc>,
+) -> Result<(), AppError> {
+    let earliest = chrono::NaiveDate::from_ymd_opt(EARLIEST_YEAR, 1, 1)
+        .and_then(|d| d.and_hms_opt(0, 0, 0))
+        .map(|d| d.and_utc());
+    if start > now + Duration::hours(FUTURE_TOLERANCE_HOURS) || earliest.is_some_and(|e| start < e)
+    {
+        return Err(invalid(
+            &format!("started_at must be from {EARLIEST_YEAR} to now"),
+            "started_at",
+        ));
+    }
+    out.completed_at = out.completed_at.map(|c| start + (c - out.started_at));
+    out.started_at = start;
+    Ok(())
+}
+
+impl SetEdit {
+    /// The set with this edit's fields changed (a set not logged needs its reps), done.
+    fn apply(&self, set: &mut WorkoutSet) -> Result<(), AppError> {
+        let mut r = match set.actual.clone() {
+            Some(r) => r,
+            None => SetResult {
+                reps: self.reps.ok_or_else(|| {
+                    invalid(
+                        &format!("set {} was not logged: give its reps", self.id),
+                        "sets.reps",
+                    )
+                })?,
+                weight_kg: set.target.weight_kg,
+                ..SetResult::default()
+            },
+        };
+        if let Some(reps) = self.reps {
+            r.reps = reps;
+        }
+        if let Some(kg) = self.weight_kg {
+            r.weight_kg = kg;
+        }
+        if let Some(failure) = self.failure {
+            r.failure = failure;
+        }
+        // One effort measure: the one given replaces the other.
+        match (self.rir, self.rpe) {
+            (Some(rir), None) => {
+                r.rir = rir;
+                r.rpe = None;
+            }
+            (None, Some(rpe)) => {
+                r.rpe = rpe;
+                r.rir = None;
+            }
+            (Some(rir), Some(rpe)) => {
+                r.rir = rir;
+                r.rpe = rpe;
+            }
+            (None, None) => {}
+        }
+        if let Some(notes) = &self.notes {
+            r.notes = text(notes.clone());
+        }
+        set.actual = Some(checked_result(r, "sets")?);
+        set.status = SetStatus::Done;
+        if let Some(t) = self.set_type {
+            set.set_type = t;
+        }
+        Ok(())
+    }
+}
+
+impl NewSet {
+    /// The added set, checked, done.
+    fn to_set(&self, id: String) -> Result<WorkoutSet, AppError> {
+        let result = checked_result(
+            SetResult {
+                reps: self.reps,
+                weight_kg: self.weight_kg,
+                rir: self.rir,
+                rpe: self.rpe,
+                failure: self.failure,
+                notes: text(self.notes.clone()),
+                ..SetResult::default()
+            },
+            "add_sets",
+        )?;
+        Ok(WorkoutSet {
+            id,
+            set_type: self.set_type,
+            status: SetStatus::Done,
+            target: SetTarget::default(),
+            actual: Some(result),
+            completed_at: None,
+        })
     }
 }
 
@@ -368,26 +391,9 @@ impl App {
             }
             let before = found.value;
             let after = edit.map(|e| e.apply(&before, now)).transpose()?;
-            let tz = timezone(&profile);
-            let weeks: BTreeSet<NaiveDate> = [Some(&before), after.as_ref()]
-                .into_iter()
-                .flatten()
-                .map(|w| crate::analysis::facts::week_ending(w.started_at, tz))
-                .collect();
-            let reviewed = self
-                .store
-                .review_weeks_from(
-                    &ctx.user_id,
-                    &weeks.first().map(|d| iso_week_id(*d)).unwrap_or_default(),
-                )
+            let reruns = self
+                .reruns(ctx, &before, after.as_ref(), timezone(&profile))
                 .await?;
-            let reruns = Reruns {
-                insight_card: after.is_some(),
-                review_weeks: weeks
-                    .into_iter()
-                    .filter(|d| reviewed.contains(&iso_week_id(*d)))
-                    .collect(),
-            };
             if after.as_ref() == Some(&before) {
                 // Nothing to change: nothing written, nothing run again.
                 return Ok(EditAnswer::Edited {
@@ -449,6 +455,31 @@ impl App {
             }
         }
         Err(conflict())
+    }
+
+    /// What the change sets going again: the insight card when the workout is still there, and
+    /// the stored reviews of the weeks it was and is in.
+    async fn reruns(
+        &self,
+        ctx: &SessionContext,
+        before: &Workout,
+        after: Option<&Workout>,
+        tz: chrono_tz::Tz,
+    ) -> Result<Reruns, AppError> {
+        let weeks: BTreeSet<NaiveDate> = [Some(before), after]
+            .into_iter()
+            .flatten()
+            .map(|w| crate::analysis::facts::week_ending(w.started_at, tz))
+            .collect();
+        let first = weeks.first().map(|d| iso_week_id(*d)).unwrap_or_default();
+        let reviewed = self.store.review_weeks_from(&ctx.user_id, &first).await?;
+        Ok(Reruns {
+            insight_card: after.is_some(),
+            review_weeks: weeks
+                .into_iter()
+                .filter(|d| reviewed.contains(&iso_week_id(*d)))
+                .collect(),
+        })
     }
 
     /// Why `id` is not a completed workout: the active one (409), or none (404).

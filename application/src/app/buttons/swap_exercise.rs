@@ -23,8 +23,7 @@ impl App {
         let (target_text, instance_id, confirm) =
             (target_text.as_str(), instance_id.as_deref(), *confirm);
         let fingerprint = fingerprint(&[payload, ctx.workout_id.as_deref().unwrap_or("")]);
-        // The model's pick (exercise id, reason), asked once even if the write is retried.
-        let model_pick: std::sync::Mutex<Option<Option<(String, String)>>> = Default::default();
+        let model_pick = ModelPick::default();
         let (model_pick, fingerprint) = (&model_pick, &fingerprint);
         let keys: Vec<&str> = ctx.corr.as_deref().into_iter().collect();
         let req = EditRequest {
@@ -51,49 +50,9 @@ impl App {
             };
             let familiar = familiarity(history);
             let ranked = swap::rank(target, catalog().all(), &query, profile, &familiar);
-            let asked = model_pick.lock().unwrap_or_else(|p| p.into_inner()).clone();
-            let pick = match asked {
-                Some(pick) => pick,
-                None => {
-                    let pick = self.assist.pick_swap(target, &ranked).await;
-                    let pick = pick.map(|(i, why)| (ranked[i].exercise.id.to_string(), why));
-                    *model_pick.lock().unwrap_or_else(|p| p.into_inner()) = Some(pick.clone());
-                    pick
-                }
-            };
+            let pick = self.model_pick(target, &ranked, model_pick).await;
             let (ranked, chosen) = with_model_pick(ranked, pick);
-            let Some(best) = ranked.first() else {
-                return Err(AppError::new(
-                    ErrorCode::NoAlternatives,
-                    format!(
-                        "no alternative to {} matches these filters and your equipment; try without the constraint or exclusions",
-                        target.name
-                    ),
-                ));
-            };
-            let why = chosen
-                .as_deref()
-                .map(|w| w.trim_end_matches('.').to_string())
-                .unwrap_or_else(|| best.reason.clone());
-            let mut answer = SwapAnswer {
-                old_exercise: ExerciseRef::from(target),
-                new_exercise: SwapChoice::from(best),
-                alternatives: ranked
-                    .iter()
-                    .skip(1)
-                    .take(swap::MAX_ALTERNATIVES)
-                    .map(SwapChoice::from)
-                    .collect(),
-                applied: false,
-                chosen_by: if chosen.is_some() {
-                    ChosenBy::Model
-                } else {
-                    ChosenBy::Rules
-                },
-                message: format!("Swap {} for {}: {why}.", target.name, best.exercise.name),
-                exercise_instance_id: None,
-                weights: None,
-            };
+            let (mut answer, best) = suggestion(target, &ranked, chosen)?;
             let Some(instance_id) = instance_id else {
                 return Ok(Edit::Answer(ButtonAnswer::ReplaceExercise(answer)));
             };
@@ -133,6 +92,69 @@ impl App {
         })
         .await
     }
+}
+
+/// The model's pick among the ranked (exercise id, reason), asked once per request however many
+/// times the write is retried.
+type ModelPick = std::sync::Mutex<Option<Option<(String, String)>>>;
+
+impl App {
+    async fn model_pick(
+        &self,
+        target: &Exercise,
+        ranked: &[swap::Candidate<'_>],
+        asked: &ModelPick,
+    ) -> Option<(String, String)> {
+        if let Some(pick) = asked.lock().unwrap_or_else(|p| p.into_inner()).clone() {
+            return pick;
+        }
+        let pick = self.assist.pick_swap(target, ranked).await;
+        let pick = pick.map(|(i, why)| (ranked[i].exercise.id.to_string(), why));
+        *asked.lock().unwrap_or_else(|p| p.into_inner()) = Some(pick.clone());
+        pick
+    }
+}
+
+/// The suggested swap (the first of `ranked`, with the next few as alternatives), not yet
+/// applied; `chosen` is the model's reason when it picked.
+fn suggestion<'r, 'c>(
+    target: &Exercise,
+    ranked: &'r [swap::Candidate<'c>],
+    chosen: Option<String>,
+) -> Result<(SwapAnswer, &'r swap::Candidate<'c>), AppError> {
+    let Some(best) = ranked.first() else {
+        return Err(AppError::new(
+            ErrorCode::NoAlternatives,
+            format!(
+                "no alternative to {} matches these filters and your equipment; try without the constraint or exclusions",
+                target.name
+            ),
+        ));
+    };
+    let why = chosen
+        .as_deref()
+        .map(|w| w.trim_end_matches('.').to_string())
+        .unwrap_or_else(|| best.reason.clone());
+    let answer = SwapAnswer {
+        old_exercise: ExerciseRef::from(target),
+        new_exercise: SwapChoice::from(best),
+        alternatives: ranked
+            .iter()
+            .skip(1)
+            .take(swap::MAX_ALTERNATIVES)
+            .map(SwapChoice::from)
+            .collect(),
+        applied: false,
+        chosen_by: if chosen.is_some() {
+            ChosenBy::Model
+        } else {
+            ChosenBy::Rules
+        },
+        message: format!("Swap {} for {}: {why}.", target.name, best.exercise.name),
+        exercise_instance_id: None,
+        weights: None,
+    };
+    Ok((answer, best))
 }
 
 /// Swaps `new` in for the exercise `instance_id` of the active workout (which must be `target`),

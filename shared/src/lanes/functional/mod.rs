@@ -24,7 +24,7 @@
 //! - `POST /v1/import/strong`: a Strong app export into the history (`import`).
 //!
 //! One file per group of routes: `buttons`, `app_events`, `lifecycle`, `history`, `import`,
-//! `profile`.
+//! `plans` (with progress), `profile`, `exercises`, `conversations`.
 
 use std::time::Instant;
 
@@ -39,6 +39,7 @@ mod exercises;
 mod history;
 mod import;
 mod lifecycle;
+mod plans;
 mod profile;
 
 use crate::app::params::*;
@@ -142,23 +143,10 @@ impl FunctionalLane {
             (["v1", "workouts", id, "sync"], "POST") => self.sync(req, checked_id(id, "id")?).await,
             (["v1", "workouts", _, "sync"], _) => Err(not_allowed("POST")),
             (["v1", "progress", "exercises", id], "GET") => {
-                let (ctx, _) = bind(req, self.auth, "")?;
-                let id = checked_id(id, "id")?;
-                let weeks = weeks_param(req.query_string_parameters().first("weeks"))?;
-                Ok(json_body(
-                    200,
-                    &self.app.exercise_progress(&ctx, id, weeks).await?,
-                ))
+                self.exercise_progress(req, checked_id(id, "id")?).await
             }
             (["v1", "progress", "exercises", _], _) => Err(not_allowed("GET")),
-            (["v1", "progress", "muscles"], "GET") => {
-                let (ctx, _) = bind(req, self.auth, "")?;
-                let weeks = weeks_param(req.query_string_parameters().first("weeks"))?;
-                Ok(json_body(
-                    200,
-                    &self.app.muscle_progress(&ctx, weeks).await?,
-                ))
-            }
+            (["v1", "progress", "muscles"], "GET") => self.muscle_progress(req).await,
             (["v1", "progress", "muscles"], _) => Err(not_allowed("GET")),
             (["v1", "exercises"], "GET") => self.exercises(req).await,
             (["v1", "exercises"], "POST") => self.define_exercise(req).await,
@@ -167,37 +155,15 @@ impl FunctionalLane {
                 self.merge_exercise(req, checked_id(id, "id")?).await
             }
             (["v1", "exercises", _, "merge"], _) => Err(not_allowed("POST")),
-            (["v1", "routines", "active"], "GET") => {
-                let (ctx, _) = bind(req, self.auth, "")?;
-                Ok(json_body(200, &self.app.active_routine(&ctx).await?))
-            }
+            (["v1", "routines", "active"], "GET") => self.active_routine(req).await,
             (["v1", "routines", "active"], _) => Err(not_allowed("GET")),
-            (["v1", "templates"], "GET") => {
-                let (ctx, _) = bind(req, self.auth, "")?;
-                Ok(json_body(200, &self.app.templates(&ctx).await?))
-            }
+            (["v1", "templates"], "GET") => self.templates(req).await,
             (["v1", "templates"], _) => Err(not_allowed("GET")),
-            (["v1", "templates", id], "GET") => {
-                let (ctx, _) = bind(req, self.auth, "")?;
-                let id = checked_id(id, "id")?;
-                Ok(json_body(200, &self.app.template(&ctx, id).await?))
-            }
-            (["v1", "templates", id], "PUT") => {
-                let message = api::extract_payload(req)?;
-                let (ctx, text) = bind(req, self.auth, &message)?;
-                let body = json_object(text, false)?;
-                let id = checked_id(id, "id")?;
-                let written = self.app.put_template(&ctx, id, &body).await?;
-                Ok(json_body(if written.created { 201 } else { 200 }, &written))
-            }
+            (["v1", "templates", id], "GET") => self.template(req, checked_id(id, "id")?).await,
+            (["v1", "templates", id], "PUT") => self.put_template(req, checked_id(id, "id")?).await,
             (["v1", "templates", _], _) => Err(not_allowed("GET, PUT")),
             (["v1", "routines", id], "PUT") if *id != "active" => {
-                let message = api::extract_payload(req)?;
-                let (ctx, text) = bind(req, self.auth, &message)?;
-                let body = json_object(text, false)?;
-                let id = checked_id(id, "id")?;
-                let written = self.app.put_routine(&ctx, id, &body).await?;
-                Ok(json_body(if written.created { 201 } else { 200 }, &written))
+                self.put_routine(req, checked_id(id, "id")?).await
             }
             (["v1", "routines", _], _) => Err(not_allowed("PUT")),
             (["v1", "notifications"], "GET") => self.feed(req, Feed::Notifications).await,

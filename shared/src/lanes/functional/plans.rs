@@ -1,0 +1,74 @@
+//! `GET /v1/routines/active`, `GET /v1/templates`, `GET /v1/templates/{id}`, and the lifter's
+//! edits `PUT /v1/templates/{id}` and `PUT /v1/routines/{id}` (`app::plans`); and the progress
+//! reads `GET /v1/progress/exercises/{id}` and `GET /v1/progress/muscles` (`app::progress`).
+
+use super::*;
+
+impl FunctionalLane {
+    pub(super) async fn active_routine(&self, req: &Request) -> Result<Response<Body>, ApiError> {
+        let (ctx, _) = bind(req, self.auth, "")?;
+        Ok(json_body(200, &self.app.active_routine(&ctx).await?))
+    }
+
+    pub(super) async fn templates(&self, req: &Request) -> Result<Response<Body>, ApiError> {
+        let (ctx, _) = bind(req, self.auth, "")?;
+        Ok(json_body(200, &self.app.templates(&ctx).await?))
+    }
+
+    pub(super) async fn template(
+        &self,
+        req: &Request,
+        id: &str,
+    ) -> Result<Response<Body>, ApiError> {
+        let (ctx, _) = bind(req, self.auth, "")?;
+        Ok(json_body(200, &self.app.template(&ctx, id).await?))
+    }
+
+    /// `PUT /v1/templates/{id}`: 201 when it created the template, 200 when it replaced one.
+    pub(super) async fn put_template(
+        &self,
+        req: &Request,
+        id: &str,
+    ) -> Result<Response<Body>, ApiError> {
+        let message = api::extract_payload(req)?;
+        let (ctx, text) = bind(req, self.auth, &message)?;
+        let body = json_object(text, false)?;
+        let written = self.app.put_template(&ctx, id, &body).await?;
+        Ok(json_body(if written.created { 201 } else { 200 }, &written))
+    }
+
+    /// `PUT /v1/routines/{id}`: 201 when it created the routine, 200 when it replaced one.
+    pub(super) async fn put_routine(
+        &self,
+        req: &Request,
+        id: &str,
+    ) -> Result<Response<Body>, ApiError> {
+        let message = api::extract_payload(req)?;
+        let (ctx, text) = bind(req, self.auth, &message)?;
+        let body = json_object(text, false)?;
+        let written = self.app.put_routine(&ctx, id, &body).await?;
+        Ok(json_body(if written.created { 201 } else { 200 }, &written))
+    }
+
+    pub(super) async fn exercise_progress(
+        &self,
+        req: &Request,
+        id: &str,
+    ) -> Result<Response<Body>, ApiError> {
+        let (ctx, _) = bind(req, self.auth, "")?;
+        let weeks = weeks_param(req.query_string_parameters().first("weeks"))?;
+        Ok(json_body(
+            200,
+            &self.app.exercise_progress(&ctx, id, weeks).await?,
+        ))
+    }
+
+    pub(super) async fn muscle_progress(&self, req: &Request) -> Result<Response<Body>, ApiError> {
+        let (ctx, _) = bind(req, self.auth, "")?;
+        let weeks = weeks_param(req.query_string_parameters().first("weeks"))?;
+        Ok(json_body(
+            200,
+            &self.app.muscle_progress(&ctx, weeks).await?,
+        ))
+    }
+}
