@@ -207,29 +207,7 @@ pub fn parse(obj: &Map<String, Value>) -> Result<AppEvent, EventError> {
                 scale,
             })
         }
-        "rating_submitted" => {
-            let value = match obj.get("value") {
-                Some(v) => v
-                    .as_i64()
-                    .or_else(|| v.as_f64().filter(|f| f.fract() == 0.0).map(|f| f as i64))
-                    .ok_or_else(|| err("value", "'value' must be a whole number"))?,
-                None => return Err(err("value", "'value' is required")),
-            };
-            let scale = match obj.get("scale") {
-                Some(s) => Some(parse_scale(s).ok_or_else(|| {
-                    err(
-                        "scale",
-                        "'scale' must look like \"1-5\" or {\"min\":1,\"max\":5}",
-                    )
-                })?),
-                None => None,
-            };
-            let key = match obj.get("intervention_key") {
-                Some(_) => Some(string(obj, "intervention_key")?.to_string()),
-                None => None,
-            };
-            Ok(AppEvent::Rating { value, scale, key })
-        }
+        "rating_submitted" => parse_rating(obj),
         "flow_completed" => {
             let flow_id = string(obj, "flow_id")?;
             if !FLOWS.contains(&flow_id) {
@@ -250,6 +228,31 @@ pub fn parse(obj: &Map<String, Value>) -> Result<AppEvent, EventError> {
             ),
         )),
     }
+}
+
+/// A rating's value (whole), its scale and the question it answers, when sent.
+fn parse_rating(obj: &Map<String, Value>) -> Result<AppEvent, EventError> {
+    let value = match obj.get("value") {
+        Some(v) => v
+            .as_i64()
+            .or_else(|| v.as_f64().filter(|f| f.fract() == 0.0).map(|f| f as i64))
+            .ok_or_else(|| err("value", "'value' must be a whole number"))?,
+        None => return Err(err("value", "'value' is required")),
+    };
+    let scale = match obj.get("scale") {
+        Some(s) => Some(parse_scale(s).ok_or_else(|| {
+            err(
+                "scale",
+                "'scale' must look like \"1-5\" or {\"min\":1,\"max\":5}",
+            )
+        })?),
+        None => None,
+    };
+    let key = match obj.get("intervention_key") {
+        Some(_) => Some(string(obj, "intervention_key")?.to_string()),
+        None => None,
+    };
+    Ok(AppEvent::Rating { value, scale, key })
 }
 
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -275,123 +278,146 @@ pub fn respond(
 ) -> Result<Reply, EventError> {
     match event {
         AppEvent::FirstOpen => Ok(intake_question(profile)),
-        AppEvent::Open => {
-            let due = ctx.phase == Phase::Checkins
-                && ctx
-                    .checkin
-                    .last_checkin_at
-                    .is_none_or(|t| now - t >= CHECKIN_INTERVAL)
-                && ctx
-                    .checkin
-                    .last_prompted_at
-                    .is_none_or(|t| now - t >= CHECKIN_INTERVAL);
-            if !due {
-                return Ok(Reply::default());
-            }
-            let (key, question, min, max) = CARDS[4];
-            let mut next = ctx.clone();
-            next.checkin.last_prompted_at = Some(now);
-            next.checkin.pending = Some(PendingQuestion {
-                key: key.into(),
-                min,
-                max,
-                asked_at: now,
-            });
-            Ok(Reply {
-                message: Some(question.to_string()),
-                ui_hint: Some("rating_scale"),
-                requires_response: true,
-                options: Some(
-                    serde_json::json!({ "intervention_key": key, "min": min, "max": max }),
-                ),
-                proactive: true,
-                context: Some(next),
-            })
-        }
-        AppEvent::CardTapped { key, scale } => {
-            let card = CARDS
-                .iter()
-                .find(|c| c.0 == key)
-                .copied()
-                .unwrap_or(CARDS[4]);
-            let (min, max) = scale.unwrap_or((card.2, card.3));
-            let mut next = ctx.clone();
-            next.checkin.pending = Some(PendingQuestion {
-                key: key.clone(),
-                min,
-                max,
-                asked_at: now,
-            });
-            Ok(Reply {
-                message: Some(format!("{} ({min}–{max})", card.1)),
-                ui_hint: Some("rating_scale"),
-                requires_response: true,
-                options: Some(
-                    serde_json::json!({ "intervention_key": key, "min": min, "max": max }),
-                ),
-                proactive: false,
-                context: Some(next),
-            })
-        }
+        AppEvent::Open => Ok(on_open(ctx, now)),
+        AppEvent::CardTapped { key, scale } => Ok(on_card(key, *scale, ctx, now)),
         AppEvent::Rating { value, scale, key } => {
-            let pending = ctx.checkin.pending.as_ref();
-            let key = key
-                .clone()
-                .or_else(|| pending.map(|p| p.key.clone()))
-                .unwrap_or_else(|| "rating".into());
-            let (min, max) = scale
-                .or_else(|| pending.filter(|p| p.key == key).map(|p| (p.min, p.max)))
-                .or_else(|| CARDS.iter().find(|c| c.0 == key).map(|c| (c.2, c.3)))
-                .ok_or_else(|| {
-                    err(
-                        "scale",
-                        "'scale' is required: no question is waiting for this rating",
-                    )
-                })?;
-            if !(min..=max).contains(value) {
-                return Err(err(
-                    "value",
-                    format!("{value} is outside the scale {min}–{max}"),
-                ));
-            }
-            let mut next = ctx.clone();
-            next.checkin.latest.insert(key.clone(), *value);
-            next.checkin.last_checkin_at = Some(now);
-            if next.checkin.pending.as_ref().is_some_and(|p| p.key == key) {
-                next.checkin.pending = None;
-            }
-            Ok(Reply {
-                message: Some(acknowledge(&key, *value, min, max)),
-                ui_hint: None,
-                requires_response: false,
-                options: None,
-                proactive: false,
-                context: Some(next),
-            })
+            on_rating(*value, *scale, key.as_deref(), ctx, now)
         }
-        AppEvent::FlowCompleted { flow_id } => {
-            let mut next = ctx.clone();
-            let (phase, message, requires) = match flow_id.as_str() {
-                "getting_started" => (Phase::Goals, Some(GOALS_QUESTION.to_string()), true),
-                _ => (
-                    Phase::Checkins,
-                    Some("Goals saved. I'll check in now and then; tap a card any time to tell me how you feel.".to_string()),
-                    false,
-                ),
-            };
-            // Phases only move forward: replaying an old flow never sends the lifter back.
-            if phase > next.phase {
-                next.phase = phase;
-            }
-            Ok(Reply {
-                message,
-                ui_hint: requires.then_some("text_input"),
-                requires_response: requires,
-                options: None,
-                proactive: false,
-                context: Some(next),
-            })
-        }
+        AppEvent::FlowCompleted { flow_id } => Ok(on_flow(flow_id, ctx)),
+    }
+}
+
+/// The app opened: the check-in question, when one is due (in the check-in phase, neither
+/// answered nor asked within [`CHECKIN_INTERVAL`]); nothing otherwise.
+fn on_open(ctx: &CoachingContext, now: DateTime<Utc>) -> Reply {
+    let due = ctx.phase == Phase::Checkins
+        && ctx
+            .checkin
+            .last_checkin_at
+            .is_none_or(|t| now - t >= CHECKIN_INTERVAL)
+        && ctx
+            .checkin
+            .last_prompted_at
+            .is_none_or(|t| now - t >= CHECKIN_INTERVAL);
+    if !due {
+        return Reply::default();
+    }
+    let (key, question, min, max) = CARDS[4];
+    let mut next = ctx.clone();
+    next.checkin.last_prompted_at = Some(now);
+    next.checkin.pending = Some(PendingQuestion {
+        key: key.into(),
+        min,
+        max,
+        asked_at: now,
+    });
+    Reply {
+        message: Some(question.to_string()),
+        ui_hint: Some("rating_scale"),
+        requires_response: true,
+        options: Some(serde_json::json!({ "intervention_key": key, "min": min, "max": max })),
+        proactive: true,
+        context: Some(next),
+    }
+}
+
+/// A card tapped: its question, on its scale (or the one the app sent), waiting for the rating.
+fn on_card(
+    key: &str,
+    scale: Option<(i64, i64)>,
+    ctx: &CoachingContext,
+    now: DateTime<Utc>,
+) -> Reply {
+    let card = CARDS
+        .iter()
+        .find(|c| c.0 == key)
+        .copied()
+        .unwrap_or(CARDS[4]);
+    let (min, max) = scale.unwrap_or((card.2, card.3));
+    let mut next = ctx.clone();
+    next.checkin.pending = Some(PendingQuestion {
+        key: key.to_string(),
+        min,
+        max,
+        asked_at: now,
+    });
+    Reply {
+        message: Some(format!("{} ({min}–{max})", card.1)),
+        ui_hint: Some("rating_scale"),
+        requires_response: true,
+        options: Some(serde_json::json!({ "intervention_key": key, "min": min, "max": max })),
+        proactive: false,
+        context: Some(next),
+    }
+}
+
+/// A rating: checked against its scale (sent, else the waiting question's, else its card's),
+/// kept as the latest for its key, and acknowledged.
+fn on_rating(
+    value: i64,
+    scale: Option<(i64, i64)>,
+    key: Option<&str>,
+    ctx: &CoachingContext,
+    now: DateTime<Utc>,
+) -> Result<Reply, EventError> {
+    let pending = ctx.checkin.pending.as_ref();
+    let key = key
+        .map(str::to_string)
+        .or_else(|| pending.map(|p| p.key.clone()))
+        .unwrap_or_else(|| "rating".into());
+    let (min, max) = scale
+        .or_else(|| pending.filter(|p| p.key == key).map(|p| (p.min, p.max)))
+        .or_else(|| CARDS.iter().find(|c| c.0 == key).map(|c| (c.2, c.3)))
+        .ok_or_else(|| {
+            err(
+                "scale",
+                "'scale' is required: no question is waiting for this rating",
+            )
+        })?;
+    if !(min..=max).contains(&value) {
+        return Err(err(
+            "value",
+            format!("{value} is outside the scale {min}–{max}"),
+        ));
+    }
+    let mut next = ctx.clone();
+    next.checkin.latest.insert(key.clone(), value);
+    next.checkin.last_checkin_at = Some(now);
+    if next.checkin.pending.as_ref().is_some_and(|p| p.key == key) {
+        next.checkin.pending = None;
+    }
+    Ok(Reply {
+        message: Some(acknowledge(&key, value, min, max)),
+        ui_hint: None,
+        requires_response: false,
+        options: None,
+        proactive: false,
+        context: Some(next),
+    })
+}
+
+/// A flow finished: the phase it leads to (never back), and what comes next.
+fn on_flow(flow_id: &str, ctx: &CoachingContext) -> Reply {
+    let mut next = ctx.clone();
+    let (phase, message, requires) = match flow_id {
+        "getting_started" => (Phase::Goals, Some(GOALS_QUESTION.to_string()), true),
+        _ => (
+            Phase::Checkins,
+            Some("Goals saved. I'll check in now and then; tap a card any time to tell me how you feel.".to_string()),
+            false,
+        ),
+    };
+    // Phases only move forward: replaying an old flow never sends the lifter back.
+    if phase > next.phase {
+        next.phase = phase;
+    }
+    Reply {
+        message,
+        ui_hint: requires.then_some("text_input"),
+        requires_response: requires,
+        options: None,
+        proactive: false,
+        context: Some(next),
     }
 }
 
