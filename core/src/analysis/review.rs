@@ -147,82 +147,13 @@ pub fn weekly_review(
             .filter(move |w| week_start(local_date(w.started_at, tz)) == from)
             .collect::<Vec<&Workout>>()
     };
-    let this = totals(&in_week(start), tz);
-    let last = totals(&in_week(start - chrono::Days::new(7)), tz);
-    let training_load = TrainingLoad {
-        sessions: this.sessions,
-        sets: this.sets,
-        hard_sets: round1(this.hard),
-        volume_kg: round1(this.volume),
-        vs_last_week: LoadChange {
-            sessions_delta: this.sessions as i64 - last.sessions as i64,
-            sets_delta: i64::from(this.sets) - i64::from(last.sets),
-            hard_sets_delta: round1(this.hard - last.hard),
-            volume_delta_kg: round1(this.volume - last.volume),
-        },
-    };
-    let by_week = load::weekly_group_series(&upto, tz);
-    let empty = Default::default();
-    let now_groups = by_week.get(&start).unwrap_or(&empty);
-    let prev_groups = by_week
-        .get(&(start - chrono::Days::new(7)))
-        .unwrap_or(&empty);
-    let muscle_balance: Vec<Balance> = VolumeGroup::ALL
-        .into_iter()
-        .map(|g| {
-            let l = landmarks(g);
-            let h = round1(now_groups.get(&g).copied().unwrap_or(0.0));
-            Balance {
-                muscle_group: g.id().into(),
-                hard_sets: h,
-                last_week: round1(prev_groups.get(&g).copied().unwrap_or(0.0)),
-                mev: l.mev,
-                mrv: l.mrv,
-                status: to_value(&VolumeStatus::of(h, l))
-                    .as_str()
-                    .unwrap_or_default()
-                    .into(),
-                source: l.source.into(),
-            }
-        })
-        .collect();
-    // Trends and plateaus over the analysis window ending with this week.
-    let window_from = end - Duration::weeks(super::ANALYSIS_WEEKS);
-    let window: Vec<Workout> = upto
-        .iter()
-        .filter(|w| w.started_at >= window_from)
-        .cloned()
-        .collect();
-    let all_series = series::most_trained(&window, tz);
-    let exercise_trends: Vec<Trend> = all_series
-        .iter()
-        .take(MAX_TRENDS)
-        .map(|(id, pts)| {
-            let compound = catalog().get(id).is_none_or(|e| e.compound);
-            let t: ExerciseTrend = series::trend(pts, compound);
-            Trend {
-                exercise_id: id.clone(),
-                exercise_name: name_of(&upto, id),
-                trend: to_value(&t),
-            }
-        })
-        .collect();
-    // Candidates only for what was trained this week.
-    let trained: Vec<String> = in_week(start)
-        .iter()
-        .flat_map(|w| session::exercise_ids(w))
-        .map(str::to_string)
-        .collect();
-    let mut seen = Vec::new();
-    let candidates: Vec<Candidate> = trained
-        .iter()
-        .filter(|id| {
-            let first = !seen.contains(id);
-            seen.push(id);
-            first
-        })
-        .filter_map(|id| progression::candidate(&upto, id, profile, end))
-        .collect();
+    let training_load = training_load(
+        &totals(&in_week(start), tz),
+        &totals(&in_week(start - chrono::Days::new(7)), tz),
+    );
+    let muscle_balance = muscle_balance(&upto, start, tz);
+    let exercise_trends = exercise_trends(&upto, end, tz);
+    let candidates = candidates(&in_week(start), &upto, profile, end);
     let stalled: Vec<Stall> = stalls(&upto, end, tz);
     let readiness = fatigue::readiness(&upto, end, &stalled);
     let consistency: Consistency = load::consistency(&upto, end);
@@ -250,6 +181,94 @@ pub fn weekly_review(
         consistency: to_value(&consistency),
         created_at,
     }
+}
+
+/// This week's load and its change from the last.
+fn training_load(this: &Totals, last: &Totals) -> TrainingLoad {
+    TrainingLoad {
+        sessions: this.sessions,
+        sets: this.sets,
+        hard_sets: round1(this.hard),
+        volume_kg: round1(this.volume),
+        vs_last_week: LoadChange {
+            sessions_delta: this.sessions as i64 - last.sessions as i64,
+            sets_delta: i64::from(this.sets) - i64::from(last.sets),
+            hard_sets_delta: round1(this.hard - last.hard),
+            volume_delta_kg: round1(this.volume - last.volume),
+        },
+    }
+}
+
+/// Each muscle group's hard sets this week and last, against its volume landmarks.
+fn muscle_balance(upto: &[Workout], start: NaiveDate, tz: Tz) -> Vec<Balance> {
+    let by_week = load::weekly_group_series(upto, tz);
+    let empty = Default::default();
+    let now_groups = by_week.get(&start).unwrap_or(&empty);
+    let prev_groups = by_week
+        .get(&(start - chrono::Days::new(7)))
+        .unwrap_or(&empty);
+    VolumeGroup::ALL
+        .into_iter()
+        .map(|g| {
+            let l = landmarks(g);
+            let h = round1(now_groups.get(&g).copied().unwrap_or(0.0));
+            Balance {
+                muscle_group: g.id().into(),
+                hard_sets: h,
+                last_week: round1(prev_groups.get(&g).copied().unwrap_or(0.0)),
+                mev: l.mev,
+                mrv: l.mrv,
+                status: to_value(&VolumeStatus::of(h, l))
+                    .as_str()
+                    .unwrap_or_default()
+                    .into(),
+                source: l.source.into(),
+            }
+        })
+        .collect()
+}
+
+/// The trends of the most trained exercises over the analysis window ending at `end`.
+fn exercise_trends(upto: &[Workout], end: DateTime<Utc>, tz: Tz) -> Vec<Trend> {
+    let window_from = end - Duration::weeks(super::ANALYSIS_WEEKS);
+    let window: Vec<Workout> = upto
+        .iter()
+        .filter(|w| w.started_at >= window_from)
+        .cloned()
+        .collect();
+    series::most_trained(&window, tz)
+        .iter()
+        .take(MAX_TRENDS)
+        .map(|(id, pts)| {
+            let compound = catalog().get(id).is_none_or(|e| e.compound);
+            let t: ExerciseTrend = series::trend(pts, compound);
+            Trend {
+                exercise_id: id.clone(),
+                exercise_name: name_of(upto, id),
+                trend: to_value(&t),
+            }
+        })
+        .collect()
+}
+
+/// Progression candidates, only for what was trained this week (each exercise once, in the
+/// order first trained).
+fn candidates(
+    week: &[&Workout],
+    upto: &[Workout],
+    profile: &Profile,
+    end: DateTime<Utc>,
+) -> Vec<Candidate> {
+    let mut seen = Vec::new();
+    week.iter()
+        .flat_map(|w| session::exercise_ids(w))
+        .filter(|id| {
+            let first = !seen.contains(id);
+            seen.push(*id);
+            first
+        })
+        .filter_map(|id| progression::candidate(upto, id, profile, end))
+        .collect()
 }
 
 fn summary(
