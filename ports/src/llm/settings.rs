@@ -214,71 +214,40 @@ impl ModelConfig {
         var: impl Fn(&str) -> Option<String>,
     ) -> Result<Option<ModelConfig>, String> {
         let p = lane.prefix();
-        let get = |k: &str| {
-            var(k)
-                .map(|v| v.trim().to_string())
-                .filter(|v| !v.is_empty())
-        };
-        let Some(model) = get(&format!("{p}_MODEL")) else {
+        let vars = Vars(var);
+        let Some(model) = vars.get(&format!("{p}_MODEL")) else {
             return Ok(None);
         };
         let provider_var = format!("{p}_MODEL_PROVIDER");
-        let provider = match get(&provider_var).or_else(|| get("MODEL_PROVIDER")) {
+        let provider = match vars
+            .get(&provider_var)
+            .or_else(|| vars.get("MODEL_PROVIDER"))
+        {
             None => Provider::Gemini,
             Some(s) => Provider::parse(&s).ok_or_else(|| {
                 format!("{provider_var} / MODEL_PROVIDER is '{s}'; use gemini, openai or bedrock")
             })?,
         };
-        let number =
-            |name: String, default: f64, range: std::ops::RangeInclusive<f64>| match get(&name) {
-                None => Ok(default),
-                Some(s) => s
-                    .parse::<f64>()
-                    .ok()
-                    .filter(|v| range.contains(v))
-                    .ok_or_else(|| {
-                        format!(
-                            "{name} is '{s}'; use a number from {} to {}",
-                            range.start(),
-                            range.end()
-                        )
-                    }),
-            };
-        let temperature = number(
+        let temperature = vars.number(
             format!("{p}_TEMPERATURE"),
             f64::from(lane.default_temperature()),
             0.0..=2.0,
         )? as f32;
-        let max_output_tokens = number(
+        let max_output_tokens = vars.number(
             format!("{p}_MAX_OUTPUT_TOKENS"),
             f64::from(lane.default_max_output_tokens()),
             1.0..=65_536.0,
         )? as u32;
-        let thinking_budget = match get(&format!("{p}_THINKING_BUDGET")) {
+        let thinking_budget = match vars.get(&format!("{p}_THINKING_BUDGET")) {
             None => lane.default_thinking_budget(),
             Some(s) => Some(s.parse::<i32>().ok().filter(|b| *b >= -1).ok_or_else(|| {
                 format!("{p}_THINKING_BUDGET is '{s}'; use -1 (dynamic), 0 (off) or a token cap")
             })?),
         };
-        let (base_url, api_key) = match provider {
-            Provider::Gemini => {
-                let key = get("GEMINI_API_KEY").ok_or_else(|| {
-                    format!("{p}_MODEL is set but GEMINI_API_KEY is not; set the key (deployed: the secret in MODEL_API_KEY_SECRET_ARN)")
-                })?;
-                (
-                    get("GEMINI_BASE_URL").unwrap_or_else(|| GEMINI_DEFAULT_BASE.into()),
-                    Some(key),
-                )
-            }
-            Provider::OpenAi => (
-                get("OPENAI_BASE_URL").unwrap_or_else(|| OPENAI_DEFAULT_BASE.into()),
-                get("OPENAI_API_KEY"),
-            ),
-            // The SDK finds the endpoint (region, AWS_ENDPOINT_URL_BEDROCK_RUNTIME) and signs.
-            Provider::Bedrock => (String::new(), None),
-        };
-        let max_tokens_field =
-            get("OPENAI_MAX_TOKENS_FIELD").unwrap_or_else(|| "max_tokens".to_string());
+        let (base_url, api_key) = vars.endpoint(provider, p)?;
+        let max_tokens_field = vars
+            .get("OPENAI_MAX_TOKENS_FIELD")
+            .unwrap_or_else(|| "max_tokens".to_string());
         if !matches!(
             max_tokens_field.as_str(),
             "max_tokens" | "max_completion_tokens"
@@ -288,11 +257,11 @@ impl ModelConfig {
             ));
         }
         let lane_cache = format!("{p}_PROMPT_CACHE");
-        let prompt_cache = match get(&lane_cache) {
+        let prompt_cache = match vars.get(&lane_cache) {
             Some(s) => PromptCache::parse(&lane_cache, &s, provider, &model, &base_url, false)?,
             None => PromptCache::parse(
                 "PROMPT_CACHE",
-                &get("PROMPT_CACHE").unwrap_or_default(),
+                &vars.get("PROMPT_CACHE").unwrap_or_default(),
                 provider,
                 &model,
                 &base_url,
@@ -301,8 +270,8 @@ impl ModelConfig {
         };
         let price = default_cache_price(provider, &model);
         let cache_price = CachePrice {
-            read: number(format!("{p}_CACHED_INPUT_PRICE"), price.read, 0.0..=1.0)?,
-            write: number(format!("{p}_CACHE_WRITE_PRICE"), price.write, 0.0..=10.0)?,
+            read: vars.number(format!("{p}_CACHED_INPUT_PRICE"), price.read, 0.0..=1.0)?,
+            write: vars.number(format!("{p}_CACHE_WRITE_PRICE"), price.write, 0.0..=10.0)?,
         };
         Ok(Some(ModelConfig {
             provider,
@@ -316,6 +285,64 @@ impl ModelConfig {
             prompt_cache,
             cache_price,
         }))
+    }
+}
+
+/// The environment as the model settings read it.
+struct Vars<F>(F);
+
+impl<F: Fn(&str) -> Option<String>> Vars<F> {
+    /// A variable's value, trimmed; empty is unset.
+    fn get(&self, k: &str) -> Option<String> {
+        (self.0)(k)
+            .map(|v| v.trim().to_string())
+            .filter(|v| !v.is_empty())
+    }
+
+    /// A number within `range`, `default` when unset.
+    fn number(
+        &self,
+        name: String,
+        default: f64,
+        range: std::ops::RangeInclusive<f64>,
+    ) -> Result<f64, String> {
+        match self.get(&name) {
+            None => Ok(default),
+            Some(s) => s
+                .parse::<f64>()
+                .ok()
+                .filter(|v| range.contains(v))
+                .ok_or_else(|| {
+                    format!(
+                        "{name} is '{s}'; use a number from {} to {}",
+                        range.start(),
+                        range.end()
+                    )
+                }),
+        }
+    }
+
+    /// The provider's base URL and key (`p` the lane's prefix, named in the errors).
+    fn endpoint(&self, provider: Provider, p: &str) -> Result<(String, Option<String>), String> {
+        Ok(match provider {
+            Provider::Gemini => {
+                let key = self.get("GEMINI_API_KEY").ok_or_else(|| {
+                    format!("{p}_MODEL is set but GEMINI_API_KEY is not; set the key (deployed: the secret in MODEL_API_KEY_SECRET_ARN)")
+                })?;
+                (
+                    self.get("GEMINI_BASE_URL")
+                        .unwrap_or_else(|| GEMINI_DEFAULT_BASE.into()),
+                    Some(key),
+                )
+            }
+            Provider::OpenAi => (
+                self.get("OPENAI_BASE_URL")
+                    .unwrap_or_else(|| OPENAI_DEFAULT_BASE.into()),
+                self.get("OPENAI_API_KEY"),
+            ),
+            // The SDK finds the endpoint (region, AWS_ENDPOINT_URL_BEDROCK_RUNTIME) and signs.
+            Provider::Bedrock => (String::new(), None),
+        })
     }
 }
 
