@@ -140,6 +140,57 @@ pub fn read_batch(body: &Value, workout_id: &str) -> Result<Vec<SyncCommand>, Ap
         .collect()
 }
 
+/// The first answer to command `i` when its corr was applied before (by a batch, or by
+/// `/v1/copilot` without the workout's id); refused when that corr was used for another command.
+fn replayed(
+    read: &EditRead,
+    c: &SyncCommand,
+    i: usize,
+    workout_id: &str,
+) -> Result<Option<SyncResult>, AppError> {
+    let Some(rec) = read.replay(Some(&c.corr)) else {
+        return Ok(None);
+    };
+    let intent = Intent::of_command(&c.command);
+    let fingerprint = command::fingerprint(intent, &c.text, Some(workout_id));
+    let bare = command::fingerprint(intent, &c.text, None);
+    if rec.fingerprint != fingerprint && rec.fingerprint != bare {
+        return Err(AppError::new(
+            ErrorCode::IdempotencyKeyReused,
+            format!("corr '{}' was already used for a different command", c.corr),
+        )
+        .field(format!("commands[{i}].corr")));
+    }
+    Ok(Some(SyncResult {
+        corr: c.corr.clone(),
+        status: "replayed",
+        answer: Reply::from_record(&c.corr, &rec.body)?,
+    }))
+}
+
+/// Command `i` applied to the workout as the batch has left it: its answer and the changed
+/// workout, checked whole. A refusal names the command it came from, and the whole-workout
+/// limits are checked after each command so that the one that breaks them is named too.
+fn applied(
+    step: &Step<'_>,
+    c: &SyncCommand,
+    i: usize,
+    workout: &Workout,
+) -> Result<(String, copilot::CommandData, Option<Workout>), AppError> {
+    let refused = |e: AppError| {
+        let msg = format!(
+            "command {i} ('{}'): {}; nothing in the batch was applied",
+            c.text, e.message
+        );
+        AppError { message: msg, ..e }.field(format!("commands[{i}].message"))
+    };
+    let (text, data, changed) = command::apply_one(step, Some(workout)).map_err(refused)?;
+    if let Some(w) = &changed {
+        workouts::validate(w).map_err(|l| refused(AppError::from(l)))?;
+    }
+    Ok((text, data, changed))
+}
+
 /// What became of one command.
 #[derive(Debug, Clone, Serialize)]
 pub struct SyncResult {
@@ -189,27 +240,8 @@ impl App {
             let mut records = Vec::new();
             let mut results = Vec::with_capacity(commands.len());
             for (i, c) in commands.iter().enumerate() {
-                let intent = Intent::of_command(&c.command);
-                let fingerprint = command::fingerprint(intent, &c.text, Some(workout_id));
-                if let Some(rec) = read.replay(Some(&c.corr)) {
-                    let bare = command::fingerprint(intent, &c.text, None);
-                    if rec.fingerprint != fingerprint && rec.fingerprint != bare {
-                        return Err(Refused::Api(
-                            AppError::new(
-                                ErrorCode::IdempotencyKeyReused,
-                                format!(
-                                    "corr '{}' was already used for a different command",
-                                    c.corr
-                                ),
-                            )
-                            .field(format!("commands[{i}].corr")),
-                        ));
-                    }
-                    results.push(SyncResult {
-                        corr: c.corr.clone(),
-                        status: "replayed",
-                        answer: Reply::from_record(&c.corr, &rec.body)?,
-                    });
+                if let Some(first) = replayed(&read, c, i, workout_id)? {
+                    results.push(first);
                     continue;
                 }
                 let cmd_ctx = SessionContext {
@@ -234,24 +266,13 @@ impl App {
                     client_time: c.at,
                     now: read.now,
                 };
-                // A refusal names the command it came from, and the whole-workout limits are
-                // checked after each command so that the one that breaks them is named too.
-                let refused = |e: AppError| {
-                    let msg = format!(
-                        "command {i} ('{}'): {}; nothing in the batch was applied",
-                        c.text, e.message
-                    );
-                    AppError { message: msg, ..e }.field(format!("commands[{i}].message"))
-                };
-                let (text, data, changed) =
-                    command::apply_one(&step, Some(&workout)).map_err(refused)?;
-                if let Some(w) = &changed {
-                    workouts::validate(w).map_err(|l| refused(AppError::from(l)))?;
-                }
+                let (text, data, changed) = applied(&step, c, i, &workout)?;
+                let intent = Intent::of_command(&c.command);
                 let reply = Reply::of(intent, &text, &data);
                 let status = match changed {
                     Some(w) => {
                         workout = w;
+                        let fingerprint = command::fingerprint(intent, &c.text, Some(workout_id));
                         let body = reply.to_json();
                         records.push(replay_record(&c.corr, &fingerprint, body, read.now));
                         "applied"
