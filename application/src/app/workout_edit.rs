@@ -128,6 +128,17 @@ pub enum EditAnswer {
     Replayed(Value),
 }
 
+impl EditAnswer {
+    fn edited(w: &Workout, version: u64, unit: Unit, reruns: &Reruns) -> EditAnswer {
+        EditAnswer::Edited {
+            workout: Box::new(w.clone()),
+            version,
+            unit,
+            reruns: reruns.clone(),
+        }
+    }
+}
+
 fn set_not_found(id: &str) -> AppError {
     AppError::new(
         ErrorCode::SetNotFound,
@@ -351,19 +362,8 @@ impl App {
         let wanted = edit.and_then(|e| e.version);
         for _ in 0..MAX_ATTEMPTS {
             let now = Utc::now();
-            // The first answer to this corr, if it already ran (nothing to read without one).
-            let replay = async {
-                match ctx.corr.as_deref() {
-                    Some(corr) => self
-                        .store
-                        .user_state(&ctx.user_id, Parts::default(), Some(corr), now)
-                        .await
-                        .map(|s| s.replay),
-                    None => Ok(None),
-                }
-            };
             let (replay, found, profile) = tokio::join!(
-                replay,
+                self.first_answer(ctx, now),
                 self.store.find_completed(&ctx.user_id, id),
                 self.profile(ctx)
             );
@@ -407,12 +407,7 @@ impl App {
                 });
             }
             let answer = match &after {
-                Some(a) => EditAnswer::Edited {
-                    workout: Box::new(a.clone()),
-                    version: found.version + 1,
-                    unit: profile.unit,
-                    reruns: reruns.clone(),
-                },
+                Some(a) => EditAnswer::edited(a, found.version + 1, profile.unit, &reruns),
                 None => EditAnswer::Deleted {
                     deleted: id.to_string(),
                     reruns: reruns.clone(),
@@ -455,6 +450,23 @@ impl App {
             }
         }
         Err(conflict())
+    }
+
+    /// The first answer to this request's corr, if it already ran (nothing to read without
+    /// one).
+    async fn first_answer(
+        &self,
+        ctx: &SessionContext,
+        now: DateTime<Utc>,
+    ) -> Result<Option<IdempotencyRecord>, crate::store::StoreError> {
+        let Some(corr) = ctx.corr.as_deref() else {
+            return Ok(None);
+        };
+        let state = self
+            .store
+            .user_state(&ctx.user_id, Parts::default(), Some(corr), now)
+            .await?;
+        Ok(state.replay)
     }
 
     /// What the change sets going again: the insight card when the workout is still there, and

@@ -149,6 +149,59 @@ fn apply_own_exercises(parsed: &mut strong::Parsed, own: &[OwnExercise]) {
         .retain(|o| !stored.contains_key(o.id.as_str()));
 }
 
+/// The imported weeks recent enough to review (from `first_week`), and of them those due: a
+/// week with a newly imported workout, or with no review yet.
+fn weeks_to_review(
+    parsed: &strong::Parsed,
+    existing: &HashSet<String>,
+    reviewed: &HashSet<String>,
+    first_week: NaiveDate,
+    tz: Tz,
+) -> (Vec<NaiveDate>, Vec<NaiveDate>) {
+    let changed: HashSet<NaiveDate> = parsed
+        .workouts
+        .iter()
+        .filter(|w| !existing.contains(&w.id))
+        .map(|w| week_ending(w.started_at, tz))
+        .collect();
+    let recent: Vec<NaiveDate> = parsed
+        .weeks
+        .iter()
+        .copied()
+        .filter(|d| *d >= first_week)
+        .collect();
+    let due = recent
+        .iter()
+        .copied()
+        .filter(|d| changed.contains(d) || !reviewed.contains(&iso_week_id(*d)))
+        .collect();
+    (recent, due)
+}
+
+/// Queues a weekly review per week due: how many were queued, and the error code when the
+/// queue was unavailable (the import stands).
+async fn enqueue_reviews(
+    queue: &JobQueue,
+    user: &str,
+    due: &[NaiveDate],
+) -> (usize, Option<&'static str>) {
+    let jobs: Vec<Job> = due
+        .iter()
+        .map(|d| Job::WeeklyReview {
+            user_id: user.to_string(),
+            week_ending: *d,
+        })
+        .collect();
+    match queue.send_all(&jobs).await {
+        Ok(n) => (n, None),
+        Err(e) => {
+            // The queue's words (its URL, the account, a role) go to the log only.
+            tracing::warn!(error = %e, "imported, but the weekly reviews were not enqueued");
+            (0, Some("QUEUE_UNAVAILABLE"))
+        }
+    }
+}
+
 /// Imports a Strong export for `user`. `tz` defaults to the profile's timezone; `unit` is the
 /// unit of weights in a file that does not say, else the profile's, else what the weights
 /// look like ([`units`]).
@@ -209,38 +262,8 @@ pub async fn strong_export(
     store
         .put_history(user, &parsed.workouts, &parsed.own_exercises)
         .await?;
-    let changed: HashSet<NaiveDate> = parsed
-        .workouts
-        .iter()
-        .filter(|w| !existing.contains(&w.id))
-        .map(|w| week_ending(w.started_at, tz))
-        .collect();
-    let recent: Vec<NaiveDate> = parsed
-        .weeks
-        .iter()
-        .copied()
-        .filter(|d| *d >= first_week)
-        .collect();
-    let due: Vec<NaiveDate> = recent
-        .iter()
-        .copied()
-        .filter(|d| changed.contains(d) || !reviewed.contains(&iso_week_id(*d)))
-        .collect();
-    let jobs: Vec<Job> = due
-        .iter()
-        .map(|d| Job::WeeklyReview {
-            user_id: user.to_string(),
-            week_ending: *d,
-        })
-        .collect();
-    let (enqueued, error) = match queue.send_all(&jobs).await {
-        Ok(n) => (n, None),
-        Err(e) => {
-            // The queue's words (its URL, the account, a role) go to the log only.
-            tracing::warn!(error = %e, "imported, but the weekly reviews were not enqueued");
-            (0, Some("QUEUE_UNAVAILABLE"))
-        }
-    };
+    let (recent, due) = weeks_to_review(&parsed, &existing, &reviewed, first_week, tz);
+    let (enqueued, error) = enqueue_reviews(queue, user, &due).await;
     let reviews = Reviews {
         weeks: parsed.weeks.len(),
         enqueued,

@@ -90,91 +90,96 @@ pub fn exercises(v: Option<&Value>, field: &str) -> Result<Vec<TemplateExercise>
     items
         .iter()
         .enumerate()
-        .map(|(i, item)| {
-            let f = format!("{field}[{i}]");
-            let o = object(item, &f)?;
-            let name = text(o, "exercise_id")
-                .or_else(|| text(o, "exercise"))
-                .ok_or_else(|| {
-                    err(
-                        &f,
-                        "each exercise needs 'exercise_id' (from exercise_search)",
-                    )
-                })?;
-            let ex = catalog().resolve(name).exercise().ok_or_else(|| {
-                let close: Vec<String> = catalog()
-                    .closest(name, 3)
-                    .iter()
-                    .map(|e| format!("{} ({})", e.name, e.id))
-                    .collect();
-                err(
-                    &f,
-                    format!(
-                        "no exercise '{name}' in the catalog; close: {}",
-                        close.join(", ")
-                    ),
-                )
-            })?;
-            let sets = uint(o, "sets", &format!("{f}.sets"), MAX_PROPOSED_SETS)?
-                .unwrap_or(u64::from(workouts::DEFAULT_SETS));
-            let reps = uint(o, "reps", &format!("{f}.reps"), u64::from(MAX_REPS))?
-                .unwrap_or(u64::from(workouts::DEFAULT_REPS)) as u32;
-            let rir = uint(o, "rir", &format!("{f}.rir"), u64::from(MAX_RIR))?
-                .unwrap_or(u64::from(DEFAULT_TARGET_RIR)) as u32;
-            if sets == 0 || reps == 0 {
-                return Err(err(&f, "sets and reps must be at least 1"));
-            }
-            let rep_range = match o.get("rep_range") {
-                None | Some(Value::Null) => None,
-                Some(Value::Array(a)) if a.len() == 2 => {
-                    let lo = a[0].as_u64().unwrap_or(0) as u32;
-                    let hi = a[1].as_u64().unwrap_or(0) as u32;
-                    if lo == 0 || hi < lo || hi > MAX_REPS {
-                        return Err(err(
-                            format!("{f}.rep_range"),
-                            "rep_range is [low, high] with 1 <= low <= high",
-                        ));
-                    }
-                    Some((lo, hi))
-                }
-                Some(_) => {
-                    return Err(err(format!("{f}.rep_range"), "rep_range is [low, high]"));
-                }
-            };
-            let group = match o.get("group") {
-                None | Some(Value::Null) => None,
-                Some(Value::String(g)) => {
-                    check_group("group", g).map_err(|e| err(format!("{f}.group"), e.message))?;
-                    Some(g.clone())
-                }
-                Some(_) => return Err(err(format!("{f}.group"), "a group is a label like 'A'")),
-            };
-            let rest_seconds = uint(
-                o,
-                "rest_seconds",
-                &format!("{f}.rest_seconds"),
-                u64::from(MAX_REST_SECONDS),
-            )?
-            .map(|r| r as u32);
-            Ok(TemplateExercise {
-                group,
-                rest_seconds,
-                exercise_id: ex.id.clone(),
-                name: ex.name.clone(),
-                sets: (0..sets)
-                    .map(|_| TemplateSet {
-                        set_type: SetType::Working,
-                        target: SetTarget {
-                            reps: Some(reps),
-                            weight_kg: None,
-                            rir: Some(rir),
-                        },
-                    })
-                    .collect(),
-                rep_range,
-            })
-        })
+        .map(|(i, item)| exercise(item, &format!("{field}[{i}]")))
         .collect()
+}
+
+/// One proposed exercise (`f` names it in errors): a catalog exercise, its sets at one target.
+fn exercise(item: &Value, f: &str) -> Result<TemplateExercise, ProposalError> {
+    let o = object(item, f)?;
+    let name = text(o, "exercise_id")
+        .or_else(|| text(o, "exercise"))
+        .ok_or_else(|| {
+            err(
+                f,
+                "each exercise needs 'exercise_id' (from exercise_search)",
+            )
+        })?;
+    let ex = catalog().resolve(name).exercise().ok_or_else(|| {
+        let close: Vec<String> = catalog()
+            .closest(name, 3)
+            .iter()
+            .map(|e| format!("{} ({})", e.name, e.id))
+            .collect();
+        err(
+            f,
+            format!(
+                "no exercise '{name}' in the catalog; close: {}",
+                close.join(", ")
+            ),
+        )
+    })?;
+    let sets = uint(o, "sets", &format!("{f}.sets"), MAX_PROPOSED_SETS)?
+        .unwrap_or(u64::from(workouts::DEFAULT_SETS));
+    let reps = uint(o, "reps", &format!("{f}.reps"), u64::from(MAX_REPS))?
+        .unwrap_or(u64::from(workouts::DEFAULT_REPS)) as u32;
+    let rir = uint(o, "rir", &format!("{f}.rir"), u64::from(MAX_RIR))?
+        .unwrap_or(u64::from(DEFAULT_TARGET_RIR)) as u32;
+    if sets == 0 || reps == 0 {
+        return Err(err(f, "sets and reps must be at least 1"));
+    }
+    let rep_range = rep_range(o.get("rep_range"), f)?;
+    let group = match o.get("group") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(g)) => {
+            check_group("group", g).map_err(|e| err(format!("{f}.group"), e.message))?;
+            Some(g.clone())
+        }
+        Some(_) => return Err(err(format!("{f}.group"), "a group is a label like 'A'")),
+    };
+    let rest_seconds = uint(
+        o,
+        "rest_seconds",
+        &format!("{f}.rest_seconds"),
+        u64::from(MAX_REST_SECONDS),
+    )?
+    .map(|r| r as u32);
+    Ok(TemplateExercise {
+        group,
+        rest_seconds,
+        exercise_id: ex.id.clone(),
+        name: ex.name.clone(),
+        sets: (0..sets)
+            .map(|_| TemplateSet {
+                set_type: SetType::Working,
+                target: SetTarget {
+                    reps: Some(reps),
+                    weight_kg: None,
+                    rir: Some(rir),
+                },
+            })
+            .collect(),
+        rep_range,
+    })
+}
+
+/// A `[low, high]` rep range, 1 <= low <= high <= the rep limit; none when absent.
+fn rep_range(v: Option<&Value>, f: &str) -> Result<Option<(u32, u32)>, ProposalError> {
+    match v {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Array(a)) if a.len() == 2 => {
+            let lo = a[0].as_u64().unwrap_or(0) as u32;
+            let hi = a[1].as_u64().unwrap_or(0) as u32;
+            if lo == 0 || hi < lo || hi > MAX_REPS {
+                return Err(err(
+                    format!("{f}.rep_range"),
+                    "rep_range is [low, high] with 1 <= low <= high",
+                ));
+            }
+            Ok(Some((lo, hi)))
+        }
+        Some(_) => Err(err(format!("{f}.rep_range"), "rep_range is [low, high]")),
+    }
 }
 
 /// The days of a routine: `[{"label": "Push", "exercises": [...]}, ...]`, as new templates;
