@@ -136,6 +136,28 @@ impl Store {
             .expression_attribute_values(":epoch", AttributeValue::N(now.timestamp().to_string()))
             .build()?;
         let mut items = vec![TransactWriteItem::builder().update(accept).build()];
+        items.extend(self.proposal_writes(user, &a.proposal, profile, now)?);
+        Ok(match self.transact(items).await? {
+            None => ApplyOutcome::Applied,
+            Some(failed) if failed[0] => ApplyOutcome::ArtifactChanged,
+            Some(_) if matches!(a.proposal, Proposal::Workout { .. }) => {
+                ApplyOutcome::WorkoutActive
+            }
+            // A routine or template that was deleted since the proposal.
+            Some(_) => ApplyOutcome::ArtifactChanged,
+        })
+    }
+
+    /// What applying `proposal` writes: its templates, routine (and the profile that makes it
+    /// active), the started workout, or the retired memory.
+    fn proposal_writes(
+        &self,
+        user: &str,
+        proposal: &Proposal,
+        profile: Option<&Profile>,
+        now: DateTime<Utc>,
+    ) -> Result<Vec<TransactWriteItem>, StoreError> {
+        let mut items = Vec::new();
         let put =
             |sk: String, doc: String, must_exist: bool| -> Result<TransactWriteItem, StoreError> {
                 let mut item = key(user, sk);
@@ -146,7 +168,7 @@ impl Store {
                 }
                 Ok(TransactWriteItem::builder().put(p.build()?).build())
             };
-        match &a.proposal {
+        match proposal {
             Proposal::Routine { routine, templates }
             | Proposal::RoutineUpdate { routine, templates } => {
                 for t in templates {
@@ -156,7 +178,7 @@ impl Store {
                         false,
                     )?);
                 }
-                let update = matches!(a.proposal, Proposal::RoutineUpdate { .. });
+                let update = matches!(proposal, Proposal::RoutineUpdate { .. });
                 items.push(put(
                     format!("ROUTINE#{}", routine.id),
                     to_doc("routine", routine)?,
@@ -202,15 +224,7 @@ impl Store {
                 )?);
             }
         }
-        Ok(match self.transact(items).await? {
-            None => ApplyOutcome::Applied,
-            Some(failed) if failed[0] => ApplyOutcome::ArtifactChanged,
-            Some(_) if matches!(a.proposal, Proposal::Workout { .. }) => {
-                ApplyOutcome::WorkoutActive
-            }
-            // A routine or template that was deleted since the proposal.
-            Some(_) => ApplyOutcome::ArtifactChanged,
-        })
+        Ok(items)
     }
 
     /// Dismisses a pending proposal. False when it is not pending.
