@@ -11,7 +11,9 @@ use crate::context::SessionContext;
 use crate::domain::catalog::{
     Equipment, Exercise, MovementPattern, Muscle, OwnExercise, catalog, search_score_of,
 };
+use crate::domain::workout::{ExerciseInstance, Workout};
 use crate::skills::swap::MuscleFilter;
+use crate::store::Versioned;
 
 /// A parameter given with a value (an empty one is as good as absent).
 fn given(v: Option<&str>) -> Option<&str> {
@@ -367,26 +369,13 @@ impl App {
             }
             exercise.similar_to = s.similar_to.clone().or(exercise.similar_to);
         }
-        let mut changed = Vec::new();
-        for mut w in history? {
-            let mut touched = false;
-            for e in w
-                .value
-                .exercises
-                .iter_mut()
-                .filter(|e| e.exercise_id == exercise.id)
-            {
-                if e.primary_muscles != exercise.primary_muscles {
-                    e.primary_muscles = exercise.primary_muscles.clone();
-                    touched = true;
-                }
-            }
-            if touched {
-                changed.push(w);
-            }
-        }
-        let plain: Vec<crate::domain::workout::Workout> =
-            changed.iter().map(|w| w.value.clone()).collect();
+        let mut history = history?;
+        let changed = edit_instances(&mut history, &exercise.id, |e| {
+            let touched = e.primary_muscles != exercise.primary_muscles;
+            e.primary_muscles = exercise.primary_muscles.clone();
+            touched
+        });
+        let plain: Vec<Workout> = changed.iter().map(|w| w.value.clone()).collect();
         let review_weeks = reviewed_weeks(self, ctx, &plain).await?;
         // The definition first: a workout never counts muscles its exercise does not name.
         self.store.put_own_exercise(&ctx.user_id, &exercise).await?;
@@ -465,23 +454,11 @@ impl App {
             ));
         }
         let mut history = history?;
-        let mut changed = Vec::new();
-        for w in &mut history {
-            let mut touched = false;
-            for e in w
-                .value
-                .exercises
-                .iter_mut()
-                .filter(|e| e.exercise_id == own_id)
-            {
-                e.exercise_id = target.id.clone();
-                e.name = target.name.clone();
-                touched = true;
-            }
-            if touched {
-                changed.push(w.clone());
-            }
-        }
+        let changed = edit_instances(&mut history, own_id, |e| {
+            e.exercise_id = target.id.clone();
+            e.name = target.name.clone();
+            true
+        });
         let mut templates = templates?;
         templates.retain_mut(|t| {
             let mut touched = false;
@@ -492,8 +469,7 @@ impl App {
             }
             touched
         });
-        let plain: Vec<crate::domain::workout::Workout> =
-            changed.iter().map(|w| w.value.clone()).collect();
+        let plain: Vec<Workout> = changed.iter().map(|w| w.value.clone()).collect();
         let review_weeks = reviewed_weeks(self, ctx, &plain).await?;
         // History first, the mark last: an interrupted merge is finished by running it again.
         self.store.put_revised(&ctx.user_id, &changed).await?;
@@ -502,8 +478,7 @@ impl App {
         }
         exercise.merged_into = Some(target.id.clone());
         self.store.put_own_exercise(&ctx.user_id, &exercise).await?;
-        let after: Vec<crate::domain::workout::Workout> =
-            history.into_iter().map(|w| w.value).collect();
+        let after: Vec<Workout> = history.into_iter().map(|w| w.value).collect();
         self.store
             .rebuild_exercise_records(&ctx.user_id, &[own_id, target.id.as_str()], &after)
             .await?;
@@ -563,4 +538,24 @@ mod tests {
         assert_eq!(q.text, None);
         assert_eq!(q.equipment, Some(Equipment::Dumbbell));
     }
+}
+
+/// Applies `edit` to every instance of exercise `id` in the history (it answers whether it
+/// changed the instance); the workouts it changed, at the versions read.
+fn edit_instances(
+    history: &mut [Versioned<Workout>],
+    id: &str,
+    mut edit: impl FnMut(&mut ExerciseInstance) -> bool,
+) -> Vec<Versioned<Workout>> {
+    let mut changed = Vec::new();
+    for w in history {
+        let mut touched = false;
+        for e in w.value.exercises.iter_mut().filter(|e| e.exercise_id == id) {
+            touched |= edit(e);
+        }
+        if touched {
+            changed.push(w.clone());
+        }
+    }
+    changed
 }

@@ -68,76 +68,82 @@ pub fn read_batch(body: &Value, workout_id: &str) -> Result<Vec<SyncCommand>, Ap
     b.commands
         .into_iter()
         .enumerate()
-        .map(|(i, item)| {
-            let at_field = |f: &str| format!("commands[{i}].{f}");
-            if !is_valid_id(&item.corr) {
-                return Err(invalid(
-                    "corr is 1 to 128 letters, digits and - _ . : @ |",
-                    at_field("corr"),
-                ));
-            }
-            if !seen.insert(item.corr.clone()) {
-                return Err(invalid(
-                    &format!("corr '{}' appears twice in the batch", item.corr),
-                    at_field("corr"),
-                ));
-            }
-            if let Some(w) = &item.workout_id
-                && w != workout_id
-            {
-                return Err(invalid(
-                    &format!(
-                        "a batch applies to one workout ({workout_id}); this command is for {w}"
-                    ),
-                    at_field("workout_id"),
-                ));
-            }
-            let at = match &item.at {
-                None => None,
-                Some(t) => Some(
-                    DateTime::parse_from_rfc3339(t)
-                        .map_err(|_| {
-                            invalid(
-                                "at is a time with its offset, like 2026-03-01T10:15:00+01:00",
-                                at_field("at"),
-                            )
-                        })?
-                        .with_timezone(&Utc),
-                ),
-            };
-            if let Err(e) = copilot::set_time(at, Utc::now(), None) {
-                return Err(invalid(&e.message, at_field("at")));
-            }
-            let text = item.message.trim();
-            if text.is_empty() || text.chars().count() > MAX_MESSAGE_CHARS {
-                return Err(invalid(
-                    "message is a workout command like 'done' or '8 @ 100'",
-                    at_field("message"),
-                ));
-            }
-            if text.starts_with("(context:") {
-                return Err(invalid(
-                    "give corr and at as the item's fields, not as a context prefix",
-                    at_field("message"),
-                ));
-            }
-            let route = router::route(text).map_err(|e| {
-                invalid(&format!("not a workout command: {e}"), at_field("message"))
-            })?;
-            let cmd = command::command_of(route)
-                .and_then(|c| command::pre_validate(&c).map(|()| c))
-                .map_err(|e| {
-                    let msg = format!("command {i} ('{text}'): {}", e.message);
-                    AppError { message: msg, ..e }.field(at_field("message"))
-                })?;
-            Ok(SyncCommand {
-                corr: item.corr,
-                at,
-                text: text.to_string(),
-                command: cmd,
-            })
-        })
+        .map(|(i, item)| read_item(i, item, workout_id, &mut seen))
         .collect()
+}
+
+/// Batch item `i`: its corr (unique in the batch), its workout (the batch's), its time, and its
+/// message as a FAST command.
+fn read_item(
+    i: usize,
+    item: ItemBody,
+    workout_id: &str,
+    seen: &mut HashSet<String>,
+) -> Result<SyncCommand, AppError> {
+    let at_field = |f: &str| format!("commands[{i}].{f}");
+    if !is_valid_id(&item.corr) {
+        return Err(invalid(
+            "corr is 1 to 128 letters, digits and - _ . : @ |",
+            at_field("corr"),
+        ));
+    }
+    if !seen.insert(item.corr.clone()) {
+        return Err(invalid(
+            &format!("corr '{}' appears twice in the batch", item.corr),
+            at_field("corr"),
+        ));
+    }
+    if let Some(w) = &item.workout_id
+        && w != workout_id
+    {
+        return Err(invalid(
+            &format!("a batch applies to one workout ({workout_id}); this command is for {w}"),
+            at_field("workout_id"),
+        ));
+    }
+    let at = match &item.at {
+        None => None,
+        Some(t) => Some(
+            DateTime::parse_from_rfc3339(t)
+                .map_err(|_| {
+                    invalid(
+                        "at is a time with its offset, like 2026-03-01T10:15:00+01:00",
+                        at_field("at"),
+                    )
+                })?
+                .with_timezone(&Utc),
+        ),
+    };
+    if let Err(e) = copilot::set_time(at, Utc::now(), None) {
+        return Err(invalid(&e.message, at_field("at")));
+    }
+    let text = item.message.trim();
+    if text.is_empty() || text.chars().count() > MAX_MESSAGE_CHARS {
+        return Err(invalid(
+            "message is a workout command like 'done' or '8 @ 100'",
+            at_field("message"),
+        ));
+    }
+    if text.starts_with("(context:") {
+        return Err(invalid(
+            "give corr and at as the item's fields, not as a context prefix",
+            at_field("message"),
+        ));
+    }
+    let route = router::route(text)
+        .map_err(|e| invalid(&format!("not a workout command: {e}"), at_field("message")))?;
+    let cmd = command::command_of(route)
+        .and_then(|c| command::pre_validate(&c).map(|()| c))
+        .map_err(|e| {
+            let msg = format!("command {i} ('{text}'): {}", e.message);
+            AppError { message: msg, ..e }.field(at_field("message"))
+        })?;
+    Ok(SyncCommand {
+        corr: item.corr,
+        at,
+        text: text.to_string(),
+        command: cmd,
+    })
 }
 
 /// The first answer to command `i` when its corr was applied before (by a batch, or by
