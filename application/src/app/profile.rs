@@ -128,6 +128,39 @@ fn present<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
     Option::<T>::deserialize(d).map(Some)
 }
 
+/// A display name: 1 to [`MAX_DISPLAY_NAME_CHARS`] as sent (what the contract's schema
+/// counts), trimmed, no control characters.
+fn checked_name(name: &str) -> Result<String, AppError> {
+    let sent = name.chars().count();
+    let name = name.trim();
+    if name.is_empty() || sent > MAX_DISPLAY_NAME_CHARS || name.chars().any(char::is_control) {
+        return Err(invalid(
+            &format!(
+                "'name' is 1 to {MAX_DISPLAY_NAME_CHARS} characters, no control characters (null clears it)"
+            ),
+            "name",
+        ));
+    }
+    Ok(name.to_string())
+}
+
+/// At most [`MAX_GOALS`] goals of 1 to [`MAX_GOAL_CHARS`] characters each, trimmed.
+fn checked_goals(goals: &[String]) -> Result<Vec<String>, AppError> {
+    if goals.len() > MAX_GOALS {
+        return Err(invalid(&format!("at most {MAX_GOALS} goals"), "goals"));
+    }
+    if goals
+        .iter()
+        .any(|g| g.trim().is_empty() || g.chars().count() > MAX_GOAL_CHARS)
+    {
+        return Err(invalid(
+            &format!("a goal is 1 to {MAX_GOAL_CHARS} characters"),
+            "goals",
+        ));
+    }
+    Ok(goals.iter().map(|g| g.trim().to_string()).collect())
+}
+
 impl ProfilePatch {
     /// Reads and checks the body of a `PATCH /v1/me`: every error names its field.
     pub fn from_body(body: &serde_json::Value) -> Result<ProfilePatch, AppError> {
@@ -138,20 +171,7 @@ impl ProfilePatch {
 
     fn check(&mut self) -> Result<(), AppError> {
         if let Some(Some(name)) = &mut self.name {
-            // The length as sent (what the contract's schema counts), then trimmed.
-            let sent = name.chars().count();
-            *name = name.trim().to_string();
-            if name.is_empty()
-                || sent > MAX_DISPLAY_NAME_CHARS
-                || name.chars().any(char::is_control)
-            {
-                return Err(invalid(
-                    &format!(
-                        "'name' is 1 to {MAX_DISPLAY_NAME_CHARS} characters, no control characters (null clears it)"
-                    ),
-                    "name",
-                ));
-            }
+            *name = checked_name(name)?;
         }
         if let Some(Some(kg)) = self.bodyweight_kg
             && !(MIN_BODYWEIGHT_KG..=MAX_BODYWEIGHT_KG).contains(&kg)
@@ -212,19 +232,7 @@ impl ProfilePatch {
             ));
         }
         if let Some(Some(goals)) = &mut self.goals {
-            if goals.len() > MAX_GOALS {
-                return Err(invalid(&format!("at most {MAX_GOALS} goals"), "goals"));
-            }
-            if goals
-                .iter()
-                .any(|g| g.trim().is_empty() || g.chars().count() > MAX_GOAL_CHARS)
-            {
-                return Err(invalid(
-                    &format!("a goal is 1 to {MAX_GOAL_CHARS} characters"),
-                    "goals",
-                ));
-            }
-            goals.iter_mut().for_each(|g| *g = g.trim().to_string());
+            *goals = checked_goals(goals)?;
         }
         Ok(())
     }
