@@ -190,88 +190,16 @@ impl Lifter {
             .collect();
         ids.sort_unstable();
         ids.dedup();
-        let mut slopes: Vec<(f64, f64)> = Vec::new();
-        let (mut sxy, mut sxx, mut changes) = (0.0, 0.0, 0usize);
-        let (mut gained, mut gained_every, mut repeats) = (0.0, 0.0, 0usize);
-        let mut next_errors = Vec::new();
-        let mut later_errors = Vec::new();
+        let mut e = Evidence::default();
         for id in ids {
             let tops = session_tops(history, id, now);
             if let Some((slope, weeks)) = log_slope(&tops, now) {
-                slopes.push((slope, weeks));
+                e.slopes.push((slope, weeks));
             }
-            // Consecutive sessions at different loads: how the reps answered.
-            for pair in tops.windows(2) {
-                let (new, old) = (pair[0], pair[1]);
-                let x = (new.load_kg / old.load_kg).ln();
-                if new.at - old.at > Duration::weeks(6) {
-                    continue;
-                }
-                if x.abs() < 0.01 && new.rir.is_none() && old.rir.is_none() {
-                    gained += f64::from(new.reps) - f64::from(old.reps);
-                    gained_every += f64::from(new.min_reps) - f64::from(old.min_reps);
-                    repeats += 1;
-                }
-                if x.abs() < 0.01 || x.abs() > 0.5 {
-                    continue;
-                }
-                let effort = match (new.rir, old.rir) {
-                    (Some(a), Some(b)) => f64::from(a) - f64::from(b),
-                    _ => 0.0,
-                };
-                let y = f64::from(new.reps) - f64::from(old.reps) + effort;
-                sxy += x * y;
-                sxx += x * x;
-                changes += 1;
-            }
-            // The forecaster's own past errors on this lift.
-            for (i, t) in tops.iter().enumerate() {
-                let Some(y) = t.e1rm_kg else { continue };
-                let before = &tops[i + 1..];
-                if before.len() < 2 || now - t.at > Duration::weeks(52) {
-                    continue;
-                }
-                if let Some(f) = level(before, PRIOR_RATE, 0.0, t.at) {
-                    next_errors.push((y / f).ln());
-                }
-                if let Some(f) = before
-                    .iter()
-                    .position(|b| t.at - b.at >= Duration::days(28))
-                    .filter(|j| before.len() - j >= 2)
-                    .and_then(|j| {
-                        let ahead = weeks_between(before[j].at, t.at);
-                        level(&before[j..], PRIOR_RATE, ahead, t.at)
-                    })
-                {
-                    later_errors.push((y / f).ln());
-                }
-            }
+            e.add_load_changes(&tops);
+            e.add_forecast_errors(&tops, now);
         }
-        // Least squares through the origin, shrunk: (Σxy + prior·n0·x̄²)/(Σxx + n0·x̄²) with
-        // the prior counted as `PRIOR_CHANGES` changes of a typical size.
-        let typical = if changes > 0 {
-            sxx / changes as f64
-        } else {
-            0.01
-        };
-        let response = ((sxy + PRIOR_RESPONSE * PRIOR_CHANGES * typical)
-            / (sxx + PRIOR_CHANGES * typical))
-            .clamp(STEEPEST_RESPONSE, 0.0);
-        let weeks: f64 = slopes.iter().map(|(_, w)| w).sum();
-        let rate = weighted_median(&slopes).unwrap_or(PRIOR_RATE);
-        let shrunk = (rate * weeks + PRIOR_RATE * PRIOR_WEEKS) / (weeks + PRIOR_WEEKS);
-        let pace = |sum: f64| (sum + PRIOR_PACE * PRIOR_REPEATS) / (repeats as f64 + PRIOR_REPEATS);
-        let mut lifter = Lifter {
-            response,
-            pace: pace(gained).clamp(-1.0, 2.0),
-            pace_every_set: pace(gained_every).clamp(-1.0, 2.0),
-            changes,
-            rate: shrunk.clamp(-MAX_RATE, MAX_RATE),
-            rate_weeks: weeks,
-            interval_next: own_interval(&mut next_errors, PRIOR_INTERVAL_NEXT),
-            interval_later: own_interval(&mut later_errors, PRIOR_INTERVAL_LATER),
-            every_set_margin: PRIOR_MARGIN,
-        };
+        let mut lifter = e.lifter();
         lifter.every_set_margin = lifter.own_margin(history, now);
         lifter
     }
@@ -562,6 +490,113 @@ impl Capacity {
             self.lifter.every_set_margin,
             LIFTER_MARGIN_SESSIONS,
         )
+    }
+}
+
+/// What the lifter's lifts say about them, gathered lift by lift before [`Lifter::learn`]
+/// shrinks each towards its prior.
+#[derive(Default)]
+struct Evidence {
+    /// Each lift's log e1RM slope per week and the weeks it spans.
+    slopes: Vec<(f64, f64)>,
+    /// Reps against the log of the load change between consecutive sessions (Σxy, Σxx, n).
+    sxy: f64,
+    sxx: f64,
+    changes: usize,
+    /// Reps gained (first set, and every set) between sessions repeated at one load.
+    gained: f64,
+    gained_every: f64,
+    repeats: usize,
+    /// The forecaster's own past log errors, next session and four weeks on.
+    next_errors: Vec<f64>,
+    later_errors: Vec<f64>,
+}
+
+impl Evidence {
+    /// Consecutive sessions (newest first) within six weeks: at one load without effort logged,
+    /// the reps gained; at different loads, how the reps answered.
+    fn add_load_changes(&mut self, tops: &[SessionTop]) {
+        for pair in tops.windows(2) {
+            let (new, old) = (pair[0], pair[1]);
+            let x = (new.load_kg / old.load_kg).ln();
+            if new.at - old.at > Duration::weeks(6) {
+                continue;
+            }
+            if x.abs() < 0.01 && new.rir.is_none() && old.rir.is_none() {
+                self.gained += f64::from(new.reps) - f64::from(old.reps);
+                self.gained_every += f64::from(new.min_reps) - f64::from(old.min_reps);
+                self.repeats += 1;
+            }
+            if x.abs() < 0.01 || x.abs() > 0.5 {
+                continue;
+            }
+            let effort = match (new.rir, old.rir) {
+                (Some(a), Some(b)) => f64::from(a) - f64::from(b),
+                _ => 0.0,
+            };
+            let y = f64::from(new.reps) - f64::from(old.reps) + effort;
+            self.sxy += x * y;
+            self.sxx += x * x;
+            self.changes += 1;
+        }
+    }
+
+    /// The forecaster's own past errors on this lift, over the last year: each session's
+    /// estimated max against the forecast from the sessions before it, and from those four
+    /// weeks before.
+    fn add_forecast_errors(&mut self, tops: &[SessionTop], now: DateTime<Utc>) {
+        for (i, t) in tops.iter().enumerate() {
+            let Some(y) = t.e1rm_kg else { continue };
+            let before = &tops[i + 1..];
+            if before.len() < 2 || now - t.at > Duration::weeks(52) {
+                continue;
+            }
+            if let Some(f) = level(before, PRIOR_RATE, 0.0, t.at) {
+                self.next_errors.push((y / f).ln());
+            }
+            if let Some(f) = before
+                .iter()
+                .position(|b| t.at - b.at >= Duration::days(28))
+                .filter(|j| before.len() - j >= 2)
+                .and_then(|j| {
+                    let ahead = weeks_between(before[j].at, t.at);
+                    level(&before[j..], PRIOR_RATE, ahead, t.at)
+                })
+            {
+                self.later_errors.push((y / f).ln());
+            }
+        }
+    }
+
+    /// The lifter the evidence makes, each figure shrunk towards its prior (the margin is
+    /// learned after, from the lifter).
+    fn lifter(mut self) -> Lifter {
+        // Least squares through the origin, shrunk: (Σxy + prior·n0·x̄²)/(Σxx + n0·x̄²) with
+        // the prior counted as `PRIOR_CHANGES` changes of a typical size.
+        let typical = if self.changes > 0 {
+            self.sxx / self.changes as f64
+        } else {
+            0.01
+        };
+        let response = ((self.sxy + PRIOR_RESPONSE * PRIOR_CHANGES * typical)
+            / (self.sxx + PRIOR_CHANGES * typical))
+            .clamp(STEEPEST_RESPONSE, 0.0);
+        let weeks: f64 = self.slopes.iter().map(|(_, w)| w).sum();
+        let rate = weighted_median(&self.slopes).unwrap_or(PRIOR_RATE);
+        let shrunk = (rate * weeks + PRIOR_RATE * PRIOR_WEEKS) / (weeks + PRIOR_WEEKS);
+        let repeats = self.repeats as f64;
+        let pace = |sum: f64| (sum + PRIOR_PACE * PRIOR_REPEATS) / (repeats + PRIOR_REPEATS);
+        Lifter {
+            response,
+            pace: pace(self.gained).clamp(-1.0, 2.0),
+            pace_every_set: pace(self.gained_every).clamp(-1.0, 2.0),
+            changes: self.changes,
+            rate: shrunk.clamp(-MAX_RATE, MAX_RATE),
+            rate_weeks: weeks,
+            interval_next: own_interval(&mut self.next_errors, PRIOR_INTERVAL_NEXT),
+            interval_later: own_interval(&mut self.later_errors, PRIOR_INTERVAL_LATER),
+            every_set_margin: PRIOR_MARGIN,
+        }
     }
 }
 
