@@ -81,6 +81,29 @@ pub struct MonitorRequest {
     pub set_id: Option<String>,
 }
 
+/// The exercise `id` of the active workout, which must have a set `set_index`.
+fn instance_set<'w>(
+    active: Option<&'w Workout>,
+    id: &str,
+    set_index: usize,
+) -> Result<&'w crate::domain::workout::ExerciseInstance, AppError> {
+    let inst = active
+        .and_then(|w| w.exercises.iter().find(|e| e.instance_id == id))
+        .ok_or_else(|| not_in_workout(id))?;
+    if set_index >= inst.sets.len() {
+        return Err(invalid(
+            &format!(
+                "set_index {set_index} is out of range: {} has {} sets (0 to {})",
+                inst.name,
+                inst.sets.len(),
+                inst.sets.len().saturating_sub(1)
+            ),
+            "set_index",
+        ));
+    }
+    Ok(inst)
+}
+
 impl App {
     /// Answers a button press or monitor event for the lifter of `ctx`.
     pub async fn press(
@@ -123,20 +146,7 @@ impl App {
         let active = active_in_prefix(&state, ctx)?.map(|(w, _)| w);
         let (exercise_id, today) = match instance_id {
             Some(id) => {
-                let inst = active
-                    .and_then(|w| w.exercises.iter().find(|e| e.instance_id == id))
-                    .ok_or_else(|| not_in_workout(id))?;
-                if set_index >= inst.sets.len() {
-                    return Err(invalid(
-                        &format!(
-                            "set_index {set_index} is out of range: {} has {} sets (0 to {})",
-                            inst.name,
-                            inst.sets.len(),
-                            inst.sets.len().saturating_sub(1)
-                        ),
-                        "set_index",
-                    ));
-                }
+                let inst = instance_set(active, id, set_index)?;
                 (inst.exercise_id.clone(), Some(inst))
             }
             None => {
