@@ -323,11 +323,7 @@ fn check_dropped(goal: &str, said: &str, asked: &str) -> Result<(), ToolError> {
 
 async fn update_context(env: &Env<'_>, args: &Value) -> Result<Value, ToolError> {
     // Validate everything before reading or writing.
-    let objectives = goal_list(args, "objectives")?;
-    let dropped = goal_list(args, "drop_objectives")?;
-    let timeline = opt_text(args, "timeline")?;
-    let cycle = opt_text(args, "current_cycle")?;
-    let focus = opt_text(args, "active_focus")?;
+    let change = GoalsChange::read(args)?;
     // The profile's fields, checked as `PATCH /v1/me` checks them (null from a model: not said).
     let said: serde_json::Map<String, Value> = PROFILE_FIELDS
         .iter()
@@ -341,7 +337,7 @@ async fn update_context(env: &Env<'_>, args: &Value) -> Result<Value, ToolError>
     for (field, value) in &said {
         check_stated(field, value, env.said)?;
     }
-    for goal in dropped.iter().flatten() {
+    for goal in change.dropped.iter().flatten() {
         check_dropped(goal, env.said, env.asked)?;
     }
     let patch = if said.is_empty() {
@@ -352,12 +348,7 @@ async fn update_context(env: &Env<'_>, args: &Value) -> Result<Value, ToolError>
             ToolError::new("INVALID_ARGUMENT", format!("{field}: {}", e.message))
         })?)
     };
-    let goals = objectives.is_some()
-        || dropped.is_some()
-        || timeline.is_some()
-        || cycle.is_some()
-        || focus.is_some();
-    if !goals && patch.is_none() {
+    if change.is_empty() && patch.is_none() {
         return Err(ToolError::new(
             "INVALID_ARGUMENT",
             "give at least one of the profile's fields or objectives, drop_objectives, timeline, current_cycle, active_focus",
@@ -372,7 +363,7 @@ async fn update_context(env: &Env<'_>, args: &Value) -> Result<Value, ToolError>
         ),
         None => None,
     };
-    if !goals {
+    if change.is_empty() {
         return Ok(json!({ "profile": profile }));
     }
     let parts = Parts {
@@ -385,30 +376,65 @@ async fn update_context(env: &Env<'_>, args: &Value) -> Result<Value, ToolError>
         .await
         .map_err(|e| store_failed(&e))?;
     let mut c = state.coaching.unwrap_or_default();
-    // Objectives are added to the list and dropped by name: a new goal never deletes the others.
-    let same = |a: &str, b: &str| a.trim().eq_ignore_ascii_case(b.trim());
-    if let Some(d) = &dropped {
-        c.goals.objectives.retain(|o| !d.iter().any(|x| same(o, x)));
-    }
-    for o in objectives.unwrap_or_default() {
-        if !c.goals.objectives.iter().any(|x| same(x, &o)) {
-            c.goals.objectives.push(o);
-        }
-    }
-    if c.goals.objectives.len() > 10 {
-        return Err(ToolError::new(
-            "TOO_MANY_OBJECTIVES",
-            "the lifter would have more than 10 objectives; ask which to drop (drop_objectives)",
-        ));
-    }
-    c.goals.timeline = timeline.or(c.goals.timeline);
-    c.goals.current_cycle = cycle.or(c.goals.current_cycle);
-    c.goals.active_focus = focus.or(c.goals.active_focus);
+    change.apply(&mut c.goals)?;
     env.store
         .put_coaching(&env.ctx.user_id, &c)
         .await
         .map_err(|e| store_failed(&e))?;
     Ok(json!({ "goals": c.goals, "profile": profile }))
+}
+
+/// What `update_user_context` changes of the coaching goals.
+struct GoalsChange {
+    objectives: Option<Vec<String>>,
+    dropped: Option<Vec<String>>,
+    timeline: Option<String>,
+    cycle: Option<String>,
+    focus: Option<String>,
+}
+
+impl GoalsChange {
+    fn read(args: &Value) -> Result<GoalsChange, ToolError> {
+        Ok(GoalsChange {
+            objectives: goal_list(args, "objectives")?,
+            dropped: goal_list(args, "drop_objectives")?,
+            timeline: opt_text(args, "timeline")?,
+            cycle: opt_text(args, "current_cycle")?,
+            focus: opt_text(args, "active_focus")?,
+        })
+    }
+
+    fn is_empty(&self) -> bool {
+        self.objectives.is_none()
+            && self.dropped.is_none()
+            && self.timeline.is_none()
+            && self.cycle.is_none()
+            && self.focus.is_none()
+    }
+
+    /// Objectives are added to the list and dropped by name: a new goal never deletes the
+    /// others. At most 10.
+    fn apply(self, g: &mut crate::domain::coaching::Goals) -> Result<(), ToolError> {
+        let same = |a: &str, b: &str| a.trim().eq_ignore_ascii_case(b.trim());
+        if let Some(d) = &self.dropped {
+            g.objectives.retain(|o| !d.iter().any(|x| same(o, x)));
+        }
+        for o in self.objectives.unwrap_or_default() {
+            if !g.objectives.iter().any(|x| same(x, &o)) {
+                g.objectives.push(o);
+            }
+        }
+        if g.objectives.len() > 10 {
+            return Err(ToolError::new(
+                "TOO_MANY_OBJECTIVES",
+                "the lifter would have more than 10 objectives; ask which to drop (drop_objectives)",
+            ));
+        }
+        g.timeline = self.timeline.or(g.timeline.take());
+        g.current_cycle = self.cycle.or(g.current_cycle.take());
+        g.active_focus = self.focus.or(g.active_focus.take());
+        Ok(())
+    }
 }
 
 async fn send(env: &Env<'_>, args: &Value) -> Result<Output, ToolError> {
