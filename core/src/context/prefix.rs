@@ -63,21 +63,7 @@ pub fn split_prefix(message: &str) -> Result<(Prefix<'_>, &str), ContextError> {
                 clip(pair)
             ));
         };
-        let slot = match key {
-            "conversation_id" | "canvas_id" => 0,
-            "user_id" => 1,
-            "corr" => 2,
-            "workout_id" => 3,
-            "today" => 4,
-            "tz" => 5,
-            "at" => 6,
-            _ => {
-                return fail(format!(
-                    "unknown context key '{}'; known keys: {KEYS}",
-                    clip(key)
-                ));
-            }
-        };
+        let slot = slot_of(key)?;
         if seen[slot] {
             return fail(format!("duplicate context key '{key}'"));
         }
@@ -87,14 +73,41 @@ pub fn split_prefix(message: &str) -> Result<(Prefix<'_>, &str), ContextError> {
                 "context key '{key}' has an empty value (use 'none' for absent)"
             ));
         }
-        if value.eq_ignore_ascii_case("none") {
-            continue;
+        if !value.eq_ignore_ascii_case("none") {
+            prefix.set(slot, key, value)?;
         }
+    }
+    Ok((prefix, body[close + 1..].trim()))
+}
+
+/// Where a key's value goes (each key at most once); `canvas_id` is the older name of
+/// `conversation_id`.
+fn slot_of(key: &str) -> Result<usize, ContextError> {
+    Ok(match key {
+        "conversation_id" | "canvas_id" => 0,
+        "user_id" => 1,
+        "corr" => 2,
+        "workout_id" => 3,
+        "today" => 4,
+        "tz" => 5,
+        "at" => 6,
+        _ => {
+            return fail(format!(
+                "unknown context key '{}'; known keys: {KEYS}",
+                clip(key)
+            ));
+        }
+    })
+}
+
+impl<'a> Prefix<'a> {
+    /// Reads `value` into the field of `slot` ([`slot_of`] of `key`).
+    fn set(&mut self, slot: usize, key: &str, value: &'a str) -> Result<(), ContextError> {
         match slot {
-            0 => prefix.conversation_id = Some(id_value(key, value)?),
-            1 => prefix.user_id = Some(id_value(key, value)?),
-            2 => prefix.corr = Some(id_value(key, value)?),
-            3 => prefix.workout_id = Some(id_value(key, value)?),
+            0 => self.conversation_id = Some(id_value(key, value)?),
+            1 => self.user_id = Some(id_value(key, value)?),
+            2 => self.corr = Some(id_value(key, value)?),
+            3 => self.workout_id = Some(id_value(key, value)?),
             4 => {
                 let date = NaiveDate::parse_from_str(value, "%Y-%m-%d")
                     .ok()
@@ -105,10 +118,10 @@ pub fn split_prefix(message: &str) -> Result<(Prefix<'_>, &str), ContextError> {
                         clip(value)
                     ));
                 };
-                prefix.today = Some(date);
+                self.today = Some(date);
             }
             6 => match DateTime::parse_from_rfc3339(value) {
-                Ok(at) => prefix.at = Some(at),
+                Ok(at) => self.at = Some(at),
                 Err(_) => {
                     return fail(format!(
                         "context key 'at' must be a time with its offset like 2026-03-01T10:15:00+01:00, got '{}'",
@@ -117,7 +130,7 @@ pub fn split_prefix(message: &str) -> Result<(Prefix<'_>, &str), ContextError> {
                 }
             },
             _ => match value.parse::<Tz>() {
-                Ok(tz) => prefix.tz = Some(tz),
+                Ok(tz) => self.tz = Some(tz),
                 Err(_) => {
                     return fail(format!(
                         "context key 'tz' must be an IANA time zone like Europe/Stockholm, got '{}'",
@@ -126,8 +139,8 @@ pub fn split_prefix(message: &str) -> Result<(Prefix<'_>, &str), ContextError> {
                 }
             },
         }
+        Ok(())
     }
-    Ok((prefix, body[close + 1..].trim()))
 }
 
 /// The characters an id (user, conversation, workout, artifact, request) may have.
