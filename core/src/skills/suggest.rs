@@ -206,17 +206,15 @@ fn typical_assistance(experience: Experience) -> f64 {
     }
 }
 
-/// Bodyweight work without its own history: a related bodyweight lift of the same pattern read
-/// through the load moved (a pull-up's estimated max gives a weighted pull-up's belt, an
-/// assisted one's help), else bodyweight alone, or for assisted work a typical share of the
-/// bodyweight as help.
-fn bodyweight_start(
+/// The newest related bodyweight lift of the same pattern, read through the load moved: its
+/// best set's estimated max at the target.
+fn from_related_bodyweight_lift(
     ex: &Exercise,
     target_reps: u32,
     target_rir: u32,
     history: &[Workout],
     profile: &Profile,
-) -> Suggestion {
+) -> Option<Suggestion> {
     let step = step_for(Some(ex), profile);
     let unit = profile.unit;
     let mut ordered: Vec<&Workout> = history.iter().collect();
@@ -239,7 +237,7 @@ fn bodyweight_start(
                 continue;
             };
             let weight = round_load(logged, step, unit);
-            return Suggestion {
+            return Some(Suggestion {
                 weight_kg: weight,
                 confidence: Confidence::Low,
                 source: Source::RelatedLift,
@@ -255,9 +253,28 @@ fn bodyweight_start(
                     lift.describe(weight, unit),
                 ),
                 basis: vec![best.basis()],
-            };
+            });
         }
     }
+    None
+}
+
+/// Bodyweight work without its own history: a related bodyweight lift of the same pattern read
+/// through the load moved (a pull-up's estimated max gives a weighted pull-up's belt, an
+/// assisted one's help), else bodyweight alone, or for assisted work a typical share of the
+/// bodyweight as help.
+fn bodyweight_start(
+    ex: &Exercise,
+    target_reps: u32,
+    target_rir: u32,
+    history: &[Workout],
+    profile: &Profile,
+) -> Suggestion {
+    if let Some(s) = from_related_bodyweight_lift(ex, target_reps, target_rir, history, profile) {
+        return s;
+    }
+    let step = step_for(Some(ex), profile);
+    let unit = profile.unit;
     let lift = Lift::of(&ex.id, profile.bodyweight_kg);
     let (weight, rationale) = match (ex.loading, lift.bodyweight_kg) {
         (Loading::Assisted { share }, Some(bw)) => {
