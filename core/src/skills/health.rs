@@ -99,43 +99,47 @@ pub fn assess(metric: &str, value: f64, baseline: f64, profile: &Profile) -> Ass
                 "You slept {value} hours, well under your usual {baseline}. Expect lower performance today; keep the loads you planned and skip extra sets."
             ));
         }
-        "body_weight_kg" => {
-            let goal = wants_weight_change(profile);
-            let threshold = if goal {
-                WEIGHT_GOAL_CHANGE
-            } else {
-                WEIGHT_CHANGE
-            };
-            a.significant = c.abs() >= threshold;
-            a.priority = Priority::Low;
-            a.reason = format!(
-                "body weight {} vs baseline {} ({}{}, threshold {} {})",
-                format_estimate(value, profile.unit),
-                format_estimate(baseline, profile.unit),
-                if c >= 0.0 { "+" } else { "-" },
-                pct(c),
-                pct(threshold),
-                if goal {
-                    "for a weight goal"
-                } else {
-                    "without a weight goal"
-                }
-            );
-            a.message = a.significant.then(|| {
-                format!(
-                    "Your body weight is {}, {} {} your baseline of {}.",
-                    format_estimate(value, profile.unit),
-                    pct(c),
-                    if c >= 0.0 { "above" } else { "below" },
-                    format_estimate(baseline, profile.unit)
-                )
-            });
-        }
+        "body_weight_kg" => body_weight(&mut a, value, baseline, c, profile),
         other => {
             a.reason = format!("'{other}' is not a tracked metric");
         }
     }
     a
+}
+
+/// Body weight: a change past the threshold (a smaller one for a lifter with a weight goal),
+/// told at low priority.
+fn body_weight(a: &mut Assessment, value: f64, baseline: f64, c: f64, profile: &Profile) {
+    let goal = wants_weight_change(profile);
+    let threshold = if goal {
+        WEIGHT_GOAL_CHANGE
+    } else {
+        WEIGHT_CHANGE
+    };
+    a.significant = c.abs() >= threshold;
+    a.priority = Priority::Low;
+    a.reason = format!(
+        "body weight {} vs baseline {} ({}{}, threshold {} {})",
+        format_estimate(value, profile.unit),
+        format_estimate(baseline, profile.unit),
+        if c >= 0.0 { "+" } else { "-" },
+        pct(c),
+        pct(threshold),
+        if goal {
+            "for a weight goal"
+        } else {
+            "without a weight goal"
+        }
+    );
+    a.message = a.significant.then(|| {
+        format!(
+            "Your body weight is {}, {} {} your baseline of {}.",
+            format_estimate(value, profile.unit),
+            pct(c),
+            if c >= 0.0 { "above" } else { "below" },
+            format_estimate(baseline, profile.unit)
+        )
+    });
 }
 
 #[cfg(test)]
