@@ -52,6 +52,49 @@ impl Coach {
     }
 }
 
+/// A retry of a request that was answered (its `corr` stored with the exchange): the same
+/// answer, nothing run or written again.
+async fn replay(
+    ctx: &SessionContext,
+    loaded: &briefing::Loaded,
+    emit: &Emitter,
+) -> Option<model_loop::Outcome> {
+    let corr = ctx.corr.as_deref()?;
+    let prev = loaded
+        .exchanges
+        .iter()
+        .find(|e| e.corr.as_deref() == Some(corr))?;
+    emit.send(StreamEvent::message(prev.answer.clone())).await;
+    Some(model_loop::Outcome {
+        answer: prev.answer.clone(),
+        replayed: true,
+        ..model_loop::Outcome::default()
+    })
+}
+
+/// A destructive request: asked about first, kept as the exchange's pending request for the
+/// lifter's yes.
+async fn ask_first(
+    verb: &str,
+    text: &str,
+    exchange: &mut Exchange,
+    emit: &Emitter,
+) -> model_loop::Outcome {
+    let (question, options) = gate::clarification(verb, text);
+    exchange.kind = "clarification".into();
+    exchange.pending_request = Some(text.to_string());
+    emit.send(StreamEvent::Clarification {
+        id: format!("clarify-{}", exchange.seq),
+        question: question.clone(),
+        options,
+    })
+    .await;
+    model_loop::Outcome {
+        answer: question,
+        ..model_loop::Outcome::default()
+    }
+}
+
 impl Coach {
     /// A coach message: replay a retried request, apply a confirmed proposal, ask before
     /// anything destructive, or run the agent; then store the exchange once.
@@ -68,19 +111,8 @@ impl Coach {
             Ok(l) => l,
             Err(e) => return fail(emit, &e).await,
         };
-        // A retry of a request that was answered: the same answer, nothing run or written again.
-        if let Some(prev) = ctx.corr.as_deref().and_then(|c| {
-            loaded
-                .exchanges
-                .iter()
-                .find(|e| e.corr.as_deref() == Some(c))
-        }) {
-            emit.send(StreamEvent::message(prev.answer.clone())).await;
-            return model_loop::Outcome {
-                answer: prev.answer.clone(),
-                replayed: true,
-                ..model_loop::Outcome::default()
-            };
+        if let Some(replayed) = replay(ctx, &loaded, emit).await {
+            return replayed;
         }
         let mut exchange = Exchange {
             seq: loaded.exchanges.first().map_or(1, |e| e.seq + 1),
@@ -120,19 +152,7 @@ impl Coach {
             exchange.artifacts.push(a.id.clone());
             apply_from_chat(&self.app.store, ctx, a, shown_hash, emit, now).await
         } else if let Some(verb) = gate::destructive_verb(text) {
-            let (question, options) = gate::clarification(verb, text);
-            exchange.kind = "clarification".into();
-            exchange.pending_request = Some(text.to_string());
-            emit.send(StreamEvent::Clarification {
-                id: format!("clarify-{}", exchange.seq),
-                question: question.clone(),
-                options,
-            })
-            .await;
-            model_loop::Outcome {
-                answer: question,
-                ..model_loop::Outcome::default()
-            }
+            ask_first(verb, text, &mut exchange, emit).await
         } else {
             self.agent(ctx, text, intent, &loaded, emit, deadline).await
         };
