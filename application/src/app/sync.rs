@@ -236,74 +236,7 @@ impl App {
         // Raced (another command, or this batch sent twice at once): `edit_active` re-reads and
         // this replays what the other request applied.
         let synced = edit_active(&self.store, req, move |read: EditRead| async move {
-            // The batch is for this workout, so it needs it (`needs_active`): none, or
-            // another, is `NotActive` through `From<EditFailed>`.
-            let Some(active) = read.workout()? else {
-                return Err(Refused::NotActive);
-            };
-            let mut workout: Workout = active.value.clone();
-            let mut history: Option<Vec<Workout>> = None;
-            let mut records = Vec::new();
-            let mut results = Vec::with_capacity(commands.len());
-            for (i, c) in commands.iter().enumerate() {
-                if let Some(first) = replayed(&read, c, i, workout_id)? {
-                    results.push(first);
-                    continue;
-                }
-                let cmd_ctx = SessionContext {
-                    corr: Some(c.corr.clone()),
-                    workout_id: Some(workout_id.to_string()),
-                    workout_mode: true,
-                    client_time: c.at,
-                    ..ctx.clone()
-                };
-                if history.is_none() {
-                    let h = command::history_for(&self.store, &cmd_ctx, &c.command, Some(&workout))
-                        .await?;
-                    if !h.is_empty() {
-                        history = Some(h);
-                    }
-                }
-                let step = Step {
-                    ctx: &cmd_ctx,
-                    cmd: &c.command,
-                    profile: &read.profile,
-                    history: history.as_deref().unwrap_or_default(),
-                    client_time: c.at,
-                    now: read.now,
-                };
-                let (text, data, changed) = applied(&step, c, i, &workout)?;
-                let intent = Intent::of_command(&c.command);
-                let reply = Reply::of(intent, &text, &data);
-                let status = match changed {
-                    Some(w) => {
-                        workout = w;
-                        let fingerprint = command::fingerprint(intent, &c.text, Some(workout_id));
-                        let body = reply.to_json();
-                        records.push(replay_record(&c.corr, &fingerprint, body, read.now));
-                        "applied"
-                    }
-                    None => "unchanged",
-                };
-                results.push(SyncResult {
-                    corr: c.corr.clone(),
-                    status,
-                    answer: reply.owned(),
-                });
-            }
-            let answer = |version| Synced {
-                workout_id: workout_id.to_string(),
-                version,
-                results,
-            };
-            Ok(match records.is_empty() {
-                true => Edit::Answer(answer(active.version)),
-                false => Edit::Write {
-                    workout,
-                    records,
-                    answer: answer(active.version + 1),
-                },
-            })
+            self.apply_batch(ctx, &read, workout_id, commands).await
         })
         .await;
         match synced {
@@ -311,6 +244,85 @@ impl App {
             Err(Refused::Api(e)) => Err(e),
             Err(Refused::NotActive) => Err(self.not_active(ctx, workout_id).await),
         }
+    }
+
+    /// The batch applied in order to the workout as read: each command's result, and the
+    /// workout with a record per command that changed it (nothing to write when none did).
+    async fn apply_batch(
+        &self,
+        ctx: &SessionContext,
+        read: &EditRead,
+        workout_id: &str,
+        commands: &[SyncCommand],
+    ) -> Result<Edit<Synced>, Refused> {
+        // The batch is for this workout, so it needs it (`needs_active`): none, or
+        // another, is `NotActive` through `From<EditFailed>`.
+        let Some(active) = read.workout()? else {
+            return Err(Refused::NotActive);
+        };
+        let mut workout: Workout = active.value.clone();
+        let mut history: Option<Vec<Workout>> = None;
+        let mut records = Vec::new();
+        let mut results = Vec::with_capacity(commands.len());
+        for (i, c) in commands.iter().enumerate() {
+            if let Some(first) = replayed(read, c, i, workout_id)? {
+                results.push(first);
+                continue;
+            }
+            let cmd_ctx = SessionContext {
+                corr: Some(c.corr.clone()),
+                workout_id: Some(workout_id.to_string()),
+                workout_mode: true,
+                client_time: c.at,
+                ..ctx.clone()
+            };
+            if history.is_none() {
+                let h =
+                    command::history_for(&self.store, &cmd_ctx, &c.command, Some(&workout)).await?;
+                if !h.is_empty() {
+                    history = Some(h);
+                }
+            }
+            let step = Step {
+                ctx: &cmd_ctx,
+                cmd: &c.command,
+                profile: &read.profile,
+                history: history.as_deref().unwrap_or_default(),
+                client_time: c.at,
+                now: read.now,
+            };
+            let (text, data, changed) = applied(&step, c, i, &workout)?;
+            let intent = Intent::of_command(&c.command);
+            let reply = Reply::of(intent, &text, &data);
+            let status = match changed {
+                Some(w) => {
+                    workout = w;
+                    let fingerprint = command::fingerprint(intent, &c.text, Some(workout_id));
+                    let body = reply.to_json();
+                    records.push(replay_record(&c.corr, &fingerprint, body, read.now));
+                    "applied"
+                }
+                None => "unchanged",
+            };
+            results.push(SyncResult {
+                corr: c.corr.clone(),
+                status,
+                answer: reply.owned(),
+            });
+        }
+        let answer = |version| Synced {
+            workout_id: workout_id.to_string(),
+            version,
+            results,
+        };
+        Ok(match records.is_empty() {
+            true => Edit::Answer(answer(active.version)),
+            false => Edit::Write {
+                workout,
+                records,
+                answer: answer(active.version + 1),
+            },
+        })
     }
 
     /// Why `workout_id` takes no commands: completed (409), or not the lifter's (404).
