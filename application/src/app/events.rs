@@ -9,12 +9,13 @@ use serde_json::{Value, json};
 
 use super::params::{json_object, read, text as text_field};
 use super::{App, MAX_ATTEMPTS, conflict, fingerprint, invalid, reused};
+use crate::app::active::replay_record;
 use crate::app::error::AppError;
 use crate::context::SessionContext;
 use crate::retry::Attempts;
 use crate::skills::{events, notify};
 use crate::store::activity::{EventOutcome, EventRecord, Feed, Page};
-use crate::store::{IDEMPOTENCY_TTL_SECS, IdempotencyRecord, Parts, UserState};
+use crate::store::{Parts, UserState};
 
 /// An app event, read from its JSON object.
 #[derive(Debug, Clone)]
@@ -171,13 +172,10 @@ impl App {
     ) -> Result<Result<EventReply, EventOutcome>, AppError> {
         let body = answer.body(ctx, &req.id);
         let body_text = body.to_string();
-        let record = ctx.corr.as_ref().map(|corr| IdempotencyRecord {
-            corr: corr.clone(),
-            fingerprint: req.fingerprint.clone(),
-            status: 200,
-            body: body_text.clone(),
-            expires_at: now.timestamp() + IDEMPOTENCY_TTL_SECS,
-        });
+        let record = ctx
+            .corr
+            .as_ref()
+            .map(|corr| replay_record(corr, &req.fingerprint, body_text.clone(), now));
         let logged = EventRecord {
             id: req.id.clone(),
             at: now,

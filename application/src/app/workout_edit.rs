@@ -20,6 +20,7 @@ use serde_json::Value;
 
 use super::params::read;
 use super::{App, MAX_ATTEMPTS, conflict, fingerprint, invalid, reused};
+use crate::app::active::replay_record;
 use crate::app::error::{AppError, ErrorCode};
 use crate::context::SessionContext;
 use crate::domain::calendar::iso_week_id;
@@ -29,7 +30,7 @@ use crate::domain::workout::{SetResult, SetStatus, SetTarget, SetType, Workout, 
 use crate::import::strong::{EARLIEST_YEAR, FUTURE_TOLERANCE_HOURS};
 use crate::queue::Job;
 use crate::skills::notify::timezone;
-use crate::store::{CommitOutcome, IDEMPOTENCY_TTL_SECS, IdempotencyRecord, Parts};
+use crate::store::{CommitOutcome, IdempotencyRecord, Parts};
 
 /// `PATCH /v1/workouts/{id}`: what to change; absent fields stay as they are.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
@@ -137,6 +138,17 @@ impl EditAnswer {
             reruns: reruns.clone(),
         }
     }
+}
+
+/// A version given with the edit that is no longer the workout's.
+fn changed_since_read(version: u64) -> AppError {
+    AppError::new(
+        ErrorCode::Conflict,
+        format!(
+            "the workout changed since you read it (it is at version {version}); read it again and re-apply your change"
+        ),
+    )
+    .field("version")
 }
 
 fn set_not_found(id: &str) -> AppError {
@@ -380,14 +392,7 @@ impl App {
                 return Err(self.not_completed(ctx, id).await);
             };
             if wanted.is_some_and(|v| v != found.version) {
-                return Err(AppError::new(
-                    ErrorCode::Conflict,
-                    format!(
-                        "the workout changed since you read it (it is at version {}); read it again and re-apply your change",
-                        found.version
-                    ),
-                )
-                .field("version"));
+                return Err(changed_since_read(found.version));
             }
             let before = found.value;
             let after = edit.map(|e| e.apply(&before, now)).transpose()?;
@@ -396,15 +401,16 @@ impl App {
                 .await?;
             if after.as_ref() == Some(&before) {
                 // Nothing to change: nothing written, nothing run again.
-                return Ok(EditAnswer::Edited {
-                    workout: Box::new(before),
-                    version: found.version,
-                    unit: profile.unit,
-                    reruns: Reruns {
-                        insight_card: false,
-                        review_weeks: Vec::new(),
-                    },
-                });
+                let none = Reruns {
+                    insight_card: false,
+                    review_weeks: Vec::new(),
+                };
+                return Ok(EditAnswer::edited(
+                    &before,
+                    found.version,
+                    profile.unit,
+                    &none,
+                ));
             }
             let answer = match &after {
                 Some(a) => EditAnswer::edited(a, found.version + 1, profile.unit, &reruns),
@@ -413,12 +419,9 @@ impl App {
                     reruns: reruns.clone(),
                 },
             };
-            let record = ctx.corr.as_ref().map(|corr| IdempotencyRecord {
-                corr: corr.clone(),
-                fingerprint: print.clone(),
-                status: 200,
-                body: serde_json::to_string(&answer).unwrap_or_default(),
-                expires_at: now.timestamp() + IDEMPOTENCY_TTL_SECS,
+            let record = ctx.corr.as_ref().map(|corr| {
+                let body = serde_json::to_string(&answer).unwrap_or_default();
+                replay_record(corr, &print, body, now)
             });
             let outcome = self
                 .store
