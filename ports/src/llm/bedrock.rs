@@ -54,15 +54,69 @@ pub(super) fn client(aws: &aws_config::SdkConfig) -> aws_sdk_bedrockruntime::Cli
     aws_sdk_bedrockruntime::Client::from_conf(config)
 }
 
+fn built(what: &str, e: aws_smithy_types::error::operation::BuildError) -> ModelError {
+    ModelError::new(ErrorKind::Malformed, format!("Bedrock {what}: {e}"))
+}
+
+/// One turn as a Converse message (its size in bytes added to `bytes`): text, tool use, and
+/// tool results as text.
+fn message(turn: &Turn, bytes: &mut u64) -> Result<Message, ModelError> {
+    let mut content = Vec::new();
+    for part in &turn.parts {
+        match part {
+            // Converse rejects a blank text block.
+            Part::Text { text, .. } if text.trim().is_empty() => {}
+            Part::Text { text, .. } => {
+                *bytes += text.len() as u64;
+                content.push(ContentBlock::Text(text.clone()));
+            }
+            Part::Call(c) => {
+                *bytes += (c.name.len() + c.args.to_string().len()) as u64;
+                let block = ToolUseBlock::builder()
+                    .tool_use_id(&c.id)
+                    .name(&c.name)
+                    .input(document(&c.args))
+                    .build()
+                    .map_err(|e| built("tool use", e))?;
+                content.push(ContentBlock::ToolUse(block));
+            }
+            Part::Result(r) => {
+                // As text: every model on Converse takes text results; not all take JSON.
+                let text = match &r.content {
+                    Value::String(s) => s.clone(),
+                    other => other.to_string(),
+                };
+                *bytes += text.len() as u64;
+                let block = ToolResultBlock::builder()
+                    .tool_use_id(&r.call_id)
+                    .content(ToolResultContentBlock::Text(text))
+                    .build()
+                    .map_err(|e| built("tool result", e))?;
+                content.push(ContentBlock::ToolResult(block));
+            }
+        }
+    }
+    if content.is_empty() {
+        // Messages must alternate and none may be empty.
+        content.push(ContentBlock::Text("(no text)".into()));
+    }
+    let role = match turn.role {
+        Role::User => ConversationRole::User,
+        Role::Model => ConversationRole::Assistant,
+    };
+    Message::builder()
+        .role(role)
+        .set_content(Some(content))
+        .build()
+        .map_err(|e| built("message", e))
+}
+
 /// The ConverseStream call for `req`, and its size in bytes (for a usage estimate).
 pub(super) fn request(
     client: &aws_sdk_bedrockruntime::Client,
     cfg: &ModelConfig,
     req: &Request,
 ) -> Result<(ConverseStreamFluentBuilder, u64), ModelError> {
-    let built = |what: &str, e: aws_smithy_types::error::operation::BuildError| {
-        ModelError::new(ErrorKind::Malformed, format!("Bedrock {what}: {e}"))
-    };
     let mut bytes = req.system.len() as u64;
     let mut call = client
         .converse_stream()
@@ -88,55 +142,7 @@ pub(super) fn request(
         }
     }
     for turn in &req.turns {
-        let mut content = Vec::new();
-        for part in &turn.parts {
-            match part {
-                // Converse rejects a blank text block.
-                Part::Text { text, .. } if text.trim().is_empty() => {}
-                Part::Text { text, .. } => {
-                    bytes += text.len() as u64;
-                    content.push(ContentBlock::Text(text.clone()));
-                }
-                Part::Call(c) => {
-                    bytes += (c.name.len() + c.args.to_string().len()) as u64;
-                    let block = ToolUseBlock::builder()
-                        .tool_use_id(&c.id)
-                        .name(&c.name)
-                        .input(document(&c.args))
-                        .build()
-                        .map_err(|e| built("tool use", e))?;
-                    content.push(ContentBlock::ToolUse(block));
-                }
-                Part::Result(r) => {
-                    // As text: every model on Converse takes text results; not all take JSON.
-                    let text = match &r.content {
-                        Value::String(s) => s.clone(),
-                        other => other.to_string(),
-                    };
-                    bytes += text.len() as u64;
-                    let block = ToolResultBlock::builder()
-                        .tool_use_id(&r.call_id)
-                        .content(ToolResultContentBlock::Text(text))
-                        .build()
-                        .map_err(|e| built("tool result", e))?;
-                    content.push(ContentBlock::ToolResult(block));
-                }
-            }
-        }
-        if content.is_empty() {
-            // Messages must alternate and none may be empty.
-            content.push(ContentBlock::Text("(no text)".into()));
-        }
-        let role = match turn.role {
-            Role::User => ConversationRole::User,
-            Role::Model => ConversationRole::Assistant,
-        };
-        let message = Message::builder()
-            .role(role)
-            .set_content(Some(content))
-            .build()
-            .map_err(|e| built("message", e))?;
-        call = call.messages(message);
+        call = call.messages(message(turn, &mut bytes)?);
     }
     // Converse has no "none" choice: on a turn that may call no tool (`no_calls`) the tools stay
     // declared, as Converse requires while the history holds tool use, and the caller ignores

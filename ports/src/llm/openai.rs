@@ -17,6 +17,37 @@ use super::{
 
 pub(super) fn request(cfg: &ModelConfig, req: &Request) -> (String, Value) {
     let url = format!("{}/chat/completions", cfg.base_url);
+    let messages = messages(req);
+    let mut body = json!({
+        "model": cfg.model,
+        "stream": true,
+        "stream_options": { "include_usage": true },
+        "temperature": cfg.temperature,
+        "messages": messages,
+    });
+    body[cfg.max_tokens_field.as_str()] = json!(cfg.max_output_tokens);
+    if !req.tools.is_empty() {
+        body["tools"] = Value::Array(tools(req));
+        body["tool_choice"] = json!(if req.no_calls { "none" } else { "auto" });
+    }
+    if req.json_output {
+        body["response_format"] = json!({ "type": "json_object" });
+    }
+    match cfg.prompt_cache {
+        PromptCache::Key => {
+            if let Some(key) = &req.cache_key {
+                body["prompt_cache_key"] = json!(key);
+            }
+        }
+        PromptCache::LlamaCpp => body["cache_prompt"] = json!(true),
+        PromptCache::Off | PromptCache::CachePoints => {}
+    }
+    (url, body)
+}
+
+/// The conversation as chat messages: the system text, then each turn (a user turn's tool
+/// results as `tool` messages before its text; a model turn's calls as `tool_calls`).
+fn messages(req: &Request) -> Vec<Value> {
     let mut messages = Vec::new();
     if !req.system.is_empty() {
         messages.push(json!({ "role": "system", "content": req.system }));
@@ -61,46 +92,25 @@ pub(super) fn request(cfg: &ModelConfig, req: &Request) -> (String, Value) {
             }
         }
     }
-    let mut body = json!({
-        "model": cfg.model,
-        "stream": true,
-        "stream_options": { "include_usage": true },
-        "temperature": cfg.temperature,
-        "messages": messages,
-    });
-    body[cfg.max_tokens_field.as_str()] = json!(cfg.max_output_tokens);
-    if !req.tools.is_empty() {
-        let tools: Vec<Value> = req
-            .tools
-            .iter()
-            .map(|t| {
-                json!({
-                    "type": "function",
-                    "function": {
-                        "name": t.name,
-                        "description": t.description,
-                        "parameters": t.parameters.clone()
-                            .unwrap_or_else(|| json!({ "type": "object", "properties": {} })),
-                    }
-                })
+    messages
+}
+
+/// The offered tools as functions (an empty object schema for a tool without parameters).
+fn tools(req: &Request) -> Vec<Value> {
+    req.tools
+        .iter()
+        .map(|t| {
+            json!({
+                "type": "function",
+                "function": {
+                    "name": t.name,
+                    "description": t.description,
+                    "parameters": t.parameters.clone()
+                        .unwrap_or_else(|| json!({ "type": "object", "properties": {} })),
+                }
             })
-            .collect();
-        body["tools"] = Value::Array(tools);
-        body["tool_choice"] = json!(if req.no_calls { "none" } else { "auto" });
-    }
-    if req.json_output {
-        body["response_format"] = json!({ "type": "json_object" });
-    }
-    match cfg.prompt_cache {
-        PromptCache::Key => {
-            if let Some(key) = &req.cache_key {
-                body["prompt_cache_key"] = json!(key);
-            }
-        }
-        PromptCache::LlamaCpp => body["cache_prompt"] = json!(true),
-        PromptCache::Off | PromptCache::CachePoints => {}
-    }
-    (url, body)
+        })
+        .collect()
 }
 
 /// A non-streamed `chat.completion` as the one streamed chunk that says the same (its message as
