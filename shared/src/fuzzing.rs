@@ -187,6 +187,10 @@ pub use coach_ports::fuzzing::model_error;
 /// A history built from the bytes (5 per set: day, exercise, load, reps, effort and kind;
 /// loads of 0 and none, reps of 0, failure flags, warm-ups, bodyweight and unknown exercises
 /// included).
+#[expect(
+    clippy::too_many_lines,
+    reason = "a decoder of the fuzzer's bytes: each byte's meaning, in the order it is read"
+)]
 pub fn history_from(data: &[u8]) -> Vec<crate::domain::workout::Workout> {
     use crate::domain::workout::{
         ExerciseInstance, SetResult, SetStatus, SetTarget, SetType, Workout, WorkoutSet,

@@ -406,6 +406,10 @@ const ABOUT_SHARE: f64 = 0.025;
 /// off", "drop 10–20 lb") and not an implement's fixed weight ("the 20 kg bar"; a
 /// kettlebell's only when it is not a set `done` of a lift: "you did goblet squats with the
 /// 24 kg bell" is a load).
+#[expect(
+    clippy::too_many_lines,
+    reason = "one exemption per kind of figure the labelled sets found unchecked; issue 36 replaces this check with cited refs"
+)]
 pub(super) fn is_checked(
     text: &str,
     kg: f64,
@@ -801,6 +805,10 @@ fn in_ladder(text: &str, at: &std::ops::Range<usize>) -> bool {
         })
 }
 
+#[expect(
+    clippy::too_many_lines,
+    reason = "one reading per way a weight is written in the labelled sets; issue 36 replaces this check with cited refs"
+)]
 pub(super) fn weights_in(text: &str, claim: bool) -> Vec<Stated> {
     // (kg, as written, where, bare), in the order written.
     let mut found: Vec<(f64, f64, std::ops::Range<usize>, bool)> = Vec::new();
@@ -1795,6 +1803,10 @@ impl Facts {
     /// prescribed ("140 kg x 5 with two in reserve: go to 142.5 kg"); the others are what it was
     /// drawn from ("Last session's 105 kg x 5 left a rep in reserve").
     /// A string of a dated entry (`day`: its day, and whether it ends a week) is of that day.
+    #[expect(
+        clippy::too_many_lines,
+        reason = "one rule per kind of figure in a tool's prose; issue 36 replaces this check with cited refs"
+    )]
     fn add_prose(
         &mut self,
         text: &str,
@@ -1928,6 +1940,10 @@ impl Facts {
         self.add_json_under(None, v, &Under::default());
     }
 
+    #[expect(
+        clippy::too_many_lines,
+        reason = "one rule per key of the tools' results; issue 36 replaces this check with cited refs"
+    )]
     fn add_json_under(&mut self, key: Option<&str>, v: &Value, under: &Under) {
         let lift = under.lift.as_deref();
         let kind = key.and_then(|k| kind_of_key(k, under.kind));
@@ -2125,6 +2141,10 @@ impl Facts {
 
     /// [`Self::backs_in`], a figure stated as it is (no hedge, no change) held within
     /// `tolerance_kg` of the data's.
+    #[expect(
+        clippy::too_many_lines,
+        reason = "one rule per kind of claim the labelled sets hold; issue 36 replaces this check with cited refs"
+    )]
     fn backs_within_tolerance(
         &self,
         text: &str,
@@ -2812,6 +2832,10 @@ impl Facts {
     /// The lifter's own numbers are exact: they back a figure within half a kilogram (a
     /// conversion's rounding), not the data's kilogram ("523 lb" is not their "525"), unless
     /// it is an approximation. One that was a plan backs no claim of a lift done.
+    #[expect(
+        clippy::too_many_lines,
+        reason = "one rule per kind of claim the labelled sets hold; issue 36 replaces this check with cited refs"
+    )]
     fn backs_within(&self, c: &Claim) -> bool {
         let Claim {
             kind,
@@ -3859,6 +3883,10 @@ fn reading_start(text: &str, at: usize) -> usize {
 /// the order written. A weight that restates the one before it in the other unit ("20 kg
 /// (44 lb)", "the bar is 20 kg, which is about 44 lb") shares that one's verdict: it adds no
 /// claim of its own.
+#[expect(
+    clippy::too_many_lines,
+    reason = "one rule per way a weight restates another; issue 36 replaces this check with cited refs"
+)]
 fn unbacked(text: &str, facts: &Facts, lead: Option<&str>) -> Vec<Stated> {
     // A figure already left out says nothing: the words of [`LEFT_OUT`] ("your data") are
     // not the coach's, so the check after a streamed answer reads them as blanks of the same
@@ -6352,6 +6380,10 @@ mod tests {
     }
 
     #[test]
+    #[expect(
+        clippy::too_many_lines,
+        reason = "one labelled conversation's figures, checked in order"
+    )]
     fn what_the_thirteenth_set_found() {
         // A climber whose weighted pull-up logs the belt's load, on a Wednesday.
         let mut f = Facts::in_unit(Unit::Kg);

@@ -493,6 +493,26 @@ impl App {
     }
 }
 
+/// Applies `edit` to every instance of exercise `id` in the history (it answers whether it
+/// changed the instance); the workouts it changed, at the versions read.
+fn edit_instances(
+    history: &mut [Versioned<Workout>],
+    id: &str,
+    mut edit: impl FnMut(&mut ExerciseInstance) -> bool,
+) -> Vec<Versioned<Workout>> {
+    let mut changed = Vec::new();
+    for w in history {
+        let mut touched = false;
+        for e in w.value.exercises.iter_mut().filter(|e| e.exercise_id == id) {
+            touched |= edit(e);
+        }
+        if touched {
+            changed.push(w.clone());
+        }
+    }
+    changed
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -538,24 +558,4 @@ mod tests {
         assert_eq!(q.text, None);
         assert_eq!(q.equipment, Some(Equipment::Dumbbell));
     }
-}
-
-/// Applies `edit` to every instance of exercise `id` in the history (it answers whether it
-/// changed the instance); the workouts it changed, at the versions read.
-fn edit_instances(
-    history: &mut [Versioned<Workout>],
-    id: &str,
-    mut edit: impl FnMut(&mut ExerciseInstance) -> bool,
-) -> Vec<Versioned<Workout>> {
-    let mut changed = Vec::new();
-    for w in history {
-        let mut touched = false;
-        for e in w.value.exercises.iter_mut().filter(|e| e.exercise_id == id) {
-            touched |= edit(e);
-        }
-        if touched {
-            changed.push(w.clone());
-        }
-    }
-    changed
 }

@@ -151,6 +151,15 @@ fn changed_since_read(version: u64) -> AppError {
     .field("version")
 }
 
+/// A version given with the edit, and another request changed the workout meanwhile.
+fn changed_while_applied() -> AppError {
+    AppError::new(
+        ErrorCode::Conflict,
+        "the workout changed while this request was applied; read it again and re-apply your change",
+    )
+    .field("version")
+}
+
 fn set_not_found(id: &str) -> AppError {
     AppError::new(
         ErrorCode::SetNotFound,
@@ -443,11 +452,7 @@ impl App {
                 // Another request with this corr committed first: read its answer.
                 CommitOutcome::DuplicateRequest => continue,
                 CommitOutcome::VersionConflict if wanted.is_some() => {
-                    return Err(AppError::new(
-                        ErrorCode::Conflict,
-                        "the workout changed while this request was applied; read it again and re-apply your change",
-                    )
-                    .field("version"));
+                    return Err(changed_while_applied());
                 }
                 CommitOutcome::VersionConflict => continue,
             }

@@ -570,6 +570,10 @@ mod tests {
     /// The largest workout the limits allow, every string and number at its longest (4-byte
     /// characters, the longest f64, every optional field): its stored document still fits.
     #[test]
+    #[expect(
+        clippy::too_many_lines,
+        reason = "builds the one largest workout the limits allow, field by field"
+    )]
     fn the_largest_valid_workout_fits_one_item() {
         use limits::*;
         let id = |prefix: &str, i: usize| format!("{prefix}{i}-{}", "x".repeat(MAX_ID_LEN));

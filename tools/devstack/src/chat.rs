@@ -56,34 +56,9 @@ pub async fn run(o: Options) -> Result<(), String> {
             "" => continue,
             "/quit" | "/exit" => return Ok(()),
             "/confirm" | "/dismiss" => {
-                let Some((id, hash)) = &last_artifact else {
-                    println!("{DIM}no proposal to {}{RESET}", &line[1..]);
-                    continue;
-                };
-                let body = if line == "/confirm" {
-                    json!({ "content_hash": hash })
-                } else {
-                    json!({})
-                };
-                let url = format!("{}/v1/artifacts/{id}/{}", o.base, &line[1..]);
-                let resp = http
-                    .post(url)
-                    .header(o.who.header().0, o.who.header().1)
-                    .header("content-type", "application/json")
-                    .body(body.to_string())
-                    .send()
-                    .await
-                    .map_err(|e| format!("the functional lane did not answer: {e}"))?;
-                let status = resp.status().as_u16();
-                let v: Value = resp.json().await.unwrap_or(Value::Null);
-                if status == 200 {
-                    println!(
-                        "{BOLD}{}{RESET} {}",
-                        v["artifact"]["status"].as_str().unwrap_or("done"),
-                        v["applied"]
-                    );
-                } else {
-                    println!("! {}: {}", v["error"]["code"], v["error"]["message"]);
+                match &last_artifact {
+                    Some(shown) => decide(&http, &o, shown, &line[1..]).await?,
+                    None => println!("{DIM}no proposal to {}{RESET}", &line[1..]),
                 }
                 continue;
             }
@@ -117,7 +92,49 @@ pub async fn run(o: Options) -> Result<(), String> {
     }
 }
 
+/// Confirms (`action` "confirm", with the hash shown) or dismisses the last proposal shown.
 #[allow(non_snake_case)]
+async fn decide(
+    http: &reqwest::Client,
+    o: &Options,
+    (id, hash): &(String, String),
+    action: &str,
+) -> Result<(), String> {
+    let BOLD = style("\x1b[1m");
+    let RESET = style("\x1b[0m");
+    let body = if action == "confirm" {
+        json!({ "content_hash": hash })
+    } else {
+        json!({})
+    };
+    let url = format!("{}/v1/artifacts/{id}/{action}", o.base);
+    let resp = http
+        .post(url)
+        .header(o.who.header().0, o.who.header().1)
+        .header("content-type", "application/json")
+        .body(body.to_string())
+        .send()
+        .await
+        .map_err(|e| format!("the functional lane did not answer: {e}"))?;
+    let status = resp.status().as_u16();
+    let v: Value = resp.json().await.unwrap_or(Value::Null);
+    if status == 200 {
+        println!(
+            "{BOLD}{}{RESET} {}",
+            v["artifact"]["status"].as_str().unwrap_or("done"),
+            v["applied"]
+        );
+    } else {
+        println!("! {}: {}", v["error"]["code"], v["error"]["message"]);
+    }
+    Ok(())
+}
+
+#[allow(non_snake_case)]
+#[expect(
+    clippy::too_many_lines,
+    reason = "one arm per stream event the chat prints"
+)]
 fn show(v: &Value, in_text: &mut bool, last_artifact: &mut Option<(String, String)>) {
     let (DIM, BOLD, RESET) = (style("\x1b[2m"), style("\x1b[1m"), style("\x1b[0m"));
     let kind = v["type"].as_str().unwrap_or_default();

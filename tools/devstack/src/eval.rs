@@ -90,6 +90,10 @@ pub struct Scenario {
 }
 
 /// The suite: the conversations a coach meets every day.
+#[expect(
+    clippy::too_many_lines,
+    reason = "the suite's scenarios, one table read together"
+)]
 pub fn scenarios() -> Vec<Scenario> {
     let s = |name, days_since_last, steps, expect| Scenario {
         name,

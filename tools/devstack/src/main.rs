@@ -205,6 +205,7 @@ async fn main() {
     }
 }
 
+#[expect(clippy::too_many_lines, reason = "the dispatch: one arm per command")]
 async fn run(command: Command) -> Result<(), String> {
     match command {
         Command::Setup => setup().await,

@@ -141,7 +141,13 @@ pub fn replay(text: &str, unit: Option<Unit>) -> Result<(Unit, Report), String> 
             .filter(|p| matches!(p.kind, session::PrKind::E1rm))
             .count();
     }
-    // Each week with training, reviewed at its end as the worker does.
+    review_weeks(&workouts, tz, &mut r);
+    Ok((unit, r))
+}
+
+/// Each week with training, reviewed at its end as the worker does: how often it advises a
+/// deload, with fatigue signals or after a break, and how often a ramp back.
+fn review_weeks(workouts: &[Workout], tz: chrono_tz::Tz, r: &mut Report) {
     let mut weeks: Vec<DateTime<Utc>> = workouts.iter().map(|w| week_end(w.started_at)).collect();
     weeks.dedup();
     for end in weeks {
@@ -167,7 +173,6 @@ pub fn replay(text: &str, unit: Option<Unit>) -> Result<(Unit, Report), String> 
         let before = sessions_in(end - Duration::days(42), end - Duration::days(14)) / 4.0;
         r.deloads_after_a_break += usize::from(last_week < before / 2.0);
     }
-    Ok((unit, r))
 }
 
 /// The Monday after the week of `t` (UTC), where a weekly review looks back from.

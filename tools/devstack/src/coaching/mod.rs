@@ -317,8 +317,6 @@ pub fn walk(results: &mut Results, li: usize, file: &LifterFile) {
             let Some(actual) = top_of(now, &sets) else {
                 continue;
             };
-            let exercise = catalog().get(id);
-            let step = step_for(exercise, &profile);
             // The coach reads what the app reads (and learns the lifter from it, as the app
             // does on every call); the baselines read the whole past.
             let view = app_view(past, id, now);
@@ -328,224 +326,308 @@ pub fn walk(results: &mut Results, li: usize, file: &LifterFile) {
                 continue;
             }
             let lifter = Lifter::learn(&view, now);
-            let target = RepTarget::from_history(&view, id, DEFAULT_TARGET_RIR)
-                .unwrap_or(RepTarget::fixed(actual.reps, DEFAULT_TARGET_RIR));
-            let capacity = Capacity::of(&view, id, lifter, now);
-
-            // Reps at the chosen load.
+            let exercise = catalog().get(id);
+            let m = Moment {
+                li,
+                past,
+                w,
+                id,
+                now,
+                actual,
+                step: step_for(exercise, &profile),
+                profile: &profile,
+                target: RepTarget::from_history(&view, id, DEFAULT_TARGET_RIR)
+                    .unwrap_or(RepTarget::fixed(actual.reps, DEFAULT_TARGET_RIR)),
+                capacity: Capacity::of(&view, id, lifter, now),
+                tops,
+                lifter,
+                exercise,
+                view,
+            };
             if actual.reps > 0 {
-                let rated = actual.rir.is_some();
-                let load = actual.load_kg;
-                let plans: BTreeMap<&str, Option<Plan>> = [
-                    (DP, baselines::dp(past, id, now, target, step, profile.unit)),
-                    (LP, baselines::lp(past, id, now, target, step, profile.unit)),
-                ]
-                .into_iter()
-                .collect();
-                let last = baselines::last_time_reps(past, id, now, load, actual.rir);
-                let scheme = |p: Option<Plan>| match p {
-                    Some(p) if (p.kg - load).abs() <= step / 2.0 + 1e-6 => Some(f64::from(p.reps)),
-                    _ => last,
-                };
-                let predictions: [(&'static str, Option<f64>); 5] = [
-                    (
-                        COACH,
-                        capacity.as_ref().and_then(|c| c.reps_at(load, actual.rir)),
-                    ),
-                    (LAST, last),
-                    (DP, scheme(plans[DP])),
-                    (LP, scheme(plans[LP])),
-                    (
-                        TREND,
-                        baselines::trend_chart_reps(past, id, now, load, actual.rir),
-                    ),
-                ];
-                if predictions.iter().all(|(_, p)| p.is_some()) {
-                    for (who, p) in predictions {
-                        let err = p.unwrap_or_default() - f64::from(actual.reps);
-                        let kind = if rated { "rated" } else { "unrated" };
-                        results.add("reps: MAE", who, li, err.abs(), 1.0);
-                        results.add("reps: bias (predicted − done)", who, li, err, 1.0);
-                        results.add(
-                            "reps: share within ±1",
-                            who,
-                            li,
-                            f64::from(u8::from(err.abs() <= 1.0 + 1e-9)),
-                            1.0,
-                        );
-                        results.add(
-                            if kind == "rated" {
-                                "reps: MAE, effort logged"
-                            } else {
-                                "reps: MAE, effort not logged"
-                            },
-                            who,
-                            li,
-                            err.abs(),
-                            1.0,
-                        );
-                    }
-                    // An unlogged set's reps are a floor of the lifter's capacity there: how
-                    // often each says the lifter could not have done them even to failure.
-                    if !rated {
-                        let to_failure: [(&'static str, Option<f64>); 2] = [
-                            (
-                                COACH,
-                                capacity.as_ref().and_then(|c| c.reps_at(load, Some(0))),
-                            ),
-                            (
-                                LAST,
-                                baselines::last_time_reps(past, id, now, load, Some(0)),
-                            ),
-                        ];
-                        for (who, p) in to_failure {
-                            if let Some(p) = p {
-                                let beyond = p + 0.5 < f64::from(actual.reps);
-                                results.add(
-                                    "reps: unlogged sets beyond the predicted capacity",
-                                    who,
-                                    li,
-                                    f64::from(u8::from(beyond)),
-                                    1.0,
-                                );
-                            }
-                        }
-                    }
-                }
+                score_reps(results, &m);
             }
-
-            // Prescriptions: hit rate and safety.
-            let coach_full = prescribe_for(&lifter, &view, id, exercise, target, &profile, now);
-            // The reps the coach writes are an aim: how often the first set, and every set,
-            // reached them (the figure comparable with a baseline's hit rate is every set).
+            let coach_full =
+                prescribe_for(&m.lifter, &m.view, id, m.exercise, m.target, &profile, now);
             if let Some(p) = &coach_full {
-                let done = reps_at_load(w, id, p.weight_kg, step);
-                // The floor's trade-off: every set held to the capacity model's every-set reps
-                // at the load less a fixed margin, whatever the lifter's own margin.
-                let every = capacity.as_ref().and_then(|c| {
-                    let moved = Lift::in_workout(w, id).moved_kg(Some(p.weight_kg))?;
-                    c.every_set_reps_at(moved, None)
-                });
-                if let (Some(every), Some(min)) = (every, done.iter().min()) {
-                    for (margin, hit, easy) in FRONTIER {
-                        let floor = (every - margin - 1e-9).ceil().max(1.0) as u32;
-                        results.add(hit, COACH, li, f64::from(u8::from(*min >= floor)), 1.0);
-                        results.add(easy, COACH, li, f64::from(u8::from(*min >= floor + 2)), 1.0);
-                    }
-                }
-                // The same sessions' reference: the most recent session of the app's view at
-                // this load, repeated.
-                let moved = Lift::in_workout(w, id).moved_kg(Some(p.weight_kg));
-                let repeat = session_tops(&view, id, now)
-                    .into_iter()
-                    .find(|t| moved.is_some_and(|m| (t.load_kg - m).abs() <= step / 2.0 + 1e-6));
-                if let (Some(last), Some(min)) = (repeat, done.iter().min()) {
-                    for (less, hit, easy) in REPEAT {
-                        let floor = last.min_reps.saturating_sub(less).max(1);
-                        results.add(hit, COACH, li, f64::from(u8::from(*min >= floor)), 1.0);
-                        results.add(easy, COACH, li, f64::from(u8::from(*min >= floor + 2)), 1.0);
-                    }
-                }
-                if let (Some(first), Some(min)) = (done.first(), done.iter().min()) {
-                    results.add(
-                        "aim: hit rate, first set",
-                        COACH,
-                        li,
-                        f64::from(u8::from(*first >= p.reps)),
-                        1.0,
-                    );
-                    results.add(
-                        "aim: hit rate, every set",
-                        COACH,
-                        li,
-                        f64::from(u8::from(*min >= p.reps)),
-                        1.0,
-                    );
-                }
+                score_aim(results, &m, p);
             }
-            // The coach is held to what it says every set reaches (its floor; what it asks beyond
-            // is an aim, as a hold's "beat it"), a baseline to the reps it writes.
-            let coach_plan = coach_full.map(|p| Plan {
-                kg: p.weight_kg,
-                reps: p.floor_reps,
-            });
-            let plans: [(&'static str, Option<Plan>); 5] = [
-                (COACH, coach_plan),
-                (LAST, baselines::same_as_last_time(past, id, now)),
-                (DP, baselines::dp(past, id, now, target, step, profile.unit)),
-                (LP, baselines::lp(past, id, now, target, step, profile.unit)),
-                (
-                    TREND,
-                    baselines::trend_chart(past, id, now, target, step, profile.unit),
-                ),
-            ];
-            for (who, plan) in plans {
-                let Some(plan) = plan else { continue };
-                let done = reps_at_load(w, id, plan.kg, step);
-                if let Some(min) = done.iter().min() {
-                    results.add(
-                        "hit rate",
-                        who,
-                        li,
-                        f64::from(u8::from(*min >= plan.reps)),
-                        1.0,
-                    );
-                    results.add(
-                        "too easy (beat by 2+)",
-                        who,
-                        li,
-                        f64::from(u8::from(*min >= plan.reps + 2)),
-                        1.0,
-                    );
-                }
-                if let Some(best) = best_for_reps(&tops, past, id, plan.reps) {
-                    let over = plan.kg > (best * 1.05).max(best + step) + 1e-6;
-                    results.add(
-                        "safety: above the best for those reps",
-                        who,
-                        li,
-                        f64::from(u8::from(over)),
-                        1.0,
-                    );
-                }
-            }
-
-            // The estimated max: next session and four weeks on.
-            let forecaster = Capacity::of(past, id, whole_past, now);
-            if let Some(y) = actual.e1rm_kg {
-                forecast_events(results, li, past, id, now, now, y, forecaster.as_ref(), 0);
-            }
-            if let Some(later) = ws[i + 1..].iter().find(|l| {
-                l.started_at >= now + Duration::days(28)
-                    && l.started_at <= now + Duration::days(42)
-                    && l.exercises.iter().any(|e| e.exercise_id == id)
-            }) {
-                let later_sets = working_sets(
-                    later,
-                    &later
-                        .exercises
-                        .iter()
-                        .filter(|e| e.exercise_id == id)
-                        .collect::<Vec<_>>(),
-                );
-                if let Some(y) = top_of(later.started_at, &later_sets).and_then(|t| t.e1rm_kg) {
-                    // Made before this session, as the next-session forecast is.
-                    forecast_events(
-                        results,
-                        li,
-                        past,
-                        id,
-                        now,
-                        later.started_at,
-                        y,
-                        forecaster.as_ref(),
-                        4,
-                    );
-                }
-            }
+            score_plans(results, &m, coach_full.as_ref());
+            score_forecasts(results, &m, &ws[i + 1..], whole_past);
         }
     }
     deload_events(results, li, ws);
+}
+
+/// One lift in one session of the walk, as the predictors see it before it happened.
+struct Moment<'a> {
+    /// The lifter's index, the sessions before this one, and this one.
+    li: usize,
+    past: &'a [Workout],
+    w: &'a Workout,
+    id: &'a str,
+    now: DateTime<Utc>,
+    /// What the lifter then did: the session's top.
+    actual: SessionTop,
+    step: f64,
+    profile: &'a Profile,
+    exercise: Option<&'static coach::domain::catalog::Exercise>,
+    /// What the app reads, and the coach's reading of it.
+    view: Vec<Workout>,
+    tops: Vec<SessionTop>,
+    lifter: Lifter,
+    target: RepTarget,
+    capacity: Option<Capacity>,
+}
+
+/// Reps at the chosen load: each predictor's reps at the load the lifter chose and the effort
+/// they logged, against the reps they did.
+fn score_reps(results: &mut Results, m: &Moment<'_>) {
+    let (li, past, id, now, actual, step, target, profile, capacity) = (
+        m.li,
+        m.past,
+        m.id,
+        m.now,
+        &m.actual,
+        m.step,
+        m.target,
+        m.profile,
+        &m.capacity,
+    );
+    let rated = actual.rir.is_some();
+    let load = actual.load_kg;
+    let plans: BTreeMap<&str, Option<Plan>> = [
+        (DP, baselines::dp(past, id, now, target, step, profile.unit)),
+        (LP, baselines::lp(past, id, now, target, step, profile.unit)),
+    ]
+    .into_iter()
+    .collect();
+    let last = baselines::last_time_reps(past, id, now, load, actual.rir);
+    let scheme = |p: Option<Plan>| match p {
+        Some(p) if (p.kg - load).abs() <= step / 2.0 + 1e-6 => Some(f64::from(p.reps)),
+        _ => last,
+    };
+    let predictions: [(&'static str, Option<f64>); 5] = [
+        (
+            COACH,
+            capacity.as_ref().and_then(|c| c.reps_at(load, actual.rir)),
+        ),
+        (LAST, last),
+        (DP, scheme(plans[DP])),
+        (LP, scheme(plans[LP])),
+        (
+            TREND,
+            baselines::trend_chart_reps(past, id, now, load, actual.rir),
+        ),
+    ];
+    if predictions.iter().all(|(_, p)| p.is_some()) {
+        for (who, p) in predictions {
+            let err = p.unwrap_or_default() - f64::from(actual.reps);
+            let kind = if rated { "rated" } else { "unrated" };
+            results.add("reps: MAE", who, li, err.abs(), 1.0);
+            results.add("reps: bias (predicted − done)", who, li, err, 1.0);
+            results.add(
+                "reps: share within ±1",
+                who,
+                li,
+                f64::from(u8::from(err.abs() <= 1.0 + 1e-9)),
+                1.0,
+            );
+            results.add(
+                if kind == "rated" {
+                    "reps: MAE, effort logged"
+                } else {
+                    "reps: MAE, effort not logged"
+                },
+                who,
+                li,
+                err.abs(),
+                1.0,
+            );
+        }
+        // An unlogged set's reps are a floor of the lifter's capacity there.
+        if !rated {
+            score_unlogged(results, m);
+        }
+    }
+}
+
+/// An unlogged set's reps are a floor of the lifter's capacity there: how often each predictor
+/// says the lifter could not have done them even to failure.
+fn score_unlogged(results: &mut Results, m: &Moment<'_>) {
+    let (li, past, id, now, capacity) = (m.li, m.past, m.id, m.now, &m.capacity);
+    let (load, done) = (m.actual.load_kg, m.actual.reps);
+    let to_failure: [(&'static str, Option<f64>); 2] = [
+        (
+            COACH,
+            capacity.as_ref().and_then(|c| c.reps_at(load, Some(0))),
+        ),
+        (
+            LAST,
+            baselines::last_time_reps(past, id, now, load, Some(0)),
+        ),
+    ];
+    for (who, p) in to_failure {
+        if let Some(p) = p {
+            let beyond = p + 0.5 < f64::from(done);
+            results.add(
+                "reps: unlogged sets beyond the predicted capacity",
+                who,
+                li,
+                f64::from(u8::from(beyond)),
+                1.0,
+            );
+        }
+    }
+}
+
+/// The reps the coach writes are an aim: how often the first set, and every set, reached them
+/// (the figure comparable with a baseline's hit rate is every set); and the floor's frontier.
+fn score_aim(
+    results: &mut Results,
+    m: &Moment<'_>,
+    p: &coach::analysis::progression::Prescription,
+) {
+    let (li, w, id, now, step, capacity, view) =
+        (m.li, m.w, m.id, m.now, m.step, &m.capacity, &m.view);
+    let done = reps_at_load(w, id, p.weight_kg, step);
+    // The floor's trade-off: every set held to the capacity model's every-set reps
+    // at the load less a fixed margin, whatever the lifter's own margin.
+    let every = capacity.as_ref().and_then(|c| {
+        let moved = Lift::in_workout(w, id).moved_kg(Some(p.weight_kg))?;
+        c.every_set_reps_at(moved, None)
+    });
+    if let (Some(every), Some(min)) = (every, done.iter().min()) {
+        for (margin, hit, easy) in FRONTIER {
+            let floor = (every - margin - 1e-9).ceil().max(1.0) as u32;
+            results.add(hit, COACH, li, f64::from(u8::from(*min >= floor)), 1.0);
+            results.add(easy, COACH, li, f64::from(u8::from(*min >= floor + 2)), 1.0);
+        }
+    }
+    // The same sessions' reference: the most recent session of the app's view at
+    // this load, repeated.
+    let moved = Lift::in_workout(w, id).moved_kg(Some(p.weight_kg));
+    let repeat = session_tops(view, id, now)
+        .into_iter()
+        .find(|t| moved.is_some_and(|m| (t.load_kg - m).abs() <= step / 2.0 + 1e-6));
+    if let (Some(last), Some(min)) = (repeat, done.iter().min()) {
+        for (less, hit, easy) in REPEAT {
+            let floor = last.min_reps.saturating_sub(less).max(1);
+            results.add(hit, COACH, li, f64::from(u8::from(*min >= floor)), 1.0);
+            results.add(easy, COACH, li, f64::from(u8::from(*min >= floor + 2)), 1.0);
+        }
+    }
+    if let (Some(first), Some(min)) = (done.first(), done.iter().min()) {
+        results.add(
+            "aim: hit rate, first set",
+            COACH,
+            li,
+            f64::from(u8::from(*first >= p.reps)),
+            1.0,
+        );
+        results.add(
+            "aim: hit rate, every set",
+            COACH,
+            li,
+            f64::from(u8::from(*min >= p.reps)),
+            1.0,
+        );
+    }
+}
+
+/// Each predictor's prescription against what the lifter then did: hit rate, too easy, and
+/// above the best done for those reps.
+fn score_plans(
+    results: &mut Results,
+    m: &Moment<'_>,
+    coach_full: Option<&coach::analysis::progression::Prescription>,
+) {
+    let (li, past, w, id, now, step, target, profile, tops) = (
+        m.li, m.past, m.w, m.id, m.now, m.step, m.target, m.profile, &m.tops,
+    );
+    // The coach is held to what it says every set reaches (its floor; what it asks beyond
+    // is an aim, as a hold's "beat it"), a baseline to the reps it writes.
+    let coach_plan = coach_full.map(|p| Plan {
+        kg: p.weight_kg,
+        reps: p.floor_reps,
+    });
+    let plans: [(&'static str, Option<Plan>); 5] = [
+        (COACH, coach_plan),
+        (LAST, baselines::same_as_last_time(past, id, now)),
+        (DP, baselines::dp(past, id, now, target, step, profile.unit)),
+        (LP, baselines::lp(past, id, now, target, step, profile.unit)),
+        (
+            TREND,
+            baselines::trend_chart(past, id, now, target, step, profile.unit),
+        ),
+    ];
+    for (who, plan) in plans {
+        let Some(plan) = plan else { continue };
+        let done = reps_at_load(w, id, plan.kg, step);
+        if let Some(min) = done.iter().min() {
+            results.add(
+                "hit rate",
+                who,
+                li,
+                f64::from(u8::from(*min >= plan.reps)),
+                1.0,
+            );
+            results.add(
+                "too easy (beat by 2+)",
+                who,
+                li,
+                f64::from(u8::from(*min >= plan.reps + 2)),
+                1.0,
+            );
+        }
+        if let Some(best) = best_for_reps(tops, past, id, plan.reps) {
+            let over = plan.kg > (best * 1.05).max(best + step) + 1e-6;
+            results.add(
+                "safety: above the best for those reps",
+                who,
+                li,
+                f64::from(u8::from(over)),
+                1.0,
+            );
+        }
+    }
+}
+
+/// The estimated max: next session and four weeks on (the first session 28–42 days on).
+fn score_forecasts(results: &mut Results, m: &Moment<'_>, later: &[Workout], whole_past: Lifter) {
+    let (li, past, id, now, actual) = (m.li, m.past, m.id, m.now, &m.actual);
+    let forecaster = Capacity::of(past, id, whole_past, now);
+    if let Some(y) = actual.e1rm_kg {
+        forecast_events(results, li, past, id, now, now, y, forecaster.as_ref(), 0);
+    }
+    if let Some(later) = later.iter().find(|l| {
+        l.started_at >= now + Duration::days(28)
+            && l.started_at <= now + Duration::days(42)
+            && l.exercises.iter().any(|e| e.exercise_id == id)
+    }) {
+        let later_sets = working_sets(
+            later,
+            &later
+                .exercises
+                .iter()
+                .filter(|e| e.exercise_id == id)
+                .collect::<Vec<_>>(),
+        );
+        if let Some(y) = top_of(later.started_at, &later_sets).and_then(|t| t.e1rm_kg) {
+            // Made before this session, as the next-session forecast is.
+            forecast_events(
+                results,
+                li,
+                past,
+                id,
+                now,
+                later.started_at,
+                y,
+                forecaster.as_ref(),
+                4,
+            );
+        }
+    }
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -911,6 +993,10 @@ fn by_lifter(files: &[LifterFile], results: &Results, members: &[usize]) -> Stri
     out
 }
 
+#[expect(
+    clippy::too_many_lines,
+    reason = "the report's tables in the order docs/coaching.md reads them"
+)]
 pub fn report(files: &[LifterFile], results: &Results, split: Option<Split>) -> String {
     let mut out = String::new();
     let mut splits: Vec<Split> = files.iter().map(|f| f.split).collect();
