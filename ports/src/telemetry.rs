@@ -97,7 +97,7 @@ pub fn hand_off() -> RequestLog {
 }
 
 /// A store call began (the store's SDK interceptor calls this).
-pub fn store_call_started() {
+pub(crate) fn store_call_started() {
     record(|log| {
         log.store_calls += 1;
         log.store_in_flight += 1;
@@ -108,7 +108,7 @@ pub fn store_call_started() {
 }
 
 /// A store call ended.
-pub fn store_call_finished() {
+pub(crate) fn store_call_finished() {
     record(|log| {
         log.store_in_flight = log.store_in_flight.saturating_sub(1);
         if log.store_in_flight == 0 {

@@ -31,7 +31,7 @@ static ROOTS_PEM: LazyLock<Vec<u8>> = LazyLock::new(|| {
 
 /// The SDK's HTTPS client trusting the compiled-in roots; `None` when the platform's store was
 /// asked for (the SDK then loads it itself).
-pub fn sdk_http_client() -> Option<aws_smithy_runtime_api::client::http::SharedHttpClient> {
+pub(crate) fn sdk_http_client() -> Option<aws_smithy_runtime_api::client::http::SharedHttpClient> {
     if platform_store() {
         return None;
     }
@@ -48,7 +48,7 @@ pub fn sdk_http_client() -> Option<aws_smithy_runtime_api::client::http::SharedH
 }
 
 /// A reqwest builder trusting the same roots (or the platform's, when asked for).
-pub fn reqwest_builder() -> reqwest::ClientBuilder {
+pub(crate) fn reqwest_builder() -> reqwest::ClientBuilder {
     let builder = reqwest::Client::builder();
     if platform_store() {
         return builder;

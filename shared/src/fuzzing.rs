@@ -20,7 +20,7 @@ use crate::skills::copilot;
 /// A property check over one fuzz input.
 pub type Check = fn(&[u8]);
 
-pub const TARGETS: [(&str, Check); 7] = [
+pub(crate) const TARGETS: [(&str, Check); 7] = [
     ("prefix", prefix),
     ("route", route),
     ("strong_csv", strong_csv),
@@ -191,7 +191,7 @@ pub use coach_ports::fuzzing::model_error;
     clippy::too_many_lines,
     reason = "a decoder of the fuzzer's bytes: each byte's meaning, in the order it is read"
 )]
-pub fn history_from(data: &[u8]) -> Vec<crate::domain::workout::Workout> {
+pub(crate) fn history_from(data: &[u8]) -> Vec<crate::domain::workout::Workout> {
     use crate::domain::workout::{
         ExerciseInstance, SetResult, SetStatus, SetTarget, SetType, Workout, WorkoutSet,
         WorkoutStatus,

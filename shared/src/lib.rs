@@ -10,7 +10,7 @@ pub use coach_core::{analysis, context, domain, router, skills};
 pub use coach_ports::{llm, push, queue, retry, store, telemetry, tls};
 // And the application: the use cases, the import and the coach.
 pub use coach_application::{agent, app, import};
-pub mod api;
+pub(crate) mod api;
 pub mod config;
 /// Fuzz properties: for the fuzz targets (feature `fuzzing`) and the corpus replay test.
 #[cfg(any(test, feature = "fuzzing"))]

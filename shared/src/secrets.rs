@@ -7,7 +7,7 @@
 use crate::config::Config;
 use crate::llm::ModelLane;
 
-pub const SECRET_VAR: &str = "MODEL_API_KEY_SECRET_ARN";
+pub(crate) const SECRET_VAR: &str = "MODEL_API_KEY_SECRET_ARN";
 
 /// The key from the secret named by `MODEL_API_KEY_SECRET_ARN`, when it is set and one of
 /// `lanes` has a model; `Ok(None)` otherwise. The secret is a plain string (the key itself).

@@ -23,13 +23,13 @@ use crate::store::conversation::{Exchange, Proposed, Summary};
 use crate::store::{Parts, Store, StoreError};
 
 /// Exchanges read per request; anything older has been folded into the summary.
-pub const LOADED_EXCHANGES: i32 = 20;
+pub(crate) const LOADED_EXCHANGES: i32 = 20;
 /// Exchanges replayed to the model at most, newest first, within the character budget.
-pub const KEPT_EXCHANGES: usize = 12;
+pub(crate) const KEPT_EXCHANGES: usize = 12;
 /// About 2,000 tokens of history.
-pub const HISTORY_BUDGET_CHARS: usize = 8_000;
+pub(crate) const HISTORY_BUDGET_CHARS: usize = 8_000;
 /// The folded summary keeps its newest lines within this.
-pub const SUMMARY_MAX_CHARS: usize = 2_000;
+pub(crate) const SUMMARY_MAX_CHARS: usize = 2_000;
 /// The window of "recent" activity in the context.
 pub const RECENT_DAYS: i64 = 7;
 /// The per-request context at most (about 1,500 tokens), so that memories, a long workout and
@@ -38,12 +38,12 @@ pub const RECENT_DAYS: i64 = 7;
 /// most half of what is left when there are memories), then the memories (injuries first, then
 /// the newest), then the folded conversation. What does not fit is cut with a note that says
 /// where the model can read it.
-pub const CONTEXT_BUDGET_CHARS: usize = 6_000;
+pub(crate) const CONTEXT_BUDGET_CHARS: usize = 6_000;
 
 /// The conversation id used when the prefix names none.
-pub const DEFAULT_CONVERSATION: &str = "default";
+pub(crate) const DEFAULT_CONVERSATION: &str = "default";
 
-pub struct Loaded {
+pub(crate) struct Loaded {
     pub profile: Profile,
     pub coaching: Option<CoachingContext>,
     pub workout: Option<Workout>,
@@ -65,7 +65,7 @@ const MEMORIES_HEAD: &str = "Memories: ";
 const EARLIER_HEAD: &str = "Earlier in this conversation:";
 
 /// Exercises named in the strength summary, most trained first.
-pub const STRENGTH_SUMMARY_EXERCISES: usize = 5;
+pub(crate) const STRENGTH_SUMMARY_EXERCISES: usize = 5;
 
 /// `line` whole when it fits in `left`, else cut at a character boundary with `note` at its end;
 /// `left` shrinks by what is used.

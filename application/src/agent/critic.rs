@@ -32,7 +32,7 @@ use crate::domain::units::Unit;
 /// Smallest load (kg) the number check applies to: micro-plates (2.5 kg) are advice, not data.
 /// It was 20 kg until the coach evaluation showed a real small model stating "Front squat:
 /// 12.7 kg" unchecked; a change ("add 5 kg", "+10 kg", "10 kg per side") is never checked.
-pub const MIN_CHECKED_KG: f64 = 5.0;
+pub(crate) const MIN_CHECKED_KG: f64 = 5.0;
 /// Smallest load (kg) of a lift the data holds that the check applies to, when the sentence
 /// names that lift: "Front Squat 3.5 kg" and "Lateral Raise (1.9 lb)" (SmolLM2) are loads of
 /// those lifts, not plates; under half a kilogram is no load (`strength::MIN_EXTERNAL_KG`).
@@ -129,7 +129,7 @@ static HIGH_RISK: LazyLock<Regex> = LazyLock::new(|| {
 /// What a stated weight claims to be, from the words just before it ("your e1RM is 140 kg",
 /// "you moved 12,400 kg of volume") or, in tool data, from its key (`e1rm_kg`, `volume_kg`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
+pub(crate) enum Kind {
     /// A weight lifted, planned or suggested (and bodyweight).
     Load,
     /// An estimated one-rep max.
@@ -4263,7 +4263,7 @@ pub(super) fn mask_unbacked_after(
 /// dropped; in any other sentence only the unbacked figures are masked, so advice around them
 /// ("stay under [figure] and stop the moment the pain returns") still reaches the lifter. The
 /// dropped sentences' corrections follow.
-pub fn scrub(answer: &str, facts: &Facts, wrote: bool) -> String {
+pub(crate) fn scrub(answer: &str, facts: &Facts, wrote: bool) -> String {
     let mut kept = String::new();
     let mut found = Vec::new();
     for s in sentences(answer) {
@@ -4290,7 +4290,7 @@ pub fn scrub(answer: &str, facts: &Facts, wrote: bool) -> String {
 }
 
 /// What starts the correction after a streamed answer that broke rules.
-pub const CORRECTION_MARK: &str = "\n\nCorrection: ";
+pub(crate) const CORRECTION_MARK: &str = "\n\nCorrection: ";
 
 /// The correction sent after a streamed answer that broke rules.
 pub fn correction(violations: &[Violation]) -> String {
@@ -4299,7 +4299,7 @@ pub fn correction(violations: &[Violation]) -> String {
 
 /// A stored answer as the model reads it back in a later turn: the correction and the figures
 /// left out are the app's, not the coach's own words, and say so.
-pub fn as_replayed(answer: &str) -> String {
+pub(crate) fn as_replayed(answer: &str) -> String {
     let mut out = match answer.split_once(CORRECTION_MARK) {
         Some((said, fix)) => {
             format!("{said}\n\n[The app's fact check, not the coach, then told the lifter: {fix}]")
@@ -4337,7 +4337,7 @@ const REPEAT_LIMIT: usize = 3;
 
 /// Whether a streamed answer has started to loop: its last complete sentence has now been said
 /// [`REPEAT_LIMIT`] times (small models repeat a paragraph until the token limit).
-pub fn repeats_itself(text: &str) -> bool {
+pub(crate) fn repeats_itself(text: &str) -> bool {
     let ended = text
         .trim_end_matches([' ', '\t'])
         .ends_with(['.', '!', '?', '\n']);
@@ -4353,10 +4353,10 @@ pub fn repeats_itself(text: &str) -> bool {
 }
 
 /// What the lifter reads when a looping answer was cut.
-pub const CUT_NOTE: &str = "\n\n(I cut this answer: it had started repeating itself.)";
+pub(crate) const CUT_NOTE: &str = "\n\n(I cut this answer: it had started repeating itself.)";
 
 /// A message that makes the answer high-risk (buffered and checked before the lifter sees it).
-pub fn is_high_risk(message: &str) -> bool {
+pub(crate) fn is_high_risk(message: &str) -> bool {
     HIGH_RISK.is_match(message)
 }
 

@@ -77,7 +77,7 @@ const DECIDING: [&str; 18] = [
 /// Whether a "yes" after the coach's `answer` answers its proposal: the answer's last question,
 /// if it asked one, is about deciding on it ("Want me to save it?"), not something else ("Do you
 /// train on Sundays?", where a yes applying the plan would change it on the wrong word).
-pub fn yes_means_the_proposal(answer: &str) -> bool {
+pub(crate) fn yes_means_the_proposal(answer: &str) -> bool {
     let question = super::critic::sentences(answer)
         .into_iter()
         .rev()
@@ -104,14 +104,14 @@ fn reply_words(text: &str) -> String {
 }
 
 /// Whether the whole message is a confirmation ("Yes, save it!", "go ahead please").
-pub fn is_confirmation(text: &str) -> bool {
+pub(crate) fn is_confirmation(text: &str) -> bool {
     let joined = reply_words(text);
     !joined.is_empty() && CONFIRMATIONS.contains(&joined.as_str())
 }
 
 /// Whether `text` confirms a destructive request the clarification asked about: a plain
 /// confirmation, or an explicit "Yes, {verb} it" (the option the gate offers, for each verb).
-pub fn confirms_destructive(text: &str) -> bool {
+pub(crate) fn confirms_destructive(text: &str) -> bool {
     let reply = reply_words(text);
     is_confirmation(text)
         || DESTRUCTIVE_VERBS
@@ -120,7 +120,7 @@ pub fn confirms_destructive(text: &str) -> bool {
 }
 
 /// A destructive request: a destructive verb and a data object, as whole words. Returns the verb.
-pub fn destructive_verb(text: &str) -> Option<&'static str> {
+pub(crate) fn destructive_verb(text: &str) -> Option<&'static str> {
     let w = words(text);
     let verb = DESTRUCTIVE_VERBS.iter().find(|v| {
         w.iter()

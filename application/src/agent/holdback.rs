@@ -10,7 +10,7 @@ pub use super::critic::LEFT_OUT;
 use super::critic::{Facts, mask_sentence};
 use super::refs::{Refs, strip};
 
-pub struct HoldBack<'f> {
+pub(crate) struct HoldBack<'f> {
     facts: &'f Facts,
     refs: &'f Refs,
     /// The sentence held since its first digit.

@@ -62,7 +62,7 @@ const WEAK_VERBS: &[&str] = &["pulled", "overhead"];
 
 /// Names of lifts, as lower-case words, by their first word: each with the lift's id.
 #[derive(Debug, Default, Clone)]
-pub struct LiftNames {
+pub(crate) struct LiftNames {
     by_first: HashMap<String, Vec<(Vec<String>, String)>>,
 }
 
@@ -113,7 +113,7 @@ const WEIGHTED: &[(&str, &str)] = &[
 
 /// Whether two lift ids are the same lift for what the lifter says: the same id, or a loaded
 /// bodyweight lift and the lift itself.
-pub fn same_lift(a: &str, b: &str) -> bool {
+pub(crate) fn same_lift(a: &str, b: &str) -> bool {
     let base = |id: &str| {
         WEIGHTED
             .iter()

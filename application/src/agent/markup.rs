@@ -46,7 +46,7 @@ const MARKER_STARTS: [char; 3] = ['<', '`', '['];
 
 /// A stream filter over one model turn's text.
 #[derive(Default)]
-pub struct Markup {
+pub(crate) struct Markup {
     /// Text that may be the start of an opening marker.
     pending: String,
     /// The block being read: its entry in `BLOCKS` and its text so far (marker included).
@@ -315,7 +315,7 @@ fn written_call(block: &str) -> Option<(String, Option<Value>)> {
 /// The calls written as text that can run: each names a tool `offered` this turn with
 /// arguments that are a JSON object. The others are returned as written, for the model to be
 /// told.
-pub fn calls_in(written: &[String], offered: &[ToolSpec]) -> (Vec<ToolCall>, Vec<String>) {
+pub(crate) fn calls_in(written: &[String], offered: &[ToolSpec]) -> (Vec<ToolCall>, Vec<String>) {
     let mut calls = Vec::new();
     let mut unusable = Vec::new();
     for block in written {

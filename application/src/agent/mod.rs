@@ -11,15 +11,15 @@
 //! - `budget`: the daily token budget per lifter;
 //! - `emit`: the events a turn produces, in order (the adapter frames them).
 
-pub mod briefing;
+pub(crate) mod briefing;
 pub mod budget;
 pub mod critic;
-pub mod emit;
-pub mod gate;
+pub(crate) mod emit;
+pub(crate) mod gate;
 pub mod holdback;
 pub mod instruction;
-pub mod lifts;
-pub mod markup;
+pub(crate) mod lifts;
+pub(crate) mod markup;
 pub mod model_loop;
 pub mod refs;
 pub mod tools;

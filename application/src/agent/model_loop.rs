@@ -25,15 +25,15 @@ use crate::llm::{
 use crate::router::Intent;
 
 /// Model turns that may call tools before the closing turn.
-pub const MAX_TOOL_TURNS: usize = 12;
+pub(crate) const MAX_TOOL_TURNS: usize = 12;
 /// Calls one model turn may have run; the rest are answered with an error, not run.
-pub const MAX_CALLS_PER_TURN: usize = 8;
+pub(crate) const MAX_CALLS_PER_TURN: usize = 8;
 /// Tool results an answer may hand the model, in bytes (each is at most
 /// `tools::MAX_RESULT_BYTES`); past it a call is answered with an error, not run.
-pub const MAX_RESULT_BYTES_PER_ANSWER: usize = 60_000;
+pub(crate) const MAX_RESULT_BYTES_PER_ANSWER: usize = 60_000;
 
 /// What the lifter reads after an answer cut at the model's output cap.
-pub const CUT_AT_CAP_NOTE: &str =
+pub(crate) const CUT_AT_CAP_NOTE: &str =
     "\n\n(My answer hit its length limit and was cut here; ask me to go on.)";
 
 const CLOSING_NOTE: &str = "You have used all your tool calls for this message. Answer now \

@@ -18,7 +18,7 @@ use crate::domain::units::{Unit, format_estimate, format_weight};
 
 /// Put just before a figure rendered from a ref (an invisible word joiner). A model's own is
 /// taken out of its text before refs are rendered, so only code's marks a figure as cited.
-pub const CITED: char = '\u{2060}';
+pub(crate) const CITED: char = '\u{2060}';
 
 /// A ref as a model writes it: "[[w4]]", "[[ w4 ]]", "[w4]", "[[W4]]", escaped "\[\[w4\]\]".
 static REF: LazyLock<Regex> = LazyLock::new(|| {
@@ -47,7 +47,7 @@ struct Figure {
 
 /// The refs handed out in one answer.
 #[derive(Debug)]
-pub struct Refs {
+pub(crate) struct Refs {
     unit: Unit,
     figures: Vec<Figure>,
 }
@@ -223,12 +223,12 @@ impl Refs {
 }
 
 /// `text` without the marks of cited figures: what the lifter reads and the conversation keeps.
-pub fn strip(text: &str) -> String {
+pub(crate) fn strip(text: &str) -> String {
     text.replace(CITED, "")
 }
 
 /// The figures of `text` rendered from refs, as shown ("116.7 kg").
-pub fn cited_in(text: &str) -> Vec<String> {
+pub(crate) fn cited_in(text: &str) -> Vec<String> {
     text.split(CITED)
         .skip(1)
         .filter(|rest| rest.starts_with(|c: char| c.is_ascii_digit()))
@@ -243,7 +243,7 @@ pub fn cited_in(text: &str) -> Vec<String> {
 }
 
 /// Whether the figure that starts at `at` in `text` was cited (rendered from a ref).
-pub fn is_cited(text: &str, at: usize) -> bool {
+pub(crate) fn is_cited(text: &str, at: usize) -> bool {
     text[..at].ends_with(CITED)
 }
 

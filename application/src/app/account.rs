@@ -25,7 +25,7 @@ use crate::skills::notify::timezone;
 
 /// Items a `DELETE /v1/me` removes itself before handing the rest to the worker: a year or two
 /// of history at a few hundred items per second round, well inside the request's timeout.
-pub const INLINE_DELETE_ITEMS: usize = 2_000;
+pub(crate) const INLINE_DELETE_ITEMS: usize = 2_000;
 
 /// Singletons: one item each, exported as its document (or null).
 const SINGLE: [(&str, &str); 4] = [

@@ -15,7 +15,7 @@ use crate::skills::swap::Candidate;
 /// The model's whole budget per request.
 pub const MODEL_TIMEOUT: Duration = Duration::from_millis(800);
 /// How many of the top-ranked swap candidates the model may choose from.
-pub const SWAP_CHOICES: usize = 5;
+pub(crate) const SWAP_CHOICES: usize = 5;
 /// A rephrasing may be at most this many times longer than the template (plus a little).
 const MAX_GROWTH: usize = 2;
 const MAX_REASON_CHARS: usize = 160;

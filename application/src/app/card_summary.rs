@@ -14,9 +14,9 @@ use crate::analysis::card::InsightCard;
 use crate::llm::{Model, Request, Turn, Usage};
 
 /// The model's whole budget per card (retries included).
-pub const SUMMARY_TIMEOUT: Duration = Duration::from_secs(5);
+pub(crate) const SUMMARY_TIMEOUT: Duration = Duration::from_secs(5);
 /// A summary is two or three sentences.
-pub const MAX_SUMMARY_CHARS: usize = 600;
+pub(crate) const MAX_SUMMARY_CHARS: usize = 600;
 
 const INSTRUCTION: &str = "You write the summary of a post-workout card for a lifter, from the \
 facts given and nothing else. Two or three short sentences, warm and direct, second person. Use \
@@ -57,7 +57,7 @@ fn facts(card: &InsightCard) -> String {
 
 /// Whether `text` is a usable summary given the facts: not empty, not too long, and every
 /// number in it among the facts' numbers.
-pub fn acceptable(text: &str, facts: &str) -> Result<(), String> {
+pub(crate) fn acceptable(text: &str, facts: &str) -> Result<(), String> {
     if text.trim().is_empty() {
         return Err("empty".into());
     }

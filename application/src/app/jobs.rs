@@ -35,7 +35,7 @@ pub const RECORD_MIN_BUDGET: std::time::Duration = std::time::Duration::from_sec
 /// A user is active with a completed workout in this many days.
 pub const ACTIVE_DAYS: i64 = 30;
 /// Reviews handed to SQS between two looks at the clock (ten batches of ten).
-pub const FANOUT_ROUND: usize = 100;
+pub(crate) const FANOUT_ROUND: usize = 100;
 
 /// The Sunday before `d` (a Sunday gives the one a week earlier: its own week is not over).
 pub fn previous_sunday(d: NaiveDate) -> NaiveDate {

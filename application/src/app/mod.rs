@@ -27,7 +27,7 @@ pub mod account;
 pub(crate) mod active;
 pub mod assist;
 pub mod buttons;
-pub mod card_summary;
+pub(crate) mod card_summary;
 pub mod command;
 pub mod conversations;
 pub mod error;

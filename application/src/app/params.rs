@@ -96,7 +96,7 @@ pub fn required(v: Option<String>, field: &str) -> Result<String, AppError> {
 }
 
 /// A whole number of at most `max`.
-pub fn at_most(v: Option<u32>, field: &str, max: u32) -> Result<Option<u32>, AppError> {
+pub(crate) fn at_most(v: Option<u32>, field: &str, max: u32) -> Result<Option<u32>, AppError> {
     match v {
         Some(n) if n > max => Err(invalid(
             &format!("'{field}' must be a whole number from 0 to {max}"),

@@ -17,8 +17,8 @@ use crate::domain::workout::Workout;
 use crate::skills::notify::timezone;
 
 /// Weeks a chart shows: default and most.
-pub const WEEKS_DEFAULT: i64 = 12;
-pub const WEEKS_MAX: i64 = 104;
+pub(crate) const WEEKS_DEFAULT: i64 = 12;
+pub(crate) const WEEKS_MAX: i64 = 104;
 
 /// Reads `weeks` (1 to 104, default 12).
 pub fn weeks_param(text: Option<&str>) -> Result<i64, AppError> {

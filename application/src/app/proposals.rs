@@ -15,7 +15,7 @@ use crate::store::Store;
 use crate::store::artifacts::ApplyOutcome;
 
 /// The buttons the app shows under a pending proposal.
-pub const ACTIONS: [&str; 2] = ["confirm", "dismiss"];
+pub(crate) const ACTIONS: [&str; 2] = ["confirm", "dismiss"];
 
 /// The artifact as the app sees it (the stream's `artifact` event has the same fields).
 pub fn view(a: &Artifact, now: DateTime<Utc>) -> Value {

@@ -22,7 +22,7 @@ use crate::router::{self, Command, Intent};
 use crate::skills::{copilot, workouts};
 
 /// Most commands in one batch (a transaction holds the workout and one record per command).
-pub const MAX_SYNC_COMMANDS: usize = 50;
+pub(crate) const MAX_SYNC_COMMANDS: usize = 50;
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -36,7 +36,7 @@ pub const MAX_IMPORT_BYTES: usize = 5 * 1024 * 1024;
 
 /// Weeks back from now (this one included) whose reviews an import asks for: the review's own
 /// trend window.
-pub const REVIEW_WEEKS: u64 = crate::analysis::ANALYSIS_WEEKS as u64 + 1;
+pub(crate) const REVIEW_WEEKS: u64 = crate::analysis::ANALYSIS_WEEKS as u64 + 1;
 
 #[derive(Debug, thiserror::Error)]
 pub enum ImportError {

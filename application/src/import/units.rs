@@ -28,22 +28,22 @@ use crate::domain::units::Unit;
 use crate::domain::workout::Workout;
 
 /// The empty bar says the most: a set at exactly the bar's weight.
-pub const EMPTY_BAR_WEIGHT: u32 = 3;
+pub(crate) const EMPTY_BAR_WEIGHT: u32 = 3;
 /// Whole multiples of 5 on the barbell needed before their endings vote.
-pub const MIN_ROUND_LOADS: usize = 20;
+pub(crate) const MIN_ROUND_LOADS: usize = 20;
 /// Share of them ending in 5 that says pounds, and the share at or under which it says
 /// kilograms (from the exports in `tests/data/exports` and the public ones measured beside
 /// them: pound files 0.70–1.0, kilogram files 0.08–0.58).
-pub const POUND_SHARE: f64 = 0.7;
-pub const KILOGRAM_SHARE: f64 = 0.45;
+pub(crate) const POUND_SHARE: f64 = 0.7;
+pub(crate) const KILOGRAM_SHARE: f64 = 0.45;
 /// Kettlebells sold in pounds whose numbers are whole but not multiples of 2.5 (the US
 /// poods and half-poods, 18 to 106 lb): no kilogram evidence.
-pub const POUND_KETTLEBELLS: [f64; 8] = [18.0, 26.0, 44.0, 53.0, 62.0, 88.0, 97.0, 106.0];
+pub(crate) const POUND_KETTLEBELLS: [f64; 8] = [18.0, 26.0, 44.0, 53.0, 62.0, 88.0, 97.0, 106.0];
 /// A load implausible in kilograms weighs this much.
-pub const IMPLAUSIBLE_WEIGHT: u32 = 5;
+pub(crate) const IMPLAUSIBLE_WEIGHT: u32 = 5;
 /// The winner needs this many times the other's score, and at least this much evidence.
-pub const DECISIVE: u32 = 2;
-pub const ENOUGH: u32 = 8;
+pub(crate) const DECISIVE: u32 = 2;
+pub(crate) const ENOUGH: u32 = 8;
 
 /// Barbell loads, as kilograms, of elite lifters only (a 320 kg deadlift, a 200 kg bench): in
 /// a personal log they are far more likely pounds. Counted once a lift, so that an elite

@@ -34,46 +34,46 @@ use crate::domain::strength::e1rm;
 use crate::domain::workout::Workout;
 
 /// Sessions within this many weeks inform today's estimate.
-pub const WINDOW_WEEKS: i64 = 16;
+pub(crate) const WINDOW_WEEKS: i64 = 16;
 /// At most this many recent sessions of a lift inform it.
-pub const MAX_SESSIONS: usize = 8;
+pub(crate) const MAX_SESSIONS: usize = 8;
 /// Recency: an anchor's weight halves every this many sessions back.
-pub const HALF_LIFE_SESSIONS: f64 = 1.5;
+pub(crate) const HALF_LIFE_SESSIONS: f64 = 1.5;
 /// Load proximity: an anchor at `x` times the asked load weighs `exp(-|ln x| / LOAD_SCALE)`.
-pub const LOAD_SCALE: f64 = 0.05;
+pub(crate) const LOAD_SCALE: f64 = 0.05;
 /// The population's load response, in reps per unit of log load (a load 10 % heavier: about
 /// half a rep fewer), and how many of the lifter's own load changes weigh as much as it.
 /// Chosen on the development lifters (`docs/coaching.md`).
-pub const PRIOR_RESPONSE: f64 = -5.0;
-pub const PRIOR_CHANGES: f64 = 30.0;
+pub(crate) const PRIOR_RESPONSE: f64 = -5.0;
+pub(crate) const PRIOR_CHANGES: f64 = 30.0;
 /// The population's reps gained from one session to the next at one load, and how many of the
 /// lifter's own repeats weigh as much as it.
-pub const PRIOR_PACE: f64 = 0.2;
-pub const PRIOR_REPEATS: f64 = 20.0;
+pub(crate) const PRIOR_PACE: f64 = 0.2;
+pub(crate) const PRIOR_REPEATS: f64 = 20.0;
 /// A load response is never read as flatter than none or steeper than Epley's at 12 reps.
 const STEEPEST_RESPONSE: f64 = -42.0;
 /// The smoothing of the level of the estimated max, and the weight of the recent best in the
 /// forecast a session on and weeks on (the rest is the smoothed level): the further ahead,
 /// the more the lifter's recent best says. Chosen on the development lifters.
-pub const LEVEL_ALPHA: f64 = 0.8;
-pub const RECENT_BEST_WEIGHT_NEXT: f64 = 0.2;
-pub const RECENT_BEST_WEIGHT_LATER: f64 = 0.6;
+pub(crate) const LEVEL_ALPHA: f64 = 0.8;
+pub(crate) const RECENT_BEST_WEIGHT_NEXT: f64 = 0.2;
+pub(crate) const RECENT_BEST_WEIGHT_LATER: f64 = 0.6;
 /// The recent best is the best of this many sessions.
-pub const RECENT_BEST_SESSIONS: usize = 3;
+pub(crate) const RECENT_BEST_SESSIONS: usize = 3;
 /// The population prior of the rate of progress (fraction of the max per week) and how many
 /// weeks of evidence weigh as much as it.
-pub const PRIOR_RATE: f64 = 0.002;
-pub const PRIOR_WEEKS: f64 = 416.0;
+pub(crate) const PRIOR_RATE: f64 = 0.002;
+pub(crate) const PRIOR_WEEKS: f64 = 416.0;
 /// The rate is never read as more than this or less than its negative.
-pub const MAX_RATE: f64 = 0.015;
+pub(crate) const MAX_RATE: f64 = 0.015;
 /// Reps lifters leave in reserve on a working set whose effort they did not log: about two, the
 /// reserve most programs ask of working sets and about what the development lifter who rates
 /// every set reported on average (1.7 reps over 1,638 top sets).
-pub const UNLOGGED_RESERVE: f64 = 2.0;
+pub(crate) const UNLOGGED_RESERVE: f64 = 2.0;
 /// How much wider than the lifter's past errors a forecast weeks ahead is drawn.
-pub const LATER_WIDENING: f64 = 1.3;
+pub(crate) const LATER_WIDENING: f64 = 1.3;
 /// Forecast errors the lifter's own interval needs; fewer, and the population's is used.
-pub const MIN_ERRORS: usize = 12;
+pub(crate) const MIN_ERRORS: usize = 12;
 /// The population's 80 % interval of a forecast, as log errors (10th and 90th percentile), a
 /// session on and four weeks on; from the development lifters.
 const PRIOR_INTERVAL_NEXT: (f64, f64) = (-0.10, 0.07);
@@ -158,11 +158,11 @@ pub struct Lifter {
 }
 
 /// The share of sessions a prescription for every set should be completed in.
-pub const EVERY_SET_CONFIDENCE: f64 = 0.95;
+pub(crate) const EVERY_SET_CONFIDENCE: f64 = 0.95;
 /// The margin before the lifter's own sessions say (reps), and how many of their predictions
 /// weigh as much as it.
-pub const PRIOR_MARGIN: f64 = 1.5;
-pub const PRIOR_MARGIN_SESSIONS: f64 = 20.0;
+pub(crate) const PRIOR_MARGIN: f64 = 1.5;
+pub(crate) const PRIOR_MARGIN_SESSIONS: f64 = 20.0;
 
 impl Default for Lifter {
     fn default() -> Self {
@@ -249,7 +249,7 @@ fn shrunk_quantile(misses: &mut [f64], prior: f64, prior_n: f64) -> f64 {
 }
 
 /// Lift-level margins weigh the lifter's margin as this many of the lift's own sessions.
-pub const LIFTER_MARGIN_SESSIONS: f64 = 8.0;
+pub(crate) const LIFTER_MARGIN_SESSIONS: f64 = 8.0;
 
 /// The 10th and 90th percentile of `errors` when there are enough, else `prior`.
 fn own_interval(errors: &mut [f64], prior: (f64, f64)) -> (f64, f64) {

@@ -19,21 +19,21 @@ use crate::domain::units::{Unit, count, format_estimate, format_weight};
 use crate::domain::workout::{SetType, Workout};
 
 /// Cards stay relevant for a week.
-pub const CARD_TTL_DAYS: i64 = 7;
+pub(crate) const CARD_TTL_DAYS: i64 = 7;
 /// A session this much above the average of the last four weeks' sessions is "volume up".
-pub const VOLUME_UP: f64 = 0.10;
+pub(crate) const VOLUME_UP: f64 = 0.10;
 /// Weeks in a row with at least one session that make a consistency highlight.
-pub const STREAK_WEEKS: usize = 4;
+pub(crate) const STREAK_WEEKS: usize = 4;
 /// The share of sets (with effort recorded) within 2 reps of failure that make an intensity
 /// highlight, and the fewest such sets it needs.
-pub const INTENSE_SHARE: f64 = 0.75;
-pub const INTENSE_MIN_SETS: usize = 6;
+pub(crate) const INTENSE_SHARE: f64 = 0.75;
+pub(crate) const INTENSE_MIN_SETS: usize = 6;
 /// This week's hard sets below this share of the 4-week weekly average is a volume drop.
-pub const VOLUME_DROP: f64 = 0.7;
+pub(crate) const VOLUME_DROP: f64 = 0.7;
 /// Failure sets in one session that make a fatigue flag, or an average reserve below
 /// [`FATIGUE_RIR`] over at least [`INTENSE_MIN_SETS`] sets.
-pub const FATIGUE_FAILURE_SETS: usize = 3;
-pub const FATIGUE_RIR: f64 = 1.0;
+pub(crate) const FATIGUE_FAILURE_SETS: usize = 3;
+pub(crate) const FATIGUE_RIR: f64 = 1.0;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Highlight {

@@ -10,26 +10,26 @@ use crate::domain::strength::{Lift, effective_rir};
 use crate::domain::workout::{ExerciseInstance, SetType, WorkoutSet};
 
 /// A set with this many reps in reserve or fewer (or taken to failure) is a hard set.
-pub const HARD_SET_MAX_RIR: u32 = 2;
+pub(crate) const HARD_SET_MAX_RIR: u32 = 2;
 /// Up to this reserve a set still counts half.
-pub const MODERATE_SET_MAX_RIR: u32 = 4;
+pub(crate) const MODERATE_SET_MAX_RIR: u32 = 4;
 /// Credit of a set at RIR 3–4.
-pub const MODERATE_SET_CREDIT: f64 = 0.5;
+pub(crate) const MODERATE_SET_CREDIT: f64 = 0.5;
 /// Credit of a set whose effort nobody recorded: most logged working sets are fairly hard, but
 /// not all, so less than a full set.
-pub const UNKNOWN_EFFORT_CREDIT: f64 = 0.75;
+pub(crate) const UNKNOWN_EFFORT_CREDIT: f64 = 0.75;
 /// The weekly sets compared with the volume landmarks are counted as fractional sets (Pelland
 /// et al., "The resistance training dose response", SportRxiv preprint 2024, whose
 /// meta-regressions found this count the best predictor of growth): a working set within this many reps of failure (effort not
 /// recorded counts: most logged working sets are) is one set for each group its exercise
 /// trains as a primary mover and half a set for each it trains as a secondary one.
-pub const LANDMARK_SET_MAX_RIR: u32 = 4;
+pub(crate) const LANDMARK_SET_MAX_RIR: u32 = 4;
 /// What a secondary mover's group gets from a set.
-pub const SECONDARY_SHARE: f64 = 0.5;
+pub(crate) const SECONDARY_SHARE: f64 = 0.5;
 /// An unlogged set this much lighter than the exercise's top working set that day is technique
 /// or back-off work, far from failure: no hypertrophy credit (Robinson et al. 2024, Sports Med,
 /// on proximity to failure and growth).
-pub const TECHNIQUE_SHARE: f64 = 0.6;
+pub(crate) const TECHNIQUE_SHARE: f64 = 0.6;
 
 /// A set the lifter did (has a result) that is not a warm-up and has reps (timed and distance
 /// sets are kept in the history but are not strength work).
@@ -200,7 +200,7 @@ pub fn landmarks(g: VolumeGroup) -> Landmarks {
 /// group; a group that is both counts once, whole). The Olympic lifts count for none: fast
 /// pulls and catches of a few reps are skill and power work, and counting every snatch as a
 /// quad and glute set put an Olympic lifter "above MRV" in 32 weeks of 34.
-pub fn group_shares(exercise: &Exercise) -> Vec<(VolumeGroup, f64)> {
+pub(crate) fn group_shares(exercise: &Exercise) -> Vec<(VolumeGroup, f64)> {
     if exercise.movement_pattern == MovementPattern::Olympic {
         return Vec::new();
     }
@@ -231,7 +231,7 @@ fn groups_of(primary: &[Muscle], secondary: &[Muscle]) -> Vec<(VolumeGroup, f64)
 
 /// Whether a set counts for the landmarks: a done working set within [`LANDMARK_SET_MAX_RIR`]
 /// of failure, or of unrecorded effort.
-pub fn landmark_set(s: &WorkoutSet) -> bool {
+pub(crate) fn landmark_set(s: &WorkoutSet) -> bool {
     s.actual
         .as_ref()
         .filter(|_| done_working(s))
@@ -251,7 +251,8 @@ fn technique(s: &WorkoutSet, top_kg: f64, external: bool) -> bool {
 }
 
 /// Group shares of an exercise by id; the lifter's own exercises (not in the catalog) have none.
-pub fn shares_for(exercise_id: &str) -> Vec<(VolumeGroup, f64)> {
+#[cfg(test)]
+fn shares_for(exercise_id: &str) -> Vec<(VolumeGroup, f64)> {
     catalog()
         .get(exercise_id)
         .map(group_shares)
@@ -268,7 +269,7 @@ pub fn shares_of(e: &ExerciseInstance) -> Vec<(VolumeGroup, f64)> {
 }
 
 /// Sets an exercise instance gave each group, counted as the landmarks count them.
-pub fn group_credits(e: &ExerciseInstance) -> Vec<(VolumeGroup, f64)> {
+pub(crate) fn group_credits(e: &ExerciseInstance) -> Vec<(VolumeGroup, f64)> {
     let external = catalog()
         .get(&e.exercise_id)
         .is_none_or(|x| !x.loading.uses_bodyweight());

@@ -26,31 +26,31 @@ use crate::domain::workout::Workout;
 /// so that neither best has more sessions to be drawn from (a 14-day best against a 42-day
 /// best reads noise as a fall).
 pub const RECENT_DAYS: i64 = 14;
-pub const REFERENCE_DAYS: i64 = 14;
+pub(crate) const REFERENCE_DAYS: i64 = 14;
 /// Best e1RM at least this far below the reference best is a fall...
-pub const PERFORMANCE_DROP: f64 = 0.05;
+pub(crate) const PERFORMANCE_DROP: f64 = 0.05;
 /// ...and at least this many times the lift's own session-to-session noise (a lifter whose
 /// estimated max swings 6 % from session to session has not fallen at 5 %).
-pub const NOISE_MULTIPLE: f64 = 1.5;
+pub(crate) const NOISE_MULTIPLE: f64 = 1.5;
 /// The noise is read from the lift's sessions over this many weeks before the windows.
-pub const NOISE_WEEKS: i64 = 12;
+pub(crate) const NOISE_WEEKS: i64 = 12;
 /// Falling or drifting needs at least this many exercises (one lift is a bad day, not fatigue).
-pub const MIN_EXERCISES: usize = 2;
+pub(crate) const MIN_EXERCISES: usize = 2;
 /// Reserve this much lower at the same load and reps is drift.
-pub const EFFORT_DRIFT_RIR: f64 = 1.0;
+pub(crate) const EFFORT_DRIFT_RIR: f64 = 1.0;
 /// Failure sets (RIR 0, or reps short of the target) repeated: this many in the recent
 /// window, in at least two sessions, and at least this share of the sets that say.
-pub const FAILURE_SETS: usize = 4;
-pub const FAILURE_SHARE: f64 = 0.25;
+pub(crate) const FAILURE_SETS: usize = 4;
+pub(crate) const FAILURE_SHARE: f64 = 0.25;
 /// This many lifts stalled close to failure is a signal.
-pub const DELOAD_STALLS: usize = 2;
+pub(crate) const DELOAD_STALLS: usize = 2;
 /// A week under this share of the lifter's usual weekly hard sets is a break.
-pub const LIGHT_WEEK: f64 = 0.5;
+pub(crate) const LIGHT_WEEK: f64 = 0.5;
 /// "Usual" is the median of up to this many weeks before the current one.
-pub const USUAL_WEEKS: i64 = 8;
+pub(crate) const USUAL_WEEKS: i64 = 8;
 /// A light stretch with this many days or more without training is a break to ramp back from;
 /// a light week trained through (a deload) is not.
-pub const BREAK_GAP_DAYS: i64 = 7;
+pub(crate) const BREAK_GAP_DAYS: i64 = 7;
 
 /// A sign of fatigue, with the exercises (ids) that show it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -121,7 +121,7 @@ pub struct Return {
 }
 
 /// The one deload prescription the product gives.
-pub const DELOAD: &str = super::deload_week!();
+pub(crate) const DELOAD: &str = super::deload_week!();
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Readiness {

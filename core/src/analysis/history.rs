@@ -114,15 +114,3 @@ pub fn working_sets<'a>(
         })
         .collect()
 }
-
-/// Every logged working set of `exercise_id` since `since`, newest session first.
-pub fn all_working_sets<'a>(
-    history: &'a [Workout],
-    exercise_id: &'a str,
-    since: DateTime<Utc>,
-) -> Vec<LoggedSet<'a>> {
-    sessions_with(history, exercise_id, since)
-        .into_iter()
-        .flat_map(|(w, inst)| working_sets(w, &inst))
-        .collect()
-}

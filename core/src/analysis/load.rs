@@ -29,7 +29,7 @@ pub fn hard_sets(history: &[Workout], from: DateTime<Utc>, to: DateTime<Utc>) ->
 }
 
 /// Sets per group in `[from, to)`, counted as the landmarks count them (`facts::group_credits`).
-pub fn hard_sets_by_group(
+pub(crate) fn hard_sets_by_group(
     history: &[Workout],
     from: DateTime<Utc>,
     to: DateTime<Utc>,
@@ -117,14 +117,14 @@ pub fn against_landmarks(sets: &BTreeMap<VolumeGroup, f64>) -> Vec<GroupVolume> 
 
 /// The load is read once four weeks of training exist: the first workout at least this long
 /// ago.
-pub const LOAD_MIN_HISTORY_DAYS: i64 = 21;
+pub(crate) const LOAD_MIN_HISTORY_DAYS: i64 = 21;
 /// The chronic load smooths weekly hard sets over a span of this many weeks.
-pub const CHRONIC_WEEKS: f64 = 4.0;
+pub(crate) const CHRONIC_WEEKS: f64 = 4.0;
 /// Weeks of history the chronic load reads (older ones weigh next to nothing).
 const CHRONIC_HORIZON_WEEKS: i64 = 26;
 /// The acute load this far under or over the chronic is "lower" or "higher than usual".
-pub const LOWER_THAN_USUAL: f64 = 0.8;
-pub const HIGHER_THAN_USUAL: f64 = 1.3;
+pub(crate) const LOWER_THAN_USUAL: f64 = 0.8;
+pub(crate) const HIGHER_THAN_USUAL: f64 = 1.3;
 
 /// This week's training against the lifter's usual, in words that claim nothing more.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -195,9 +195,9 @@ pub fn training_load(history: &[Workout], now: DateTime<Utc>) -> Option<Training
 
 /// Sessions a week over the last 4 weeks against the last 8 must move by more than this to be
 /// a trend.
-pub const CONSISTENCY_CHANGE: f64 = 0.3;
+pub(crate) const CONSISTENCY_CHANGE: f64 = 0.3;
 /// The comparison needs eight weeks of history: the first workout in the oldest of them.
-pub const CONSISTENCY_MIN_HISTORY_DAYS: i64 = 49;
+pub(crate) const CONSISTENCY_MIN_HISTORY_DAYS: i64 = 49;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]

@@ -52,7 +52,7 @@ pub const RECENT_DAYS: i64 = 14;
 pub const ANALYSIS_WEEKS: i64 = 12;
 /// A group must have been trained within this many days to be flagged below MEV: a group the
 /// lifter never trains is a choice of program, reported in the review but not flagged.
-pub const TRAINED_WITHIN_DAYS: i64 = 28;
+pub(crate) const TRAINED_WITHIN_DAYS: i64 = 28;
 
 /// A recently trained exercise at a plateau.
 #[derive(Debug, Clone, PartialEq, Serialize)]

@@ -36,41 +36,41 @@ pub const DEFAULT_TARGET_RIR: u32 = 2;
 
 /// Above this load the increment is [`HEAVY_INCREMENT`] of it, at or below [`LIGHT_INCREMENT`];
 /// either way at least one of the lifter's steps for the equipment.
-pub const LIGHT_LOAD_KG: f64 = 40.0;
-pub const HEAVY_INCREMENT: f64 = 0.025;
-pub const LIGHT_INCREMENT: f64 = 0.05;
+pub(crate) const LIGHT_LOAD_KG: f64 = 40.0;
+pub(crate) const HEAVY_INCREMENT: f64 = 0.025;
+pub(crate) const LIGHT_INCREMENT: f64 = 0.05;
 /// No single progression adds more than this (or one step, when the step is larger).
 pub const MAX_INCREMENT_KG: f64 = 5.0;
 /// A set counts as on target when its reserve is at most this many reps below the target's:
 /// none, so a lifter grinding at RIR 1 against a target of 2 gets no more load (the plateau
 /// rule calls the same grinding a reason to deload; the two must not disagree).
-pub const EFFORT_TOLERANCE: u32 = 0;
+pub(crate) const EFFORT_TOLERANCE: u32 = 0;
 /// A top set with at least this many reps more in reserve than the target is easy: the load
 /// may jump to what its estimated max allows, not just one increment.
-pub const EASY_MARGIN: u32 = 2;
+pub(crate) const EASY_MARGIN: u32 = 2;
 /// Short of the planned reps this many sessions running at one load: reduce the load...
-pub const MISSES_TO_REDUCE: usize = 2;
+pub(crate) const MISSES_TO_REDUCE: usize = 2;
 /// ...by this fraction.
-pub const REDUCTION: f64 = 0.10;
+pub(crate) const REDUCTION: f64 = 0.10;
 /// A converted load is never more than this above the best weight done for the target reps...
 pub const MAX_JUMP_KG: f64 = 5.0;
 /// ...nor more than this fraction of it, whichever is smaller.
-pub const MAX_JUMP_FRACTION: f64 = 0.10;
+pub(crate) const MAX_JUMP_FRACTION: f64 = 0.10;
 /// Up to this many days away, strength is taken as kept.
-pub const BREAK_DAYS: i64 = 21;
+pub(crate) const BREAK_DAYS: i64 = 21;
 /// Beyond [`BREAK_DAYS`], this fraction of the load is allowed per further week away...
-pub const DETRAINING_PER_WEEK: f64 = 0.025;
+pub(crate) const DETRAINING_PER_WEEK: f64 = 0.025;
 /// ...up to this much.
-pub const MAX_DETRAINING: f64 = 0.20;
+pub(crate) const MAX_DETRAINING: f64 = 0.20;
 /// A session older than this makes a prescription medium confidence at best.
-pub const FRESH_DAYS: i64 = 21;
+pub(crate) const FRESH_DAYS: i64 = 21;
 
 /// The fraction of the load to take off after `days` away: none for three weeks (strength is
 /// largely kept over short breaks: Mujika & Padilla 2000, Sports Med 30(2) 79–87), then 2.5 %
 /// a week, at most 20 %. Bosquet et al. 2013 (Scand J Med Sci Sports 23(3) e140–9) find losses
 /// that grow with the length of the break; the rate and the cap are our conservative coaching
 /// allowance within that, not figures from either paper. A return ramps back from there.
-pub fn detraining_allowance(days: i64) -> f64 {
+pub(crate) fn detraining_allowance(days: i64) -> f64 {
     if days <= BREAK_DAYS {
         return 0.0;
     }
@@ -81,7 +81,7 @@ pub fn detraining_allowance(days: i64) -> f64 {
 /// The load increment after a top-of-range session at `top_kg`: 2.5 % above 40 kg, 5 % at or
 /// below, in whole steps of `step_kg` (the lifter's smallest jump on the equipment), at least
 /// one step, at most [`MAX_INCREMENT_KG`] (or one step, when a step is more).
-pub fn progression_increment(top_kg: f64, step_kg: f64) -> f64 {
+pub(crate) fn progression_increment(top_kg: f64, step_kg: f64) -> f64 {
     let pct = if top_kg > LIGHT_LOAD_KG {
         HEAVY_INCREMENT
     } else {
@@ -273,13 +273,13 @@ pub struct Prescription {
 /// sets held their reps (the drop from the first set to the last at the load was at most
 /// [`STEADY_DROP`]: reserve was left) or who is a beginner; two otherwise (the reps fell away:
 /// the sets were near failure). Liftosaur's `lp` and `dp` add load after one.
-pub const STEADY_DROP: u32 = 1;
+pub(crate) const STEADY_DROP: u32 = 1;
 
 /// The sessions of `exercise_id` at `target`'s rep slot: the sessions whose plan (else first
 /// set at the top load) was within [`SLOT_TOLERANCE`] reps of the target's range. One lift at
 /// two rep targets (heavy and light days, 5/3/1, GZCLP's T1 and T2) keeps one progression per
 /// target.
-pub const SLOT_TOLERANCE: u32 = 2;
+pub(crate) const SLOT_TOLERANCE: u32 = 2;
 
 impl RepTarget {
     fn in_slot(&self, reps: u32) -> bool {
@@ -1038,7 +1038,7 @@ fn describe_conversion(r: &Reading<'_>, c: &Conversion<'_>) -> String {
 }
 
 /// How far above the most done for some reps a prescription may go.
-pub const SAFE_MARGIN: f64 = 0.05;
+pub(crate) const SAFE_MARGIN: f64 = 0.05;
 
 /// A prescription's ceiling in load moved: [`SAFE_MARGIN`] above the most moved for at least
 /// `reps` (or one step above it, when a step is more: the smallest progression there is);
@@ -1071,7 +1071,7 @@ fn effort_note(rir: Option<u32>) -> String {
 }
 
 /// "9 months", "5 weeks", "10 days".
-pub fn time_away(days: i64) -> String {
+pub(crate) fn time_away(days: i64) -> String {
     match days {
         d if d >= 90 => format!("{} months", (d as f64 / 30.44).round()),
         d if d >= 14 => format!("{} weeks", d / 7),
@@ -1094,8 +1094,8 @@ pub struct Candidate {
 }
 
 /// Confidence of a progression read from logged effort, and from effort taken as on target.
-pub const RATED_CONFIDENCE: f64 = 0.8;
-pub const UNRATED_CONFIDENCE: f64 = 0.65;
+pub(crate) const RATED_CONFIDENCE: f64 = 0.8;
+pub(crate) const UNRATED_CONFIDENCE: f64 = 0.65;
 
 /// The progression candidate for one exercise: its prescription at the target its own history
 /// implies (see [`RepTarget::from_history`]), when that adds load.

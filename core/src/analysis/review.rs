@@ -20,8 +20,6 @@ use crate::domain::strength::{Lift, round1};
 use crate::domain::units::{Unit, count, format_estimate};
 use crate::domain::workout::Workout;
 
-/// Reviews stay readable this long.
-pub const REVIEW_TTL_DAYS: i64 = 60;
 /// Exercise trends listed, most trained first.
 pub const MAX_TRENDS: usize = 12;
 
@@ -81,7 +79,7 @@ pub struct WeeklyReview {
 }
 
 /// The instant a local date starts in `tz` (the earliest, should a DST gap swallow midnight).
-pub fn local_midnight(d: NaiveDate, tz: Tz) -> DateTime<Utc> {
+pub(crate) fn local_midnight(d: NaiveDate, tz: Tz) -> DateTime<Utc> {
     use chrono::TimeZone;
     tz.from_local_datetime(&d.and_time(NaiveTime::MIN))
         .earliest()

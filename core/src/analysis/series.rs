@@ -112,18 +112,18 @@ pub fn most_trained(history: &[Workout], tz: Tz) -> Vec<(String, Vec<WeekPoint>)
 }
 
 /// A week needs this many working sets to say anything about a plateau.
-pub const PLATEAU_MIN_SETS: u32 = 2;
+pub(crate) const PLATEAU_MIN_SETS: u32 = 2;
 /// An e1RM within this fraction above the baseline is no progress.
-pub const PLATEAU_TOLERANCE: f64 = 0.02;
+pub(crate) const PLATEAU_TOLERANCE: f64 = 0.02;
 /// This many such weeks in a row (the baseline week included) make a plateau.
-pub const PLATEAU_MIN_WEEKS: usize = 3;
+pub(crate) const PLATEAU_MIN_WEEKS: usize = 3;
 /// Stalled longer than this, a new variation does more than more of the same.
-pub const STALL_SWAP_WEEKS: usize = 6;
+pub(crate) const STALL_SWAP_WEEKS: usize = 6;
 /// A run still rising by this fraction of its baseline a week or more is progress, not a
 /// plateau (1 % a week stays inside the 2 % band for two weeks, and is a lifter gaining).
-pub const PLATEAU_MAX_SLOPE: f64 = 0.005;
+pub(crate) const PLATEAU_MAX_SLOPE: f64 = 0.005;
 /// A stall with at least this much average reserve has room for more load.
-pub const STALL_RESERVE_RIR: f64 = 2.0;
+pub(crate) const STALL_RESERVE_RIR: f64 = 2.0;
 
 /// What to do about a stall.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -217,11 +217,11 @@ pub fn plateau(points: &[WeekPoint]) -> Option<Plateau> {
 }
 
 /// A trend needs this many weeks with an e1RM.
-pub const TREND_MIN_WEEKS: usize = 4;
+pub(crate) const TREND_MIN_WEEKS: usize = 4;
 /// A compound lift improving slower than this (kg of e1RM a week) is not improving.
-pub const COMPOUND_SLOPE_KG: f64 = 0.5;
+pub(crate) const COMPOUND_SLOPE_KG: f64 = 0.5;
 /// The same for isolation work, whose loads are smaller.
-pub const ISOLATION_SLOPE_KG: f64 = 0.25;
+pub(crate) const ISOLATION_SLOPE_KG: f64 = 0.25;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]

@@ -12,7 +12,7 @@ use super::workout::Workout;
 /// How long a proposal waits for the lifter before it expires.
 pub const PROPOSAL_TTL_DAYS: i64 = 7;
 /// Largest stored proposal (one of the API's limits).
-pub const MAX_ARTIFACT_BYTES: usize = 50 * 1024;
+pub(crate) const MAX_ARTIFACT_BYTES: usize = 50 * 1024;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -135,7 +135,7 @@ impl Artifact {
 }
 
 /// An id that sorts by creation time (the newest pending proposal is found by a reverse query).
-pub fn new_artifact_id(now: DateTime<Utc>) -> String {
+pub(crate) fn new_artifact_id(now: DateTime<Utc>) -> String {
     time_id("a", now)
 }
 

@@ -13,17 +13,16 @@ pub const MAX_SETS_PER_EXERCISE: usize = 100;
 /// Sets in one workout, all exercises together (50 × 100 would not fit one stored item).
 pub const MAX_SETS_PER_WORKOUT: usize = 500;
 /// Longest timed set (a plank, a carry, a row).
-pub const MAX_SET_SECONDS: u32 = 3 * 60 * 60;
+pub(crate) const MAX_SET_SECONDS: u32 = 3 * 60 * 60;
 /// Characters of all the notes of one workout together (its own, its exercises', its sets').
-pub const MAX_WORKOUT_NOTES_CHARS: usize = 15_000;
+pub(crate) const MAX_WORKOUT_NOTES_CHARS: usize = 15_000;
 /// The largest stored workout document. A DynamoDB item holds 400 KB; the rest is the item's
 /// keys and attributes. Every workout within the limits above fits (a test builds the worst
 /// case), so a request never meets the store's own limit as an endless "retry".
 pub const MAX_WORKOUT_DOC_BYTES: usize = 350_000;
-pub const MAX_DAYS_PER_ROUTINE: usize = 14;
+pub(crate) const MAX_DAYS_PER_ROUTINE: usize = 14;
 pub const MAX_NAME_CHARS: usize = 200;
-pub const MAX_NOTES_CHARS: usize = 5_000;
-pub const MAX_ARTIFACT_BYTES: usize = 50 * 1024;
+pub(crate) const MAX_NOTES_CHARS: usize = 5_000;
 pub const MAX_MESSAGE_CHARS: usize = 10_000;
 pub const MAX_BODY_BYTES: usize = 64 * 1024;
 
@@ -172,10 +171,10 @@ pub fn check_count(field: &'static str, count: usize, max: usize) -> Result<(), 
 }
 
 /// Longest id stored inside a workout (the store's key limit for ids, as for ids in requests).
-pub const MAX_ID_LEN: usize = 128;
+pub(crate) const MAX_ID_LEN: usize = 128;
 
 /// An id inside a stored document: 1 to [`MAX_ID_LEN`] printable ASCII characters.
-pub fn check_id(field: &'static str, id: &str) -> Result<(), LimitError> {
+pub(crate) fn check_id(field: &'static str, id: &str) -> Result<(), LimitError> {
     if id.is_empty() || id.len() > MAX_ID_LEN || !id.chars().all(|c| c.is_ascii_graphic()) {
         return Err(err(
             field,
@@ -186,7 +185,7 @@ pub fn check_id(field: &'static str, id: &str) -> Result<(), LimitError> {
 }
 
 /// A whole-workout size limit: over it is `too_large` (413), naming the limit.
-pub fn check_workout_size(
+pub(crate) fn check_workout_size(
     field: &'static str,
     what: &str,
     count: usize,
@@ -206,7 +205,7 @@ pub fn check_workout_size(
 
 /// The structural limits shared by workouts and templates: exercise count, names, set count and
 /// planned values. `exercises` yields each exercise's name and its planned sets.
-pub fn check_exercises<'a, E, S>(exercises: E) -> Result<(), LimitError>
+pub(crate) fn check_exercises<'a, E, S>(exercises: E) -> Result<(), LimitError>
 where
     E: ExactSizeIterator<Item = (&'a str, S)>,
     S: ExactSizeIterator<Item = &'a super::workout::SetTarget>,

@@ -13,5 +13,5 @@ pub mod profile;
 pub mod strength;
 pub mod units;
 pub mod usage;
-pub mod warmup;
+pub(crate) mod warmup;
 pub mod workout;

@@ -7,7 +7,7 @@ use super::units::{Unit, format_weight, round_to_step};
 use super::workout::{SetResult, SetType, Workout, WorkoutSet};
 
 /// Epley is only trusted up to this many reps; above it a set gives no e1RM.
-pub const MAX_E1RM_REPS: u32 = 12;
+pub(crate) const MAX_E1RM_REPS: u32 = 12;
 
 /// An external load lighter than this is no load: apps that need a weight on every set have
 /// lifters log "1 lb" (0.45 kg) for dips, sit-ups and push-ups, and a 0.45 kg "max" would
@@ -32,7 +32,7 @@ pub fn e1rm(weight_kg: f64, reps: u32, rir: Option<u32>) -> Option<f64> {
 
 /// How far an e1RM from a set of `reps` can be trusted (the reference's table): a heavy single
 /// says the most about a max, a set of twelve the least.
-pub fn e1rm_confidence(reps: u32) -> Option<f64> {
+pub(crate) fn e1rm_confidence(reps: u32) -> Option<f64> {
     match reps {
         1 => Some(1.0),
         2..=3 => Some(0.95),
@@ -49,7 +49,7 @@ pub fn e1rm_confidence(reps: u32) -> Option<f64> {
 /// own reps and RIR gives its own weight: a lifter who did 100 kg × 8 at RIR 2 is never told
 /// that 8 at RIR 2 is 97.5 kg. It stays within 2.5 points of the reference's %1RM figures
 /// (3 → 93, 5 → 87, 8 → 80, 10 → 75, 12 → 70).
-pub fn pct_1rm(reps: u32, rir: u32) -> f64 {
+pub(crate) fn pct_1rm(reps: u32, rir: u32) -> f64 {
     let n = (reps + rir).max(1);
     if n == 1 {
         1.0
@@ -74,7 +74,7 @@ pub fn reps_at(e1rm_kg: f64, moved_kg: f64, rir: u32) -> u32 {
 }
 
 /// Effort of a logged set as reps in reserve: the RIR given, else 10 − RPE, else a failed set's 0.
-pub fn effective_rir(r: &SetResult) -> Option<u32> {
+pub(crate) fn effective_rir(r: &SetResult) -> Option<u32> {
     if let Some(rir) = r.rir {
         return Some(rir);
     }
@@ -86,7 +86,7 @@ pub fn effective_rir(r: &SetResult) -> Option<u32> {
 
 /// Whether a set's effort is known (RIR, RPE or failure). Estimated maxes are compared only
 /// between sets alike in this: a rated set reads higher than the same set unrated.
-pub fn is_rated(r: &SetResult) -> bool {
+pub(crate) fn is_rated(r: &SetResult) -> bool {
     effective_rir(r).is_some()
 }
 
@@ -290,14 +290,14 @@ impl BestE1rm {
 }
 
 /// The e1RM of a logged set of `lift`, on the load moved.
-pub fn set_e1rm(s: &WorkoutSet, lift: Lift) -> Option<f64> {
+pub(crate) fn set_e1rm(s: &WorkoutSet, lift: Lift) -> Option<f64> {
     let r = s.actual.as_ref()?;
     e1rm(lift.moved_kg(r.weight_kg)?, r.reps, effective_rir(r))
 }
 
 /// Load of an exercise on `equipment` relative to the barbell version of the same movement
 /// (the reference's heuristics: dumbbells are per hand). None where load is not comparable.
-pub fn load_ratio(equipment: Equipment) -> Option<f64> {
+pub(crate) fn load_ratio(equipment: Equipment) -> Option<f64> {
     use Equipment::*;
     match equipment {
         Barbell | TrapBar => Some(1.0),
@@ -379,7 +379,7 @@ fn family(id: &str) -> Option<(&'static str, f64, f64)> {
 /// as their app lets them, and read up through a ratio of 2.5 to 3.5 the pair taken for a hand
 /// doubles a barbell load (an 80 lb dumbbell press, 40s in each hand, read as a 200 lb strict
 /// press). The other way errs light: a hand read as the pair halves the dumbbells.
-pub fn transfer_ratio(from: &str, to: &str) -> Option<f64> {
+pub(crate) fn transfer_ratio(from: &str, to: &str) -> Option<f64> {
     if from == to {
         return Some(1.0);
     }
@@ -393,7 +393,7 @@ pub fn transfer_ratio(from: &str, to: &str) -> Option<f64> {
 
 /// Whether `from` and `to` are of one family of [`TRANSFERS`] (whether or not a load carries
 /// from one to the other): training one keeps the other's pattern trained.
-pub fn same_family(from: &str, to: &str) -> bool {
+pub(crate) fn same_family(from: &str, to: &str) -> bool {
     from == to || matches!((family(from), family(to)), (Some((a, ..)), Some((b, ..))) if a == b)
 }
 
@@ -418,7 +418,7 @@ pub fn round1(x: f64) -> f64 {
     (x * 10.0).round() / 10.0
 }
 
-pub fn round_half_up(kg: f64, step_kg: f64, unit: Unit) -> f64 {
+pub(crate) fn round_half_up(kg: f64, step_kg: f64, unit: Unit) -> f64 {
     let step = unit.from_kg(step_kg);
     if step <= 0.0 {
         return kg;

@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 /// Exact definition of the international avoirdupois pound.
-pub const KG_PER_LB: f64 = 0.453_592_37;
+pub(crate) const KG_PER_LB: f64 = 0.453_592_37;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "lowercase")]

@@ -14,17 +14,17 @@ use super::units::Unit;
 
 /// Shares of the working load after the empty bar, and the reps each is done for (never more
 /// than the working reps; the bar's set is the exception).
-pub const STEPS: [(f64, u32); 5] = [(0.4, 5), (0.55, 3), (0.7, 2), (0.8, 1), (0.9, 1)];
+pub(crate) const STEPS: [(f64, u32); 5] = [(0.4, 5), (0.55, 3), (0.7, 2), (0.8, 1), (0.9, 1)];
 
 /// No warm-up ramp below this working weight: the working sets are their own warm-up.
-pub const MIN_WORKING_KG: f64 = 30.0;
+pub(crate) const MIN_WORKING_KG: f64 = 30.0;
 
 /// Heavy compounds get a ramp when starting a workout: compound lifts at or above this weight.
-pub const HEAVY_COMPOUND_KG: f64 = 40.0;
+pub(crate) const HEAVY_COMPOUND_KG: f64 = 40.0;
 
 /// The highest share of the working load a warm-up reaches, by working reps: near the load
 /// before a triple, lower before sets of eight or more.
-pub fn top_share(working_reps: u32) -> f64 {
+pub(crate) fn top_share(working_reps: u32) -> f64 {
     match working_reps {
         0..=5 => 0.9,
         6..=8 => 0.8,

@@ -220,9 +220,9 @@ pub struct Workout {
 }
 
 /// Longest superset group label ("A", "B2", "core").
-pub const MAX_GROUP_CHARS: usize = 8;
+pub(crate) const MAX_GROUP_CHARS: usize = 8;
 /// Longest planned rest.
-pub const MAX_REST_SECONDS: u32 = 3600;
+pub(crate) const MAX_REST_SECONDS: u32 = 3600;
 
 /// A superset group label: 1 to [`MAX_GROUP_CHARS`] letters or digits.
 pub fn check_group(field: &'static str, group: &str) -> Result<(), LimitError> {
@@ -248,7 +248,7 @@ pub struct SetPosition {
 }
 
 /// How many changes the undo history keeps; older ones can no longer be undone.
-pub const MAX_CHANGE_HISTORY: usize = 50;
+pub(crate) const MAX_CHANGE_HISTORY: usize = 50;
 
 impl Workout {
     /// The set the lifter is on: the next planned working or drop set, from the current

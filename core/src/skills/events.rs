@@ -9,9 +9,9 @@ use crate::domain::coaching::{CoachingContext, PendingQuestion, Phase};
 use crate::domain::profile::Profile;
 
 /// A check-in is due when the last one (and the last prompt) is at least this old.
-pub const CHECKIN_INTERVAL: Duration = Duration::hours(20);
+pub(crate) const CHECKIN_INTERVAL: Duration = Duration::hours(20);
 
-pub const EVENT_TYPES: [&str; 5] = [
+pub(crate) const EVENT_TYPES: [&str; 5] = [
     "app_opened_first_time",
     "app_opened",
     "card_tapped",
@@ -20,7 +20,7 @@ pub const EVENT_TYPES: [&str; 5] = [
 ];
 
 /// Check-in cards: key, question, default scale.
-pub const CARDS: [(&str, &str, i64, i64); 6] = [
+pub(crate) const CARDS: [(&str, &str, i64, i64); 6] = [
     (
         "stress_checkin",
         "Quick check-in: how stressed do you feel today?",
@@ -49,7 +49,7 @@ pub const CARDS: [(&str, &str, i64, i64); 6] = [
     ),
 ];
 
-pub const FLOWS: [&str; 2] = ["getting_started", "goals_set"];
+pub(crate) const FLOWS: [&str; 2] = ["getting_started", "goals_set"];
 
 const GOALS_QUESTION: &str = "Now the big picture: what do you want your training to get you in the next three to six months?";
 
@@ -106,7 +106,7 @@ fn string<'a>(obj: &'a Map<String, Value>, field: &'static str) -> Result<&'a st
 }
 
 /// "1-5", "0 to 10", "rate_stress_1_to_5" or {"min": 1, "max": 5}.
-pub fn parse_scale(v: &Value) -> Option<(i64, i64)> {
+pub(crate) fn parse_scale(v: &Value) -> Option<(i64, i64)> {
     let (min, max) = match v {
         Value::Object(o) => (o.get("min")?.as_i64()?, o.get("max")?.as_i64()?),
         Value::String(s) => {
@@ -133,7 +133,7 @@ pub fn parse_scale(v: &Value) -> Option<(i64, i64)> {
 const COMMON_FIELDS: [&str; 4] = ["type", "id", "context", "timestamp"];
 
 /// Every field an event of some type may carry.
-pub const EVENT_FIELDS: [&str; 9] = [
+pub(crate) const EVENT_FIELDS: [&str; 9] = [
     "id",
     "type",
     "intervention_key",

@@ -15,12 +15,12 @@ use super::notify::Priority;
 use crate::domain::profile::Profile;
 use crate::domain::units::format_estimate;
 
-pub const RESTING_HR_RISE: f64 = 0.10;
-pub const HRV_DROP: f64 = 0.20;
-pub const SHORT_SLEEP_HOURS: f64 = 6.0;
-pub const SLEEP_DEFICIT_HOURS: f64 = 1.0;
-pub const WEIGHT_GOAL_CHANGE: f64 = 0.02;
-pub const WEIGHT_CHANGE: f64 = 0.03;
+pub(crate) const RESTING_HR_RISE: f64 = 0.10;
+pub(crate) const HRV_DROP: f64 = 0.20;
+pub(crate) const SHORT_SLEEP_HOURS: f64 = 6.0;
+pub(crate) const SLEEP_DEFICIT_HOURS: f64 = 1.0;
+pub(crate) const WEIGHT_GOAL_CHANGE: f64 = 0.02;
+pub(crate) const WEIGHT_CHANGE: f64 = 0.03;
 
 /// Goal words that make body weight a goal metric.
 const WEIGHT_GOALS: [&str; 9] = [

@@ -27,16 +27,16 @@ use crate::domain::workout::{
     ExerciseInstance, SetResult, SetStatus, SetType, Workout, WorkoutSet,
 };
 
-pub const WEIGHT_DROP_FRACTION: f64 = 0.15;
-pub const FAILURE_SETS_ALERT: usize = 3;
-pub const REPS_SHORTFALL_FRACTION: f64 = 0.30;
-pub const SHORTFALL_MAX_RIR: u32 = 1;
-pub const RIR_ABOVE_PLAN: u32 = 2;
-pub const RIR_ABOVE_PLAN_SETS: usize = 3;
-pub const LONG_REST_FACTOR: f64 = 2.0;
-pub const MIN_REST_SAMPLES: usize = 3;
+pub(crate) const WEIGHT_DROP_FRACTION: f64 = 0.15;
+pub(crate) const FAILURE_SETS_ALERT: usize = 3;
+pub(crate) const REPS_SHORTFALL_FRACTION: f64 = 0.30;
+pub(crate) const SHORTFALL_MAX_RIR: u32 = 1;
+pub(crate) const RIR_ABOVE_PLAN: u32 = 2;
+pub(crate) const RIR_ABOVE_PLAN_SETS: usize = 3;
+pub(crate) const LONG_REST_FACTOR: f64 = 2.0;
+pub(crate) const MIN_REST_SAMPLES: usize = 3;
 /// Gaps longer than this between two sets are not rests (the lifter left, or logged late).
-pub const MAX_REST: Duration = Duration::minutes(15);
+pub(crate) const MAX_REST: Duration = Duration::minutes(15);
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "UPPERCASE")]
@@ -343,7 +343,7 @@ fn record(s: &Subject, history: &[Workout], best: BestE1rm) -> Option<Verdict> {
 }
 
 /// A set the lifter failed: marked failed, or short of its target reps with nothing in reserve.
-pub fn is_failure(s: &WorkoutSet) -> bool {
+pub(crate) fn is_failure(s: &WorkoutSet) -> bool {
     let Some(a) = s.actual.as_ref().filter(|_| s.status == SetStatus::Done) else {
         return false;
     };
@@ -391,7 +391,7 @@ fn rest_since_own(inst: &ExerciseInstance, set: &WorkoutSet) -> Option<Duration>
 }
 
 /// The lifter's median rest between consecutive sets of an exercise in their history.
-pub fn median_rest(history: &[Workout], exercise_id: &str) -> Option<Duration> {
+pub(crate) fn median_rest(history: &[Workout], exercise_id: &str) -> Option<Duration> {
     let mut rests: Vec<i64> = Vec::new();
     for inst in history
         .iter()

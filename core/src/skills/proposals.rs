@@ -15,7 +15,7 @@ use crate::domain::profile::Profile;
 use crate::domain::workout::{MAX_REST_SECONDS, SetTarget, SetType, Workout, check_group};
 
 /// Working sets per exercise a proposal may plan (a day, not a marathon).
-pub const MAX_PROPOSED_SETS: u64 = 10;
+pub(crate) const MAX_PROPOSED_SETS: u64 = 10;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct ProposalError {

@@ -98,7 +98,7 @@ pub fn suggest_weight(
 }
 
 /// Reps of reserve a first set on an estimate from another lift leaves beyond the target's.
-pub const TEST_SET_RESERVE: u32 = 2;
+pub(crate) const TEST_SET_RESERVE: u32 = 2;
 
 /// A lift of the same family the lifter has history for, read through the known ratio between
 /// the two ([`transfer_ratio`], its conservative end), and never more than that ratio of the
@@ -337,11 +337,11 @@ fn first_1rm_share(pattern: MovementPattern) -> f64 {
 }
 
 /// How near the empty bar a first estimate must be for the bar to be the first load.
-pub const BAR_FLOOR_SHARE: f64 = 0.75;
+pub(crate) const BAR_FLOOR_SHARE: f64 = 0.75;
 
 /// The bodyweight assumed when the profile has none: a light adult's, so that the estimate errs
 /// light.
-pub const UNKNOWN_BODYWEIGHT_KG: f64 = 55.0;
+pub(crate) const UNKNOWN_BODYWEIGHT_KG: f64 = 55.0;
 
 /// The share of the barbell's load an equipment's version of a movement takes, for a first set
 /// only (per hand for dumbbells): the cautious end, since a machine's stack, a cable's pulleys
@@ -455,11 +455,6 @@ pub fn known_exercise(
         .flat_map(|w| w.exercises.iter())
         .find(|e| e.exercise_id == id)
         .map(|e| (e.exercise_id.clone(), None))
-}
-
-/// Rounds a suggested load the same way everywhere (re-exported for the workout builder).
-pub fn loadable(kg: f64, exercise: Option<&Exercise>, profile: &Profile) -> f64 {
-    strength::round_load(kg, step_for(exercise, profile), profile.unit)
 }
 
 #[cfg(test)]

@@ -31,15 +31,15 @@ use crate::domain::profile::Profile;
 use crate::domain::strength::{load_ratio, round_load, transfer_ratio};
 use crate::domain::workout::{ExerciseInstance, SetStatus, Workout, WorkoutSet};
 
-pub const W_PRIMARY: f64 = 3.0;
-pub const W_PATTERN: f64 = 2.0;
-pub const W_SECONDARY: f64 = 1.0;
-pub const W_FAMILIAR: f64 = 1.0;
-pub const W_LATERALITY: f64 = 0.25;
-pub const W_LOADABLE: f64 = 0.5;
+pub(crate) const W_PRIMARY: f64 = 3.0;
+pub(crate) const W_PATTERN: f64 = 2.0;
+pub(crate) const W_SECONDARY: f64 = 1.0;
+pub(crate) const W_FAMILIAR: f64 = 1.0;
+pub(crate) const W_LATERALITY: f64 = 0.25;
+pub(crate) const W_LOADABLE: f64 = 0.5;
 
 /// Tie order of equipment: what most gyms have and what loads in small steps first.
-pub const EQUIPMENT_ORDER: [Equipment; 13] = [
+pub(crate) const EQUIPMENT_ORDER: [Equipment; 13] = [
     Equipment::Barbell,
     Equipment::Dumbbell,
     Equipment::Machine,
@@ -65,7 +65,7 @@ fn equipment_rank(e: Equipment) -> usize {
 pub const MAX_ALTERNATIVES: usize = 5;
 
 /// The constraints the app's swap sheet offers, and the equipment each allows.
-pub const CONSTRAINTS: [(&str, &[Equipment]); 8] = [
+pub(crate) const CONSTRAINTS: [(&str, &[Equipment]); 8] = [
     (
         "machine",
         &[Equipment::Machine, Equipment::Plate, Equipment::Sled],

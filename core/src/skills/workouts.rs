@@ -33,7 +33,7 @@ pub struct AdhocExercise {
 }
 
 /// A workout id that sorts by time and does not collide between two starts in one second.
-pub fn new_workout_id(now: DateTime<Utc>) -> String {
+pub(crate) fn new_workout_id(now: DateTime<Utc>) -> String {
     format!(
         "w-{}-{:04x}",
         now.format("%Y%m%d%H%M%S"),
@@ -313,7 +313,7 @@ fn warmup_sets(
 
 /// How well a name must match one of the lifter's exercises to mean it ("curls" for their
 /// "Hammer Curl"); the copilot holds the workout's exercises to it too.
-pub const FAMILIAR_NAME_SCORE: f64 = 0.72;
+pub(crate) const FAMILIAR_NAME_SCORE: f64 = 0.72;
 
 /// The exercise `text` names for a lifter whose history is `history`: the catalog's match, or,
 /// where the name fits several ("curls"), the one the lifter has done that it matches, in the

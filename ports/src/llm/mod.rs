@@ -16,7 +16,7 @@ mod bedrock;
 mod gemini;
 mod openai;
 /// When and how long to wait before retrying a model call (public for the fuzz properties).
-pub mod retry;
+pub(crate) mod retry;
 mod settings;
 pub mod sse;
 mod wire;

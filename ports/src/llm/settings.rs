@@ -26,8 +26,8 @@ impl Provider {
     }
 }
 
-pub const GEMINI_DEFAULT_BASE: &str = "https://generativelanguage.googleapis.com/v1beta";
-pub const OPENAI_DEFAULT_BASE: &str = "https://api.openai.com/v1";
+pub(crate) const GEMINI_DEFAULT_BASE: &str = "https://generativelanguage.googleapis.com/v1beta";
+pub(crate) const OPENAI_DEFAULT_BASE: &str = "https://api.openai.com/v1";
 
 /// One lane's model settings, from the environment (README "Configuration").
 #[derive(Debug, Clone, PartialEq)]
@@ -125,7 +125,7 @@ fn bedrock_caches(model: &str) -> bool {
 }
 
 /// Whether a Bedrock model takes a cache point after the tools (Nova does not).
-pub fn bedrock_caches_tools(model: &str) -> bool {
+pub(crate) fn bedrock_caches_tools(model: &str) -> bool {
     !model.contains("amazon.nova")
 }
 

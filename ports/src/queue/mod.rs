@@ -62,7 +62,7 @@ pub struct QueueError(String);
 /// How long the local worker may take to answer (a batch of ten jobs).
 const LOCAL_INVOKE_TIMEOUT: Duration = Duration::from_secs(30);
 /// SQS takes at most ten messages per batch, and hands a worker at most ten per invocation.
-pub const BATCH_MESSAGES: usize = 10;
+pub(crate) const BATCH_MESSAGES: usize = 10;
 
 impl JobQueue {
     /// The queue `target` names (SQS, the local worker, or none).
@@ -205,7 +205,7 @@ pub fn sqs_event(body: &str) -> Value {
 }
 
 /// The event SQS hands a Lambda for a batch of messages.
-pub fn sqs_batch_event(bodies: &[String]) -> Value {
+pub(crate) fn sqs_batch_event(bodies: &[String]) -> Value {
     let now = chrono::Utc::now();
     let records: Vec<Value> = bodies
         .iter()

@@ -25,7 +25,7 @@ use super::{Store, StoreError, s, user_pk};
 
 /// How long the deletion marker is kept: longer than SQS keeps a message (14 days at most), so
 /// every job queued before the deletion meets it.
-pub const DELETION_MARKER_DAYS: i64 = 15;
+pub(crate) const DELETION_MARKER_DAYS: i64 = 15;
 
 /// An item of the lifter's partition as the export shows it.
 #[derive(Debug, Clone, PartialEq)]

@@ -18,7 +18,7 @@ use crate::domain::coaching::{CoachingContext, Memory};
 use crate::domain::notification::{Notification, RATE_LIMIT};
 
 /// Events and notifications are kept this long.
-pub const ACTIVITY_TTL_DAYS: i64 = 90;
+pub(crate) const ACTIVITY_TTL_DAYS: i64 = 90;
 
 /// One app event as logged.
 #[derive(Debug, Clone, PartialEq)]

@@ -14,7 +14,7 @@ use super::timing::Timed;
 use super::{Store, StoreError, from_item, key, s, to_doc, user_pk};
 
 /// Conversation turns are kept this long (`expires_at` TTL).
-pub const CONVERSATION_TTL_DAYS: i64 = 30;
+pub(crate) const CONVERSATION_TTL_DAYS: i64 = 30;
 
 /// One exchange of a conversation.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -18,7 +18,7 @@ pub(crate) const BATCH_ITEMS: usize = 25;
 /// Batches sent at once: enough to hide the round trip, few enough not to be throttled.
 pub(crate) const BATCHES_IN_FLIGHT: usize = 4;
 
-pub const OWN_EXERCISE_PREFIX: &str = "EXERCISE#";
+pub(crate) const OWN_EXERCISE_PREFIX: &str = "EXERCISE#";
 
 impl Store {
     /// Ids of the user's own exercises.

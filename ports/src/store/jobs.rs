@@ -17,9 +17,9 @@ use crate::domain::calendar::iso_week_id;
 use crate::domain::notification::Notification;
 
 /// Roster entries outlive the 30-day activity window comfortably.
-pub const ROSTER_TTL_DAYS: i64 = 60;
+pub(crate) const ROSTER_TTL_DAYS: i64 = 60;
 /// Health decisions are kept as long as events and notifications.
-pub const HEALTH_TTL_DAYS: i64 = super::activity::ACTIVITY_TTL_DAYS;
+pub(crate) const HEALTH_TTL_DAYS: i64 = super::activity::ACTIVITY_TTL_DAYS;
 
 /// What claiming a job found.
 #[derive(Debug, Clone, PartialEq)]
@@ -61,7 +61,7 @@ pub fn claim_sk(kind: &str, subject: &str) -> String {
 }
 
 /// `INSIGHT#<workout start>#<card id>`: a workout's insight card.
-pub fn insight_sk(started_at: DateTime<Utc>, card_id: &str) -> String {
+pub(crate) fn insight_sk(started_at: DateTime<Utc>, card_id: &str) -> String {
     format!(
         "INSIGHT#{}#{card_id}",
         started_at.format("%Y-%m-%dT%H:%M:%SZ")

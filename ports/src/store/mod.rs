@@ -28,19 +28,19 @@
 
 pub mod account;
 pub mod activity;
-pub mod admin;
+pub(crate) mod admin;
 pub mod artifacts;
 pub mod conversation;
-pub mod history;
+pub(crate) mod history;
 pub mod jobs;
-pub mod last_session;
-pub mod profile;
-pub mod records;
+pub(crate) mod last_session;
+pub(crate) mod profile;
+pub(crate) mod records;
 mod state;
 mod timing;
 
 use timing::Timed;
-pub mod usage;
+pub(crate) mod usage;
 pub mod workouts;
 
 use std::collections::HashMap;
@@ -125,7 +125,7 @@ pub struct UserState {
 }
 
 /// The copilot's read: workout, profile and replay.
-pub type CopilotState = UserState;
+pub(crate) type CopilotState = UserState;
 
 /// Which of the user's singleton items a read fetches (the idempotency record comes with a corr).
 #[derive(Debug, Clone, Copy, Default)]

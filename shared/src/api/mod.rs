@@ -17,7 +17,7 @@ use crate::telemetry::RequestLog;
 /// An error as HTTP answers it: the use case's (or the adapter's own) error, its status, and for
 /// a 405 the method the route takes (sent as `Allow`, RFC 9110).
 #[derive(Debug, Clone, PartialEq)]
-pub struct ApiError {
+pub(crate) struct ApiError {
     pub status: u16,
     pub error: AppError,
     pub allow: Option<&'static str>,
@@ -104,10 +104,6 @@ impl ApiError {
     pub fn internal() -> Self {
         AppError::internal().into()
     }
-
-    pub fn store_unavailable() -> Self {
-        AppError::store_unavailable().into()
-    }
 }
 
 /// The HTTP status of each error code (the only place codes meet HTTP).
@@ -165,7 +161,7 @@ pub fn status(code: ErrorCode) -> u16 {
 }
 
 /// A JSON response with the content type set (so lambda_http does not base64 it).
-pub fn json_response(status: u16, body: &str) -> Response<Body> {
+pub(crate) fn json_response(status: u16, body: &str) -> Response<Body> {
     let mut resp = Response::new(Body::Text(body.to_string()));
     *resp.status_mut() = StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
     resp.headers_mut().insert(
@@ -176,7 +172,7 @@ pub fn json_response(status: u16, body: &str) -> Response<Body> {
 }
 
 /// The request's log line, with Lambda's request id.
-pub fn request_log(lane: &'static str, req: &Request) -> RequestLog {
+pub(crate) fn request_log(lane: &'static str, req: &Request) -> RequestLog {
     RequestLog::new(lane, req.lambda_context_ref().map(|c| c.request_id.clone()))
 }
 
@@ -215,13 +211,13 @@ pub fn claims_sub(req: &Request) -> Option<String> {
     }
 }
 
-pub fn header_str<'a>(req: &'a Request, name: &str) -> Option<&'a str> {
+pub(crate) fn header_str<'a>(req: &'a Request, name: &str) -> Option<&'a str> {
     req.headers().get(name)?.to_str().ok()
 }
 
 /// The request's media type, lower case, without parameters ("text/csv; charset=utf-8" gives
 /// "text/csv"); empty when absent.
-pub fn media_type(req: &Request) -> String {
+pub(crate) fn media_type(req: &Request) -> String {
     header_str(req, "content-type")
         .unwrap_or("")
         .split(';')
@@ -233,13 +229,13 @@ pub fn media_type(req: &Request) -> String {
 
 /// Reads the message: `{"message": "..."}` as JSON, or the whole body as `text/plain`.
 /// Enforces the body (64 KiB) and message (10,000 characters) limits.
-pub fn extract_message(req: &Request) -> Result<String, ApiError> {
+pub(crate) fn extract_message(req: &Request) -> Result<String, ApiError> {
     read_message(req, false)
 }
 
 /// Like [`extract_message`], but a JSON body without a `message` is itself the message (the
 /// structured endpoints accept `{"type": "app_opened"}` as well as `{"message": "..."}`).
-pub fn extract_payload(req: &Request) -> Result<String, ApiError> {
+pub(crate) fn extract_payload(req: &Request) -> Result<String, ApiError> {
     read_message(req, true)
 }
 

@@ -13,7 +13,7 @@ use crate::context::AuthMode;
 use crate::router::{self, Intent};
 use crate::store::Store;
 
-pub const ROUTE: &str = "/v1/copilot";
+pub(crate) const ROUTE: &str = "/v1/copilot";
 
 pub struct FastLane {
     store: Store,

@@ -48,7 +48,7 @@ use crate::store::Store;
 pub(crate) use read::workout_brief;
 
 /// Largest tool result handed to the model.
-pub const MAX_RESULT_BYTES: usize = 15_000;
+pub(crate) const MAX_RESULT_BYTES: usize = 15_000;
 
 /// What a tool runs with: the request's user and the shared lane code.
 pub struct Env<'a> {
@@ -197,7 +197,10 @@ pub fn tool(name: &str) -> Option<&'static Tool> {
 /// reads and analyses, a planning request reads and proposes, the rest (a general question, a
 /// workout in progress) gets them all as `specs` gives them. Fewer declarations are most of a
 /// call's input saved, and a call outside the set is refused as any tool not offered is.
-pub fn specs_for(workout_mode: bool, intent: Option<crate::router::Intent>) -> Vec<ToolSpec> {
+pub(crate) fn specs_for(
+    workout_mode: bool,
+    intent: Option<crate::router::Intent>,
+) -> Vec<ToolSpec> {
     use crate::router::Intent;
     let all = specs(workout_mode);
     if workout_mode {
@@ -224,7 +227,7 @@ pub fn specs_for(workout_mode: bool, intent: Option<crate::router::Intent>) -> V
 }
 
 /// The tools offered for this request: in workout mode the workout writes and no heavy tool.
-pub fn specs(workout_mode: bool) -> Vec<ToolSpec> {
+pub(crate) fn specs(workout_mode: bool) -> Vec<ToolSpec> {
     all()
         .filter(|t| t.offered_in(workout_mode))
         .map(Tool::spec)
@@ -259,7 +262,7 @@ pub async fn run(
 
 /// A result without its null fields: an absent field says as much to the model, in fewer
 /// tokens (a progress result's sessions and weeks carry `rir: null` on every unrated set).
-pub fn without_nulls(v: Value) -> Value {
+pub(crate) fn without_nulls(v: Value) -> Value {
     match v {
         Value::Array(a) => Value::Array(a.into_iter().map(without_nulls).collect()),
         Value::Object(m) => Value::Object(
@@ -336,7 +339,7 @@ pub fn is_read_only(name: &str) -> bool {
 /// The order a turn's calls run in: each group runs together, the groups one after another.
 /// Consecutive reads form one group; every other call is a group of its own, so two writes
 /// (two `log_set` without a set id, a swap then a prescription) land in the order asked.
-pub fn run_groups(names: &[&str]) -> Vec<std::ops::Range<usize>> {
+pub(crate) fn run_groups(names: &[&str]) -> Vec<std::ops::Range<usize>> {
     let mut groups: Vec<std::ops::Range<usize>> = Vec::new();
     for (i, name) in names.iter().enumerate() {
         match groups.last_mut() {
@@ -352,7 +355,7 @@ pub fn run_groups(names: &[&str]) -> Vec<std::ops::Range<usize>> {
 }
 
 /// The names of the workout-mode write tools.
-pub fn is_workout_tool(name: &str) -> bool {
+pub(crate) fn is_workout_tool(name: &str) -> bool {
     tool(name).is_some_and(|t| t.offered == Offered::InWorkout)
 }
 

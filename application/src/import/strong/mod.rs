@@ -56,9 +56,9 @@ use crate::domain::workout::{
 };
 
 /// Rejected rows and warnings listed in the answer; beyond this only their count is given.
-pub const MAX_LISTED: usize = 100;
+pub(crate) const MAX_LISTED: usize = 100;
 /// A row dated more than this after the import is rejected (a clock or format mix-up).
-pub const FUTURE_TOLERANCE_HOURS: i64 = 36;
+pub(crate) const FUTURE_TOLERANCE_HOURS: i64 = 36;
 /// A row dated before this year is rejected: no phone app logged workouts then, so it is a
 /// format mix-up (and a year such as -262144 must not reach the week arithmetic).
 pub const EARLIEST_YEAR: i32 = 2000;
@@ -66,13 +66,13 @@ pub const EARLIEST_YEAR: i32 = 2000;
 /// with more is refused whole (413), to be split by date.
 pub const MAX_IMPORT_ROWS: usize = 60_000;
 /// Workouts an import may create: 20 years at five a week. More is refused whole (413).
-pub const MAX_IMPORT_WORKOUTS: usize = 5_200;
+pub(crate) const MAX_IMPORT_WORKOUTS: usize = 5_200;
 const METRES_PER_MILE: f64 = 1_609.344;
 
 /// The layout of a Strong file with a `Weight Unit` column, or a header naming the unit.
-pub const LAYOUT_WITH_UNITS: &str = "strong_with_units";
+pub(crate) const LAYOUT_WITH_UNITS: &str = "strong_with_units";
 /// The layout of a Strong file that does not say its unit.
-pub const LAYOUT_WITHOUT_UNITS: &str = "strong";
+pub(crate) const LAYOUT_WITHOUT_UNITS: &str = "strong";
 
 /// How to read the file.
 #[derive(Debug, Clone, Copy)]

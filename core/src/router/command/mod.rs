@@ -76,7 +76,7 @@ pub const MAX_SETS_AT_ONCE: u32 = 10;
 
 /// Words that make a phrase conversation rather than an exercise name ("yesterday 100x5",
 /// "can you log 8 @ 100").
-pub const STOP_WORDS: [&str; 41] = [
+pub(crate) const STOP_WORDS: [&str; 41] = [
     "i",
     "i'm",
     "im",

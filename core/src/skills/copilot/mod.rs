@@ -18,7 +18,7 @@ use crate::router::{Command, Effort, Load};
 pub use typed::exercise_to_add;
 
 /// How far back UNDO reaches.
-pub const UNDO_WINDOW_MINUTES: i64 = 15;
+pub(crate) const UNDO_WINDOW_MINUTES: i64 = 15;
 
 /// What a command did.
 #[derive(Debug, Clone, PartialEq)]
@@ -200,13 +200,13 @@ fn check_effort(effort: Option<Effort>) -> Result<(), LimitError> {
 }
 
 /// How far a command's own time may run ahead of the server's and still be taken.
-pub const CLOCK_SKEW: Duration = Duration::minutes(2);
+pub(crate) const CLOCK_SKEW: Duration = Duration::minutes(2);
 /// A command's time this far ahead of the server's is refused (a broken clock).
-pub const MAX_CLIENT_AHEAD: Duration = Duration::hours(24);
+pub(crate) const MAX_CLIENT_AHEAD: Duration = Duration::hours(24);
 /// A command's time this far behind the server's is refused: an offline queue that old has no
 /// workout left to apply to, and the idempotency records that keep a resent command from being
 /// applied twice last a day (`store::IDEMPOTENCY_TTL_SECS`).
-pub const MAX_CLIENT_BEHIND: Duration = Duration::hours(24);
+pub(crate) const MAX_CLIENT_BEHIND: Duration = Duration::hours(24);
 
 /// The time a command's set gets, and whose clock it is.
 #[derive(Debug, Clone, Copy, PartialEq)]

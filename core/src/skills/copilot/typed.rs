@@ -649,7 +649,7 @@ pub(super) fn logged_answer(
 /// The rest after the set at `pos`: none between the exercises of a superset's round, else the
 /// exercise's (or, after a round, the superset's longest) planned rest (the template's or the lifter's own median), else a default by the
 /// set's reps.
-pub fn rest_after(w: &Workout, pos: SetPosition) -> (u32, RestSource) {
+pub(crate) fn rest_after(w: &Workout, pos: SetPosition) -> (u32, RestSource) {
     let members = w.group_of(pos.exercise);
     if members.len() > 1 {
         let this = w.sets_behind(pos.exercise);

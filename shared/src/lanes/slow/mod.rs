@@ -7,7 +7,7 @@
 //! A request that cannot be streamed at all (wrong route or method, bad body, bad prefix, no
 //! identity) gets an ordinary JSON error with its HTTP status, like every other endpoint.
 
-pub mod sse;
+pub(crate) mod sse;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};

@@ -13,11 +13,11 @@ use tokio::sync::mpsc;
 use crate::agent::{Emitter, StreamEvent};
 
 /// A heartbeat every 10 s while nothing else is sent (the API's contract).
-pub const HEARTBEAT: Duration = Duration::from_secs(10);
+pub(crate) const HEARTBEAT: Duration = Duration::from_secs(10);
 /// A client that takes no frame for this long is gone: the body's channel holds one frame, so
 /// a reader that stops reading without closing would otherwise hold the turn (and the model
 /// call, and the function) until the function's timeout.
-pub const STALLED_CLIENT: Duration = Duration::from_secs(30);
+pub(crate) const STALLED_CLIENT: Duration = Duration::from_secs(30);
 
 /// One SSE frame: the event's type as its name, the event (with its `type`) as its data.
 pub fn frame(event: &StreamEvent) -> Bytes {
@@ -37,7 +37,7 @@ pub fn open(heartbeat: Duration) -> (Emitter, StreamBody) {
 }
 
 /// A body holding a few frames sent at once (answers that need no model).
-pub fn body_of(frames: Vec<Bytes>) -> StreamBody {
+pub(crate) fn body_of(frames: Vec<Bytes>) -> StreamBody {
     let (mut sender, body) = channel();
     tokio::spawn(async move {
         for f in frames {
