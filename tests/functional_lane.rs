@@ -64,6 +64,10 @@ pub fn suite(args: &Arguments) -> Conclusion {
         ),
         ("app_events_walk_the_journey", app_events_walk_the_journey),
         (
+            "forged_cursors_and_hidden_characters_get_a_clear_answer",
+            forged_cursors_and_hidden_characters_get_a_clear_answer,
+        ),
+        (
             "notification_gate_suppresses_with_a_reason",
             notification_gate_suppresses_with_a_reason,
         ),
@@ -971,6 +975,59 @@ fn a_workout_too_large_to_store_is_a_413(ctx: &Ctx) -> Result<(), Failed> {
 
 fn event(ctx: &Ctx, user: &str, body: Value) -> Reply {
     post(ctx, "/v1/events", user, body)
+}
+
+/// An offset cursor as large as a number gets is an empty page, not an overflow (a panic in a
+/// debug build); one too large to be a number is not a cursor this endpoint returned. A name
+/// with a text-direction override or an invisible space is refused, naming the character.
+fn forged_cursors_and_hidden_characters_get_a_clear_answer(ctx: &Ctx) -> Result<(), Failed> {
+    let user = unique_user("hostile");
+    let hex = |s: &str| s.bytes().map(|b| format!("{b:02x}")).collect::<String>();
+    for prefix in ["EXERCISES#", "CONVERSATIONS#"] {
+        let path = if prefix == "EXERCISES#" {
+            "/v1/exercises"
+        } else {
+            "/v1/conversations"
+        };
+        let huge = hex(&format!("{prefix}{}", u64::MAX));
+        let r = get(ctx, &format!("{path}?limit=100&cursor={huge}"), &user);
+        eq(r.status, 200, &format!("{path} at u64::MAX: {}", r.body))?;
+        eq(
+            r.body["items"].as_array().map(Vec::len),
+            Some(0),
+            "no items",
+        )?;
+        eq(r.body["next_cursor"].clone(), Value::Null, "no next page")?;
+        let beyond = hex(&format!("{prefix}{}0", u128::MAX));
+        let r = get(ctx, &format!("{path}?cursor={beyond}"), &user);
+        expect_err(&r, 400, "VALIDATION_ERROR")?;
+    }
+    let r = ctx.rt.block_on(call(
+        ctx,
+        "PATCH",
+        "/v1/me",
+        &user,
+        Some(json!({"name": "Ana\u{202E}anA"})),
+    ));
+    expect_err(&r, 400, "VALIDATION_ERROR")?;
+    eq(r.body["error"]["field"].as_str(), Some("name"), "field")?;
+    check(
+        r.body["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("U+202E")),
+        format!("names the character: {}", r.body),
+    )?;
+    let r = post(
+        ctx,
+        "/v1/exercises",
+        &user,
+        json!({"name": "Bench\u{200B}Press", "equipment": "barbell", "primary_muscles": ["chest"]}),
+    );
+    expect_err(&r, 400, "VALIDATION_ERROR")?;
+    eq(r.body["error"]["field"].as_str(), Some("name"), "field")?;
+    let me = get(ctx, "/v1/me", &user);
+    eq(me.body["name"].clone(), Value::Null, "name unchanged")?;
+    Ok(())
 }
 
 fn app_events_walk_the_journey(ctx: &Ctx) -> Result<(), Failed> {

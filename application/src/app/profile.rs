@@ -12,7 +12,7 @@ use crate::app::error::AppError;
 use crate::context::SessionContext;
 use crate::domain::catalog::Equipment;
 use crate::domain::limits::{
-    MAX_AGE, MAX_BODYWEIGHT_KG, MAX_DISPLAY_NAME_CHARS, MAX_GOAL_CHARS, MAX_GOALS,
+    self, MAX_AGE, MAX_BODYWEIGHT_KG, MAX_DISPLAY_NAME_CHARS, MAX_GOAL_CHARS, MAX_GOALS,
     MAX_INCREMENT_KG, MIN_AGE, MIN_BODYWEIGHT_KG,
 };
 use crate::domain::profile::{
@@ -133,6 +133,12 @@ fn present<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
 fn checked_name(name: &str) -> Result<String, AppError> {
     let sent = name.chars().count();
     let name = name.trim();
+    if let Some(c) = name.chars().find(|c| limits::is_hidden(*c)) {
+        return Err(invalid(
+            &format!("'name' {}", limits::hidden_message(c)),
+            "name",
+        ));
+    }
     if name.is_empty() || sent > MAX_DISPLAY_NAME_CHARS || name.chars().any(char::is_control) {
         return Err(invalid(
             &format!(

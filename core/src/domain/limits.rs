@@ -124,6 +124,24 @@ pub fn check_rpe(field: &'static str, rpe: f64) -> Result<(), LimitError> {
     Ok(())
 }
 
+/// Characters a name may not hold though they are not control characters: the bidirectional
+/// overrides, embeddings and isolates (U+202A–U+202E, U+2066–U+2069), which reorder what is
+/// shown ("Squat\u{202E}tfil" reads as "Squatlift"), and the invisible spaces (zero-width space
+/// U+200B, word joiner U+2060, byte order mark U+FEFF), which make two names that look alike
+/// differ. The joiners that scripts and emoji need (U+200C, U+200D) and the plain direction
+/// marks (U+200E, U+200F) stay.
+pub fn is_hidden(c: char) -> bool {
+    matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{200B}' | '\u{2060}' | '\u{FEFF}')
+}
+
+/// What a name with a [`is_hidden`] character is told.
+pub fn hidden_message(c: char) -> String {
+    format!(
+        "must not contain invisible or text-direction characters (U+{:04X})",
+        u32::from(c)
+    )
+}
+
 pub fn check_name(field: &'static str, name: &str) -> Result<(), LimitError> {
     let n = name.chars().count();
     if name.trim().is_empty() {
@@ -131,6 +149,9 @@ pub fn check_name(field: &'static str, name: &str) -> Result<(), LimitError> {
     }
     if name.chars().any(char::is_control) {
         return Err(err(field, "must not contain control characters".into()));
+    }
+    if let Some(c) = name.chars().find(|c| is_hidden(*c)) {
+        return Err(err(field, hidden_message(c)));
     }
     if n > MAX_NAME_CHARS {
         return Err(err(
@@ -270,6 +291,18 @@ mod tests {
         assert!(check_notes("notes", "line one\r\nline\ttwo").is_ok());
         assert!(check_notes("notes", "bell\u{7}").is_err());
         assert!(check_name("name", "Bench\nPress").is_err());
+        // Reordering and invisible characters are refused; the joiners scripts and emoji use stay.
+        for hidden in [
+            "Squat\u{202E}tfil",
+            "Bench\u{200B}Press",
+            "\u{FEFF}Deadlift",
+            "Row\u{2066}",
+        ] {
+            let e = check_name("name", hidden).unwrap_err();
+            assert!(e.message.contains("U+"), "{hidden:?}: {}", e.message);
+        }
+        assert!(check_name("name", "می\u{200C}خواهم").is_ok());
+        assert!(check_name("name", "Family day \u{1F468}\u{200D}\u{1F467}").is_ok());
         assert!(check_count("exercises", 51, MAX_EXERCISES_PER_WORKOUT).is_err());
     }
 }

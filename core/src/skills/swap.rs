@@ -361,7 +361,8 @@ enum Loads {
     /// Bodyweight work is planned like a new exercise: its own history, a related bodyweight
     /// lift through the load moved, else bodyweight alone (a belt or help is no scaled load).
     Bodyweight,
-    /// Equipment whose load does not carry (bands, machines of unknown stack): none planned.
+    /// Equipment whose load says nothing of another's (bodyweight, bands, medicine balls): none
+    /// planned.
     Unloadable,
     /// The lifter's own recent sessions of the new exercise.
     History,

@@ -15,7 +15,7 @@
 mod bedrock;
 mod gemini;
 mod openai;
-/// When and how long to wait before retrying a model call (public for the fuzz properties).
+/// When and how long to wait before retrying a model call (the fuzz properties read it).
 pub(crate) mod retry;
 mod settings;
 pub mod sse;

@@ -9,12 +9,9 @@ const OFFSET: &str = "CONVERSATIONS#";
 impl FunctionalLane {
     pub(super) async fn conversations(&self, req: &Request) -> Result<Response<Body>, ApiError> {
         let (ctx, _) = bind(req, self.auth, "")?;
-        let (limit, cursor) = page_params(req, |c| offset_of(c).is_some())?;
-        let from = cursor.as_deref().and_then(offset_of).unwrap_or(0);
+        let (limit, cursor) = page_params(req, |c| offset_of(c, OFFSET).is_some())?;
         let all = self.app.conversations(&ctx).await?;
-        let end = (from + limit as usize).min(all.len());
-        let page = all.get(from..end).unwrap_or_default();
-        let next = (end < all.len()).then(|| encode_cursor(&format!("{OFFSET}{end}")));
+        let (page, next) = offset_page(&all, cursor.as_deref(), OFFSET, limit);
         let body = json!({ "items": page, "next_cursor": next });
         Ok(api::json_response(200, &body.to_string()))
     }
@@ -37,8 +34,4 @@ impl FunctionalLane {
         });
         Ok(api::json_response(200, &body.to_string()))
     }
-}
-
-fn offset_of(cursor: &str) -> Option<usize> {
-    cursor.strip_prefix(OFFSET)?.parse().ok()
 }

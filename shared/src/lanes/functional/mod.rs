@@ -239,6 +239,29 @@ fn page_params(
 }
 
 /// Cursors are the last sort key, hex-encoded (opaque to the app, safe in a query string).
+/// One page of a list held whole, by offset: at most `limit` items from the cursor's offset (none
+/// past the end, however large the offset: a forged one is an empty page, not an overflow), and
+/// the next page's cursor (`prefix` and the offset it starts at) while items remain.
+fn offset_page<'a, T>(
+    all: &'a [T],
+    cursor: Option<&str>,
+    prefix: &str,
+    limit: i32,
+) -> (&'a [T], Option<String>) {
+    let from = cursor
+        .and_then(|c| offset_of(c, prefix))
+        .unwrap_or(0)
+        .min(all.len());
+    let end = from.saturating_add(limit.max(0) as usize).min(all.len());
+    let next = (end < all.len()).then(|| encode_cursor(&format!("{prefix}{end}")));
+    (&all[from..end], next)
+}
+
+/// The offset an offset cursor (`prefix` then a number) stands for.
+fn offset_of(cursor: &str, prefix: &str) -> Option<usize> {
+    cursor.strip_prefix(prefix)?.parse().ok()
+}
+
 fn encode_cursor(sk: &str) -> String {
     sk.bytes().map(|b| format!("{b:02x}")).collect()
 }
