@@ -684,6 +684,21 @@ fn import_real_export(ctx: &Ctx, user: &str) -> Result<(), Failed> {
 fn the_account_exports_whole_and_its_csv_reads_back(ctx: &Ctx) -> Result<(), Failed> {
     let user = unique_user("export");
     import_real_export(ctx, &user)?;
+    // Names and notes a spreadsheet would run as formulas (CSV injection).
+    let formulas = "Date,Workout Name,Duration,Exercise Name,Set Order,Weight,Reps,Distance,Seconds,Notes,Workout Notes,RPE\n\
+        2026-01-05 18:00:00,\"=HYPERLINK(\"\"http://x\"\",\"\"win\"\")\",1h,@Garage Contraption 3000,1,50,10,0,0,+2 next time,-felt heavy,\n";
+    let r = import(
+        ctx,
+        &user,
+        "?tz=Europe/Berlin&unit=kg",
+        "text/csv",
+        formulas,
+    );
+    eq(
+        ok(&r)?["rejected_rows"].as_u64(),
+        Some(0),
+        "formulas import",
+    )?;
     let patch = ctx.http.patch(format!("{}/v1/me", ctx.stack.base));
     let named = send(
         ctx,
@@ -753,6 +768,16 @@ fn the_account_exports_whole_and_its_csv_reads_back(ctx: &Ctx) -> Result<(), Fai
     check(
         content_type.starts_with("text/csv"),
         format!("content type {content_type}"),
+    )?;
+    for cell in [",\"=", ",\"+", ",\"-", ",\"@"] {
+        check(
+            !text.contains(cell),
+            format!("no cell starts a formula ({cell})"),
+        )?;
+    }
+    check(
+        text.contains("\"'=HYPERLINK(") && text.contains("\"'@Garage Contraption 3000\""),
+        "formulas written as text",
     )?;
     let other = unique_user("export-back");
     let back = import(ctx, &other, "?tz=Europe/Berlin&unit=kg", "text/csv", &text);

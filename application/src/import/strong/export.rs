@@ -6,7 +6,8 @@
 //! pounds to within a rounding of a millionth of a kilogram); a set logged with RIR only is
 //! written with RPE 10 − RIR; sets not done (planned or skipped) are left out, and so is a
 //! workout with none done; two entries of the same exercise in one workout read back as one;
-//! ids are new on import (Strong has none).
+//! ids are new on import (Strong has none). A text that would start a spreadsheet formula is
+//! written behind a `'` (CSV injection) and read back without it.
 
 use super::*;
 
@@ -30,8 +31,16 @@ fn exercise_name(id: &str, name: &str) -> String {
         .unwrap_or_else(|| e.id.clone())
 }
 
+/// A text cell, quoted. One that a spreadsheet would read as a formula (it starts with `=`,
+/// `+`, `-`, `@`, a tab or a carriage return) is written with a leading `'`, which spreadsheets
+/// show as text and [`super::values::unformula`] takes off again on import.
 fn quoted(text: &str) -> String {
-    format!("\"{}\"", text.replace('"', "\"\""))
+    let guard = if text.starts_with(FORMULA_STARTS) {
+        "'"
+    } else {
+        ""
+    };
+    format!("\"{guard}{}\"", text.replace('"', "\"\""))
 }
 
 /// "1h 2m 3s", zero parts left out.
@@ -149,6 +158,25 @@ mod tests {
             assert_eq!(parse_duration(&duration(d)), Some(d), "{}", duration(d));
         }
         assert_eq!(duration(Duration::seconds(4140)), "1h 9m");
+    }
+
+    #[test]
+    fn a_formula_is_written_as_text_and_read_back() {
+        let text = "Date,Workout Name,Duration,Exercise Name,Set Order,Weight,Reps,Distance,Seconds,Notes,Workout Notes,RPE\n\
+            2026-01-05 18:00:00,\"=HYPERLINK(\"\"http://x\"\",\"\"win\"\")\",1h,@Garage Contraption 3000,1,50,10,0,0,+2 next time,-felt heavy,\n";
+        let first = parse(text, opts(Unit::Kg), &HashSet::new()).unwrap();
+        let csv = to_csv(&first.workouts, Unit::Kg, opts(Unit::Kg).tz);
+        for cell in [
+            "\"'=HYPERLINK(",
+            "\"'@Garage Contraption 3000\"",
+            "\"'+2 next time\"",
+            "\"'-felt heavy\"",
+        ] {
+            assert!(csv.contains(cell), "{cell} in {csv}");
+        }
+        let again = parse(&csv, opts(Unit::Kg), &HashSet::new()).unwrap();
+        assert_eq!(again.workouts, first.workouts);
+        assert_eq!(first.workouts[0].name, "=HYPERLINK(\"http://x\",\"win\")");
     }
 
     #[test]

@@ -103,12 +103,12 @@ fn started_at(f: &Fields<'_>, opts: Options) -> Result<DateTime<Utc>, String> {
 
 /// The exercise's name (required) and the workout's (`Workout` when empty).
 fn names(f: &Fields<'_>) -> Result<(String, String), String> {
-    let exercise = f.get(Col::ExerciseName).to_string();
+    let exercise = unformula(f.get(Col::ExerciseName)).to_string();
     if exercise.is_empty() {
         return Err("the exercise name is empty".into());
     }
     limits::check_name("Exercise Name", &exercise).map_err(|e| e.to_string())?;
-    let workout_name = match f.get(Col::WorkoutName) {
+    let workout_name = match unformula(f.get(Col::WorkoutName)) {
         "" => "Workout".to_string(),
         n => n.to_string(),
     };

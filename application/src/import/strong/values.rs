@@ -25,7 +25,20 @@ pub(super) fn non_negative(s: &str, field: &str) -> Result<Option<f64>, String> 
     }
 }
 
+/// What starts a formula in a spreadsheet cell.
+pub(super) const FORMULA_STARTS: [char; 6] = ['=', '+', '-', '@', '\t', '\r'];
+
+/// A text cell as written before a spreadsheet could read it as a formula: the `'` our export
+/// puts before `=`, `+`, `-`, `@`, a tab or a carriage return taken off again.
+pub(super) fn unformula(s: &str) -> &str {
+    match s.strip_prefix('\'') {
+        Some(rest) if rest.starts_with(FORMULA_STARTS) => rest,
+        _ => s,
+    }
+}
+
 pub(super) fn text_field(s: &str, field: &'static str) -> Result<Option<String>, String> {
+    let s = unformula(s);
     if s.is_empty() {
         return Ok(None);
     }
