@@ -94,6 +94,11 @@ pub(super) fn assemble(
     g.finish(opts, own, s)
 }
 
+/// Different exercise names one import resolves: each costs a match against the whole catalog
+/// (up to about 20 ms), so 60,000 made-up names would outlast the request. The committed real
+/// exports name at most 132.
+pub const MAX_DISTINCT_EXERCISES: usize = 300;
+
 /// The workouts being built, row by row, and the exercises they use.
 #[derive(Default)]
 struct Grouping {
@@ -110,10 +115,16 @@ impl Grouping {
     /// Files the row's set under its workout and exercise, or says which limit it would break
     /// (the workout and exercise are kept for the rows that fit).
     fn add(&mut self, row: Row) -> Result<(), String> {
+        let lower = row.exercise.to_lowercase();
+        if self.names.len() >= MAX_DISTINCT_EXERCISES && !self.names.contains_key(&lower) {
+            return Err(format!(
+                "the file names more than {MAX_DISTINCT_EXERCISES} different exercises; import it in parts (by date range)"
+            ));
+        }
         let wi = self.workout_for(&row);
         let r = self
             .names
-            .entry(row.exercise.to_lowercase())
+            .entry(lower)
             .or_insert_with(|| resolve(&row.exercise))
             .clone();
         let (w, lines) = &mut self.workouts[wi];

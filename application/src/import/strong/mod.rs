@@ -175,7 +175,9 @@ pub fn parse(text: &str, opts: Options, own: &HashSet<String>) -> Result<Parsed,
         return Err(Malformed("the file is empty".into()).into());
     }
     let delimiter = csv::detect_delimiter(text);
-    let records = csv::records(text, delimiter).map_err(|e| Malformed(e.to_string()))?;
+    // The header, the most rows an import takes, and one more to know there are more.
+    let records =
+        csv::records(text, delimiter, MAX_IMPORT_ROWS + 2).map_err(|e| Malformed(e.to_string()))?;
     let Some((header, data)) = records.split_first() else {
         return Err(Malformed("the file is empty".into()).into());
     };
@@ -191,8 +193,7 @@ pub fn parse(text: &str, opts: Options, own: &HashSet<String>) -> Result<Parsed,
     }
     if data.len() > MAX_IMPORT_ROWS {
         return Err(Refused::TooLarge(format!(
-            "the export has {} rows; an import takes at most {MAX_IMPORT_ROWS}: export a shorter date range and import each part",
-            data.len()
+            "the export has more than {MAX_IMPORT_ROWS} rows, the most an import takes: export a shorter date range and import each part"
         )));
     }
     let mut rows = Vec::with_capacity(data.len());
@@ -476,6 +477,27 @@ second line\",\"Workout, noted\",8.5
         let e = parse(&format!("{head}{}", rows[2]), opts(), &HashSet::new())
             .expect_err("nothing to import");
         assert!(e.to_string().contains("before 2000"), "{e}");
+    }
+
+    #[test]
+    fn a_file_naming_too_many_exercises_imports_the_first_ones() {
+        let head = "Date,Workout Name,Exercise Name,Set Order,Weight,Reps\n";
+        // Each made-up name a workout of its own (a day apart), one more than the cap.
+        let start = NaiveDate::from_ymd_opt(2020, 1, 1).expect("a date");
+        let rows: String = (0..=grouping::MAX_DISTINCT_EXERCISES)
+            .map(|i| {
+                let t = start.and_time(chrono::NaiveTime::MIN) + Duration::days(i as i64);
+                format!("{},A,Made Up Lift {i},1,50,5\n", t.format("%Y-%m-%d %H:%M"))
+            })
+            .collect();
+        let p = parse(&format!("{head}{rows}"), opts(), &HashSet::new()).expect("the rest imports");
+        assert_eq!(p.workouts.len(), grouping::MAX_DISTINCT_EXERCISES);
+        assert_eq!(p.summary.rejected_rows, 1);
+        assert!(
+            p.summary.rejected[0].reason.contains("different exercises"),
+            "{:?}",
+            p.summary.rejected
+        );
     }
 
     #[test]

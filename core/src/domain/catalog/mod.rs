@@ -179,6 +179,9 @@ impl Catalog {
                 return Resolution::Exact(&self.exercises[i]);
             }
         }
+        if !fuzzy_matchable(text) {
+            return Resolution::NotFound;
+        }
         let scored = self.scored(&tokens, CANDIDATE_SCORE);
         match scored.as_slice() {
             [] => Resolution::NotFound,
@@ -239,7 +242,7 @@ impl Catalog {
     /// Up to `n` names closest to `text`, however weak the match (for "did you mean").
     pub fn closest(&self, text: &str, n: usize) -> Vec<&Exercise> {
         let tokens = normalise_tokens(text);
-        if tokens.is_empty() {
+        if tokens.is_empty() || !fuzzy_matchable(text) {
             return Vec::new();
         }
         self.scored(&tokens, SUGGESTION_SCORE)
@@ -255,7 +258,7 @@ impl Catalog {
     /// "Name (Equipment)" tolerated), best first, with their score.
     pub fn search(&self, text: &str) -> Vec<(f64, &Exercise)> {
         let tokens = normalise_tokens(text);
-        if tokens.is_empty() {
+        if tokens.is_empty() || !fuzzy_matchable(text) {
             return Vec::new();
         }
         let mut scored: Vec<(f64, usize)> = self
@@ -283,6 +286,16 @@ impl Catalog {
 /// names outside the catalog (the lifter's own exercises).
 pub fn search_score_of(text: &str, name: &str) -> f64 {
     search_score(&normalise_tokens(text), &normalise_tokens(name))
+}
+
+/// The longest text matched by similarity (an exact name or alias of any length still
+/// resolves). Every catalog name is far shorter; the matching's cost grows with the text's length
+/// times every alias's (a 9,000-character name took 2.5 s, a 60-character one 18 ms), so a
+/// longer text finds nothing rather than costing seconds.
+pub const MAX_MATCHED_CHARS: usize = 64;
+
+fn fuzzy_matchable(text: &str) -> bool {
+    text.chars().count() <= MAX_MATCHED_CHARS
 }
 
 /// "Did you mean" offers names down to this score.
@@ -367,6 +380,25 @@ mod tests {
 
     fn id_of(text: &str) -> Option<String> {
         catalog().resolve(text).exercise().map(|e| e.id.clone())
+    }
+
+    #[test]
+    fn a_text_longer_than_any_name_is_matched_exactly_or_not_at_all() {
+        // Within the limit a typo is forgiven; past it the same words find nothing (the
+        // matching's cost grows with the text: 9,000 characters took 2.5 s).
+        let typo = "Romanain Deadlift";
+        assert_eq!(id_of(typo).as_deref(), Some("romanian-deadlift"));
+        let padded = format!("{typo} {}", "x".repeat(MAX_MATCHED_CHARS));
+        assert!(matches!(catalog().resolve(&padded), Resolution::NotFound));
+        assert!(catalog().closest(&padded, 3).is_empty());
+        assert!(catalog().search(&padded).is_empty());
+        // An exact name is found whatever the limit (every catalog name is within it).
+        assert!(
+            catalog()
+                .all()
+                .iter()
+                .all(|e| e.name.chars().count() <= MAX_MATCHED_CHARS)
+        );
     }
 
     #[test]

@@ -322,6 +322,17 @@ fn exercise_name(toks: &[Tok<'_>]) -> Option<String> {
     if toks.is_empty() || toks.len() > MAX_NAME_WORDS {
         return None;
     }
+    // Longer than any name the catalog matches: not a command (the matching's cost grows with it).
+    let chars: usize = toks
+        .iter()
+        .map(|t| match t {
+            Tok::Word(w) => w.chars().count() + 1,
+            _ => 0,
+        })
+        .sum();
+    if chars > crate::domain::catalog::MAX_MATCHED_CHARS + 1 {
+        return None;
+    }
     let mut name = String::with_capacity(24);
     for t in toks {
         let Tok::Word(w) = t else { return None };
