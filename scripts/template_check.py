@@ -12,7 +12,10 @@ CloudFormation it produces must hold what the README's Robustness section promis
 - no function has a model API key in its environment: the model lanes get the secret's ARN and
   may read only that secret; with MODEL_PROVIDER=bedrock they may invoke only their models'
   foundation-model ARNs;
-- the worker's concurrency is capped (reserved, and the queue's maximum).
+- the worker's concurrency is capped (reserved, and the queue's maximum);
+- API Gateway writes an access log (JSON, with the caller's IP and subject) with the retention;
+- the user pool has a password policy and deletion protection, no client reveals whether an
+  account exists, and only the smoke-test client allows the admin password flow.
 
 Run by scripts/test.sh after cfn-lint; alone: python3 scripts/template_check.py.
 """
@@ -105,6 +108,31 @@ for fn in functions:
     g = groups.get(f"/aws/lambda/${{{fn}}}")
     need(g is not None, f"{fn} has no log group of its own")
     need(g is None or g.get("RetentionInDays") == {"Ref": "LogRetentionDays"}, f"{fn}'s logs have no retention")
+
+# API Gateway's access log: one line a request, attributable (IP and the pool subject), kept
+# as long as the functions' logs.
+stage = next(v for v in res.values() if v["Type"] == "AWS::ApiGateway::Stage")
+access = stage["Properties"].get("AccessLogSetting", {})
+need(access.get("DestinationArn") == {"Fn::GetAtt": ["ApiAccessLogGroup", "Arn"]}, "no API access log")
+fmt = access.get("Format", "")
+need(all(f in fmt for f in ["$context.identity.sourceIp", "$context.authorizer.claims.sub", "$context.status"]),
+     "the access log does not name the caller and the status")
+need(json.loads(fmt.replace('"$context', '"x').replace("$context", "x")) is not None if fmt else False,
+     "the access log format is not JSON")
+need(groups.get("/aws/apigateway/${AWS::StackName}-access", {}).get("RetentionInDays") == {"Ref": "LogRetentionDays"},
+     "the access log has no retention")
+need(any(v["Type"] == "AWS::ApiGateway::Account" for v in res.values()), "no CloudWatch role for API Gateway's logs")
+
+# Cognito: a password policy, no user enumeration, the pool not deletable by accident, and the
+# admin password flow only on the smoke-test client.
+pool = res["UserPool"]["Properties"]
+need(pool.get("Policies", {}).get("PasswordPolicy", {}).get("MinimumLength", 0) >= 12, "no password policy of 12+ characters")
+need(pool.get("DeletionProtection") == "ACTIVE", "the user pool has no deletion protection")
+clients = {k: v["Properties"] for k, v in res.items() if v["Type"] == "AWS::Cognito::UserPoolClient"}
+for name, c in clients.items():
+    need(c.get("PreventUserExistenceErrors") == "ENABLED", f"{name} reveals whether an account exists")
+admin = {n for n, c in clients.items() if "ALLOW_ADMIN_USER_PASSWORD_AUTH" in c.get("ExplicitAuthFlows", [])}
+need(admin == {"SmokeTestClient"}, f"the admin password flow is on {sorted(admin)}, not only the smoke-test client")
 
 # No key in any environment; the model lanes may read only the key's secret.
 for fn, f in functions.items():

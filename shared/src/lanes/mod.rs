@@ -71,6 +71,8 @@ pub(crate) fn bind<'m>(
         AuthError::UserMismatch => ApiError::new(ErrorCode::UserMismatch, e.to_string()),
         _ => ApiError::new(ErrorCode::Unauthenticated, e.to_string()),
     })?;
+    let pseudonym = crate::telemetry::pseudonym(&user);
+    crate::telemetry::record(|log| log.user = Some(pseudonym));
     Ok((
         SessionContext::bind(user, &prefix, chrono::Utc::now()),
         text,
