@@ -31,6 +31,10 @@ pub fn suite(args: &Arguments) -> Conclusion {
             a_prefix_user_id_must_be_the_claim,
         ),
         ("no_claim_is_a_401", no_claim_is_a_401),
+        (
+            "deleting_the_account_needs_a_recent_sign_in",
+            deleting_the_account_needs_a_recent_sign_in,
+        ),
     ];
     if let Some(skipped) = unselected(args, SUITE, &cases) {
         return skipped;
@@ -249,4 +253,44 @@ fn no_claim_is_a_401(ctx: &Ctx) -> Result<(), Failed> {
         Some("UNAUTHENTICATED"),
         "code",
     )
+}
+
+/// A stolen token (valid for an hour) must not wipe an account: DELETE /v1/me needs a sign-in
+/// (`auth_time`) of the last 5 minutes; an older one, or none, is a 403 and nothing is deleted.
+fn deleting_the_account_needs_a_recent_sign_in(ctx: &Ctx) -> Result<(), Failed> {
+    let sub = unique_user("deleter");
+    let now = chrono::Utc::now().timestamp();
+    let with_sign_in = |auth_time: Option<i64>| {
+        let mut e = event("DELETE", "/v1/me", None, Some(&sub), None);
+        if let Some(t) = auth_time {
+            e["requestContext"]["authorizer"]["claims"]["auth_time"] = json!(t.to_string());
+        }
+        e
+    };
+    let seeded = event("POST", "/v1/workouts", Some("{}"), Some(&sub), None);
+    let started = invoke(ctx, "functional", &seeded)?;
+    eq(
+        started.status,
+        201,
+        &format!("a workout to keep: {}", started.body),
+    )?;
+    for (auth_time, what) in [
+        (Some(now - 45 * 60), "45 minutes ago"),
+        (None, "no auth_time"),
+    ] {
+        let r = invoke(ctx, "functional", &with_sign_in(auth_time))?;
+        eq(
+            (r.status, r.code()),
+            (403, Some("RECENT_SIGN_IN_REQUIRED".to_string())),
+            what,
+        )?;
+    }
+    let active = invoke(
+        ctx,
+        "functional",
+        &event("GET", "/v1/workouts/active", None, Some(&sub), None),
+    )?;
+    eq(active.status, 200, "the workout is still there")?;
+    let r = invoke(ctx, "functional", &with_sign_in(Some(now - 60)))?;
+    eq(r.status, 200, &format!("a minute ago: {}", r.body))
 }

@@ -45,6 +45,8 @@ pub enum ErrorCode {
     NoRoutine,
     PayloadTooLarge,
     QueueUnavailable,
+    /// Deleting the account needs a sign-in of the last few minutes, not just a valid token.
+    RecentSignInRequired,
     ReviewNotFound,
     RoutineBroken,
     RoutineNotFound,
@@ -67,7 +69,7 @@ pub enum ErrorCode {
 }
 
 impl ErrorCode {
-    pub const ALL: [ErrorCode; 48] = [
+    pub const ALL: [ErrorCode; 49] = [
         ErrorCode::ArtifactAlreadyApplied,
         ErrorCode::ArtifactDismissed,
         ErrorCode::ArtifactExpired,
@@ -97,6 +99,7 @@ impl ErrorCode {
         ErrorCode::NoRoutine,
         ErrorCode::PayloadTooLarge,
         ErrorCode::QueueUnavailable,
+        ErrorCode::RecentSignInRequired,
         ErrorCode::ReviewNotFound,
         ErrorCode::RoutineBroken,
         ErrorCode::RoutineNotFound,
@@ -164,6 +167,7 @@ impl ErrorCode {
             ErrorCode::WorkoutActive => "WORKOUT_ACTIVE",
             ErrorCode::WorkoutMismatch => "WORKOUT_MISMATCH",
             ErrorCode::WorkoutNotFound => "WORKOUT_NOT_FOUND",
+            ErrorCode::RecentSignInRequired => "RECENT_SIGN_IN_REQUIRED",
             ErrorCode::ReviewNotFound => "REVIEW_NOT_FOUND",
             ErrorCode::ConversationNotFound => "CONVERSATION_NOT_FOUND",
             ErrorCode::ExerciseNotFound => "EXERCISE_NOT_FOUND",

@@ -139,6 +139,7 @@ pub fn status(code: ErrorCode) -> u16 {
         ErrorCode::RoutineBroken => 409,
         ErrorCode::RoutineNotFound => 404,
         ErrorCode::ReviewNotFound => 404,
+        ErrorCode::RecentSignInRequired => 403,
         ErrorCode::ConversationNotFound => 404,
         ErrorCode::ExerciseNotFound => 404,
         ErrorCode::SetNotFound => 404,
@@ -209,6 +210,33 @@ pub fn claims_sub(req: &Request) -> Option<String> {
             .cloned(),
         _ => None,
     }
+}
+
+/// When the caller signed in (the token's `auth_time`, seconds since the epoch), from the
+/// authorizer's claims; None without claims (the local stack's dev identity).
+pub fn claims_auth_time(req: &Request) -> Option<i64> {
+    let claim = match req.request_context_ref()? {
+        RequestContext::ApiGatewayV1(ctx) => ctx
+            .authorizer
+            .fields
+            .get("claims")?
+            .get("auth_time")?
+            .clone(),
+        RequestContext::ApiGatewayV2(ctx) => serde_json::Value::String(
+            ctx.authorizer
+                .as_ref()?
+                .jwt
+                .as_ref()?
+                .claims
+                .get("auth_time")?
+                .clone(),
+        ),
+        _ => return None,
+    };
+    // API Gateway passes claims as strings; a number is read too.
+    claim
+        .as_i64()
+        .or_else(|| claim.as_str()?.trim().parse().ok())
 }
 
 pub(crate) fn header_str<'a>(req: &'a Request, name: &str) -> Option<&'a str> {

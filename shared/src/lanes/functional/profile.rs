@@ -46,6 +46,11 @@ impl FunctionalLane {
     /// `DELETE /v1/me`: 200 when nothing is left, 202 when the worker finishes it.
     pub(super) async fn delete_me(&self, req: &Request) -> Result<Response<Body>, ApiError> {
         let (ctx, _) = bind(req, self.auth, "")?;
+        recent_sign_in(
+            self.auth,
+            api::claims_auth_time(req),
+            Utc::now().timestamp(),
+        )?;
         let deleted = self.app.delete_account(&ctx).await?;
         let status = if deleted.status == "deleted" {
             200
@@ -53,5 +58,27 @@ impl FunctionalLane {
             202
         };
         Ok(json_body(status, &deleted))
+    }
+}
+
+/// How recent a sign-in deleting the account needs: a stolen token (valid for an hour) must not
+/// be enough to wipe a lifter's years of training.
+pub(crate) const RECENT_SIGN_IN_SECS: i64 = 5 * 60;
+
+/// Deployed (JWT), the token's sign-in must be at most [`RECENT_SIGN_IN_SECS`] old; the local
+/// stack's dev identity has no sign-in time to check.
+fn recent_sign_in(auth: AuthMode, auth_time: Option<i64>, now: i64) -> Result<(), ApiError> {
+    if auth == AuthMode::Dev {
+        return Ok(());
+    }
+    match auth_time {
+        Some(t) if now - t <= RECENT_SIGN_IN_SECS => Ok(()),
+        _ => Err(ApiError::new(
+            ErrorCode::RecentSignInRequired,
+            format!(
+                "deleting the account needs a sign-in of the last {} minutes: sign in again, then delete",
+                RECENT_SIGN_IN_SECS / 60
+            ),
+        )),
     }
 }
