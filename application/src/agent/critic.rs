@@ -3685,6 +3685,18 @@ pub enum Violation {
 }
 
 impl Violation {
+    /// The rule broken, without the words that broke it: what the logs may hold (a sentence
+    /// about medication or pain is the lifter's health, and stays out of them).
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Violation::Medication(_) => "medication",
+            Violation::ThroughPain(_) => "through_pain",
+            Violation::AboveMax(_) => "above_max",
+            Violation::UnsupportedNumber(..) => "unsupported_number",
+            Violation::UnbackedChange(_) => "unbacked_change",
+        }
+    }
+
     /// The rule, as told to the model when it revises.
     pub fn rule(&self) -> String {
         match self {

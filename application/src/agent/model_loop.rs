@@ -255,7 +255,11 @@ impl<'a, 'e> Answering<'a, 'e> {
         let (calls, unusable) = markup::calls_in(&t.written_calls, &self.req.tools);
         let mut turn = t.turn;
         if !unusable.is_empty() {
-            tracing::warn!(written = ?unusable, "calls written as text could not run");
+            // How many, not what: the text may carry the lifter's data.
+            tracing::warn!(
+                written = unusable.len(),
+                "calls written as text could not run"
+            );
         }
         if !closing && calls.is_empty() && !unusable.is_empty() && !self.told_written {
             self.told_written = true;
@@ -463,7 +467,8 @@ async fn review(
         }
         return said;
     }
-    tracing::warn!(violations = ?found, "critic flagged the answer");
+    let kinds: Vec<&str> = found.iter().map(critic::Violation::kind).collect();
+    tracing::warn!(violations = ?kinds, "critic flagged the answer");
     out.flagged = found
         .iter()
         .filter_map(|v| match v {
