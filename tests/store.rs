@@ -426,3 +426,57 @@ async fn store_calls_are_counted_on_the_request_log() {
     // Outside a request's scope the store still works and nothing is recorded.
     assert!(store.get_active_workout(&user).await.is_ok());
 }
+
+/// A conversation quiet for more than 30 days: its exchanges have expired but stay in the table
+/// until the TTL sweep (days later). The next turn numbers after them, not from 1 again (the
+/// write used to hit a taken number and the lifter got STORE_UNAVAILABLE), and the summary of
+/// the old turns expires with them.
+#[tokio::test]
+async fn a_conversation_resumes_after_its_turns_expired_unswept() {
+    use coach::store::conversation::{Exchange, Summary};
+    let db = Dynoxide::start();
+    let store = db.store().await;
+    let user = unique_user("quiet");
+    let now = Utc::now();
+    let then = now - chrono::Duration::days(31);
+    let turn = |seq: u64, at| Exchange {
+        seq,
+        corr: Some(format!("c{seq}")),
+        message: format!("question {seq}"),
+        answer: format!("answer {seq}"),
+        kind: "coach".into(),
+        pending_request: None,
+        artifacts: Vec::new(),
+        proposed: Vec::new(),
+        at,
+    };
+    for seq in 1..=3 {
+        assert!(
+            store
+                .append_exchange(&user, "c-1", &turn(seq, then))
+                .await
+                .unwrap()
+        );
+    }
+    let summary = Summary {
+        upto_seq: 2,
+        text: "bench talk".into(),
+    };
+    store
+        .put_summary(&user, "c-1", &summary, then)
+        .await
+        .unwrap();
+    let c = store.conversation(&user, "c-1", 10, now).await.unwrap();
+    assert!(c.exchanges.is_empty(), "expired turns are not read");
+    assert_eq!(c.summary, None, "the summary expired with them");
+    assert_eq!(c.next_seq, 4, "numbered after the unswept turns");
+    assert!(
+        store
+            .append_exchange(&user, "c-1", &turn(c.next_seq, now))
+            .await
+            .unwrap()
+    );
+    let c = store.conversation(&user, "c-1", 10, now).await.unwrap();
+    assert_eq!(c.exchanges.iter().map(|e| e.seq).collect::<Vec<_>>(), [4]);
+    assert_eq!(c.next_seq, 5);
+}

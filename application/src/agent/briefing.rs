@@ -55,6 +55,8 @@ pub(crate) struct Loaded {
     /// Newest first.
     pub exchanges: Vec<Exchange>,
     pub summary: Option<Summary>,
+    /// The sequence number this turn's exchange takes (`Conversation::next_seq`).
+    pub next_seq: u64,
     /// Model tokens the lifter's coach answers spent today (UTC).
     pub tokens_today: u64,
     pub now: DateTime<Utc>,
@@ -119,7 +121,7 @@ pub async fn load(
         None => None,
     }
     .map(|i| routines.swap_remove(i));
-    let (exchanges, summary) = conversation?;
+    let conversation = conversation?;
     Ok(Loaded {
         profile,
         coaching: state.coaching,
@@ -140,8 +142,9 @@ pub async fn load(
             })
             .collect(),
         routine,
-        exchanges,
-        summary,
+        exchanges: conversation.exchanges,
+        summary: conversation.summary,
+        next_seq: conversation.next_seq,
         tokens_today: state.tokens_today,
         now,
     })
@@ -504,6 +507,7 @@ mod tests {
             workouts: vec![],
             recent_events: vec![],
             routine: None,
+            next_seq: exchanges.first().map_or(1, |e| e.seq + 1),
             exchanges,
             summary,
             tokens_today: 0,

@@ -115,7 +115,7 @@ impl Coach {
             return replayed;
         }
         let mut exchange = Exchange {
-            seq: loaded.exchanges.first().map_or(1, |e| e.seq + 1),
+            seq: loaded.next_seq,
             corr: ctx.corr.clone(),
             message: text.to_string(),
             answer: String::new(),
@@ -225,7 +225,12 @@ impl Coach {
                 && let Err(e) = self
                     .app
                     .store
-                    .put_summary(&ctx.user_id, briefing::conversation_id(ctx), summary)
+                    .put_summary(
+                        &ctx.user_id,
+                        briefing::conversation_id(ctx),
+                        summary,
+                        loaded.now,
+                    )
                     .await
             {
                 tracing::warn!(error = %e, "could not store the conversation summary");
@@ -261,17 +266,16 @@ impl Coach {
                 return Ok(());
             }
             // A concurrent turn took the number: continue after the newest.
-            let (latest, _) = self
+            let latest = self
                 .app
                 .store
                 .conversation(&ctx.user_id, conv, 1, Utc::now())
                 .await?;
-            match latest.first() {
+            match latest.exchanges.first() {
                 // Ours: the same corr, or this very exchange (a write whose answer was lost and
                 // that the SDK retried into its own condition).
                 Some(l) if (e.corr.is_some() && l.corr == e.corr) || *l == e => return Ok(()),
-                Some(l) => e.seq = l.seq + 1,
-                None => e.seq += 1,
+                _ => e.seq = latest.next_seq.max(e.seq + 1),
             }
         }
         Err(StoreError::Backend(

@@ -92,15 +92,28 @@ fn title_of(message: &str) -> String {
     }
 }
 
+/// A conversation as the coach reads it.
+#[derive(Debug, Clone, Default)]
+pub struct Conversation {
+    /// The newest exchanges still kept, newest first.
+    pub exchanges: Vec<Exchange>,
+    /// The older exchanges folded into a summary, while it is kept.
+    pub summary: Option<Summary>,
+    /// The sequence number the next exchange takes: after the newest stored, expired or not.
+    /// Expired exchanges stay in the table until DynamoDB's TTL sweep removes them (up to days
+    /// later); numbering from the kept ones would start again at 1 on a number still taken.
+    pub next_seq: u64,
+}
+
 impl Store {
-    /// The newest `limit` exchanges (newest first) and the summary.
+    /// The newest `limit` exchanges (newest first), the summary, and the next sequence number.
     pub async fn conversation(
         &self,
         user: &str,
         conversation: &str,
         limit: i32,
         now: DateTime<Utc>,
-    ) -> Result<(Vec<Exchange>, Option<Summary>), StoreError> {
+    ) -> Result<Conversation, StoreError> {
         let recent = self
             .client
             .query()
@@ -115,14 +128,30 @@ impl Store {
             .timed();
         let summary_key = summary_sk(conversation);
         let (recent, summary) = tokio::join!(recent, self.get_item(user, &summary_key));
-        let exchanges = recent?
+        let recent = recent?;
+        let kept = |i: &&std::collections::HashMap<String, AttributeValue>| {
+            super::number(i, "expires_at").is_none_or(|e| e > now.timestamp())
+        };
+        let newest = recent
+            .items()
+            .first()
+            .map(from_item::<Exchange>)
+            .transpose()?;
+        let exchanges = recent
             .items()
             .iter()
-            .filter(|i| super::number(i, "expires_at").is_none_or(|e| e > now.timestamp()))
+            .filter(kept)
             .map(from_item)
             .collect::<Result<Vec<Exchange>, _>>()?;
-        let summary = summary?.map(|i| from_item(&i)).transpose()?;
-        Ok((exchanges, summary))
+        let summary = summary?
+            .filter(|i| kept(&i))
+            .map(|i| from_item(&i))
+            .transpose()?;
+        Ok(Conversation {
+            exchanges,
+            summary,
+            next_seq: newest.map_or(1, |e| e.seq + 1),
+        })
     }
 
     /// Stores an exchange at its sequence number. False when that number is taken (a concurrent
@@ -246,14 +275,29 @@ impl Store {
         Ok((exchanges, next))
     }
 
+    /// Stores the summary of the folded exchanges, kept as long as an exchange written `now`
+    /// (the chat text it holds is kept no longer than the exchanges were).
     pub async fn put_summary(
         &self,
         user: &str,
         conversation: &str,
         summary: &Summary,
+        now: DateTime<Utc>,
     ) -> Result<(), StoreError> {
-        self.put_doc(user, summary_sk(conversation), &to_doc("summary", summary)?)
-            .await
+        let mut item = key(user, summary_sk(conversation));
+        item.insert("doc".into(), s(to_doc("summary", summary)?));
+        item.insert(
+            "expires_at".into(),
+            AttributeValue::N((now.timestamp() + CONVERSATION_TTL_DAYS * 86_400).to_string()),
+        );
+        self.client
+            .put_item()
+            .table_name(&self.table)
+            .set_item(Some(item))
+            .send()
+            .timed()
+            .await?;
+        Ok(())
     }
 }
 
