@@ -246,6 +246,17 @@ fn every_quirk_round_trip(ctx: &Ctx) -> Result<(), Failed> {
         "strength volume leaves the carry out",
     )?;
 
+    // An imported workout fixed by hand (a PATCH) keeps the fix and its version through a
+    // re-import.
+    let first = before[0].id.clone();
+    let patch = ctx
+        .http
+        .patch(format!("{}/v1/workouts/{first}", ctx.stack.base))
+        .json(&serde_json::json!({"name": "Fixed by hand"}));
+    let fixed = send(ctx, patch, &user);
+    let version = ok(&fixed)?["version"].as_u64();
+    let before = history(ctx, &user)?;
+
     // The same file again: nothing changes, nothing is created twice.
     let again = import(ctx, &user, "?tz=Europe/Berlin&unit=kg", "text/csv", QUIRKS);
     let a = ok(&again)?;
@@ -258,6 +269,13 @@ fn every_quirk_round_trip(ctx: &Ctx) -> Result<(), Failed> {
     )?;
     eq(a["exercises_own"].as_u64(), Some(1), "known own exercise")?;
     eq(history(ctx, &user)?, before, "history unchanged")?;
+    eq(
+        history(ctx, &user)?[0].name.as_str(),
+        "Fixed by hand",
+        "the fix kept",
+    )?;
+    let read = get(ctx, &format!("/v1/workouts/{first}"), &user);
+    eq(ok(&read)?["version"].as_u64(), version, "and its version")?;
     eq(
         a["reviews"]["enqueued"].as_u64(),
         Some(0),

@@ -259,9 +259,15 @@ pub async fn strong_export(
     let reviewed = store
         .review_weeks_from(user, &iso_week_id(first_week))
         .await?;
-    store
-        .put_history(user, &parsed.workouts, &parsed.own_exercises)
-        .await?;
+    // Only what is new: a workout imported before may have been fixed since (PATCH, a merge),
+    // and writing the file's version over it would undo that and its version.
+    let new: Vec<crate::domain::workout::Workout> = parsed
+        .workouts
+        .iter()
+        .filter(|w| !existing.contains(&w.id))
+        .cloned()
+        .collect();
+    store.put_history(user, &new, &parsed.own_exercises).await?;
     let (recent, due) = weeks_to_review(&parsed, &existing, &reviewed, first_week, tz);
     let (enqueued, error) = enqueue_reviews(queue, user, &due).await;
     let reviews = Reviews {

@@ -193,7 +193,7 @@ pub fn parse(text: &str, opts: Options, own: &HashSet<String>) -> Result<Parsed,
     }
     if data.len() > MAX_IMPORT_ROWS {
         return Err(Refused::TooLarge(format!(
-            "the export has more than {MAX_IMPORT_ROWS} rows, the most an import takes: export a shorter date range and import each part"
+            "the export has more than {MAX_IMPORT_ROWS} rows; an import takes at most {MAX_IMPORT_ROWS}: export a shorter date range and import each part"
         )));
     }
     let mut rows = Vec::with_capacity(data.len());
