@@ -480,3 +480,32 @@ async fn a_conversation_resumes_after_its_turns_expired_unswept() {
     assert_eq!(c.exchanges.iter().map(|e| e.seq).collect::<Vec<_>>(), [4]);
     assert_eq!(c.next_seq, 5);
 }
+
+/// A revision (an exercise merged or defined) is written only on the version it read: a
+/// workout fixed meanwhile (a PATCH) is not overwritten, and is named for the caller to read
+/// again. The write used to be unconditional.
+#[tokio::test]
+async fn a_revision_does_not_overwrite_a_workout_changed_since_it_was_read() {
+    use coach::domain::workout::WorkoutStatus;
+    let db = Dynoxide::start();
+    let store = db.store().await;
+    let user = unique_user("revise");
+    let mut w = sample_workout("w-rev", 2);
+    w.status = WorkoutStatus::Completed;
+    store.put_history(&user, &[w], &[]).await.unwrap();
+    let read = store.find_completed(&user, "w-rev").await.unwrap().unwrap();
+    assert_eq!(read.version, 0, "an imported workout has no version yet");
+    // A PATCH meanwhile: version 1.
+    let mut fixed = read.clone();
+    fixed.value.name = "Fixed by hand".into();
+    assert!(store.put_revised(&user, &[fixed]).await.unwrap().is_empty());
+    // The revision read before the PATCH: refused, the fix kept.
+    let mut stale = read.clone();
+    stale.value.name = "Renamed by a merge".into();
+    assert_eq!(
+        store.put_revised(&user, &[stale]).await.unwrap(),
+        ["w-rev".to_string()]
+    );
+    let now = store.find_completed(&user, "w-rev").await.unwrap().unwrap();
+    assert_eq!((now.value.name.as_str(), now.version), ("Fixed by hand", 1));
+}

@@ -5,7 +5,7 @@
 
 use serde::Serialize;
 
-use super::{App, invalid};
+use super::{App, MAX_ATTEMPTS, conflict, invalid};
 use crate::app::error::{AppError, ErrorCode};
 use crate::context::SessionContext;
 use crate::domain::catalog::{
@@ -370,21 +370,25 @@ impl App {
             exercise.similar_to = s.similar_to.clone().or(exercise.similar_to);
         }
         let mut history = history?;
-        let changed = edit_instances(&mut history, &exercise.id, |e| {
-            let touched = e.primary_muscles != exercise.primary_muscles;
-            e.primary_muscles = exercise.primary_muscles.clone();
+        let muscles = exercise.primary_muscles.clone();
+        let set_muscles = |e: &mut ExerciseInstance| {
+            let touched = e.primary_muscles != muscles;
+            e.primary_muscles = muscles.clone();
             touched
-        });
+        };
+        let changed = edit_instances(&mut history, &exercise.id, set_muscles);
         let plain: Vec<Workout> = changed.iter().map(|w| w.value.clone()).collect();
         let review_weeks = reviewed_weeks(self, ctx, &plain).await?;
         // The definition first: a workout never counts muscles its exercise does not name.
         self.store.put_own_exercise(&ctx.user_id, &exercise).await?;
-        self.store.put_revised(&ctx.user_id, &changed).await?;
+        let written = self
+            .write_edited(ctx, changed, &exercise.id, set_muscles)
+            .await?;
         review_again(self, ctx, &review_weeks, "the exercise is saved").await?;
         Ok(Defined {
             exercise: ExerciseItem::from(exercise),
             created: stored.is_none(),
-            workouts_changed: changed.len(),
+            workouts_changed: written.len(),
             review_weeks,
         })
     }
@@ -454,11 +458,12 @@ impl App {
             ));
         }
         let mut history = history?;
-        let changed = edit_instances(&mut history, own_id, |e| {
+        let rename = |e: &mut ExerciseInstance| {
             e.exercise_id = target.id.clone();
             e.name = target.name.clone();
             true
-        });
+        };
+        let changed = edit_instances(&mut history, own_id, rename);
         let mut templates = templates?;
         templates.retain_mut(|t| {
             let mut touched = false;
@@ -472,13 +477,23 @@ impl App {
         let plain: Vec<Workout> = changed.iter().map(|w| w.value.clone()).collect();
         let review_weeks = reviewed_weeks(self, ctx, &plain).await?;
         // History first, the mark last: an interrupted merge is finished by running it again.
-        self.store.put_revised(&ctx.user_id, &changed).await?;
+        let written = self.write_edited(ctx, changed, own_id, rename).await?;
         for t in &templates {
             self.store.put_template(&ctx.user_id, t).await?;
         }
         exercise.merged_into = Some(target.id.clone());
         self.store.put_own_exercise(&ctx.user_id, &exercise).await?;
-        let after: Vec<Workout> = history.into_iter().map(|w| w.value).collect();
+        // The history as stored now: a workout read again after a PATCH is its written copy.
+        let after: Vec<Workout> = history
+            .into_iter()
+            .map(|w| {
+                written
+                    .iter()
+                    .find(|x| x.id == w.value.id)
+                    .cloned()
+                    .unwrap_or(w.value)
+            })
+            .collect();
         self.store
             .rebuild_exercise_records(&ctx.user_id, &[own_id, target.id.as_str()], &after)
             .await?;
@@ -486,10 +501,44 @@ impl App {
         Ok(Merged {
             exercise_id: own_id.to_string(),
             into: target.id.clone(),
-            workouts_changed: changed.len(),
+            workouts_changed: written.len(),
             templates_changed: templates.len(),
             review_weeks,
         })
+    }
+}
+
+impl App {
+    /// Writes the edited workouts on the versions they were read at. One changed meanwhile (a
+    /// PATCH) is read again and `edit` applied to what it now holds, a few times before the
+    /// request gives up with a conflict. Answers the workouts as written.
+    async fn write_edited(
+        &self,
+        ctx: &SessionContext,
+        mut changed: Vec<Versioned<Workout>>,
+        id: &str,
+        edit: impl Fn(&mut ExerciseInstance) -> bool,
+    ) -> Result<Vec<Workout>, AppError> {
+        let mut written = Vec::new();
+        for _ in 0..MAX_ATTEMPTS {
+            let conflicted = self.store.put_revised(&ctx.user_id, &changed).await?;
+            let (again, done): (Vec<_>, Vec<_>) = changed
+                .into_iter()
+                .partition(|w| conflicted.contains(&w.value.id));
+            written.extend(done.into_iter().map(|w| w.value));
+            if again.is_empty() {
+                return Ok(written);
+            }
+            let mut fresh = Vec::new();
+            for w in &again {
+                // Deleted meanwhile: nothing left to edit.
+                if let Some(f) = self.store.find_completed(&ctx.user_id, &w.value.id).await? {
+                    fresh.push(f);
+                }
+            }
+            changed = edit_instances(&mut fresh, id, &edit);
+        }
+        Err(conflict())
     }
 }
 

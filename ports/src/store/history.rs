@@ -10,6 +10,9 @@ use futures_util::future::join_all;
 use super::timing::Timed;
 use super::workouts::{WORKOUTS_HI, WORKOUTS_LO};
 use super::{Store, StoreError, UNPROCESSED_ROUNDS, Versioned, completed_sk, key, s, to_doc};
+
+/// Conditional workout writes of one revision in flight at once.
+const REVISED_IN_FLIGHT: usize = 16;
 use crate::domain::catalog::OwnExercise;
 use crate::domain::workout::Workout;
 
@@ -59,32 +62,46 @@ impl Store {
             .collect()
     }
 
-    /// Writes revised completed workouts (same keys), each at its next version.
+    /// Writes revised completed workouts (same keys), each at its next version and only on
+    /// the version it was read at; answers the ids of those changed meanwhile (a PATCH), which
+    /// are left as they are for the caller to read again.
     pub async fn put_revised(
         &self,
         user: &str,
         workouts: &[Versioned<Workout>],
-    ) -> Result<(), StoreError> {
-        let mut items = Vec::with_capacity(workouts.len());
-        for w in workouts {
-            let mut item = key(user, completed_sk(&w.value));
-            item.insert("doc".into(), s(to_doc("workout", &w.value)?));
-            item.insert(
-                "version".into(),
-                AttributeValue::N((w.version + 1).to_string()),
-            );
-            items.push(item);
-        }
-        for group in items
-            .chunks(BATCH_ITEMS)
-            .collect::<Vec<_>>()
-            .chunks(BATCHES_IN_FLIGHT)
-        {
-            for r in join_all(group.iter().map(|b| self.write_batch(b))).await {
-                r?;
+    ) -> Result<Vec<String>, StoreError> {
+        let mut conflicted = Vec::new();
+        for group in workouts.chunks(REVISED_IN_FLIGHT) {
+            let writes = group.iter().map(|w| async move {
+                let read_at = if w.version == 0 {
+                    // Imported workouts carry no version until their first edit.
+                    "attribute_not_exists(version) OR version = :v"
+                } else {
+                    "version = :v"
+                };
+                let update = self
+                    .client
+                    .update_item()
+                    .table_name(&self.table)
+                    .set_key(Some(key(user, completed_sk(&w.value))))
+                    .update_expression("SET doc = :d, version = :next")
+                    .condition_expression(format!("attribute_exists(pk) AND ({read_at})"))
+                    .expression_attribute_values(":d", s(to_doc("workout", &w.value)?))
+                    .expression_attribute_values(":v", AttributeValue::N(w.version.to_string()))
+                    .expression_attribute_values(
+                        ":next",
+                        AttributeValue::N((w.version + 1).to_string()),
+                    );
+                Ok::<_, StoreError>((w.value.id.clone(), Self::update_if(update).await?))
+            });
+            for r in join_all(writes).await {
+                let (id, written) = r?;
+                if !written {
+                    conflicted.push(id);
+                }
             }
         }
-        Ok(())
+        Ok(conflicted)
     }
 
     /// Stores one own exercise (created, or marked merged).

@@ -394,7 +394,6 @@ impl Store {
         }
     }
 
-    /// Runs a query to the end, page by page.
     /// One page of `query` continuing after the item `after` (a sort key of `user`): its items
     /// and the sort key the next page starts after, if there is more.
     pub(crate) async fn query_page(
