@@ -468,8 +468,7 @@ impl App {
         templates.retain_mut(|t| {
             let mut touched = false;
             for e in t.exercises.iter_mut().filter(|e| e.exercise_id == own_id) {
-                e.exercise_id = target.id.clone();
-                e.name = target.name.clone();
+                (e.exercise_id, e.name) = (target.id.clone(), target.name.clone());
                 touched = true;
             }
             touched
@@ -483,17 +482,7 @@ impl App {
         }
         exercise.merged_into = Some(target.id.clone());
         self.store.put_own_exercise(&ctx.user_id, &exercise).await?;
-        // The history as stored now: a workout read again after a PATCH is its written copy.
-        let after: Vec<Workout> = history
-            .into_iter()
-            .map(|w| {
-                written
-                    .iter()
-                    .find(|x| x.id == w.value.id)
-                    .cloned()
-                    .unwrap_or(w.value)
-            })
-            .collect();
+        let after = as_written(history, &written);
         self.store
             .rebuild_exercise_records(&ctx.user_id, &[own_id, target.id.as_str()], &after)
             .await?;
@@ -506,6 +495,21 @@ impl App {
             review_weeks,
         })
     }
+}
+
+/// The history as stored after a revision: a workout read again after a PATCH is its written
+/// copy.
+fn as_written(history: Vec<Versioned<Workout>>, written: &[Workout]) -> Vec<Workout> {
+    history
+        .into_iter()
+        .map(|w| {
+            written
+                .iter()
+                .find(|x| x.id == w.value.id)
+                .cloned()
+                .unwrap_or(w.value)
+        })
+        .collect()
 }
 
 impl App {
