@@ -509,3 +509,52 @@ async fn a_revision_does_not_overwrite_a_workout_changed_since_it_was_read() {
     let now = store.find_completed(&user, "w-rev").await.unwrap().unwrap();
     assert_eq!((now.value.name.as_str(), now.version), ("Fixed by hand", 1));
 }
+
+/// The coaching context is written on the version it was read at, by the coach's tool and by
+/// an app event: a change made meanwhile (a rating, goals agreed in chat) is not overwritten.
+/// Both writes used to be unconditional.
+#[tokio::test]
+async fn a_coaching_context_change_does_not_overwrite_one_made_meanwhile() {
+    use coach::domain::coaching::CoachingContext;
+    use coach::store::Parts;
+    use coach::store::activity::{EventOutcome, EventRecord};
+    let db = Dynoxide::start();
+    let store = db.store().await;
+    let user = unique_user("coaching");
+    let now = Utc::now();
+    let parts = Parts {
+        coaching: true,
+        ..Parts::default()
+    };
+    let mut seeded = CoachingContext::default();
+    seeded.goals.objectives = vec!["bench 100 kg".into()];
+    store.put_coaching(&user, &seeded).await.unwrap();
+    let read = store.user_state(&user, parts, None, now).await.unwrap();
+    assert_eq!(read.coaching_version, 0);
+    // The coach's change, on what it read: written, version 1.
+    let mut mine = read.coaching.clone().unwrap_or_default();
+    mine.goals.objectives.push("squat 140 kg".into());
+    assert!(store.put_coaching_if(&user, &mine, 0).await.unwrap());
+    // An app event read before it: a conflict, nothing of it written.
+    let mut theirs = read.coaching.clone().unwrap_or_default();
+    theirs.goals.objectives = vec!["lose 5 kg".into()];
+    let event = EventRecord {
+        id: "e1".into(),
+        at: now,
+        kind: "rating_submitted".into(),
+        payload: serde_json::json!({}),
+        reply: serde_json::json!({}),
+    };
+    let out = store
+        .record_event(&user, &event, Some((&theirs, 0)), None, None, now)
+        .await
+        .unwrap();
+    assert_eq!(out, EventOutcome::Conflict);
+    assert!(!store.put_coaching_if(&user, &theirs, 0).await.unwrap());
+    let after = store.user_state(&user, parts, None, now).await.unwrap();
+    assert_eq!(after.coaching_version, 1);
+    assert_eq!(
+        after.coaching.unwrap_or_default().goals.objectives,
+        ["bench 100 kg", "squat 140 kg"]
+    );
+}

@@ -188,7 +188,11 @@ impl App {
             .record_event(
                 &ctx.user_id,
                 &logged,
-                answer.reply.context.as_ref(),
+                answer
+                    .reply
+                    .context
+                    .as_ref()
+                    .map(|c| (c, answer.coaching_version)),
                 answer.notification.as_ref(),
                 record.as_ref(),
                 now,
@@ -226,6 +230,8 @@ struct Answer {
     suppressed: Option<&'static str>,
     /// The in-app notification a shown proactive prompt becomes.
     notification: Option<notify::Notification>,
+    /// The coaching context's version as read: a changed context is written only on it.
+    coaching_version: u64,
 }
 
 impl Answer {
@@ -245,6 +251,7 @@ impl Answer {
             reply,
             suppressed: None,
             notification: None,
+            coaching_version: state.coaching_version,
         };
         if !answer.reply.proactive {
             return Ok(answer);

@@ -11,8 +11,7 @@ use serde_json::Value;
 
 use super::timing::Timed;
 use super::{
-    IdempotencyRecord, SK_CONTEXT, SK_NOTIFY_STATE, Store, StoreError, from_item, key, s, to_doc,
-    user_pk,
+    IdempotencyRecord, SK_NOTIFY_STATE, Store, StoreError, from_item, key, s, to_doc, user_pk,
 };
 use crate::domain::coaching::{CoachingContext, Memory};
 use crate::domain::notification::{Notification, RATE_LIMIT};
@@ -92,7 +91,7 @@ impl Store {
         &self,
         user: &str,
         event: &EventRecord,
-        context: Option<&CoachingContext>,
+        context: Option<(&CoachingContext, u64)>,
         notification: Option<&Notification>,
         record: Option<&IdempotencyRecord>,
         now: DateTime<Utc>,
@@ -114,10 +113,10 @@ impl Store {
         }).to_string()));
         ev.insert("expires_at".into(), expires(event.at));
         items.push(put(ev)?);
-        if let Some(c) = context {
-            let mut item = key(user, SK_CONTEXT);
-            item.insert("doc".into(), s(to_doc("context", c)?));
-            items.push(put(item)?);
+        if let Some((c, version)) = context {
+            // On the version read: a coach turn or another event that changed it meanwhile
+            // makes this a conflict, and the event is answered again from what is stored.
+            items.push(self.coaching_put(user, c, version)?);
         }
         let lock_index = items.len();
         if let Some(n) = notification {

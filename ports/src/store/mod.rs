@@ -117,6 +117,9 @@ pub struct UserState {
     pub active_version: u64,
     pub profile: Option<Profile>,
     pub coaching: Option<CoachingContext>,
+    /// The coaching context's version (0 before its first versioned write): a write of it is
+    /// conditioned on the version it was read at.
+    pub coaching_version: u64,
     /// When the last notification went out.
     pub last_notified: Option<DateTime<Utc>>,
     pub replay: Option<IdempotencyRecord>,
@@ -247,6 +250,8 @@ impl Store {
         &self.table
     }
 
+    /// Stores the coaching context whatever it was (seeding a demo or a test); a change read
+    /// from the stored one goes through [`Store::put_coaching_if`].
     pub async fn put_coaching(
         &self,
         user: &str,
@@ -254,6 +259,63 @@ impl Store {
     ) -> Result<(), StoreError> {
         self.put_doc(user, SK_CONTEXT.to_string(), &to_doc("context", context)?)
             .await
+    }
+
+    /// Stores the coaching context if it is still at `version` (as read); false when another
+    /// write came first (read again and redo the change).
+    pub async fn put_coaching_if(
+        &self,
+        user: &str,
+        context: &CoachingContext,
+        version: u64,
+    ) -> Result<bool, StoreError> {
+        let put = self.coaching_put(user, context, version)?;
+        match self
+            .client
+            .put_item()
+            .table_name(&self.table)
+            .set_item(Some(put.item))
+            .condition_expression(put.condition_expression.unwrap_or_default())
+            .set_expression_attribute_values(put.expression_attribute_values)
+            .send()
+            .timed()
+            .await
+        {
+            Ok(_) => Ok(true),
+            Err(SdkError::ServiceError(e)) if e.err().is_conditional_check_failed_exception() => {
+                Ok(false)
+            }
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    /// The coaching context's item at the version after `version`, conditioned on `version`.
+    pub(crate) fn coaching_put(
+        &self,
+        user: &str,
+        context: &CoachingContext,
+        version: u64,
+    ) -> Result<aws_sdk_dynamodb::types::Put, StoreError> {
+        let mut item = key(user, SK_CONTEXT);
+        item.insert("doc".into(), s(to_doc("context", context)?));
+        item.insert(
+            "version".into(),
+            AttributeValue::N((version + 1).to_string()),
+        );
+        let read_at = if version == 0 {
+            // Stored before versions, or never: either has no version.
+            "attribute_not_exists(version)"
+        } else {
+            "version = :v"
+        };
+        let mut put = aws_sdk_dynamodb::types::Put::builder()
+            .table_name(&self.table)
+            .set_item(Some(item))
+            .condition_expression(read_at);
+        if version > 0 {
+            put = put.expression_attribute_values(":v", AttributeValue::N(version.to_string()));
+        }
+        Ok(put.build()?)
     }
 
     pub async fn put_profile(&self, user: &str, profile: &Profile) -> Result<(), StoreError> {

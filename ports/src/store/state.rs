@@ -61,7 +61,10 @@ impl Store {
             match string(&item, "sk").as_deref() {
                 Some(SK_ACTIVE) => (state.active_version, state.workout) = active_of(&item)?,
                 Some(SK_PROFILE) => state.profile = Some(from_item(&item)?),
-                Some(SK_CONTEXT) => state.coaching = Some(from_item(&item)?),
+                Some(SK_CONTEXT) => {
+                    state.coaching = Some(from_item(&item)?);
+                    state.coaching_version = number(&item, "version").unwrap_or(0).max(0) as u64;
+                }
                 Some(SK_NOTIFY_STATE) => {
                     state.last_notified = number(&item, "sent_at")
                         .and_then(|t| DateTime::<Utc>::from_timestamp(t, 0));

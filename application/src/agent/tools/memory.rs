@@ -368,25 +368,45 @@ async fn update_context(env: &Env<'_>, args: &Value) -> Result<Value, ToolError>
     if change.is_empty() {
         return Ok(json!({ "profile": profile }));
     }
+    let goals = change_goals(env, &change).await?;
+    Ok(json!({ "goals": goals, "profile": profile }))
+}
+
+/// Applies `change` to the stored goals on the version read; an app event or another turn
+/// that changed the context meanwhile is read again and the change applied to it.
+async fn change_goals(
+    env: &Env<'_>,
+    change: &GoalsChange,
+) -> Result<crate::domain::coaching::Goals, ToolError> {
     let parts = Parts {
         coaching: true,
         ..Parts::default()
     };
-    let state = env
-        .store
-        .user_state(&env.ctx.user_id, parts, None, Utc::now())
-        .await
-        .map_err(|e| store_failed(&e))?;
-    let mut c = state.coaching.unwrap_or_default();
-    change.apply(&mut c.goals)?;
-    env.store
-        .put_coaching(&env.ctx.user_id, &c)
-        .await
-        .map_err(|e| store_failed(&e))?;
-    Ok(json!({ "goals": c.goals, "profile": profile }))
+    for _ in 0..3 {
+        let state = env
+            .store
+            .user_state(&env.ctx.user_id, parts, None, Utc::now())
+            .await
+            .map_err(|e| store_failed(&e))?;
+        let mut c = state.coaching.unwrap_or_default();
+        change.clone().apply(&mut c.goals)?;
+        let written = env
+            .store
+            .put_coaching_if(&env.ctx.user_id, &c, state.coaching_version)
+            .await
+            .map_err(|e| store_failed(&e))?;
+        if written {
+            return Ok(c.goals);
+        }
+    }
+    Err(ToolError::new(
+        "CONFLICT",
+        "the lifter's goals kept changing while this was saved; read them again and retry",
+    ))
 }
 
 /// What `update_user_context` changes of the coaching goals.
+#[derive(Clone)]
 struct GoalsChange {
     objectives: Option<Vec<String>>,
     dropped: Option<Vec<String>>,
