@@ -63,6 +63,9 @@ pub enum Report {
     Duplicate,
     /// Sent before the lifter deleted the account: nothing done, nothing written.
     AccountDeleted,
+    /// About a workout deleted before the job ran (read strongly consistent, so not one still
+    /// being written): nothing to do, and nothing to deliver again.
+    WorkoutGone,
 }
 
 /// The ports the jobs work through.
@@ -132,7 +135,7 @@ impl Worker {
             sent,
         };
         let result = self.execute(job, &sink, now).await;
-        if result.is_err() {
+        if matches!(result, Err(_) | Ok(Report::WorkoutGone)) {
             // Give the claim back so the redelivery need not wait for the lease.
             if let Err(e) = self.store.release_job(user, &sk, &run).await {
                 tracing::warn!(error = %e, "could not release a failed job's claim");
@@ -258,6 +261,9 @@ impl Worker {
                     Report::AccountDeleted => {
                         json!({"account_deleted": true, "note": "the account was deleted; nothing written"})
                     }
+                    Report::WorkoutGone => {
+                        json!({"workout_gone": true, "note": "the workout was deleted; nothing written"})
+                    }
                 })
             }
             (Message::FanOut(f), true) => {
@@ -275,7 +281,9 @@ impl Worker {
                     .await
                     .map(|r| match r {
                         Report::Done(v, _) => v,
-                        Report::Duplicate | Report::AccountDeleted => Value::Null,
+                        Report::Duplicate | Report::AccountDeleted | Report::WorkoutGone => {
+                            Value::Null
+                        }
                     })
             }
         };
@@ -286,7 +294,7 @@ impl Worker {
     pub async fn dry_run(&self, job: &Job, now: DateTime<Utc>) -> Result<Value, JobError> {
         match self.execute(job, &Sink::DryRun, now).await? {
             Report::Done(v, _) => Ok(v),
-            Report::Duplicate | Report::AccountDeleted => Ok(Value::Null),
+            Report::Duplicate | Report::AccountDeleted | Report::WorkoutGone => Ok(Value::Null),
         }
     }
 
@@ -373,11 +381,11 @@ impl Worker {
         now: DateTime<Utc>,
     ) -> Result<Report, JobError> {
         let user = lifter.user;
-        let history = self.store.completed_workouts(user).await?;
-        let w = history
-            .iter()
-            .find(|w| w.id == workout_id)
-            .ok_or_else(|| JobError::Invalid(format!("no completed workout '{workout_id}'")))?;
+        // Strongly consistent: a workout missing here was deleted, not still being written.
+        let history = self.store.completed_workouts_consistent(user).await?;
+        let Some(w) = history.iter().find(|w| w.id == workout_id) else {
+            return Ok(Report::WorkoutGone);
+        };
         // The monitor's all-time records: raised here, where a failure is retried.
         if sink.writes() {
             self.store

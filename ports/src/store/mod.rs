@@ -374,6 +374,18 @@ impl Store {
         self.query_all(query).await?.iter().map(from_item).collect()
     }
 
+    /// [`Self::completed_workouts`], read strongly consistent (twice the read units): what is
+    /// missing was never written or has been deleted.
+    pub async fn completed_workouts_consistent(
+        &self,
+        user: &str,
+    ) -> Result<Vec<Workout>, StoreError> {
+        let query = self
+            .sk_range(user, workouts::WORKOUTS_LO, workouts::WORKOUTS_HI)
+            .consistent_read(true);
+        self.query_all(query).await?.iter().map(from_item).collect()
+    }
+
     /// Deletes every completed workout of a user (the demo loader uses this before reloading).
     pub async fn delete_completed_workouts(&self, user: &str) -> Result<usize, StoreError> {
         let workouts = self.completed_workouts(user).await?;

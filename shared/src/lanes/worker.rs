@@ -95,6 +95,7 @@ impl WorkerLane {
                 Ok((kind, Report::Done(..))) => (format!("{kind}:done"), None),
                 Ok((kind, Report::Duplicate)) => (format!("{kind}:duplicate"), None),
                 Ok((kind, Report::AccountDeleted)) => (format!("{kind}:account_deleted"), None),
+                Ok((kind, Report::WorkoutGone)) => (format!("{kind}:workout_gone"), None),
                 Err((code, why)) => (code.to_string(), Some(why.clone())),
             };
             if reason.is_some() {
