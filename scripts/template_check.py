@@ -123,6 +123,25 @@ need(groups.get("/aws/apigateway/${AWS::StackName}-access", {}).get("RetentionIn
      "the access log has no retention")
 need(any(v["Type"] == "AWS::ApiGateway::Account" for v in res.values()), "no CloudWatch role for API Gateway's logs")
 
+# Abuse at scale: per-caller and per-IP rate rules in a WAF on the stage, the API lanes'
+# concurrency reserved and the coach's capped, the long routes throttled on their own.
+acl = next((v["Properties"] for v in res.values() if v["Type"] == "AWS::WAFv2::WebACL"), {})
+keys = [r["Statement"]["RateBasedStatement"] for r in acl.get("Rules", []) if "RateBasedStatement" in r.get("Statement", {})]
+need(any(k.get("AggregateKeyType") == "IP" for k in keys), "no per-IP rate rule")
+need(any(h.get("Header", {}).get("Name", "").lower() == "authorization"
+         for k in keys for h in k.get("CustomKeys", [])), "no per-caller (Authorization) rate rule")
+need(all(r["Action"]["Block"]["CustomResponse"]["ResponseCode"] == 429 for r in acl.get("Rules", [])),
+     "a rate rule does not answer 429")
+assoc = [v["Properties"] for v in res.values() if v["Type"] == "AWS::WAFv2::WebACLAssociation"]
+need(len(assoc) == 1 and "/stages/" in json.dumps(assoc[0]["ResourceArn"]), "the WAF is not on the API's stage")
+for fn in ["FastFunction", "FunctionalFunction", "SlowFunction"]:
+    need("ReservedConcurrentExecutions" in functions[fn]["Properties"], f"{fn} has no reserved concurrency")
+settings = {(m["ResourcePath"], m["HttpMethod"]): m for m in stage["Properties"].get("MethodSettings", [])}
+for path in ["/~1v1~1import~1strong", "/~1v1~1stream"]:
+    m = settings.get((path, "POST"), {})
+    need(m.get("ThrottlingRateLimit") is not None and m.get("ThrottlingBurstLimit", 1000) < 200,
+         f"POST {path} has no throttle of its own")
+
 # Cognito: a password policy, no user enumeration, the pool not deletable by accident, and the
 # admin password flow only on the smoke-test client.
 pool = res["UserPool"]["Properties"]
