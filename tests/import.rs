@@ -24,6 +24,7 @@ pub fn suite(args: &Arguments) -> Conclusion {
             "malformed_files_write_nothing",
             malformed_files_write_nothing,
         ),
+        ("one_import_at_a_time", one_import_at_a_time),
         ("two_years_of_history", two_years_of_history),
         (
             "history_ended_months_ago_still_counts",
@@ -342,6 +343,43 @@ fn older_layout_in_pounds(ctx: &Ctx) -> Result<(), Failed> {
         Some("own-running"),
         "running is the lifter's own",
     )
+}
+
+/// A lifter's imports run one at a time (each may take 29 s of the lane's concurrency): a
+/// second while one runs is 429 IMPORT_IN_PROGRESS with Retry-After, and writes nothing.
+fn one_import_at_a_time(ctx: &Ctx) -> Result<(), Failed> {
+    let user = unique_user("import-lease");
+    let now = chrono::Utc::now();
+    let running = ctx.rt.block_on(ctx.stack.store.take_lease(
+        &user,
+        "import",
+        1,
+        now + chrono::Duration::seconds(30),
+        now,
+    ))?;
+    let running = running.map_err(|s| format!("the slot was busy for {s} s"))?;
+    let r = import(ctx, &user, "?tz=Europe/Berlin&unit=kg", "text/csv", QUIRKS);
+    eq(r.status, 429, &format!("while one runs: {}", r.body))?;
+    eq(
+        r.body["error"]["code"].as_str(),
+        Some("IMPORT_IN_PROGRESS"),
+        "code",
+    )?;
+    eq(history(ctx, &user)?.len(), 0, "nothing imported")?;
+    ctx.rt.block_on(
+        ctx.stack
+            .store
+            .give_back(&user, &running, chrono::Utc::now()),
+    )?;
+    let r = import(ctx, &user, "?tz=Europe/Berlin&unit=kg", "text/csv", QUIRKS);
+    eq(
+        ok(&r)?["new_workouts"].as_u64(),
+        Some(2),
+        "once it has finished",
+    )?;
+    // The finished import gave its own slot back.
+    let r = import(ctx, &user, "?tz=Europe/Berlin&unit=kg", "text/csv", QUIRKS);
+    eq(r.status, 200, "and the next one runs")
 }
 
 fn malformed_files_write_nothing(ctx: &Ctx) -> Result<(), Failed> {

@@ -21,6 +21,10 @@ pub fn suite(args: &Arguments) -> Conclusion {
     const SUITE: &str = "slow_lane";
     let cases: Vec<(&'static str, ModelCase)> = vec![
         ("fast_commands_in_process", fast_commands_in_process),
+        (
+            "a_lifter_streams_at_most_three_answers",
+            a_lifter_streams_at_most_three_answers,
+        ),
         ("functional_json_in_process", functional_json_in_process),
         (
             "progress_answered_from_tool_data",
@@ -79,6 +83,62 @@ fn get(ctx: &Ctx, path: &str, user: &str) -> blackbox::JsonReply {
     let url = format!("{}{path}", ctx.stack.base);
     ctx.rt
         .block_on(blackbox::call_json(&ctx.http, "GET", url, user, None))
+}
+
+/// A lifter may have three coach answers streaming at once (each may run 120 s and call a
+/// model): a fourth is 429 TOO_MANY_STREAMS with Retry-After, before any model call; once one
+/// has ended, the next streams.
+fn a_lifter_streams_at_most_three_answers(ctx: &Ctx) -> Result<(), Failed> {
+    let user = unique_user("s-streams");
+    let now = chrono::Utc::now();
+    let until = now + chrono::Duration::seconds(100);
+    let mut held = Vec::new();
+    for _ in 0..3 {
+        let lease = ctx
+            .rt
+            .block_on(ctx.stack.store.take_lease(&user, "stream", 3, until, now))?;
+        held.push(lease.map_err(|s| format!("a slot was busy for {s} s"))?);
+    }
+    let (status, retry_after, body) = ctx.rt.block_on(async {
+        let resp = ctx
+            .http
+            .post(format!("{}/v1/stream", ctx.stack.base))
+            .header("x-user-id", &user)
+            .header("content-type", "application/json")
+            .body(json!({"message": "how is my bench going?"}).to_string())
+            .send()
+            .await?;
+        let status = resp.status().as_u16();
+        let retry = resp
+            .headers()
+            .get("retry-after")
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.parse::<i64>().ok());
+        Ok::<_, reqwest::Error>((status, retry, resp.text().await?))
+    })?;
+    let body: Value = serde_json::from_str(&body).unwrap_or(Value::Null);
+    eq(status, 429, &format!("a fourth stream: {body}"))?;
+    eq(
+        body["error"]["code"].as_str(),
+        Some("TOO_MANY_STREAMS"),
+        "code",
+    )?;
+    check(
+        retry_after.is_some_and(|s| (1..=100).contains(&s)),
+        format!("Retry-After {retry_after:?}"),
+    )?;
+    ctx.rt.block_on(
+        ctx.stack
+            .store
+            .give_back(&user, &held[0], chrono::Utc::now()),
+    )?;
+    ctx.fake.reply(ModelReply::text(&["Your bench is moving."]));
+    let s = stream(ctx, &user, json!({"message": "how is my bench going?"}));
+    eq(s.status, 200, "a slot is free again")?;
+    check(
+        s.kinds().contains(&"done"),
+        format!("events {:?}", s.kinds()),
+    )
 }
 
 fn fast_commands_in_process(ctx: &Ctx) -> Result<(), Failed> {

@@ -27,6 +27,8 @@ pub enum ErrorCode {
     ExerciseNotFound,
     ExerciseNotInWorkout,
     IdempotencyKeyReused,
+    /// One import of the lifter's is already running (429).
+    ImportInProgress,
     ImportMalformed,
     ImportTooLarge,
     /// An import whose weights do not say kilograms or pounds: the lifter is asked.
@@ -54,6 +56,8 @@ pub enum ErrorCode {
     StaleContentHash,
     StoreUnavailable,
     TemplateNotFound,
+    /// The lifter has as many coach answers streaming as they may (429).
+    TooManyStreams,
     Unauthenticated,
     UnknownConstraint,
     UnknownExercise,
@@ -69,7 +73,7 @@ pub enum ErrorCode {
 }
 
 impl ErrorCode {
-    pub const ALL: [ErrorCode; 49] = [
+    pub const ALL: [ErrorCode; 51] = [
         ErrorCode::ArtifactAlreadyApplied,
         ErrorCode::ArtifactDismissed,
         ErrorCode::ArtifactExpired,
@@ -82,6 +86,7 @@ impl ErrorCode {
         ErrorCode::ExerciseNotFound,
         ErrorCode::ExerciseNotInWorkout,
         ErrorCode::IdempotencyKeyReused,
+        ErrorCode::ImportInProgress,
         ErrorCode::ImportMalformed,
         ErrorCode::ImportTooLarge,
         ErrorCode::ImportUnitUnknown,
@@ -107,6 +112,7 @@ impl ErrorCode {
         ErrorCode::StaleContentHash,
         ErrorCode::StoreUnavailable,
         ErrorCode::TemplateNotFound,
+        ErrorCode::TooManyStreams,
         ErrorCode::Unauthenticated,
         ErrorCode::UnknownConstraint,
         ErrorCode::UnknownExercise,
@@ -133,6 +139,7 @@ impl ErrorCode {
             ErrorCode::ExerciseMismatch => "EXERCISE_MISMATCH",
             ErrorCode::ExerciseNotInWorkout => "EXERCISE_NOT_IN_WORKOUT",
             ErrorCode::IdempotencyKeyReused => "IDEMPOTENCY_KEY_REUSED",
+            ErrorCode::ImportInProgress => "IMPORT_IN_PROGRESS",
             ErrorCode::ImportMalformed => "IMPORT_MALFORMED",
             ErrorCode::ImportTooLarge => "IMPORT_TOO_LARGE",
             ErrorCode::ImportUnitUnknown => "IMPORT_UNIT_UNKNOWN",
@@ -156,6 +163,7 @@ impl ErrorCode {
             ErrorCode::StaleContentHash => "STALE_CONTENT_HASH",
             ErrorCode::StoreUnavailable => "STORE_UNAVAILABLE",
             ErrorCode::TemplateNotFound => "TEMPLATE_NOT_FOUND",
+            ErrorCode::TooManyStreams => "TOO_MANY_STREAMS",
             ErrorCode::Unauthenticated => "UNAUTHENTICATED",
             ErrorCode::UnknownConstraint => "UNKNOWN_CONSTRAINT",
             ErrorCode::UnknownExercise => "UNKNOWN_EXERCISE",

@@ -34,6 +34,7 @@ pub mod conversation;
 pub(crate) mod history;
 pub mod jobs;
 pub(crate) mod last_session;
+pub mod leases;
 pub(crate) mod profile;
 pub(crate) mod records;
 mod state;

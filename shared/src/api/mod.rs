@@ -21,6 +21,8 @@ pub(crate) struct ApiError {
     pub status: u16,
     pub error: AppError,
     pub allow: Option<&'static str>,
+    /// Seconds to wait before trying again (`Retry-After`), for a 429.
+    pub retry_after: Option<i64>,
 }
 
 impl From<AppError> for ApiError {
@@ -29,6 +31,7 @@ impl From<AppError> for ApiError {
             status: status(error.code),
             error,
             allow: None,
+            retry_after: None,
         }
     }
 }
@@ -98,6 +101,10 @@ impl ApiError {
             resp.headers_mut()
                 .insert(header::ALLOW, HeaderValue::from_static(m));
         }
+        if let Some(secs) = self.retry_after {
+            resp.headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from(secs.max(1)));
+        }
         resp
     }
 
@@ -139,6 +146,8 @@ pub fn status(code: ErrorCode) -> u16 {
         ErrorCode::RoutineBroken => 409,
         ErrorCode::RoutineNotFound => 404,
         ErrorCode::ReviewNotFound => 404,
+        ErrorCode::ImportInProgress => 429,
+        ErrorCode::TooManyStreams => 429,
         ErrorCode::RecentSignInRequired => 403,
         ErrorCode::ConversationNotFound => 404,
         ErrorCode::ExerciseNotFound => 404,

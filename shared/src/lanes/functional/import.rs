@@ -41,6 +41,25 @@ impl FunctionalLane {
             None => None,
         };
         let text = csv_body(req)?;
+        // One import of a lifter's at a time: each may run 29 s.
+        let now = Utc::now();
+        let until = now + chrono::Duration::seconds(IMPORT_LEASE_SECS);
+        let lease = match self
+            .app
+            .store
+            .take_lease(&ctx.user_id, "import", 1, until, now)
+            .await?
+        {
+            Ok(lease) => lease,
+            Err(free_in) => {
+                let mut e = ApiError::new(
+                    ErrorCode::ImportInProgress,
+                    "an import of yours is still running; try again when it has finished",
+                );
+                e.retry_after = Some(free_in);
+                return Err(e);
+            }
+        };
         let out = import::strong_export(
             &self.app.store,
             &self.app.queue,
@@ -48,9 +67,18 @@ impl FunctionalLane {
             text,
             tz,
             unit,
-            Utc::now(),
+            now,
         )
         .await;
+        if let Err(e) = self
+            .app
+            .store
+            .give_back(&ctx.user_id, &lease, Utc::now())
+            .await
+        {
+            // It expires by itself when the import's time is up.
+            tracing::warn!(error = %e, "could not give the import's lease back");
+        }
         let out = out.map_err(|e| match e {
             ImportError::Refused(Refused::Malformed(m)) => {
                 ApiError::new(ErrorCode::ImportMalformed, m.0)
@@ -67,6 +95,9 @@ impl FunctionalLane {
         Ok(api::json_response(200, &body))
     }
 }
+
+/// How long an import holds its lease: the function's 29 s and a margin.
+const IMPORT_LEASE_SECS: i64 = 35;
 
 /// The export as text: CSV (or plain text), at most [`MAX_IMPORT_BYTES`], UTF-8.
 fn csv_body(req: &Request) -> Result<&str, ApiError> {

@@ -145,15 +145,36 @@ impl SlowLane {
         }
         let trace = wants_trace(self.auth, &req);
         let text = text.to_string();
-        Ok(self.coach_stream(
+        // A few coach answers of a lifter's at a time: each may run 120 s and call a model.
+        let now = chrono::Utc::now();
+        let until = now + chrono::Duration::seconds(STREAM_LEASE_SECS);
+        let lease = match self
+            .app
+            .store
+            .take_lease(&ctx.user_id, "stream", STREAMS_PER_LIFTER, until, now)
+            .await?
+        {
+            Ok(lease) => lease,
+            Err(free_in) => {
+                let mut e = ApiError::new(
+                    ErrorCode::TooManyStreams,
+                    format!(
+                        "{STREAMS_PER_LIFTER} answers of the coach are already on their way; try again when one has finished"
+                    ),
+                );
+                e.retry_after = Some(free_in);
+                return Err(e);
+            }
+        };
+        let turn = Turn {
             ctx,
             text,
-            route.intent,
+            intent: route.intent,
             route_event,
             trace,
-            started,
-            deadline,
-        ))
+            lease,
+        };
+        Ok(self.coach_stream(turn, started, deadline))
     }
 
     /// A command or a button answered in-process, framed as a stream. A command runs the FAST
@@ -207,18 +228,21 @@ impl SlowLane {
     }
 
     /// The coach's answer, streamed as it is made: the stream's task owns the request's log
-    /// line and writes it when the answer ends.
-    #[allow(clippy::too_many_arguments)] // the request's parts, each used once
+    /// line and writes it, and gives the lease back, when the answer ends.
     fn coach_stream(
         self: Arc<Self>,
-        ctx: SessionContext,
-        text: String,
-        intent: Option<Intent>,
-        route_event: StreamEvent,
-        trace: bool,
+        turn: Turn,
         started: Instant,
         deadline: tokio::time::Instant,
     ) -> Response<StreamBody> {
+        let Turn {
+            ctx,
+            text,
+            intent,
+            route_event,
+            trace,
+            lease,
+        } = turn;
         let (emit, body) = sse::open(self.heartbeat);
         let emit = if trace { emit.traced() } else { emit };
         let log = crate::telemetry::hand_off();
@@ -229,6 +253,14 @@ impl SlowLane {
                 let outcome = Box::pin(answer).await;
                 emit.send(model_loop::done_event(intent, started, &outcome))
                     .await;
+                let store = &self.app.store;
+                if let Err(e) = store
+                    .give_back(&ctx.user_id, &lease, chrono::Utc::now())
+                    .await
+                {
+                    // It expires by itself when the stream's time is up.
+                    tracing::warn!(error = %e, "could not give the stream's lease back");
+                }
                 outcome
             };
             let (outcome, mut log) = crate::telemetry::scope(log, stream).await;
@@ -245,6 +277,21 @@ impl SlowLane {
         });
         event_stream(body)
     }
+}
+
+/// Coach answers one lifter may have streaming at once.
+const STREAMS_PER_LIFTER: u32 = 3;
+/// How long a stream holds its lease: the function's 120 s and a margin.
+const STREAM_LEASE_SECS: i64 = 125;
+
+/// A coach turn about to stream: the request's parts and the lease it holds.
+struct Turn {
+    ctx: SessionContext,
+    text: String,
+    intent: Option<Intent>,
+    route_event: StreamEvent,
+    trace: bool,
+    lease: crate::store::leases::Lease,
 }
 
 /// A command's answer as the stream shows it: its `message`, and when the plan could not settle
