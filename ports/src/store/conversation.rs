@@ -284,20 +284,10 @@ impl Store {
         summary: &Summary,
         now: DateTime<Utc>,
     ) -> Result<(), StoreError> {
-        let mut item = key(user, summary_sk(conversation));
-        item.insert("doc".into(), s(to_doc("summary", summary)?));
-        item.insert(
-            "expires_at".into(),
-            AttributeValue::N((now.timestamp() + CONVERSATION_TTL_DAYS * 86_400).to_string()),
-        );
-        self.client
-            .put_item()
-            .table_name(&self.table)
-            .set_item(Some(item))
-            .send()
-            .timed()
-            .await?;
-        Ok(())
+        let expires = now.timestamp() + CONVERSATION_TTL_DAYS * 86_400;
+        let doc = to_doc("summary", summary)?;
+        self.put_doc_until(user, summary_sk(conversation), &doc, Some(expires))
+            .await
     }
 }
 

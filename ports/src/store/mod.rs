@@ -357,8 +357,22 @@ impl Store {
         sk: String,
         doc: &str,
     ) -> Result<(), StoreError> {
+        self.put_doc_until(user, sk, doc, None).await
+    }
+
+    /// [`Self::put_doc`], gone after `expires_at` (epoch seconds; the TTL attribute) if given.
+    pub(crate) async fn put_doc_until(
+        &self,
+        user: &str,
+        sk: String,
+        doc: &str,
+        expires_at: Option<i64>,
+    ) -> Result<(), StoreError> {
         let mut item = key(user, sk);
         item.insert("doc".into(), s(doc));
+        if let Some(t) = expires_at {
+            item.insert("expires_at".into(), AttributeValue::N(t.to_string()));
+        }
         self.client
             .put_item()
             .table_name(&self.table)
