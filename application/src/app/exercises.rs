@@ -248,7 +248,7 @@ impl NewExercise {
     /// The own exercise this asks for, checked whole: a name the catalog does not already have,
     /// known equipment, one primary muscle at least.
     pub fn checked(&self) -> Result<OwnExercise, AppError> {
-        crate::domain::limits::check_name("name", &self.name)?;
+        crate::domain::limits::check_entered_name("name", &self.name)?;
         let name = self.name.trim();
         if let crate::domain::catalog::Resolution::Exact(e) = catalog().resolve(name) {
             return Err(AppError::new(

@@ -208,7 +208,7 @@ impl WorkoutEdit {
     pub fn apply(&self, w: &Workout, now: DateTime<Utc>) -> Result<Workout, AppError> {
         let mut out = w.clone();
         if let Some(name) = &self.name {
-            limits::check_name("name", name)?;
+            limits::check_entered_name("name", name)?;
             out.name = name.trim().to_string();
         }
         if let Some(notes) = &self.notes {

@@ -8,6 +8,10 @@
 //! and so silently: a quote inside an unquoted field (`5"` kept as is) and text after a closing
 //! quote (`"a"b` read as `ab`) are a file damaged by an editor, and the lifter is told the line.
 
+/// Fields a record may have: every app's export has a few dozen at most, and a line of
+/// millions of empty fields must not become millions of strings.
+pub const MAX_FIELDS: usize = 100;
+
 /// One record and the (1-based) line of the file it starts on.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Record {
@@ -99,6 +103,14 @@ pub fn records(text: &str, delimiter: char, max: usize) -> Result<Vec<Record>, C
             c if c == delimiter => {
                 fields.push(std::mem::take(&mut field));
                 was_quoted = false;
+                if fields.len() >= MAX_FIELDS {
+                    return Err(CsvError {
+                        line,
+                        message: format!(
+                            "more than {MAX_FIELDS} fields on one line: not an app's export"
+                        ),
+                    });
+                }
             }
             '\r' if chars.peek() == Some(&'\n') => {}
             '\n' | '\r' => {
@@ -175,6 +187,9 @@ mod tests {
 
     #[test]
     fn broken_quoting_is_an_error_with_its_line() {
+        // A line of more fields than any export has is refused, not held.
+        let e = records(&",".repeat(MAX_FIELDS + 5), ',', 10).unwrap_err();
+        assert!(e.message.contains("fields"), "{e}");
         // Reading stops at `max` records: the rest, however broken, is not read.
         let read = records("a,b\n\"1\",2\n3,4\n5,\"open\n", ',', 2).unwrap();
         assert_eq!(read.len(), 2);

@@ -128,10 +128,26 @@ pub fn check_rpe(field: &'static str, rpe: f64) -> Result<(), LimitError> {
 /// overrides, embeddings and isolates (U+202A–U+202E, U+2066–U+2069), which reorder what is
 /// shown ("Squat\u{202E}tfil" reads as "Squatlift"), and the invisible spaces (zero-width space
 /// U+200B, word joiner U+2060, byte order mark U+FEFF), which make two names that look alike
-/// differ. The joiners that scripts and emoji need (U+200C, U+200D) and the plain direction
-/// marks (U+200E, U+200F) stay.
+/// differ (with the invisible operators, deprecated format characters, the soft hyphen, the
+/// Mongolian vowel separator and the Hangul fillers). The joiners that scripts and emoji need
+/// (U+200C, U+200D) and the plain direction marks (U+200E, U+200F) stay.
 pub fn is_hidden(c: char) -> bool {
-    matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{200B}' | '\u{2060}' | '\u{FEFF}')
+    matches!(
+        c,
+        '\u{202A}'..='\u{202E}'
+            | '\u{2066}'..='\u{2069}'
+            | '\u{200B}'
+            | '\u{2060}'..='\u{2064}'
+            | '\u{206A}'..='\u{206F}'
+            | '\u{FEFF}'
+            | '\u{00AD}'
+            | '\u{180E}'
+            // Hangul fillers: names that look blank.
+            | '\u{115F}'
+            | '\u{1160}'
+            | '\u{3164}'
+            | '\u{FFA0}'
+    )
 }
 
 /// What a name with a [`is_hidden`] character is told.
@@ -142,6 +158,17 @@ pub fn hidden_message(c: char) -> String {
     )
 }
 
+/// A name as the lifter (or the coach, or a file) sends it: [`check_name`], and none of the
+/// [`is_hidden`] characters. Stored names are checked with `check_name` alone, so one saved
+/// before this rule never blocks an edit of its workout.
+pub fn check_entered_name(field: &'static str, name: &str) -> Result<(), LimitError> {
+    check_name(field, name)?;
+    if let Some(c) = name.chars().find(|c| is_hidden(*c)) {
+        return Err(err(field, hidden_message(c)));
+    }
+    Ok(())
+}
+
 pub fn check_name(field: &'static str, name: &str) -> Result<(), LimitError> {
     let n = name.chars().count();
     if name.trim().is_empty() {
@@ -149,9 +176,6 @@ pub fn check_name(field: &'static str, name: &str) -> Result<(), LimitError> {
     }
     if name.chars().any(char::is_control) {
         return Err(err(field, "must not contain control characters".into()));
-    }
-    if let Some(c) = name.chars().find(|c| is_hidden(*c)) {
-        return Err(err(field, hidden_message(c)));
     }
     if n > MAX_NAME_CHARS {
         return Err(err(
@@ -297,12 +321,14 @@ mod tests {
             "Bench\u{200B}Press",
             "\u{FEFF}Deadlift",
             "Row\u{2066}",
+            "\u{3164}",
         ] {
-            let e = check_name("name", hidden).unwrap_err();
+            assert!(check_name("name", hidden).is_ok(), "stored names still read");
+            let e = check_entered_name("name", hidden).unwrap_err();
             assert!(e.message.contains("U+"), "{hidden:?}: {}", e.message);
         }
-        assert!(check_name("name", "می\u{200C}خواهم").is_ok());
-        assert!(check_name("name", "Family day \u{1F468}\u{200D}\u{1F467}").is_ok());
+        assert!(check_entered_name("name", "می\u{200C}خواهم").is_ok());
+        assert!(check_entered_name("name", "Family day \u{1F468}\u{200D}\u{1F467}").is_ok());
         assert!(check_count("exercises", 51, MAX_EXERCISES_PER_WORKOUT).is_err());
     }
 }

@@ -55,7 +55,7 @@ fn required_text<'a>(
 ) -> Result<&'a str, ProposalError> {
     let t = text(o, name)
         .ok_or_else(|| err(field, format!("'{field}' (a non-empty string) is required")))?;
-    limits::check_name("name", t).map_err(|e| err(field, e.message))?;
+    limits::check_entered_name("name", t).map_err(|e| err(field, e.message))?;
     Ok(t)
 }
 

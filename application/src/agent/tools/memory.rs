@@ -199,7 +199,7 @@ fn opt_text(args: &Value, name: &str) -> Result<Option<String>, ToolError> {
             let t = v.as_str().map(str::trim).ok_or_else(|| {
                 ToolError::new("INVALID_ARGUMENT", format!("'{name}' must be a string"))
             })?;
-            limits::check_name("name", t).map_err(|e| {
+            limits::check_entered_name("name", t).map_err(|e| {
                 ToolError::new("INVALID_ARGUMENT", format!("{name}: {}", e.message))
             })?;
             Ok(Some(t.to_string()))

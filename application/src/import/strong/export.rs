@@ -32,10 +32,13 @@ fn exercise_name(id: &str, name: &str) -> String {
 }
 
 /// A text cell, quoted. One that a spreadsheet would read as a formula (it starts with `=`,
-/// `+`, `-`, `@`, a tab or a carriage return) is written with a leading `'`, which spreadsheets
-/// show as text and [`super::values::unformula`] takes off again on import.
+/// `+`, `-`, `@`, a tab or a carriage return), or that starts with `'`, is written with a
+/// leading `'`, which spreadsheets show as text and [`super::values::unformula`] takes off again
+/// on import.
 fn quoted(text: &str) -> String {
-    let guard = if text.starts_with(FORMULA_STARTS) {
+    // A text that starts with the guard itself gets one too, so the importer's taking one off
+    // gives it back whole.
+    let guard = if text.starts_with(FORMULA_STARTS) || text.starts_with('\'') {
         "'"
     } else {
         ""
@@ -163,7 +166,8 @@ mod tests {
     #[test]
     fn a_formula_is_written_as_text_and_read_back() {
         let text = "Date,Workout Name,Duration,Exercise Name,Set Order,Weight,Reps,Distance,Seconds,Notes,Workout Notes,RPE\n\
-            2026-01-05 18:00:00,\"=HYPERLINK(\"\"http://x\"\",\"\"win\"\")\",1h,@Garage Contraption 3000,1,50,10,0,0,+2 next time,-felt heavy,\n";
+            2026-01-05 18:00:00,\"=HYPERLINK(\"\"http://x\"\",\"\"win\"\")\",1h,@Garage Contraption 3000,1,50,10,0,0,+2 next time,-felt heavy,\n\
+            2026-01-06 18:00:00,'=cell,1h,Squat (Barbell),1,50,10,0,0,,,\n";
         let first = parse(text, opts(Unit::Kg), &HashSet::new()).unwrap();
         let csv = to_csv(&first.workouts, Unit::Kg, opts(Unit::Kg).tz);
         for cell in [
@@ -177,6 +181,16 @@ mod tests {
         let again = parse(&csv, opts(Unit::Kg), &HashSet::new()).unwrap();
         assert_eq!(again.workouts, first.workouts);
         assert_eq!(first.workouts[0].name, "=HYPERLINK(\"http://x\",\"win\")");
+        // A name that starts with an apostrophe keeps it through the round trip.
+        assert_eq!(first.workouts[1].name, "=cell");
+        let named = |name: &str| {
+            let mut w = first.workouts[1].clone();
+            w.name = name.into();
+            w
+        };
+        let csv = to_csv(&[named("'=kept")], Unit::Kg, opts(Unit::Kg).tz);
+        let back = parse(&csv, opts(Unit::Kg), &HashSet::new()).unwrap();
+        assert_eq!(back.workouts[0].name, "'=kept");
     }
 
     #[test]

@@ -107,12 +107,12 @@ fn names(f: &Fields<'_>) -> Result<(String, String), String> {
     if exercise.is_empty() {
         return Err("the exercise name is empty".into());
     }
-    limits::check_name("Exercise Name", &exercise).map_err(|e| e.to_string())?;
+    limits::check_entered_name("Exercise Name", &exercise).map_err(|e| e.to_string())?;
     let workout_name = match unformula(f.get(Col::WorkoutName)) {
         "" => "Workout".to_string(),
         n => n.to_string(),
     };
-    limits::check_name("Workout Name", &workout_name).map_err(|e| e.to_string())?;
+    limits::check_entered_name("Workout Name", &workout_name).map_err(|e| e.to_string())?;
     Ok((exercise, workout_name))
 }
 

@@ -28,11 +28,12 @@ pub(super) fn non_negative(s: &str, field: &str) -> Result<Option<f64>, String> 
 /// What starts a formula in a spreadsheet cell.
 pub(super) const FORMULA_STARTS: [char; 6] = ['=', '+', '-', '@', '\t', '\r'];
 
-/// A text cell as written before a spreadsheet could read it as a formula: the `'` our export
-/// puts before `=`, `+`, `-`, `@`, a tab or a carriage return taken off again.
+/// A text cell as written before a spreadsheet could read it as a formula: the one `'` our
+/// export puts before `=`, `+`, `-`, `@`, a tab, a carriage return or another `'` taken off
+/// again. (A file from elsewhere whose text starts so loses that apostrophe too.)
 pub(super) fn unformula(s: &str) -> &str {
     match s.strip_prefix('\'') {
-        Some(rest) if rest.starts_with(FORMULA_STARTS) => rest,
+        Some(rest) if rest.starts_with(FORMULA_STARTS) || rest.starts_with('\'') => rest,
         _ => s,
     }
 }

@@ -238,7 +238,6 @@ fn page_params(
     Ok((limit, cursor))
 }
 
-/// Cursors are the last sort key, hex-encoded (opaque to the app, safe in a query string).
 /// One page of a list held whole, by offset: at most `limit` items from the cursor's offset (none
 /// past the end, however large the offset: a forged one is an empty page, not an overflow), and
 /// the next page's cursor (`prefix` and the offset it starts at) while items remain.
@@ -262,6 +261,7 @@ fn offset_of(cursor: &str, prefix: &str) -> Option<usize> {
     cursor.strip_prefix(prefix)?.parse().ok()
 }
 
+/// Cursors are the last sort key, hex-encoded (opaque to the app, safe in a query string).
 fn encode_cursor(sk: &str) -> String {
     sk.bytes().map(|b| format!("{b:02x}")).collect()
 }

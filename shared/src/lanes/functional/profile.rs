@@ -72,7 +72,13 @@ fn recent_sign_in(auth: AuthMode, auth_time: Option<i64>, now: i64) -> Result<()
         return Ok(());
     }
     match auth_time {
-        Some(t) if now - t <= RECENT_SIGN_IN_SECS => Ok(()),
+        Some(t)
+            if now
+                .checked_sub(t)
+                .is_some_and(|age| age <= RECENT_SIGN_IN_SECS) =>
+        {
+            Ok(())
+        }
         _ => Err(ApiError::new(
             ErrorCode::RecentSignInRequired,
             format!(
