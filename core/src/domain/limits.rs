@@ -323,7 +323,10 @@ mod tests {
             "Row\u{2066}",
             "\u{3164}",
         ] {
-            assert!(check_name("name", hidden).is_ok(), "stored names still read");
+            assert!(
+                check_name("name", hidden).is_ok(),
+                "stored names still read"
+            );
             let e = check_entered_name("name", hidden).unwrap_err();
             assert!(e.message.contains("U+"), "{hidden:?}: {}", e.message);
         }
