@@ -39,9 +39,8 @@ impl FunctionalLane {
         req: &Request,
         id: &str,
     ) -> Result<Response<Body>, ApiError> {
-        let message = api::extract_payload(req)?;
-        let (ctx, text) = bind(req, self.auth, &message)?;
-        let MergeBody { into } = read(&json_object(text, false)?)?;
+        let (ctx, body) = object_body(req, self.auth, false)?;
+        let MergeBody { into } = read(&body)?;
         let into = checked_id(into.trim(), "into")?;
         Ok(json_body(
             200,
@@ -53,9 +52,8 @@ impl FunctionalLane {
 impl FunctionalLane {
     /// `POST /v1/exercises`: 201 with a new own exercise, 200 when it defined a stored one.
     pub(super) async fn define_exercise(&self, req: &Request) -> Result<Response<Body>, ApiError> {
-        let message = api::extract_payload(req)?;
-        let (ctx, text) = bind(req, self.auth, &message)?;
-        let new: crate::app::exercises::NewExercise = read(&json_object(text, false)?)?;
+        let (ctx, body) = object_body(req, self.auth, false)?;
+        let new: crate::app::exercises::NewExercise = read(&body)?;
         let defined = self.app.define_exercise(&ctx, &new).await?;
         Ok(json_body(if defined.created { 201 } else { 200 }, &defined))
     }

@@ -34,6 +34,7 @@ impl FunctionalLane {
         req: &Request,
         id: &str,
     ) -> Result<Response<Body>, ApiError> {
+        // The text as sent is what the request's corr is bound to.
         let message = api::extract_payload(req)?;
         let (ctx, text) = bind(req, self.auth, &message)?;
         let edit = WorkoutEdit::from_body(&json_object(text, false)?)?;

@@ -10,9 +10,8 @@ use crate::app::workout::StartWorkout;
 
 impl FunctionalLane {
     pub(super) async fn start_workout(&self, req: &Request) -> Result<Response<Body>, ApiError> {
-        let message = api::extract_payload(req)?;
-        let (ctx, text) = bind(req, self.auth, &message)?;
-        let body = StartWorkout::from_body(&json_object(text, true)?)?;
+        let (ctx, body) = object_body(req, self.auth, true)?;
+        let body = StartWorkout::from_body(&body)?;
         let started = self.app.start_workout(&ctx, &body).await?;
         Ok(json_body(201, &started))
     }
@@ -24,9 +23,8 @@ impl FunctionalLane {
 
     /// `POST /v1/workouts/{id}/sync`: an offline queue's commands, in order.
     pub(super) async fn sync(&self, req: &Request, id: &str) -> Result<Response<Body>, ApiError> {
-        let message = api::extract_payload(req)?;
-        let (ctx, text) = bind(req, self.auth, &message)?;
-        let commands = crate::app::sync::read_batch(&json_object(text, true)?, id)?;
+        let (ctx, body) = object_body(req, self.auth, true)?;
+        let commands = crate::app::sync::read_batch(&body, id)?;
         Ok(json_body(
             200,
             &self.app.sync_workout(&ctx, id, &commands).await?,

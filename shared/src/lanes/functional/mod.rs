@@ -198,6 +198,18 @@ impl FunctionalLane {
 
 // -------------------------------------------------------------------- helpers
 
+/// A request's identity and its body as a JSON object (a context prefix before it gives the
+/// request's `corr`); `empty_ok` takes no body as `{}`.
+fn object_body(
+    req: &Request,
+    auth: AuthMode,
+    empty_ok: bool,
+) -> Result<(crate::context::SessionContext, serde_json::Value), ApiError> {
+    let message = api::extract_payload(req)?;
+    let (ctx, text) = bind(req, auth, &message)?;
+    Ok((ctx, json_object(text, empty_ok)?))
+}
+
 /// A JSON answer of a typed outcome.
 fn json_body(status: u16, body: &impl serde::Serialize) -> Response<Body> {
     match serde_json::to_string(body) {

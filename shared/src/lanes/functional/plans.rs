@@ -30,9 +30,7 @@ impl FunctionalLane {
         req: &Request,
         id: &str,
     ) -> Result<Response<Body>, ApiError> {
-        let message = api::extract_payload(req)?;
-        let (ctx, text) = bind(req, self.auth, &message)?;
-        let body = json_object(text, false)?;
+        let (ctx, body) = object_body(req, self.auth, false)?;
         let written = self.app.put_template(&ctx, id, &body).await?;
         Ok(json_body(if written.created { 201 } else { 200 }, &written))
     }
@@ -43,9 +41,7 @@ impl FunctionalLane {
         req: &Request,
         id: &str,
     ) -> Result<Response<Body>, ApiError> {
-        let message = api::extract_payload(req)?;
-        let (ctx, text) = bind(req, self.auth, &message)?;
-        let body = json_object(text, false)?;
+        let (ctx, body) = object_body(req, self.auth, false)?;
         let written = self.app.put_routine(&ctx, id, &body).await?;
         Ok(json_body(if written.created { 201 } else { 200 }, &written))
     }

@@ -10,9 +10,8 @@ impl FunctionalLane {
     }
 
     pub(super) async fn update_me(&self, req: &Request) -> Result<Response<Body>, ApiError> {
-        let message = api::extract_payload(req)?;
-        let (ctx, text) = bind(req, self.auth, &message)?;
-        let patch = ProfilePatch::from_body(&json_object(text, false)?)?;
+        let (ctx, body) = object_body(req, self.auth, false)?;
+        let patch = ProfilePatch::from_body(&body)?;
         Ok(json_body(200, &self.app.update_me(&ctx, &patch).await?))
     }
 }
