@@ -35,6 +35,10 @@
 #                              tests/data/exports (development and held-out lifters apart), with
 #                              bootstrap intervals; files in EXPORTS are measured as held-out
 #                              lifters too (never tuned on, not committed)
+#   scripts/bench.sh fanout    the weekly fan-out over a roster of 100,000 lifters (LIFTERS=) on
+#                              dynoxide, release build: each invocation within the worker's 60 s
+#                              (its Timeout), continued through a fake SQS that counts the
+#                              reviews queued; the duration against the budget (docs/scale.md)
 #   scripts/bench.sh qwen      the coach evaluation (devstack eval) against Qwen2.5-Coder-1.5B
 #                              served by llama.cpp's llama-server --jinja (scripts/eval-qwen.sh;
 #                              a minute or more a call; ONLY=<scenario> for one; not in "all")
@@ -314,6 +318,43 @@ profile() {
   ./target/release/devstack init-profile --runs "${RUNS:-20}" --env SSL_CERT_FILE=/etc/ssl/certs/ca-certificates.crt
 }
 
+fanout() {
+  cargo build --release --quiet -p devstack
+  local db_port sqs_port
+  db_port=$(free_port)
+  sqs_port=$(free_port)
+  setsid dynoxide --host 127.0.0.1 --port "$db_port" --log quiet & local dyn=$!
+  # A fake SQS (JSON protocol): accepts every message, counts them, answers as SQS does.
+  setsid python3 - "$sqs_port" <<'PY' & local sqs=$!
+import hashlib, http.server, json, sys, uuid
+class H(http.server.BaseHTTPRequestHandler):
+    def log_message(self, *a): pass
+    def do_POST(self):
+        body = json.loads(self.rfile.read(int(self.headers["content-length"])) or b"{}")
+        target = self.headers.get("x-amz-target", "")
+        md5 = lambda b: hashlib.md5(b.encode()).hexdigest()
+        if target.endswith("SendMessageBatch"):
+            out = {"Successful": [{"Id": e["Id"], "MessageId": str(uuid.uuid4()), "MD5OfMessageBody": md5(e["MessageBody"])} for e in body["Entries"]], "Failed": []}
+        elif target.endswith("SendMessage"):
+            out = {"MessageId": str(uuid.uuid4()), "MD5OfMessageBody": md5(body["MessageBody"])}
+        else:
+            self.send_response(400); self.end_headers(); return
+        data = json.dumps(out).encode()
+        self.send_response(200)
+        self.send_header("content-type", "application/x-amz-json-1.0")
+        self.send_header("content-length", str(len(data)))
+        self.end_headers(); self.wfile.write(data)
+http.server.ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), H).serve_forever()
+PY
+  trap 'kill -TERM -- -'"$dyn"' -'"$sqs"' 2>/dev/null || true' RETURN
+  wait_port "$db_port"
+  wait_port "$sqs_port"
+  TABLE_NAME=CoachFanout AWS_REGION=us-east-1 AWS_ACCESS_KEY_ID=bench AWS_SECRET_ACCESS_KEY=bench \
+    AWS_ENDPOINT_URL_DYNAMODB="http://127.0.0.1:$db_port" AWS_ENDPOINT_URL_SQS="http://127.0.0.1:$sqs_port" \
+    QUEUE_URL="http://127.0.0.1:$sqs_port/000000000000/coach-jobs" \
+    /usr/bin/time -v ./target/release/devstack fanout --lifters "${LIFTERS:-100000}" 2> >(grep -E "Maximum resident|Elapsed" >&2)
+}
+
 replay() {
   cargo build --release --quiet -p devstack
   # shellcheck disable=SC2086
@@ -329,8 +370,8 @@ coaching() {
 case "${1:-all}" in
   micro) micro ;; size) size ;; cold) cold ;; e2e) e2e ;; slow) slow ;; import) import ;;
   load) load ;; profile) profile ;; replay) replay ;; lifter) lifter ;; sync) sync ;;
-  coaching) coaching ;;
+  coaching) coaching ;; fanout) fanout ;;
   qwen) ./scripts/eval-qwen.sh ;;
-  all) micro; size; cold; profile; e2e; slow; import; lifter; sync; load; replay; coaching ;;
-  *) echo "usage: scripts/bench.sh [micro|size|cold|profile|e2e|slow|import|lifter|sync|load|replay|coaching]"; exit 2 ;;
+  all) micro; size; cold; profile; e2e; slow; import; lifter; sync; load; replay; coaching; fanout ;;
+  *) echo "usage: scripts/bench.sh [micro|size|cold|profile|e2e|slow|import|lifter|sync|load|replay|coaching|fanout]"; exit 2 ;;
 esac

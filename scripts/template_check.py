@@ -200,6 +200,28 @@ need(
     "the worker's queue has no maximum concurrency",
 )
 
+# Every model call is paid for from the lifter's allowance and the stage's ceiling, in every
+# function; an alarm watches every model lane's tokens against the ceiling.
+for var, param in [("COACH_DAILY_TOKENS", "CoachDailyTokens"), ("STAGE_DAILY_TOKENS", "StageDailyTokens")]:
+    need(param in params, f"no {param} parameter")
+    for fn, f in functions.items():
+        env = f["Properties"].get("Environment", {}).get("Variables", {})
+        need(env.get(var) == {"Ref": param}, f"{fn}: {var} is not the {param} parameter")
+spend = res.get("TokenSpendAlarm", {})
+spend_text = json.dumps(spend)
+need(spend.get("Condition") == "HasStageCeiling", "no token spend alarm under the stage ceiling's condition")
+for lane in ["slow", "functional", "worker"]:
+    for metric in ["InputTokens", "OutputTokens"]:
+        need(
+            any(
+                m.get("MetricStat", {}).get("Metric", {}).get("MetricName") == metric
+                and {"Name": "lane", "Value": lane} in m["MetricStat"]["Metric"].get("Dimensions", [])
+                for m in spend.get("Properties", {}).get("Metrics", [])
+            ),
+            f"the token spend alarm does not watch {lane} {metric}",
+        )
+need("StageDailyTokens" in spend_text, "the token spend alarm is not relative to StageDailyTokens")
+
 if problems:
     print("template check: FAILED")
     for p in problems:
@@ -207,5 +229,6 @@ if problems:
     sys.exit(1)
 print(
     f"template check: stream timeout {slow_timeout} s, {len(responses)} gateway responses in the envelope, "
-    f"{len(functions)} log groups with retention, no key in any environment, Bedrock on the lanes' models only, worker capped"
+    f"{len(functions)} log groups with retention, no key in any environment, Bedrock on the lanes' models only, worker capped, "
+    f"token spend alarmed"
 )

@@ -42,6 +42,10 @@ pub fn suite(args: &Arguments) -> Conclusion {
             a_spent_daily_allowance_stops_the_coach_not_the_commands,
         ),
         (
+            "parallel_streams_share_one_allowance",
+            parallel_streams_share_one_allowance,
+        ),
+        (
             "an_invented_number_after_a_tool_never_reaches_the_lifter",
             an_invented_number_after_a_tool_never_reaches_the_lifter,
         ),
@@ -637,9 +641,10 @@ fn tools_not_offered_this_turn_run_nothing(ctx: &Ctx) -> Result<(), Failed> {
     Ok(())
 }
 
-/// The default allowance is 200,000 tokens a day; this lifter has spent 199,800. The fake
-/// reports 132 tokens a call: the answer's first call (132) leaves 68, its second spends them,
-/// and the third is never made. The next message is refused before any model call, with the
+/// The default allowance is 200,000 tokens a day; this lifter has spent 199,800. Each call
+/// reserves its estimate while the count is under the allowance and settles at what the fake
+/// reports, 132 tokens: the first call leaves 68, the second spends them, and the third is
+/// never made. The next message is refused before any model call, with the
 /// time the allowance resets; commands keep working.
 fn a_spent_daily_allowance_stops_the_coach_not_the_commands(ctx: &Ctx) -> Result<(), Failed> {
     let user = unique_user("c-quota");
@@ -697,6 +702,70 @@ fn a_spent_daily_allowance_stops_the_coach_not_the_commands(ctx: &Ctx) -> Result
     check(
         s.first("error").is_none(),
         format!("a command: {:?}", s.kinds()),
+    )
+}
+
+/// Eight streams at once from a lifter one token short of the allowance: exactly one model
+/// call is made in all, every other stream is refused (`QUOTA_EXCEEDED`, or the three-stream
+/// lease's 429), and the day's count passes the allowance by that one call's cost. The local
+/// runtime runs one invocation of a function at a time, so the streams queue here; the race
+/// itself is `store`'s `racing_reservations_pass_the_allowance_by_one_estimate_at_most`.
+fn parallel_streams_share_one_allowance(ctx: &Ctx) -> Result<(), Failed> {
+    let user = unique_user("c-race");
+    let allowance = coach::app::meter::DEFAULT_DAILY_TOKENS;
+    let spent = coach::llm::Usage::new(allowance - 1, 0, 0, 0, coach::llm::CachePrice::WHOLE);
+    ctx.rt
+        .block_on(ctx.stack.store.add_tokens(&user, chrono::Utc::now(), spent))?;
+    for _ in 0..8 {
+        ctx.fake
+            .reply(ModelReply::text(&["Bench twice a week this month."]));
+    }
+    let streams: Vec<blackbox::Streamed> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..8)
+            .map(|i| {
+                let user = &user;
+                s.spawn(move || {
+                    ctx.stream(
+                        user,
+                        json!({"message": format!("how should I plan my bench for month {i}?")}),
+                    )
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("a stream's thread"))
+            .collect()
+    });
+    let code = |s: &blackbox::Streamed| {
+        s.first("error")
+            .and_then(|e| e["code"].as_str().map(str::to_string))
+    };
+    let answered = streams
+        .iter()
+        .filter(|s| s.status == 200 && code(s).is_none())
+        .count();
+    let quota = streams
+        .iter()
+        .filter(|s| code(s).as_deref() == Some("QUOTA_EXCEEDED"))
+        .count();
+    let leased = streams.iter().filter(|s| s.status == 429).count();
+    eq(ctx.fake.requests().len(), 1, "one model call in all")?;
+    eq(answered, 1, "one answer")?;
+    eq(quota + leased, 7, "every other stream refused")?;
+    let used = ctx.rt.block_on(ctx.stack.store.user_state(
+        &user,
+        coach::store::Parts {
+            token_usage: true,
+            ..Default::default()
+        },
+        None,
+        chrono::Utc::now(),
+    ))?;
+    eq(
+        used.tokens_today,
+        allowance - 1 + 132,
+        "the one call settled at its cost",
     )
 }
 

@@ -33,6 +33,10 @@ pub fn suite(args: &Arguments) -> Conclusion {
             slow_or_failing_model_leaves_the_rules_answer,
         ),
         (
+            "model_calls_are_paid_from_the_lifters_allowance",
+            model_calls_are_paid_from_the_lifters_allowance,
+        ),
+        (
             "nudge_rephrased_only_when_numbers_survive",
             nudge_rephrased_only_when_numbers_survive,
         ),
@@ -171,6 +175,62 @@ fn swap_model_picks_a_candidate(ctx: &Ctx) -> Result<(), Failed> {
         offered,
         ranking.iter().take(5).map(String::as_str).collect(),
         "candidates offered",
+    )
+}
+
+fn tokens_today(ctx: &Ctx, user: &str) -> Result<u64, Failed> {
+    let state = ctx.rt.block_on(ctx.stack.store.user_state(
+        user,
+        coach::store::Parts {
+            token_usage: true,
+            ..Default::default()
+        },
+        None,
+        Utc::now(),
+    ))?;
+    Ok(state.tokens_today)
+}
+
+/// The swap pick is counted against the lifter's daily allowance like the coach's answers; a
+/// lifter who spent it gets the rules' answer and the model is not asked.
+fn model_calls_are_paid_from_the_lifters_allowance(ctx: &Ctx) -> Result<(), Failed> {
+    let ranking = rules_ranking();
+    let pick = || model_json(json!({"exercise_id": ranking[1], "reason": "Same press."}));
+    let user = unique_user("swap-paid");
+    ctx.fake.reply(pick());
+    let r = swap(ctx, &user);
+    eq(
+        r.body["data"]["chosen_by"].as_str(),
+        Some("model"),
+        "picked",
+    )?;
+    eq(
+        tokens_today(ctx, &user)?,
+        132,
+        "the call, settled at its cost",
+    )?;
+
+    let spent_user = unique_user("swap-spent");
+    let allowance = coach::app::meter::DEFAULT_DAILY_TOKENS;
+    let spent = coach::llm::Usage::new(allowance, 0, 0, 0, coach::llm::CachePrice::WHOLE);
+    ctx.rt
+        .block_on(ctx.stack.store.add_tokens(&spent_user, Utc::now(), spent))?;
+    ctx.fake.reset();
+    ctx.fake.reply(pick());
+    let r = swap(ctx, &spent_user);
+    eq(r.status, 200, &format!("status of {}", r.body))?;
+    let d = &r.body["data"];
+    eq(d["chosen_by"].as_str(), Some("rules"), "the rules answer")?;
+    eq(
+        d["new_exercise"]["exercise_id"].as_str(),
+        Some(ranking[0].as_str()),
+        "the rules' first choice",
+    )?;
+    eq(ctx.fake.requests().len(), 0, "the model was not asked")?;
+    eq(
+        tokens_today(ctx, &spent_user)?,
+        allowance,
+        "nothing more counted",
     )
 }
 

@@ -19,6 +19,10 @@ pub fn suite(args: &Arguments) -> Conclusion {
     const SUITE: &str = "import";
     let cases: Vec<(&'static str, Case)> = vec![
         ("every_quirk_round_trip", every_quirk_round_trip),
+        (
+            "a_large_account_exports_in_pages",
+            a_large_account_exports_in_pages,
+        ),
         ("older_layout_in_pounds", older_layout_in_pounds),
         (
             "malformed_files_write_nothing",
@@ -391,7 +395,27 @@ fn malformed_files_write_nothing(ctx: &Ctx) -> Result<(), Failed> {
         "2026-01-05 10:00,A,Squat (Barbell),1,100,5\n"
             .repeat(coach::import::strong::MAX_IMPORT_ROWS + 1)
     );
-    let cases: [(&str, &str, &str, u16, &str, &str); 8] = [
+    // Under the byte limit, but quotes and line breaks take two bytes each in the Lambda event:
+    // past its 6 MiB the gateway would answer 502 for this file.
+    let escapes_too_large = format!("{head}{}", "\"x\"\n".repeat(7 * 1024 * 1024 / 8));
+    let too_many_bytes = "a".repeat(coach::import::MAX_IMPORT_BYTES + 1);
+    let cases: [(&str, &str, &str, u16, &str, &str); 10] = [
+        (
+            "",
+            "text/csv",
+            &escapes_too_large,
+            413,
+            "PAYLOAD_TOO_LARGE",
+            "count twice",
+        ),
+        (
+            "",
+            "text/csv",
+            &too_many_bytes,
+            413,
+            "PAYLOAD_TOO_LARGE",
+            "the limit is",
+        ),
         (
             "",
             "text/csv",
@@ -850,6 +874,131 @@ fn the_account_exports_whole_and_its_csv_reads_back(ctx: &Ctx) -> Result<(), Fai
     let bad = get(ctx, "/v1/me/export?format=xml", &user);
     eq(bad.status, 400, "unknown format")?;
     eq(bad.body["error"]["field"].as_str(), Some("format"), "field")
+}
+
+/// The body of a GET and the response header `name`.
+fn get_text(
+    ctx: &Ctx,
+    path: &str,
+    user: &str,
+    name: &str,
+) -> Result<(u16, String, Option<String>), Failed> {
+    let url = format!("{}{path}", ctx.stack.base);
+    Ok(ctx.rt.block_on(async {
+        let resp = ctx.http.get(url).header("x-user-id", user).send().await?;
+        let status = resp.status().as_u16();
+        let header = resp
+            .headers()
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_string);
+        Ok::<_, reqwest::Error>((status, resp.text().await?, header))
+    })?)
+}
+
+/// Lambda's response limit: the body, escaped into its JSON payload, under 6 MB.
+const LAMBDA_RESPONSE_BYTES: usize = 6 * 1024 * 1024;
+
+/// An account larger than one response: 100 workouts of four lifts of 100 sets (the import's
+/// most a lift), about 12 MB of items (one response of it would be a 502 deployed). The export comes a page at a time, each page
+/// within Lambda's limit once escaped, together every item exactly once; the Strong CSV pages
+/// hold whole workouts, each a file of its own that the import reads back.
+fn a_large_account_exports_in_pages(ctx: &Ctx) -> Result<(), Failed> {
+    let user = unique_user("export-big");
+    for day in 1..=100 {
+        let mut w = blackbox::bench_session(day, &[(100.0, 5, 2); 100]);
+        let bench = w.exercises[0].clone();
+        for (i, id) in ["back-squat", "deadlift", "overhead-press"]
+            .into_iter()
+            .enumerate()
+        {
+            let mut lift = bench.clone();
+            lift.instance_id = format!("e{}", i + 2);
+            lift.exercise_id = id.to_string();
+            for s in &mut lift.sets {
+                s.id = format!("{id}-{}", s.id);
+            }
+            w.exercises.push(lift);
+        }
+        ctx.rt
+            .block_on(ctx.stack.store.put_completed_workout(&user, &w))?;
+    }
+    let stored = ctx.rt.block_on(ctx.stack.store.user_items(&user))?.len();
+    let (mut cursor, mut keys, mut pages) = (None::<String>, Vec::new(), 0);
+    loop {
+        let path = match &cursor {
+            None => "/v1/me/export".to_string(),
+            Some(c) => format!("/v1/me/export?cursor={c}"),
+        };
+        let (status, text, _) = get_text(ctx, &path, &user, "none")?;
+        eq(status, 200, &format!("page {pages}"))?;
+        let escaped = serde_json::to_string(&text)?.len();
+        check(
+            escaped < LAMBDA_RESPONSE_BYTES,
+            format!("page {pages} is {escaped} bytes escaped"),
+        )?;
+        let b: Value = serde_json::from_str(&text)?;
+        for v in b.as_object().into_iter().flat_map(|o| o.values()) {
+            keys.extend(
+                v.as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|e| e["key"].as_str().map(str::to_string)),
+            );
+        }
+        pages += 1;
+        match b["next_cursor"].as_str() {
+            Some(c) => cursor = Some(c.to_string()),
+            None => break,
+        }
+        check(pages < 50, "the pages end")?;
+    }
+    check(pages >= 3, format!("{pages} pages"))?;
+    let unique: std::collections::BTreeSet<&String> = keys.iter().collect();
+    eq(unique.len(), keys.len(), "no item twice")?;
+    eq(keys.len(), stored, "every item")?;
+
+    let (mut cursor, mut workouts, mut csv_pages) = (None::<String>, 0, Vec::new());
+    loop {
+        let path = match &cursor {
+            None => "/v1/me/export?format=strong_csv".to_string(),
+            Some(c) => format!("/v1/me/export?format=strong_csv&cursor={c}"),
+        };
+        let (status, text, next) = get_text(ctx, &path, &user, "x-next-cursor")?;
+        eq(status, 200, "a csv page")?;
+        check(
+            serde_json::to_string(&text)?.len() < LAMBDA_RESPONSE_BYTES,
+            "a csv page within the limit",
+        )?;
+        let dates: std::collections::BTreeSet<&str> = text
+            .lines()
+            .skip(1)
+            .filter_map(|l| l.split(',').next())
+            .collect();
+        workouts += dates.len();
+        csv_pages.push(text);
+        match next {
+            Some(c) => cursor = Some(c),
+            None => break,
+        }
+        check(csv_pages.len() < 50, "the csv pages end")?;
+    }
+    check(
+        csv_pages.len() >= 2,
+        format!("{} csv pages", csv_pages.len()),
+    )?;
+    eq(workouts, 100, "every workout, none split across pages")?;
+    let last = csv_pages.last().map(String::as_str).unwrap_or_default();
+    let other = unique_user("export-big-back");
+    let back = import(ctx, &other, "?unit=kg", "text/csv", last);
+    eq(
+        ok(&back)?["rejected_rows"].as_u64(),
+        Some(0),
+        &format!("the last page reads back alone: {}", back.body),
+    )?;
+    check(!history(ctx, &other)?.is_empty(), "its workouts imported")?;
+    let forged = get(ctx, "/v1/me/export?format=strong_csv&cursor=zz", &user);
+    eq(forged.status, 400, "a forged csv cursor")
 }
 
 /// Every item under the user's key, wherever it is: the partition, and the weekly roster's

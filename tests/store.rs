@@ -558,3 +558,77 @@ async fn a_coaching_context_change_does_not_overwrite_one_made_meanwhile() {
         ["bench 100 kg", "squat 140 kg"]
     );
 }
+
+/// Eight model calls reserve their estimate at once against an allowance one token short: the
+/// reservation is one conditional transaction, so exactly one is granted and the count passes
+/// the allowance by that one estimate. The stage's ceiling holds the same way on its shard,
+/// and settling replaces the estimate with what the call cost.
+#[tokio::test]
+async fn racing_reservations_pass_the_allowance_by_one_estimate_at_most() {
+    use coach::llm::{CachePrice, Usage};
+    use coach::store::{Caps, Grant};
+    let db = Dynoxide::start();
+    let store = db.store().await;
+    let user = unique_user("reserve");
+    let now = Utc::now();
+    let cap = 10_000;
+    let spent = Usage::new(cap - 1, 0, 0, 0, CachePrice::WHOLE);
+    store.add_tokens(&user, now, spent).await.unwrap();
+    let caps = Caps {
+        lifter: Some(cap),
+        stage: None,
+    };
+    let mut racing = tokio::task::JoinSet::new();
+    for _ in 0..8 {
+        let (store, user) = (store.clone(), user.clone());
+        racing.spawn(async move { store.reserve_tokens(&user, now, 4_500, caps).await });
+    }
+    let grants = racing.join_all().await;
+    let granted = grants
+        .iter()
+        .filter(|g| matches!(g, Ok(Grant::Granted)))
+        .count();
+    let refused = grants
+        .iter()
+        .filter(|g| matches!(g, Ok(Grant::LifterSpent)))
+        .count();
+    assert_eq!((granted, refused), (1, 7), "{grants:?}");
+    let tokens = |store: coach::store::Store, user: String| async move {
+        store
+            .user_state(
+                &user,
+                coach::store::Parts {
+                    token_usage: true,
+                    ..Default::default()
+                },
+                None,
+                Utc::now(),
+            )
+            .await
+            .unwrap()
+            .tokens_today
+    };
+    assert_eq!(tokens(store.clone(), user.clone()).await, cap - 1 + 4_500);
+    let used = Usage::new(100, 32, 0, 0, CachePrice::WHOLE);
+    store
+        .settle_tokens(&user, now, 4_500, used, false)
+        .await
+        .unwrap();
+    assert_eq!(tokens(store.clone(), user.clone()).await, cap - 1 + 132);
+
+    // The stage's ceiling: its shard's part of it, whoever asks.
+    let stage = Caps {
+        lifter: None,
+        stage: Some(8 * 1_000),
+    };
+    let other = unique_user("reserve-stage");
+    let first = store
+        .reserve_tokens(&other, now, 1_500, stage)
+        .await
+        .unwrap();
+    let second = store.reserve_tokens(&other, now, 10, stage).await.unwrap();
+    assert_eq!((first, second), (Grant::Granted, Grant::StageSpent));
+    assert!(store.stage_tokens(now).await.unwrap() >= 1_500);
+    // Refused as a whole: the lifter's own count did not take the refused estimate.
+    assert_eq!(tokens(store.clone(), other.clone()).await, 1_500);
+}

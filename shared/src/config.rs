@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 use std::time::Duration;
 
-use crate::agent::budget::{Budget, DEFAULT_DAILY_TOKENS};
+use crate::app::meter::{Budget, DEFAULT_DAILY_TOKENS};
 use crate::context::AuthMode;
 use crate::llm::{ModelConfig, ModelLane};
 use crate::queue::QueueTarget;
@@ -22,8 +22,10 @@ pub struct Config {
     pub queue: QueueTarget,
     /// `NOTIFY_TOPIC_ARN`: the SNS topic push notifications go to.
     pub notify_topic: Option<String>,
-    /// `COACH_DAILY_TOKENS`: each lifter's daily coach tokens (0: no cap).
+    /// `COACH_DAILY_TOKENS`: each lifter's daily model tokens (0: no cap).
     pub budget: Budget,
+    /// `STAGE_DAILY_TOKENS`: every lifter's daily model tokens together (unset or 0: no cap).
+    pub stage_budget: Budget,
     /// `STREAM_HEARTBEAT_MS`: tests shorten the stream's heartbeat; `None` is the contract's.
     pub heartbeat: Option<Duration>,
     /// `MODEL_API_KEY_SECRET_ARN`: the Secrets Manager secret holding the model API key.
@@ -53,18 +55,18 @@ impl Config {
             (None, Some(url)) => QueueTarget::LocalInvoke { url },
             (None, None) => QueueTarget::Disabled,
         };
-        let budget = match get("COACH_DAILY_TOKENS") {
-            None => Budget(Some(DEFAULT_DAILY_TOKENS)),
+        let tokens = |var: &str, default: Option<u64>| match get(var) {
+            None => Ok(Budget(default)),
             Some(v) => match v.parse::<u64>() {
-                Ok(0) => Budget(None),
-                Ok(n) => Budget(Some(n)),
-                Err(_) => {
-                    return Err(format!(
-                        "COACH_DAILY_TOKENS must be a whole number of tokens (0 for no cap), not '{v}'"
-                    ));
-                }
+                Ok(0) => Ok(Budget(None)),
+                Ok(n) => Ok(Budget(Some(n))),
+                Err(_) => Err(format!(
+                    "{var} must be a whole number of tokens (0 for no cap), not '{v}'"
+                )),
             },
         };
+        let budget = tokens("COACH_DAILY_TOKENS", Some(DEFAULT_DAILY_TOKENS))?;
+        let stage_budget = tokens("STAGE_DAILY_TOKENS", None)?;
         let heartbeat = match get("STREAM_HEARTBEAT_MS") {
             None => None,
             Some(v) => Some(
@@ -85,10 +87,16 @@ impl Config {
             queue,
             notify_topic: get("NOTIFY_TOPIC_ARN"),
             budget,
+            stage_budget,
             heartbeat,
             model_key_secret: get(crate::secrets::SECRET_VAR),
             vars,
         })
+    }
+
+    /// What pays for the model calls: the daily allowances counted in `store`.
+    pub fn meter(&self, store: &crate::store::Store) -> crate::app::meter::Meter {
+        crate::app::meter::Meter::new(store.clone(), self.budget, self.stage_budget)
     }
 
     /// Whether `<LANE>_MODEL` names a model.
@@ -132,6 +140,7 @@ mod tests {
             ("AUTH_MODE", "dev"),
             ("WORKER_INVOKE_URL", "http://127.0.0.1:9000/worker"),
             ("COACH_DAILY_TOKENS", "0"),
+            ("STAGE_DAILY_TOKENS", "5000000"),
             ("STREAM_HEARTBEAT_MS", "250"),
         ])
         .unwrap();
@@ -143,6 +152,7 @@ mod tests {
             }
         );
         assert_eq!(c.budget, Budget(None));
+        assert_eq!(c.stage_budget, Budget(Some(5_000_000)));
         assert_eq!(c.heartbeat, Some(Duration::from_millis(250)));
         assert!(!c.has_model(ModelLane::Slow));
 
@@ -151,6 +161,10 @@ mod tests {
         assert!(
             err(&[("TABLE_NAME", "t"), ("COACH_DAILY_TOKENS", "lots")])
                 .contains("COACH_DAILY_TOKENS")
+        );
+        assert!(
+            err(&[("TABLE_NAME", "t"), ("STAGE_DAILY_TOKENS", "-1")])
+                .contains("STAGE_DAILY_TOKENS")
         );
         assert!(
             err(&[("TABLE_NAME", "t"), ("STREAM_HEARTBEAT_MS", "5")])

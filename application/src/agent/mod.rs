@@ -8,7 +8,7 @@
 //!   cases the app's routes call (`app`);
 //! - `critic`: every number and claim in an answer checked against the facts before it goes out;
 //! - `gate`: destructive requests are asked about first; a "yes" applies the proposal shown;
-//! - `budget`: the daily token budget per lifter;
+//! - `budget`: what the coach says when the day's tokens are spent (`app::meter` counts them);
 //! - `emit`: the events a turn produces, in order (the adapter frames them).
 
 pub(crate) mod briefing;
@@ -30,6 +30,7 @@ pub use emit::{Emitter, StreamEvent};
 
 use crate::app::App;
 use crate::app::error::AppError;
+use crate::app::meter::Meter;
 use crate::context::SessionContext;
 use crate::domain::artifact::{Artifact, ArtifactStatus, Proposal};
 use crate::llm::Model;
@@ -43,12 +44,13 @@ pub struct Coach {
     app: App,
     /// The coach's model; without one the coach answers that it is not configured.
     model: Option<Model>,
-    budget: budget::Budget,
+    /// What pays for the model's calls.
+    meter: Meter,
 }
 
 impl Coach {
-    pub fn new(app: App, model: Option<Model>, budget: budget::Budget) -> Coach {
-        Coach { app, model, budget }
+    pub fn new(app: App, model: Option<Model>, meter: Meter) -> Coach {
+        Coach { app, model, meter }
     }
 }
 
@@ -190,9 +192,9 @@ impl Coach {
                 ..model_loop::Outcome::default()
             };
         };
-        let tokens_left = self.budget.left(loaded.tokens_today);
-        if tokens_left == Some(0) {
-            emit.send(budget::exceeded(Utc::now())).await;
+        // Spent already: refused before anything is read or reserved.
+        if self.meter.left(loaded.tokens_today) == Some(0) {
+            emit.send(budget::exceeded(Utc::now(), false)).await;
             return model_loop::Outcome {
                 error: Some("QUOTA_EXCEEDED"),
                 ..model_loop::Outcome::default()
@@ -216,7 +218,6 @@ impl Coach {
         let briefing = model_loop::Briefing {
             history,
             context: loaded.context(ctx, summary),
-            tokens_left,
         };
         // The fold is stored alongside the answer, not before the first model call (the summary
         // is already in this request's context).
@@ -237,19 +238,21 @@ impl Coach {
             }
         };
         let (outcome, ()) = tokio::join!(
-            model_loop::run(model, &env, text, intent, briefing, emit, deadline),
+            model_loop::run(
+                model_loop::Caller {
+                    model,
+                    meter: &self.meter,
+                    user: &ctx.user_id,
+                },
+                &env,
+                text,
+                intent,
+                briefing,
+                emit,
+                deadline
+            ),
             store_fold
         );
-        // Counted however the answer ended (a failed or abandoned one spent tokens too).
-        if outcome.usage.total_tokens > 0
-            && let Err(e) = self
-                .app
-                .store
-                .add_tokens(&ctx.user_id, Utc::now(), outcome.usage)
-                .await
-        {
-            tracing::error!(error = %e, "could not count the coach's tokens");
-        }
         outcome
     }
 

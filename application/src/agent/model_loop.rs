@@ -19,6 +19,7 @@ use super::markup::{self, Markup};
 use super::refs::{Refs, strip};
 use super::{Emitter, StreamEvent};
 use super::{instruction, tools};
+use crate::app::meter::{Meter, Refusal};
 use crate::llm::{
     ErrorKind, Event, Finish, Model, ModelError, Part, Request, Role, ToolResult, Turn, Usage,
 };
@@ -74,14 +75,28 @@ pub struct Briefing {
     pub history: Vec<Turn>,
     /// The per-request context (profile, goals, memories, workout brief, folded history).
     pub context: String,
-    /// Model tokens this answer may still spend today (`None`: no cap).
-    pub tokens_left: Option<u64>,
+}
+
+/// The model an answer calls, and who pays for each call: every call is reserved against the
+/// lifter's allowance before it is made, and settled after (`app::meter`).
+#[derive(Clone, Copy)]
+pub struct Caller<'a> {
+    pub model: &'a Model,
+    pub meter: &'a Meter,
+    pub user: &'a str,
+}
+
+/// Why a model turn has no answer.
+enum Unanswered {
+    Model(ModelError),
+    /// The call was not made: the allowance is spent, or could not be counted.
+    Unpaid(Refusal),
 }
 
 /// Answers `text`: the model's turns, the tools they call, then the critic's review. See the
 /// module's account.
 pub async fn run(
-    model: &Model,
+    caller: Caller<'_>,
     env: &tools::Env<'_>,
     text: &str,
     intent: Option<Intent>,
@@ -89,15 +104,8 @@ pub async fn run(
     emit: &Emitter,
     deadline: tokio::time::Instant,
 ) -> Outcome {
-    let tokens_left = briefing.tokens_left;
-    let mut a = Answering::new(model, env, text, intent, briefing, emit, deadline);
+    let mut a = Answering::new(caller, env, text, intent, briefing, emit, deadline);
     loop {
-        if tokens_left.is_some_and(|left| a.out.usage.charged_tokens >= left) {
-            // The day's allowance ran out during this answer: no further model call.
-            a.out.error = Some("QUOTA_EXCEEDED");
-            emit.send(super::budget::exceeded(chrono::Utc::now())).await;
-            return a.out;
-        }
         let closing = a.out.model_turns == MAX_TOOL_TURNS || a.malformed > 1;
         let turn = match a.next_turn(closing).await {
             Next::Turn(turn) => turn,
@@ -118,7 +126,7 @@ pub async fn run(
 /// One answer in progress: the conversation sent to the model, what backs the numbers, what
 /// the lifter was shown, and what the answer has cost and done.
 struct Answering<'a, 'e> {
-    model: &'a Model,
+    caller: Caller<'a>,
     env: &'a tools::Env<'e>,
     emit: &'a Emitter,
     deadline: tokio::time::Instant,
@@ -155,7 +163,7 @@ enum Next {
 
 impl<'a, 'e> Answering<'a, 'e> {
     fn new(
-        model: &'a Model,
+        caller: Caller<'a>,
         env: &'a tools::Env<'e>,
         text: &str,
         intent: Option<Intent>,
@@ -190,7 +198,7 @@ impl<'a, 'e> Answering<'a, 'e> {
         facts.add_said(text);
         facts.add_text(&super::briefing::Loaded::data_part(&briefing.context));
         Answering {
-            model,
+            caller,
             env,
             emit,
             deadline,
@@ -222,10 +230,10 @@ impl<'a, 'e> Answering<'a, 'e> {
             hold: Some(&self.facts),
             refs: &self.refs,
         };
-        let (model, emit, deadline) = (self.model, self.emit, self.deadline);
+        let (caller, emit, deadline) = (self.caller, self.emit, self.deadline);
         let mut attempt =
-            model_turn(model, &self.req, emit, deadline, &mut self.out.usage, live).await;
-        if let Err(e) = &attempt
+            model_turn(caller, &self.req, emit, deadline, &mut self.out.usage, live).await;
+        if let Err(Unanswered::Model(e)) = &attempt
             && e.kind == ErrorKind::MalformedCall
             && !self.retried_call
         {
@@ -233,14 +241,19 @@ impl<'a, 'e> Answering<'a, 'e> {
             self.retried_call = true;
             self.req.no_thinking = true;
             self.out.model_turns += 1;
-            attempt = model_turn(model, &self.req, emit, deadline, &mut self.out.usage, live).await;
+            attempt =
+                model_turn(caller, &self.req, emit, deadline, &mut self.out.usage, live).await;
             self.req.no_thinking = false;
         }
         let t = match attempt {
             Ok(Some(t)) => t,
             // The client went away: stop here, the model call is already closed.
             Ok(None) => return Next::Stop,
-            Err(e) => {
+            Err(Unanswered::Unpaid(refused)) => {
+                self.out.error = Some(unpaid(emit, refused).await);
+                return Next::Stop;
+            }
+            Err(Unanswered::Model(e)) => {
                 tracing::warn!(code = e.code(), "model call failed: {e}");
                 self.out.error = Some(e.code());
                 emit.send(StreamEvent::error(e.code(), lifter_message(&e)))
@@ -296,7 +309,7 @@ impl<'a, 'e> Answering<'a, 'e> {
             return self.out;
         }
         let checked = review(
-            self.model,
+            self.caller,
             &mut self.req,
             self.said,
             (&self.facts, &self.refs),
@@ -449,7 +462,7 @@ type ToolRun = (Result<tools::Output, tools::ToolError>, std::time::Duration);
 /// the result is sent as one message. Returns what the lifter was shown.
 #[allow(clippy::too_many_arguments)]
 async fn review(
-    model: &Model,
+    caller: Caller<'_>,
     req: &mut Request,
     said: String,
     (facts, refs): (&Facts, &Refs),
@@ -493,12 +506,16 @@ async fn review(
         refs,
     };
     out.model_turns += 1;
-    let revised = match model_turn(model, req, emit, deadline, &mut out.usage, quiet).await {
+    let revised = match model_turn(caller, req, emit, deadline, &mut out.usage, quiet).await {
         Ok(Some(t)) => t.shown,
         Ok(None) => String::new(),
-        Err(e) => {
+        Err(Unanswered::Model(e)) => {
             // The draft is scrubbed instead; the failure is the operator's to see.
             tracing::warn!(code = e.code(), "the revision call failed: {e}");
+            String::new()
+        }
+        Err(Unanswered::Unpaid(refused)) => {
+            tracing::warn!(?refused, "the revision call was not made");
             String::new()
         }
     };
@@ -539,20 +556,56 @@ struct Streamed {
 }
 
 /// Streams one model turn's text to the lifter (when live) and returns it (`Streamed`); `None`
-/// when the client disconnected (dropping the stream closes the model call). What the call
-/// cost is added to `usage` however it ended.
+/// when the client disconnected (dropping the stream closes the model call). The call is paid
+/// for first (refused: not made); what it cost is settled and added to `usage` however it ended.
 async fn model_turn(
-    model: &Model,
+    caller: Caller<'_>,
     req: &Request,
     emit: &Emitter,
     deadline: tokio::time::Instant,
     usage: &mut Usage,
     live: Live<'_>,
-) -> Result<Option<Streamed>, ModelError> {
-    let mut stream = model.stream(req, deadline).await?;
+) -> Result<Option<Streamed>, Unanswered> {
+    let reservation = caller
+        .meter
+        .reserve(caller.user, caller.model, req)
+        .await
+        .map_err(Unanswered::Unpaid)?;
+    let mut stream = match caller.model.stream(req, deadline).await {
+        Ok(stream) => stream,
+        Err(e) => {
+            // Never answered: nothing spent.
+            caller.meter.settle(reservation, Usage::default()).await;
+            return Err(Unanswered::Model(e));
+        }
+    };
     let turn = stream_turn(&mut stream, emit, live).await;
-    *usage += stream.usage();
-    turn
+    let spent = stream.usage();
+    caller.meter.settle(reservation, spent).await;
+    *usage += spent;
+    turn.map_err(Unanswered::Model)
+}
+
+/// Tells the lifter why the answer stops before a model call it could not pay for; the code.
+async fn unpaid(emit: &Emitter, refused: Refusal) -> &'static str {
+    let now = chrono::Utc::now();
+    match refused {
+        Refusal::LifterSpent => {
+            emit.send(super::budget::exceeded(now, false)).await;
+            "QUOTA_EXCEEDED"
+        }
+        Refusal::StageSpent => {
+            emit.send(super::budget::exceeded(now, true)).await;
+            "QUOTA_EXCEEDED"
+        }
+        Refusal::Store(e) => {
+            tracing::error!(error = %e, "could not count the coach's tokens");
+            let err = crate::app::error::AppError::store_unavailable();
+            emit.send(StreamEvent::error(err.code.as_str(), err.message))
+                .await;
+            err.code.as_str()
+        }
+    }
 }
 
 async fn stream_turn(

@@ -58,7 +58,11 @@ const LISTS: [(&str, &str); 19] = [
     ("IDEM#", "request_replays"),
 ];
 
-/// Everything stored for the lifter.
+/// Item JSON a page of the export holds at most, plus one item (400 KB at most): escaped into
+/// Lambda's response (a quote becomes two bytes), a page stays under its 6 MB limit.
+pub const EXPORT_PAGE_BYTES: usize = 2_500_000;
+
+/// Everything stored for the lifter, a page at a time.
 #[derive(Debug, Clone, Serialize)]
 pub struct Export {
     pub user_id: String,
@@ -71,6 +75,9 @@ pub struct Export {
     /// any kind this version does not name.
     #[serde(flatten)]
     pub sections: BTreeMap<&'static str, Value>,
+    /// The last sort key of this page when more may follow (the lane sends it as a cursor).
+    #[serde(skip)]
+    pub next: Option<String>,
 }
 
 /// How far a deletion got.
@@ -84,9 +91,16 @@ pub struct Deleted {
 
 impl App {
     /// Everything stored under the lifter's key, by kind.
-    pub async fn export(&self, ctx: &SessionContext) -> Result<Export, AppError> {
-        let items = self.store.user_items(&ctx.user_id).await;
-        let items = items?;
+    pub async fn export(
+        &self,
+        ctx: &SessionContext,
+        after: Option<&str>,
+    ) -> Result<Export, AppError> {
+        let page = self
+            .store
+            .user_items_page(&ctx.user_id, after, EXPORT_PAGE_BYTES)
+            .await;
+        let (items, next) = page?;
         let mut sections: BTreeMap<&'static str, Value> = SINGLE
             .iter()
             .map(|(_, name)| (*name, Value::Null))
@@ -116,23 +130,35 @@ impl App {
             exported_at: Utc::now(),
             items: count,
             sections,
+            next,
         })
     }
 
     /// The completed workouts as a Strong export (weights in the lifter's unit, times in their
-    /// timezone), which `POST /v1/import/strong` reads back.
-    pub async fn export_strong_csv(&self, ctx: &SessionContext) -> Result<String, AppError> {
+    /// timezone), which `POST /v1/import/strong` reads back: a page of whole workouts from the
+    /// `from`th, oldest first, each page a file of its own with the header, at most about
+    /// `EXPORT_PAGE_BYTES`; the next page's first workout while more remain.
+    pub async fn export_strong_csv(
+        &self,
+        ctx: &SessionContext,
+        from: usize,
+    ) -> Result<(String, Option<usize>), AppError> {
         let (workouts, profile) = tokio::join!(
             self.store.completed_workouts(&ctx.user_id),
             self.profile(ctx)
         );
         let workouts: Vec<Workout> = workouts?;
         let profile = profile?;
-        Ok(crate::import::strong::to_csv(
-            &workouts,
-            profile.unit,
-            timezone(&profile),
-        ))
+        let (unit, tz) = (profile.unit, timezone(&profile));
+        let from = from.min(workouts.len());
+        let mut end = from;
+        let mut bytes = 0;
+        while end < workouts.len() && (end == from || bytes < EXPORT_PAGE_BYTES) {
+            bytes += crate::import::strong::to_csv(&workouts[end..=end], unit, tz).len();
+            end += 1;
+        }
+        let csv = crate::import::strong::to_csv(&workouts[from..end], unit, tz);
+        Ok((csv, (end < workouts.len()).then_some(end)))
     }
 
     /// Deletes the lifter's account: up to [`INLINE_DELETE_ITEMS`] items now, the rest through

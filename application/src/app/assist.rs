@@ -2,14 +2,16 @@
 //! only choose among the swap candidates the rules ranked, and rephrase texts the rules wrote.
 //! Anything else it says is discarded: a pick outside the candidates, a rephrasing that changes,
 //! adds or drops a number, or drops the question. It gets 800 ms in all (retries included);
-//! after that, or on any error, the deterministic answer goes out unchanged.
+//! after that, or on any error, the deterministic answer goes out unchanged. Each call is paid
+//! for from the lifter's daily allowance (`meter`); when it is spent, the rules answer alone.
 
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
+use crate::app::meter::Meter;
 use crate::domain::catalog::Exercise;
-use crate::llm::{Model, Request, Turn};
+use crate::llm::{Model, Request, Turn, Usage};
 use crate::skills::swap::Candidate;
 
 /// The model's whole budget per request.
@@ -30,19 +32,23 @@ Keep the meaning: every number and unit exactly as written, any question still a
 advice or facts. One or two short sentences, warm and direct. Answer with a JSON object: \
 {\"text\": \"<the rephrased message>\"}.";
 
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct Assist {
-    model: Option<Model>,
+    /// The model and what pays for its calls; `None` without `FUNCTIONAL_MODEL`.
+    model: Option<(Model, Meter)>,
 }
 
 impl Assist {
-    pub fn new(model: Option<Model>) -> Assist {
-        Assist { model }
+    pub fn new(model: Option<Model>, meter: Meter) -> Assist {
+        Assist {
+            model: model.map(|m| (m, meter)),
+        }
     }
 
     /// The model's choice among the first `SWAP_CHOICES` candidates: (index, reason).
     pub async fn pick_swap(
         &self,
+        user: &str,
         target: &Exercise,
         candidates: &[Candidate<'_>],
     ) -> Option<(usize, String)> {
@@ -59,7 +65,7 @@ impl Assist {
                 "why_it_qualifies": c.reason,
             })).collect::<Vec<_>>(),
         });
-        let answer = self.ask(SWAP_INSTRUCTION, facts.to_string()).await?;
+        let answer = self.ask(user, SWAP_INSTRUCTION, facts.to_string()).await?;
         let picked = parse_pick(&answer, choices);
         if picked.is_none() {
             crate::telemetry::record(|log| log.model = Some("discarded"));
@@ -68,9 +74,13 @@ impl Assist {
     }
 
     /// A rephrasing of `text` that keeps its numbers and its question, or `None`.
-    pub async fn rephrase(&self, text: &str) -> Option<String> {
+    pub async fn rephrase(&self, user: &str, text: &str) -> Option<String> {
         let answer = self
-            .ask(REPHRASE_INSTRUCTION, json!({ "message": text }).to_string())
+            .ask(
+                user,
+                REPHRASE_INSTRUCTION,
+                json!({ "message": text }).to_string(),
+            )
             .await?;
         let candidate = answer["text"].as_str().map(str::trim).unwrap_or_default();
         if keeps_meaning(text, candidate) {
@@ -81,28 +91,46 @@ impl Assist {
         }
     }
 
-    async fn ask(&self, system: &str, user: String) -> Option<Value> {
-        let model = self.model.as_ref()?;
+    async fn ask(&self, user: &str, system: &str, facts: String) -> Option<Value> {
+        let (model, meter) = self.model.as_ref()?;
         let started = Instant::now();
         let req = Request {
             system: system.to_string(),
-            turns: vec![Turn::user(user)],
+            turns: vec![Turn::user(facts)],
             tools: Vec::new(),
             no_calls: false,
             no_thinking: false,
             json_output: true,
             cache_key: None,
         };
+        let reservation = match meter.reserve(user, model, &req).await {
+            Ok(r) => r,
+            Err(refused) => {
+                tracing::info!(?refused, "functional model call not made");
+                crate::telemetry::record(|log| log.model = Some("unpaid"));
+                return None;
+            }
+        };
         let deadline = tokio::time::Instant::now() + MODEL_TIMEOUT;
         let out = tokio::time::timeout(MODEL_TIMEOUT, model.complete(&req, deadline)).await;
         let waited = started.elapsed().as_micros() as u64;
         crate::telemetry::record(|log| log.model_us += waited);
+        // A call cut off by the timeout was read in full: its input is counted.
+        let read_only = Usage::new(
+            req.text_bytes().div_ceil(4),
+            0,
+            0,
+            0,
+            model.config.cache_price,
+        );
         let turn = match out {
             Err(_) => {
+                meter.settle(reservation, read_only).await;
                 crate::telemetry::record(|log| log.model = Some("timeout"));
                 return None;
             }
             Ok(Err(e)) => {
+                meter.settle(reservation, Usage::default()).await;
                 tracing::warn!(code = e.code(), "functional model call failed: {e}");
                 let what = if e.code() == "MODEL_TIMEOUT" {
                     "timeout"
@@ -113,6 +141,7 @@ impl Assist {
                 return None;
             }
             Ok(Ok(done)) => {
+                meter.settle(reservation, done.usage).await;
                 crate::telemetry::record(|log| log.record_tokens(done.usage));
                 done.turn
             }

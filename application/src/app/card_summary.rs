@@ -11,6 +11,7 @@ use serde_json::json;
 
 use super::assist::{json_answer, numbers};
 use crate::analysis::card::InsightCard;
+use crate::app::meter::Meter;
 use crate::llm::{Model, Request, Turn, Usage};
 
 /// The model's whole budget per card (retries included).
@@ -73,8 +74,12 @@ pub(crate) fn acceptable(text: &str, facts: &str) -> Result<(), String> {
 
 /// Rewrites `card.summary` with the model's text when it passes the check. Returns where the
 /// summary came from and the model tokens spent.
-pub async fn summarise(model: Option<&Model>, card: &mut InsightCard) -> (Source, Usage) {
-    let Some(model) = model else {
+pub async fn summarise(
+    model: Option<&(Model, Meter)>,
+    user: &str,
+    card: &mut InsightCard,
+) -> (Source, Usage) {
+    let Some((model, meter)) = model else {
         return (Source::Rules, Usage::default());
     };
     let facts = facts(card);
@@ -87,19 +92,31 @@ pub async fn summarise(model: Option<&Model>, card: &mut InsightCard) -> (Source
         json_output: true,
         cache_key: None,
     };
+    let reservation = match meter.reserve(user, model, &req).await {
+        Ok(r) => r,
+        Err(refused) => {
+            tracing::info!(?refused, "card summary: model call not made");
+            return (Source::Rules, Usage::default());
+        }
+    };
     let deadline = tokio::time::Instant::now() + SUMMARY_TIMEOUT;
-    let (answer, tokens) =
-        match tokio::time::timeout(SUMMARY_TIMEOUT, model.complete(&req, deadline)).await {
-            Ok(Ok(done)) => (done.turn.text(), done.usage),
-            Ok(Err(e)) => {
-                tracing::warn!(code = e.code(), "card summary: model call failed: {e}");
-                return (Source::Rules, Usage::default());
-            }
-            Err(_) => {
-                tracing::warn!("card summary: the model took longer than {SUMMARY_TIMEOUT:?}");
-                return (Source::Rules, Usage::default());
-            }
-        };
+    let answered = tokio::time::timeout(SUMMARY_TIMEOUT, model.complete(&req, deadline)).await;
+    let spent = match &answered {
+        Ok(Ok(done)) => done.usage,
+        _ => Usage::default(),
+    };
+    meter.settle(reservation, spent).await;
+    let (answer, tokens) = match answered {
+        Ok(Ok(done)) => (done.turn.text(), done.usage),
+        Ok(Err(e)) => {
+            tracing::warn!(code = e.code(), "card summary: model call failed: {e}");
+            return (Source::Rules, Usage::default());
+        }
+        Err(_) => {
+            tracing::warn!("card summary: the model took longer than {SUMMARY_TIMEOUT:?}");
+            return (Source::Rules, Usage::default());
+        }
+    };
     let text = json_answer(&answer)
         .and_then(|v| v["summary"].as_str().map(|s| s.trim().to_string()))
         .unwrap_or_default();

@@ -128,7 +128,7 @@ impl App {
                 state.last_notified
             };
             let mut answer = Answer::of(req, &state, last, now)?;
-            self.phrase(&mut answer, &mut phrased).await;
+            self.phrase(&ctx.user_id, &mut answer, &mut phrased).await;
             match self.commit(ctx, req, &answer, now).await? {
                 Ok(reply) => return Ok(reply),
                 Err(EventOutcome::RateLimited) => rate_limited = true,
@@ -141,14 +141,19 @@ impl App {
 
     /// The answer's message in the model's words when it has better ones (asked once per
     /// template, however many attempts the write takes).
-    async fn phrase(&self, answer: &mut Answer, phrased: &mut Option<(String, Option<String>)>) {
+    async fn phrase(
+        &self,
+        user: &str,
+        answer: &mut Answer,
+        phrased: &mut Option<(String, Option<String>)>,
+    ) {
         let Some(template) = answer.reply.message.clone() else {
             return;
         };
         let better = match phrased {
             Some((t, p)) if *t == template => p.clone(),
             _ => {
-                let p = self.assist.rephrase(&template).await;
+                let p = self.assist.rephrase(user, &template).await;
                 *phrased = Some((template, p.clone()));
                 p
             }

@@ -75,8 +75,9 @@ pub struct Worker {
     queue: JobQueue,
     /// Where sent push notifications are published (`NOTIFY_TOPIC_ARN`).
     push: Push,
-    /// Writes card summaries when `WORKER_MODEL` is set (see `card_summary`).
-    model: Option<crate::llm::Model>,
+    /// Writes card summaries when `WORKER_MODEL` is set (see `card_summary`), paid for from
+    /// the lifter's daily allowance.
+    model: Option<(crate::llm::Model, super::meter::Meter)>,
 }
 
 impl Worker {
@@ -90,8 +91,12 @@ impl Worker {
     }
 
     /// The lane with a model for card summaries.
-    pub fn with_model(mut self, model: Option<crate::llm::Model>) -> Self {
-        self.model = model;
+    pub fn with_model(
+        mut self,
+        model: Option<crate::llm::Model>,
+        meter: super::meter::Meter,
+    ) -> Self {
+        self.model = model.map(|m| (m, meter));
         self
     }
 
@@ -393,7 +398,8 @@ impl Worker {
                 .await?;
         }
         let mut c = card::post_workout_card(w, &history, &lifter.profile, lifter.tz, now);
-        let (source, tokens) = super::card_summary::summarise(self.model.as_ref(), &mut c).await;
+        let (source, tokens) =
+            super::card_summary::summarise(self.model.as_ref(), user, &mut c).await;
         c.summary_source = source.as_str().into();
         let out = json!(c);
         let card = Output::Insight {

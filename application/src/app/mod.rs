@@ -16,7 +16,8 @@
 //! - `progress`: the progress charts (an exercise's weekly series, hard sets per muscle group);
 //! - `proposals`: confirm or dismiss what the coach proposed;
 //! - `jobs`: the worker's jobs (insight card, weekly review, health metric);
-//! - `assist` and `card_summary`: the optional small models that may only rephrase or choose.
+//! - `assist` and `card_summary`: the optional small models that may only rephrase or choose;
+//! - `meter`: every model call's tokens, reserved against the daily allowances and settled.
 //! - `error`: what a use case answers when it cannot do what was asked (`AppError`, its
 //!   `ErrorCode`); the adapters give it a status and write the envelope.
 //!
@@ -35,6 +36,7 @@ pub mod events;
 pub mod exercises;
 pub mod history;
 pub mod jobs;
+pub mod meter;
 pub mod params;
 pub mod plans;
 pub mod profile;

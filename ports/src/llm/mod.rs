@@ -59,6 +59,12 @@ impl Model {
         }
     }
 
+    /// The most a call of `req` should cost, reserved against the allowances before it is
+    /// made: its input (by size) at the whole price, and the whole output cap.
+    pub fn estimate(&self, req: &Request) -> u64 {
+        req.text_bytes().div_ceil(BYTES_PER_TOKEN) + u64::from(self.config.max_output_tokens)
+    }
+
     /// Opens the stream, retrying 429 (with the server's hint), 5xx and connection errors with
     /// jittered backoff while `deadline` allows. Once the response has started, nothing is
     /// retried here: text may already have reached the lifter.

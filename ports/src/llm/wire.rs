@@ -133,6 +133,29 @@ pub struct Request {
     pub cache_key: Option<String>,
 }
 
+impl Request {
+    /// The request's text in bytes: instruction, turns and tool declarations (what the model
+    /// reads, less the wire format's own keys).
+    pub fn text_bytes(&self) -> u64 {
+        let part = |p: &Part| match p {
+            Part::Text { text, .. } => text.len(),
+            Part::Call(c) => c.name.len() + c.args.to_string().len(),
+            Part::Result(r) => r.name.len() + r.content.to_string().len(),
+        };
+        let turns: usize = self.turns.iter().flat_map(|t| &t.parts).map(part).sum();
+        let tools: usize = self
+            .tools
+            .iter()
+            .map(|t| {
+                t.name.len()
+                    + t.description.len()
+                    + t.parameters.as_ref().map_or(0, |p| p.to_string().len())
+            })
+            .sum();
+        (self.system.len() + turns + tools) as u64
+    }
+}
+
 /// A whole answer and what it cost.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Completion {

@@ -117,6 +117,58 @@ impl Store {
         Ok(TransactWriteItem::builder().condition_check(check).build())
     }
 
+    /// The user's items after the sort key `after` (`None`: from the first), in key order, as
+    /// the export shows them, until their documents reach `max_bytes` of JSON (so a page is at
+    /// most that plus one item, 400 KB at most); the last one's key when more may remain.
+    pub async fn user_items_page(
+        &self,
+        user: &str,
+        after: Option<&str>,
+        max_bytes: usize,
+    ) -> Result<(Vec<AccountItem>, Option<String>), StoreError> {
+        let query = self
+            .client
+            .query()
+            .table_name(&self.table)
+            .expression_attribute_values(":pk", s(super::user_pk(user)));
+        let query = match after {
+            None => query.key_condition_expression("pk = :pk"),
+            Some(sk) => query
+                .key_condition_expression("pk = :pk AND sk > :after")
+                .expression_attribute_values(":after", s(sk)),
+        };
+        let mut out = Vec::new();
+        let mut bytes = 0;
+        let mut start: Option<HashMap<String, AttributeValue>> = None;
+        loop {
+            let page = query
+                .clone()
+                .set_exclusive_start_key(start)
+                .send()
+                .timed()
+                .await?;
+            let more = page.last_evaluated_key.filter(|k| !k.is_empty());
+            let items = page.items.unwrap_or_default();
+            let n = items.len();
+            for (i, item) in items.iter().enumerate() {
+                let item = AccountItem {
+                    key: super::string(item, "sk").unwrap_or_default(),
+                    data: data(item),
+                };
+                bytes += item.key.len() + item.data.to_string().len();
+                out.push(item);
+                if bytes >= max_bytes && (i + 1 < n || more.is_some()) {
+                    let last = out.last().map(|i| i.key.clone());
+                    return Ok((out, last));
+                }
+            }
+            match more {
+                Some(k) => start = Some(k),
+                None => return Ok((out, None)),
+            }
+        }
+    }
+
     /// Every item of the user's partition, in key order, as the export shows it.
     pub async fn user_items(&self, user: &str) -> Result<Vec<AccountItem>, StoreError> {
         let items = self.items_under(user, "").await?;

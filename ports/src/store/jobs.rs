@@ -293,6 +293,45 @@ impl Store {
     }
 
     /// Users who completed a workout in the weeks overlapping `[now − days, now]`, sorted.
+    /// Puts `users` on the roster of the week of `at`, as their first card of that week does
+    /// (an operator's tool: `scripts/bench.sh fanout` seeds a roster of 100,000 so).
+    pub async fn enrol_in_roster(
+        &self,
+        users: &[String],
+        at: DateTime<Utc>,
+    ) -> Result<(), StoreError> {
+        use aws_sdk_dynamodb::types::{PutRequest, WriteRequest};
+        let expires = AttributeValue::N((at.timestamp() + ROSTER_TTL_DAYS * 86_400).to_string());
+        let requests = users
+            .iter()
+            .map(|u| {
+                let item = HashMap::from([
+                    ("pk".to_string(), s(roster_pk(at))),
+                    ("sk".to_string(), s(u)),
+                    ("expires_at".to_string(), expires.clone()),
+                ]);
+                PutRequest::builder()
+                    .set_item(Some(item))
+                    .build()
+                    .map(|p| WriteRequest::builder().put_request(p).build())
+                    .map_err(StoreError::from)
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let batches: Vec<Vec<WriteRequest>> = requests
+            .chunks(super::history::BATCH_ITEMS)
+            .map(<[_]>::to_vec)
+            .collect();
+        for group in batches.chunks(super::history::BATCHES_IN_FLIGHT) {
+            for r in
+                futures_util::future::join_all(group.iter().cloned().map(|b| self.batch_write(b)))
+                    .await
+            {
+                r?;
+            }
+        }
+        Ok(())
+    }
+
     pub async fn active_users(
         &self,
         now: DateTime<Utc>,

@@ -42,6 +42,7 @@ mod timing;
 
 use timing::Timed;
 pub(crate) mod usage;
+pub use usage::{Caps, Grant, STAGE_SHARDS};
 pub mod workouts;
 
 use std::collections::HashMap;

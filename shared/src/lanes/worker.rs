@@ -51,13 +51,15 @@ impl WorkerLane {
             .model(lane, key.as_deref())?
             .map(|c| crate::llm::ModelClients::new(&aws, None).model(c))
             .transpose()?;
+        let store = Store::from_config(&aws, config.table.clone());
+        let meter = config.meter(&store);
         Ok(Self::new(
             Worker::new(
-                Store::from_config(&aws, config.table.clone()),
+                store,
                 JobQueue::new(&aws, &config.queue),
                 Push::new(&aws, config.notify_topic.as_deref()),
             )
-            .with_model(model),
+            .with_model(model, meter),
         ))
     }
 

@@ -4,6 +4,7 @@ pub mod coaching;
 pub mod demo;
 pub mod eval;
 pub mod events;
+pub mod fanout;
 pub mod http;
 pub mod smoke;
 pub mod strong;

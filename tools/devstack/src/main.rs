@@ -158,6 +158,15 @@ enum Command {
         #[arg(required = true, num_args = 1.., allow_hyphen_values = true, value_name = "[--unit kg|lb] FILE")]
         files: Vec<String>,
     },
+    /// The weekly fan-out over a roster of N lifters (fanout.rs): seeded, then run invocation
+    /// by invocation within the worker's budget, as the queue continues it.
+    Fanout {
+        #[arg(long, default_value_t = 100_000)]
+        lifters: usize,
+        /// Seconds an invocation may take: the worker's Timeout in template.yaml.
+        #[arg(long, default_value_t = 60)]
+        budget_secs: u64,
+    },
     /// The coaching benchmark on the committed real exports and any given (coaching/,
     /// docs/coaching.md).
     Coaching {
@@ -307,6 +316,10 @@ async fn run(command: Command) -> Result<(), String> {
             init_profile::measure(runs, &env).await
         }
         Command::Replay { files } => replay_files(&files),
+        Command::Fanout {
+            lifters,
+            budget_secs,
+        } => devstack::fanout::run(lifters, std::time::Duration::from_secs(budget_secs)).await,
         Command::Coaching { split, files } => {
             let split = match split {
                 Some(s) => devstack::coaching::parse_split(&s)?,

@@ -72,7 +72,8 @@ impl App {
                         .await;
                     if won? {
                         let mut nudge = Nudge::from(v);
-                        if let Some(text) = self.assist.rephrase(&nudge.message).await {
+                        if let Some(text) = self.assist.rephrase(&ctx.user_id, &nudge.message).await
+                        {
                             nudge.message = text;
                             nudge.phrased_by = ChosenBy::Model;
                         }

@@ -50,7 +50,7 @@ impl App {
             };
             let familiar = familiarity(history);
             let ranked = swap::rank(target, catalog().all(), &query, profile, &familiar);
-            let pick = self.model_pick(target, &ranked, model_pick).await;
+            let pick = self.model_pick(ctx, target, &ranked, model_pick).await;
             let (ranked, chosen) = with_model_pick(ranked, pick);
             let (mut answer, best) = suggestion(target, &ranked, chosen)?;
             let Some(instance_id) = instance_id else {
@@ -101,6 +101,7 @@ type ModelPick = std::sync::Mutex<Option<Option<(String, String)>>>;
 impl App {
     async fn model_pick(
         &self,
+        ctx: &SessionContext,
         target: &Exercise,
         ranked: &[swap::Candidate<'_>],
         asked: &ModelPick,
@@ -108,7 +109,7 @@ impl App {
         if let Some(pick) = asked.lock().unwrap_or_else(|p| p.into_inner()).clone() {
             return pick;
         }
-        let pick = self.assist.pick_swap(target, ranked).await;
+        let pick = self.assist.pick_swap(&ctx.user_id, target, ranked).await;
         let pick = pick.map(|(i, why)| (ranked[i].exercise.id.to_string(), why));
         *asked.lock().unwrap_or_else(|p| p.into_inner()) = Some(pick.clone());
         pick

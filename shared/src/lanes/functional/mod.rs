@@ -80,10 +80,12 @@ impl FunctionalLane {
             .model(lane, key.as_deref())?
             .map(|c| crate::llm::ModelClients::new(&aws, Some(http.clone())).model(c))
             .transpose()?;
+        let store = Store::from_config(&aws, config.table.clone());
+        let meter = config.meter(&store);
         let app = App::new(
-            Store::from_config(&aws, config.table.clone()),
+            store,
             JobQueue::new(&aws, &config.queue),
-            Assist::new(model),
+            Assist::new(model, meter),
         );
         Ok(Self::new(app, config.auth))
     }

@@ -16,14 +16,36 @@ impl FunctionalLane {
     }
 }
 
+/// A Strong export page's cursor: this, then the first workout's offset.
+const CSV_CURSOR: &str = "CSV#";
+
 impl FunctionalLane {
-    /// `GET /v1/me/export?format=json|strong_csv`.
+    /// `GET /v1/me/export?format=json|strong_csv`; the JSON a page at a time (`cursor`).
     pub(super) async fn export(&self, req: &Request) -> Result<Response<Body>, ApiError> {
         let (ctx, _) = bind(req, self.auth, "")?;
         match req.query_string_parameters().first("format") {
-            None | Some("json") => Ok(json_body(200, &self.app.export(&ctx).await?)),
+            None | Some("json") => {
+                // Any sort key is a place in the caller's own partition.
+                let (_, after) = page_params(req, |_| true)?;
+                let export = self.app.export(&ctx, after.as_deref()).await?;
+                let mut body = json!(export);
+                body["next_cursor"] = json!(export.next.as_deref().map(encode_cursor));
+                Ok(json_body(200, &body))
+            }
             Some("strong_csv") => {
-                let csv = self.app.export_strong_csv(&ctx).await?;
+                let cursor = req
+                    .query_string_parameters()
+                    .first("cursor")
+                    .map(str::to_string);
+                let from = match cursor.filter(|c| !c.is_empty()) {
+                    None => 0,
+                    Some(c) => decode_cursor(&c)
+                        .and_then(|c| offset_of(&c, CSV_CURSOR))
+                        .ok_or_else(|| {
+                            invalid("cursor is not one this endpoint returned", "cursor")
+                        })?,
+                };
+                let (csv, next) = self.app.export_strong_csv(&ctx, from).await?;
                 let mut resp = Response::new(Body::Text(csv));
                 let headers = resp.headers_mut();
                 headers.insert(
@@ -36,6 +58,14 @@ impl FunctionalLane {
                         "attachment; filename=\"workouts.csv\"",
                     ),
                 );
+                // The next page, a CSV of its own: `?format=strong_csv&cursor=<this>`.
+                if let Some(next) = next
+                    && let Ok(v) = lambda_http::http::HeaderValue::from_str(&encode_cursor(
+                        &format!("{CSV_CURSOR}{next}"),
+                    ))
+                {
+                    headers.insert("x-next-cursor", v);
+                }
                 Ok(resp)
             }
             Some(_) => Err(invalid("format is json or strong_csv", "format").into()),

@@ -61,13 +61,15 @@ impl SlowLane {
                 .map(|c| clients.model(c))
                 .transpose()
         };
+        let store = Store::from_config(&aws, config.table.clone());
+        let meter = config.meter(&store);
         let app = App::new(
-            Store::from_config(&aws, config.table.clone()),
+            store,
             JobQueue::new(&aws, &config.queue),
-            Assist::new(model(ModelLane::Functional)?),
+            Assist::new(model(ModelLane::Functional)?, meter.clone()),
         );
         Ok(SlowLane {
-            coach: Coach::new(app.clone(), model(ModelLane::Slow)?, config.budget),
+            coach: Coach::new(app.clone(), model(ModelLane::Slow)?, meter),
             app,
             auth: config.auth,
             // Tests shorten the heartbeat; the contract is 10 s.
