@@ -349,10 +349,11 @@ PY
   trap 'kill -TERM -- -'"$dyn"' -'"$sqs"' 2>/dev/null || true' RETURN
   wait_port "$db_port"
   wait_port "$sqs_port"
-  TABLE_NAME=CoachFanout AWS_REGION=us-east-1 AWS_ACCESS_KEY_ID=bench AWS_SECRET_ACCESS_KEY=bench \
+  export TABLE_NAME=CoachFanout AWS_REGION=us-east-1 AWS_ACCESS_KEY_ID=bench AWS_SECRET_ACCESS_KEY=bench \
     AWS_ENDPOINT_URL_DYNAMODB="http://127.0.0.1:$db_port" AWS_ENDPOINT_URL_SQS="http://127.0.0.1:$sqs_port" \
-    QUEUE_URL="http://127.0.0.1:$sqs_port/000000000000/coach-jobs" \
-    /usr/bin/time -v ./target/release/devstack fanout --lifters "${LIFTERS:-100000}" 2> >(grep -E "Maximum resident|Elapsed" >&2)
+    QUEUE_URL="http://127.0.0.1:$sqs_port/000000000000/coach-jobs"
+  ./target/release/devstack fanout --seed --lifters "${LIFTERS:-100000}"
+  /usr/bin/time -v ./target/release/devstack fanout --lifters "${LIFTERS:-100000}" 2> >(grep -E "Maximum resident|Elapsed" >&2)
 }
 
 replay() {

@@ -222,6 +222,11 @@ for lane in ["slow", "functional", "worker"]:
         )
 need("StageDailyTokens" in spend_text, "the token spend alarm is not relative to StageDailyTokens")
 
+# The stage's own throttle is a parameter (docs/scale.md: 100 rps holds about 130,000 lifters).
+stage_text = json.dumps([v for v in res.values() if v["Type"] == "AWS::ApiGateway::Stage"])
+need('"ThrottlingRateLimit": {"Ref": "StageRateLimit"}' in stage_text, "the stage's rate limit is not the StageRateLimit parameter")
+need('"ThrottlingBurstLimit": {"Ref": "StageBurstLimit"}' in stage_text, "the stage's burst limit is not the StageBurstLimit parameter")
+
 if problems:
     print("template check: FAILED")
     for p in problems:

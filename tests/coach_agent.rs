@@ -46,6 +46,10 @@ pub fn suite(args: &Arguments) -> Conclusion {
             parallel_streams_share_one_allowance,
         ),
         (
+            "a_coach_turn_costs_what_scale_md_says",
+            a_coach_turn_costs_what_scale_md_says,
+        ),
+        (
             "an_invented_number_after_a_tool_never_reaches_the_lifter",
             an_invented_number_after_a_tool_never_reaches_the_lifter,
         ),
@@ -674,16 +678,10 @@ fn a_spent_daily_allowance_stops_the_coach_not_the_commands(ctx: &Ctx) -> Result
             .is_some_and(|t| t.ends_with("T00:00:00Z")),
         format!("when it resets: {error}"),
     )?;
-    let used = ctx.rt.block_on(ctx.stack.store.user_state(
-        &user,
-        coach::store::Parts {
-            token_usage: true,
-            ..Default::default()
-        },
-        None,
-        chrono::Utc::now(),
-    ))?;
-    eq(used.tokens_today, 199_800 + 2 * 132, "both calls counted")?;
+    let used = ctx
+        .rt
+        .block_on(blackbox::tokens_today(&ctx.stack.store, &user))?;
+    eq(used, 199_800 + 2 * 132, "both calls counted")?;
     // Over the allowance: refused before any model call, and nothing counted.
     ctx.fake.reset();
     ctx.fake.reply(ModelReply::text(&["never sent"]));
@@ -753,19 +751,56 @@ fn parallel_streams_share_one_allowance(ctx: &Ctx) -> Result<(), Failed> {
     eq(ctx.fake.requests().len(), 1, "one model call in all")?;
     eq(answered, 1, "one answer")?;
     eq(quota + leased, 7, "every other stream refused")?;
-    let used = ctx.rt.block_on(ctx.stack.store.user_state(
-        &user,
-        coach::store::Parts {
-            token_usage: true,
-            ..Default::default()
-        },
-        None,
-        chrono::Utc::now(),
-    ))?;
+    let used = ctx
+        .rt
+        .block_on(blackbox::tokens_today(&ctx.stack.store, &user))?;
     eq(
-        used.tokens_today,
+        used,
         allowance - 1 + 132,
         "the one call settled at its cost",
+    )
+}
+
+/// What one coach answer with one tool call costs the store, in capacity units as the store
+/// reports them (the recording proxy asks for them): the coach's figure in docs/scale.md, with a
+/// ceiling about half again over it (`capacity` prices the other operations).
+fn a_coach_turn_costs_what_scale_md_says(ctx: &Ctx) -> Result<(), Failed> {
+    let user = unique_user("c-capacity");
+    let units = || {
+        blackbox::fault_proxy::capacity_used()
+            .values()
+            .fold((0.0, 0.0), |(r, w), (dr, dw)| (r + dr, w + dw))
+    };
+    // The history the question reads is seeded first, outside the measure.
+    for w in [
+        blackbox::bench_session(21, &[(90.0, 5, 2)]),
+        blackbox::bench_session(7, &[(100.0, 5, 2)]),
+    ] {
+        ctx.rt
+            .block_on(ctx.stack.store.put_completed_workout(&user, &w))?;
+    }
+    let before = units();
+    ctx.fake.reply(ModelReply::calls(&[(
+        "exercise_progress",
+        json!({"exercise_id": "bench press", "weeks": 8}),
+    )]));
+    ctx.fake
+        .reply(ModelReply::text(&["Your bench is ", "moving up."]));
+    let s = ctx.stream(
+        &user,
+        json!({"message": "How is my bench press progressing?"}),
+    );
+    well_formed(&s)?;
+    let after = units();
+    let (read, write) = (after.0 - before.0, after.1 - before.1);
+    println!("| a coach answer (two model calls, one tool) | {read:.1} | {write:.1} |");
+    check(
+        read > 0.0 && write > 0.0,
+        "the store reported the turn's capacity",
+    )?;
+    check(
+        read <= 14.0 && write <= 15.0,
+        format!("{read:.1} read / {write:.1} write units, over 14 / 15"),
     )
 }
 

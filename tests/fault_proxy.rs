@@ -145,6 +145,49 @@ impl FaultProxy {
     }
 }
 
+/// lane -> (read units, write units) the store reported, over every proxy this process started.
+static CAPACITY: LazyLock<Mutex<BTreeMap<String, (f64, f64)>>> =
+    LazyLock::new(|| Mutex::new(BTreeMap::new()));
+
+/// The capacity units each lane's store calls consumed so far, as the store reported them
+/// (`ReturnConsumedCapacity: TOTAL`, which the proxy adds to every lane's request): `lane ->
+/// (read, write)`. `docs/scale.md` prices the operations with it.
+pub fn capacity_used() -> BTreeMap<String, (f64, f64)> {
+    CAPACITY.lock().map(|c| c.clone()).unwrap_or_default()
+}
+
+/// Operations that report consumed capacity, and whether they read.
+fn capacity_kind(op: &str) -> Option<bool> {
+    match op {
+        "GetItem" | "BatchGetItem" | "Query" | "Scan" | "TransactGetItems" => Some(true),
+        "PutItem" | "UpdateItem" | "DeleteItem" | "BatchWriteItem" | "TransactWriteItems" => {
+            Some(false)
+        }
+        _ => None,
+    }
+}
+
+/// The request asking for its consumed capacity (the store does not check a signature).
+fn with_capacity(body: &[u8]) -> Option<Vec<u8>> {
+    let mut v: serde_json::Value = serde_json::from_slice(body).ok()?;
+    v.as_object_mut()?
+        .insert("ReturnConsumedCapacity".into(), "TOTAL".into());
+    serde_json::to_vec(&v).ok()
+}
+
+/// The capacity units an answer reports (one table, or a list of them).
+fn reported_units(answer: &[u8]) -> f64 {
+    let Some(at) = answer.windows(4).position(|w| w == b"\r\n\r\n") else {
+        return 0.0;
+    };
+    let v: serde_json::Value = serde_json::from_slice(&answer[at + 4..]).unwrap_or_default();
+    let units = |c: &serde_json::Value| c["CapacityUnits"].as_f64().unwrap_or(0.0);
+    match &v["ConsumedCapacity"] {
+        serde_json::Value::Array(list) => list.iter().map(units).sum(),
+        c => units(c),
+    }
+}
+
 /// (lane, IAM action) -> requests, over every proxy this process started.
 static STORE_CALLS: LazyLock<Mutex<BTreeMap<(String, String), u64>>> =
     LazyLock::new(|| Mutex::new(BTreeMap::new()));
@@ -244,10 +287,31 @@ async fn serve(mut sock: TcpStream, upstream: String, http: reqwest::Client, sta
                 }
                 return;
             }
-            _ => match forward(&http, &upstream, &req).await {
-                Some(a) => a,
-                None => return,
-            },
+            _ => {
+                let reads = capacity_kind(&op).filter(|_| lane != "other");
+                let asked = reads.and_then(|_| with_capacity(&req.body));
+                let req = match asked {
+                    Some(body) => HttpRequest { body, ..req },
+                    None => req,
+                };
+                match forward(&http, &upstream, &req).await {
+                    Some(a) => {
+                        if let Some(reads) = reads
+                            && let Ok(mut c) = CAPACITY.lock()
+                        {
+                            let units = reported_units(&a);
+                            let e = c.entry(lane.clone()).or_default();
+                            if reads {
+                                e.0 += units;
+                            } else {
+                                e.1 += units;
+                            }
+                        }
+                        a
+                    }
+                    None => return,
+                }
+            }
         };
         if sock.write_all(&answer).await.is_err() {
             return;

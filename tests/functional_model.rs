@@ -179,16 +179,9 @@ fn swap_model_picks_a_candidate(ctx: &Ctx) -> Result<(), Failed> {
 }
 
 fn tokens_today(ctx: &Ctx, user: &str) -> Result<u64, Failed> {
-    let state = ctx.rt.block_on(ctx.stack.store.user_state(
-        user,
-        coach::store::Parts {
-            token_usage: true,
-            ..Default::default()
-        },
-        None,
-        Utc::now(),
-    ))?;
-    Ok(state.tokens_today)
+    Ok(ctx
+        .rt
+        .block_on(blackbox::tokens_today(&ctx.stack.store, user))?)
 }
 
 /// The swap pick is counted against the lifter's daily allowance like the coach's answers; a

@@ -792,6 +792,18 @@ impl ModelStack {
     }
 }
 
+/// The model tokens the lifter's daily counter holds (what the allowance was charged today).
+pub async fn tokens_today(store: &Store, user: &str) -> Result<u64, coach::store::StoreError> {
+    let parts = coach::store::Parts {
+        token_usage: true,
+        ..Default::default()
+    };
+    Ok(store
+        .user_state(user, parts, None, Utc::now())
+        .await?
+        .tokens_today)
+}
+
 /// A multi-threaded runtime for a test binary's stack and cases.
 pub fn test_runtime() -> tokio::runtime::Runtime {
     tokio::runtime::Builder::new_multi_thread()

@@ -594,19 +594,7 @@ async fn racing_reservations_pass_the_allowance_by_one_estimate_at_most() {
         .count();
     assert_eq!((granted, refused), (1, 7), "{grants:?}");
     let tokens = |store: coach::store::Store, user: String| async move {
-        store
-            .user_state(
-                &user,
-                coach::store::Parts {
-                    token_usage: true,
-                    ..Default::default()
-                },
-                None,
-                Utc::now(),
-            )
-            .await
-            .unwrap()
-            .tokens_today
+        blackbox::tokens_today(&store, &user).await.unwrap()
     };
     assert_eq!(tokens(store.clone(), user.clone()).await, cap - 1 + 4_500);
     let used = Usage::new(100, 32, 0, 0, CachePrice::WHOLE);

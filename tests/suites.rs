@@ -4,6 +4,7 @@
 //! after another, each stopping what it started before the next begins.
 
 mod bedrock_lane;
+mod capacity;
 mod coach_agent;
 mod coach_eval;
 mod docs_examples;
@@ -40,6 +41,7 @@ const SUITES: &[Suite] = &[
     coach_agent::suite,
     coach_eval::suite,
     docs_examples::suite,
+    capacity::suite,
     // Last: every store call the suites above made, against template.yaml.
     iam::suite,
 ];

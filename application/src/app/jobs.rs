@@ -36,6 +36,8 @@ pub const RECORD_MIN_BUDGET: std::time::Duration = std::time::Duration::from_sec
 pub const ACTIVE_DAYS: i64 = 30;
 /// Reviews handed to SQS between two looks at the clock (ten batches of ten).
 pub(crate) const FANOUT_ROUND: usize = 100;
+/// Lifters read from the roster at once.
+pub(crate) const FANOUT_PAGE: usize = 1_000;
 
 /// The Sunday before `d` (a Sunday gives the one a week earlier: its own week is not over).
 pub fn previous_sunday(d: NaiveDate) -> NaiveDate {
@@ -192,49 +194,53 @@ impl Worker {
         let week_ending = f
             .week_ending
             .unwrap_or_else(|| previous_sunday(now.date_naive()));
-        let users = self.store.active_users(now, ACTIVE_DAYS).await?;
-        let todo: Vec<&String> = users
-            .iter()
-            .filter(|u| f.after.as_ref().is_none_or(|a| *u > a))
-            .collect();
         let review = |u: &str| Job::WeeklyReview {
             user_id: u.to_string(),
             week_ending,
         };
         let queued = matches!(self.queue, JobQueue::Sqs { .. });
         let mut handled: usize = 0;
+        let mut after = f.after.clone();
         let mut continued_after = None;
-        for round in todo.chunks(FANOUT_ROUND) {
-            if queued && deadline.saturating_duration_since(Instant::now()) < 2 * RECORD_MIN_BUDGET
-            {
-                let after = handled
-                    .checked_sub(1)
-                    .map(|i| todo[i].clone())
-                    .or_else(|| f.after.clone());
-                let next = FanOut {
-                    week_ending: Some(week_ending),
-                    after: after.clone(),
-                };
-                self.queue.send_fan_out(&next).await?;
-                continued_after = Some(after);
+        // A page of the roster at a time: memory stays flat however many lifters it holds.
+        'pages: loop {
+            let page = self
+                .store
+                .active_users_after(now, ACTIVE_DAYS, after.as_deref(), FANOUT_PAGE)
+                .await?;
+            for round in page.chunks(FANOUT_ROUND) {
+                if queued
+                    && deadline.saturating_duration_since(Instant::now()) < 2 * RECORD_MIN_BUDGET
+                {
+                    let next = FanOut {
+                        week_ending: Some(week_ending),
+                        after: after.clone(),
+                    };
+                    self.queue.send_fan_out(&next).await?;
+                    continued_after = Some(after);
+                    break 'pages;
+                }
+                if queued {
+                    let jobs: Vec<Job> = round.iter().map(|u| review(u)).collect();
+                    self.queue.send_all(&jobs).await?;
+                } else {
+                    for u in round {
+                        let left = deadline.saturating_duration_since(Instant::now());
+                        let lease =
+                            Utc::now() + chrono::Duration::from_std(left).unwrap_or_default();
+                        self.run(&review(u), Utc::now(), lease, Utc::now()).await?;
+                    }
+                }
+                handled += round.len();
+                after = round.last().cloned();
+            }
+            if page.len() < FANOUT_PAGE {
                 break;
             }
-            if queued {
-                let jobs: Vec<Job> = round.iter().map(|u| review(u)).collect();
-                self.queue.send_all(&jobs).await?;
-            } else {
-                for u in round {
-                    let left = deadline.saturating_duration_since(Instant::now());
-                    let lease = Utc::now() + chrono::Duration::from_std(left).unwrap_or_default();
-                    self.run(&review(u), Utc::now(), lease, Utc::now()).await?;
-                }
-            }
-            handled += round.len();
         }
         Ok(Report::Done(
             json!({
             "week_ending": week_ending,
-            "active_users": users.len(),
             "handled": handled,
             "mode": if queued { "queued" } else { "inline" },
             "continued_after": continued_after,

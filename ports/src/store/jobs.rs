@@ -51,6 +51,20 @@ pub enum Output<'a> {
     },
 }
 
+/// The rosters of the weeks the last `days` touch.
+fn roster_weeks(now: DateTime<Utc>, days: i64) -> Vec<String> {
+    let mut weeks = Vec::new();
+    let mut at = now - Duration::days(days);
+    while at <= now + Duration::days(7) {
+        let pk = roster_pk(at);
+        if !weeks.contains(&pk) {
+            weeks.push(pk);
+        }
+        at += Duration::days(7);
+    }
+    weeks
+}
+
 pub(crate) fn roster_pk(at: DateTime<Utc>) -> String {
     format!("ROSTER#{}", iso_week_id(at.date_naive()))
 }
@@ -332,35 +346,56 @@ impl Store {
         Ok(())
     }
 
+    /// Up to `limit` lifters active in the last `days` (on the roster of a week those days
+    /// touch), in id order after `after`: a page of the fan-out, read without holding the
+    /// whole roster (each week's roster is sorted by id: its first `limit` after `after` hold
+    /// the page).
+    pub async fn active_users_after(
+        &self,
+        now: DateTime<Utc>,
+        days: i64,
+        after: Option<&str>,
+        limit: usize,
+    ) -> Result<Vec<String>, StoreError> {
+        let mut users = std::collections::BTreeSet::new();
+        for pk in roster_weeks(now, days) {
+            let q = self
+                .client
+                .query()
+                .table_name(&self.table)
+                .expression_attribute_values(":pk", s(pk))
+                .projection_expression("sk")
+                .limit(i32::try_from(limit).unwrap_or(i32::MAX));
+            let q = match after {
+                None => q.key_condition_expression("pk = :pk"),
+                Some(a) => q
+                    .key_condition_expression("pk = :pk AND sk > :after")
+                    .expression_attribute_values(":after", s(a)),
+            };
+            let page = q.send().timed().await?;
+            users.extend(page.items().iter().filter_map(|i| string(i, "sk")));
+        }
+        Ok(users.into_iter().take(limit).collect())
+    }
+
+    /// Every lifter active in the last `days`, in id order (an operator's dry run of the
+    /// fan-out): the pages of [`Store::active_users_after`], one after another.
     pub async fn active_users(
         &self,
         now: DateTime<Utc>,
         days: i64,
     ) -> Result<Vec<String>, StoreError> {
-        let mut weeks = Vec::new();
-        let mut at = now - Duration::days(days);
-        while at <= now + Duration::days(7) {
-            let pk = roster_pk(at);
-            if !weeks.contains(&pk) {
-                weeks.push(pk);
+        const PAGE: usize = 1_000;
+        let mut users: Vec<String> = Vec::new();
+        loop {
+            let page = self
+                .active_users_after(now, days, users.last().map(String::as_str), PAGE)
+                .await?;
+            let last_page = page.len() < PAGE;
+            users.extend(page);
+            if last_page {
+                return Ok(users);
             }
-            at += Duration::days(7);
         }
-        let mut users = std::collections::BTreeSet::new();
-        for pk in weeks {
-            let q = self
-                .client
-                .query()
-                .table_name(&self.table)
-                .key_condition_expression("pk = :pk")
-                .expression_attribute_values(":pk", s(pk));
-            users.extend(
-                self.query_all(q)
-                    .await?
-                    .iter()
-                    .filter_map(|i| string(i, "sk")),
-            );
-        }
-        Ok(users.into_iter().collect())
     }
 }

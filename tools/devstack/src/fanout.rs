@@ -9,20 +9,30 @@ use chrono::Utc;
 use coach::app::jobs::Report;
 use coach::queue::FanOut;
 
-/// Seeds `lifters` on this week's roster and fans out over them with `budget` an invocation.
-pub async fn run(lifters: usize, budget: Duration) -> Result<(), String> {
+/// Seeds `lifters` on this week's roster (`seed`), or fans out over the roster with `budget` an
+/// invocation: two processes, so that the fan-out's memory is its own.
+pub async fn run(lifters: usize, budget: Duration, seed: bool) -> Result<(), String> {
     let config = coach::config::Config::from_env()?;
     let store = coach::store::Store::from_env("devstack", config.table.clone()).await;
     store.ensure_table().await.map_err(|e| e.to_string())?;
     let lane = coach::lanes::worker::WorkerLane::from_config(&config).await?;
     let now = Utc::now();
-    let users: Vec<String> = (0..lifters).map(|i| format!("fanout-{i:07}")).collect();
     let seeding = Instant::now();
-    store
-        .enrol_in_roster(&users, now)
-        .await
-        .map_err(|e| e.to_string())?;
+    if seed {
+        let users: Vec<String> = (0..lifters).map(|i| format!("fanout-{i:07}")).collect();
+        store
+            .enrol_in_roster(&users, now)
+            .await
+            .map_err(|e| e.to_string())?;
+    }
     let seeded = seeding.elapsed();
+    if seed {
+        println!(
+            "roster of {lifters} seeded in {:.1} s (BatchWriteItem, 25 a request, 4 in flight)",
+            seeded.as_secs_f64()
+        );
+        return Ok(());
+    }
     let mut f = FanOut {
         week_ending: None,
         after: None,
@@ -53,10 +63,6 @@ pub async fn run(lifters: usize, budget: Duration) -> Result<(), String> {
     let total = started.elapsed();
     let queued: u64 = runs.iter().map(|(_, n)| n).sum();
     let longest = runs.iter().map(|(d, _)| *d).max().unwrap_or_default();
-    println!(
-        "roster of {lifters} seeded in {:.1} s (BatchWriteItem, 25 a request, 4 in flight)",
-        seeded.as_secs_f64()
-    );
     println!(
         "fan-out: {queued} reviews queued in {:.1} s over {} invocation(s); the longest {:.1} s against the worker's budget of {} s",
         total.as_secs_f64(),

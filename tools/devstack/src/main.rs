@@ -166,6 +166,9 @@ enum Command {
         /// Seconds an invocation may take: the worker's Timeout in template.yaml.
         #[arg(long, default_value_t = 60)]
         budget_secs: u64,
+        /// Only seed the roster (then run again without it to fan out).
+        #[arg(long)]
+        seed: bool,
     },
     /// The coaching benchmark on the committed real exports and any given (coaching/,
     /// docs/coaching.md).
@@ -319,7 +322,10 @@ async fn run(command: Command) -> Result<(), String> {
         Command::Fanout {
             lifters,
             budget_secs,
-        } => devstack::fanout::run(lifters, std::time::Duration::from_secs(budget_secs)).await,
+            seed,
+        } => {
+            devstack::fanout::run(lifters, std::time::Duration::from_secs(budget_secs), seed).await
+        }
         Command::Coaching { split, files } => {
             let split = match split {
                 Some(s) => devstack::coaching::parse_split(&s)?,
