@@ -799,8 +799,8 @@ fn a_coach_turn_costs_what_scale_md_says(ctx: &Ctx) -> Result<(), Failed> {
         "the store reported the turn's capacity",
     )?;
     check(
-        read <= 14.0 && write <= 15.0,
-        format!("{read:.1} read / {write:.1} write units, over 14 / 15"),
+        read <= 14.0 && write <= 12.0,
+        format!("{read:.1} read / {write:.1} write units, over 14 / 12"),
     )
 }
 

@@ -560,7 +560,7 @@ async fn a_coaching_context_change_does_not_overwrite_one_made_meanwhile() {
 }
 
 /// Eight model calls reserve their estimate at once against an allowance one token short: the
-/// reservation is one conditional transaction, so exactly one is granted and the count passes
+/// reservation is a conditional update of each counter, so exactly one is granted and the count passes
 /// the allowance by that one estimate. The stage's ceiling holds the same way on its shard,
 /// and settling replaces the estimate with what the call cost.
 #[tokio::test]

@@ -574,8 +574,16 @@ async fn model_turn(
     let mut stream = match caller.model.stream(req, deadline).await {
         Ok(stream) => stream,
         Err(e) => {
-            // Never answered: nothing spent.
-            caller.meter.settle(reservation, Usage::default()).await;
+            // Refused or unreachable: nothing spent. Cut off once the server had the request
+            // (a timeout, a broken or unreadable answer): its input is counted.
+            let spent = match e.kind {
+                ErrorKind::Connect
+                | ErrorKind::RateLimited
+                | ErrorKind::QuotaExhausted
+                | ErrorKind::Rejected => Usage::default(),
+                _ => caller.model.input_estimate(req),
+            };
+            caller.meter.settle(reservation, spent).await;
             return Err(Unanswered::Model(e));
         }
     };

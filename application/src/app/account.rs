@@ -135,30 +135,37 @@ impl App {
     }
 
     /// The completed workouts as a Strong export (weights in the lifter's unit, times in their
-    /// timezone), which `POST /v1/import/strong` reads back: a page of whole workouts from the
-    /// `from`th, oldest first, each page a file of its own with the header, at most about
-    /// `EXPORT_PAGE_BYTES`; the next page's first workout while more remain.
+    /// timezone), which `POST /v1/import/strong` reads back: a page of whole workouts after the
+    /// sort key `after`, oldest first, each page a file of its own with the header, at most
+    /// about `EXPORT_PAGE_BYTES`; the last workout's key while more may follow.
     pub async fn export_strong_csv(
         &self,
         ctx: &SessionContext,
-        from: usize,
-    ) -> Result<(String, Option<usize>), AppError> {
-        let (workouts, profile) = tokio::join!(
-            self.store.completed_workouts(&ctx.user_id),
-            self.profile(ctx)
-        );
-        let workouts: Vec<Workout> = workouts?;
-        let profile = profile?;
+        after: Option<&str>,
+    ) -> Result<(String, Option<String>), AppError> {
+        let profile = self.profile(ctx).await?;
         let (unit, tz) = (profile.unit, timezone(&profile));
-        let from = from.min(workouts.len());
-        let mut end = from;
-        let mut bytes = 0;
-        while end < workouts.len() && (end == from || bytes < EXPORT_PAGE_BYTES) {
-            bytes += crate::import::strong::to_csv(&workouts[end..=end], unit, tz).len();
-            end += 1;
-        }
-        let csv = crate::import::strong::to_csv(&workouts[from..end], unit, tz);
-        Ok((csv, (end < workouts.len()).then_some(end)))
+        let mut page: Vec<Workout> = Vec::new();
+        let (mut bytes, mut last) = (0, after.map(str::to_string));
+        let more = 'read: loop {
+            let batch = self
+                .store
+                .completed_workouts_after(&ctx.user_id, last.as_deref(), 50)
+                .await?;
+            if batch.is_empty() {
+                break 'read false;
+            }
+            for (sk, w) in batch {
+                if bytes >= EXPORT_PAGE_BYTES {
+                    break 'read true;
+                }
+                bytes += crate::import::strong::to_csv(std::slice::from_ref(&w), unit, tz).len();
+                page.push(w);
+                last = Some(sk);
+            }
+        };
+        let csv = crate::import::strong::to_csv(&page, unit, tz);
+        Ok((csv, last.filter(|_| more)))
     }
 
     /// Deletes the lifter's account: up to [`INLINE_DELETE_ITEMS`] items now, the rest through

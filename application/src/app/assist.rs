@@ -116,13 +116,7 @@ impl Assist {
         let waited = started.elapsed().as_micros() as u64;
         crate::telemetry::record(|log| log.model_us += waited);
         // A call cut off by the timeout was read in full: its input is counted.
-        let read_only = Usage::new(
-            req.text_bytes().div_ceil(4),
-            0,
-            0,
-            0,
-            model.config.cache_price,
-        );
+        let read_only = model.input_estimate(&req);
         let turn = match out {
             Err(_) => {
                 meter.settle(reservation, read_only).await;

@@ -101,9 +101,11 @@ pub async fn summarise(
     };
     let deadline = tokio::time::Instant::now() + SUMMARY_TIMEOUT;
     let answered = tokio::time::timeout(SUMMARY_TIMEOUT, model.complete(&req, deadline)).await;
+    // A call cut off by the timeout was read in full: its input is counted.
     let spent = match &answered {
         Ok(Ok(done)) => done.usage,
-        _ => Usage::default(),
+        Ok(Err(_)) => Usage::default(),
+        Err(_) => model.input_estimate(&req),
     };
     meter.settle(reservation, spent).await;
     let (answer, tokens) = match answered {

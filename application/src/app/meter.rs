@@ -2,9 +2,10 @@
 //! lane's swap picks and rephrasings, the worker's card summaries) reserve their estimate
 //! against the lifter's daily allowance (`COACH_DAILY_TOKENS`) and the stage's daily ceiling
 //! (`STAGE_DAILY_TOKENS`) before they are made, and settle what they cost after. The
-//! reservation is one conditional transaction (`Store::reserve_tokens`): parallel streams
-//! cannot each spend the whole allowance, and the day's count passes a cap by at most one
-//! call's estimate. A refused call is not made: the coach answers `QUOTA_EXCEEDED`, the
+//! reservation is a conditional update of each counter (`Store::reserve_tokens`): parallel
+//! streams cannot each spend the whole allowance, and the day's count passes a cap by at most
+//! one call's estimate (and what calls cost beyond their estimates). A reservation that is never
+//! settled (a job cut off by its timeout) leaves its estimate counted: the safe side. A refused call is not made: the coach answers `QUOTA_EXCEEDED`, the
 //! buttons and the card keep their rules' answer.
 
 use chrono::{DateTime, Utc};

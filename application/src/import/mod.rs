@@ -33,24 +33,9 @@ use crate::store::{Parts, Store, StoreError};
 
 /// The largest export accepted: about 45,000 rows. Lambda's 6 MiB request limit holds the body
 /// JSON-escaped (a quote or a line break is two bytes): real exports grow by 2–27 % so, and 4.5
-/// MiB at 27 % is 5.7 MiB.
+/// MiB at 27 % is 5.7 MiB. A file that grows by more than a third never reaches the function
+/// (the platform refuses it first): what the function can check is the size it is sent.
 pub const MAX_IMPORT_BYTES: usize = 9 * 512 * 1024;
-
-/// The body's size once escaped into the Lambda event, at most: 6 MiB less room for the
-/// event's headers and request context. What is larger is refused with a 413, not a 502.
-pub const MAX_IMPORT_EVENT_BYTES: usize = 6 * 1024 * 1024 - 256 * 1024;
-
-/// The size of `bytes` as a JSON string's contents: what the body takes in the Lambda event.
-pub fn escaped_len(bytes: &[u8]) -> usize {
-    bytes
-        .iter()
-        .map(|b| match b {
-            b'"' | b'\\' | b'\n' | b'\r' | b'\t' | 0x08 | 0x0c => 2,
-            0..=0x1f => 6,
-            _ => 1,
-        })
-        .sum()
-}
 
 /// Weeks back from now (this one included) whose reviews an import asks for: the review's own
 /// trend window.

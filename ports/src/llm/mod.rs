@@ -65,6 +65,17 @@ impl Model {
         req.text_bytes().div_ceil(BYTES_PER_TOKEN) + u64::from(self.config.max_output_tokens)
     }
 
+    /// What reading `req` costs, by its size: a call cut off before its answer is counted so.
+    pub fn input_estimate(&self, req: &Request) -> Usage {
+        Usage::new(
+            req.text_bytes().div_ceil(BYTES_PER_TOKEN),
+            0,
+            0,
+            0,
+            self.config.cache_price,
+        )
+    }
+
     /// Opens the stream, retrying 429 (with the server's hint), 5xx and connection errors with
     /// jittered backoff while `deadline` allows. Once the response has started, nothing is
     /// retried here: text may already have reached the lifter.

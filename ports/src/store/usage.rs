@@ -5,13 +5,14 @@
 //! request's other singletons (`Parts::token_usage`).
 //!
 //! A model call is paid for in two steps. `reserve_tokens` adds the call's estimate to both
-//! counters in one transaction, each conditioned on its counter being under its cap, so that
-//! however many calls race, a counter passes its cap by at most one estimate. `settle_tokens`
+//! counters, each update conditioned on its counter being under its cap, so that however many
+//! calls race, a counter passes its cap by at most one estimate (and what calls cost beyond
+//! their estimates). `settle_tokens`
 //! then replaces the estimate with what the call cost. `tokens` is what the allowance is
 //! charged (cached input at its price); `input_tokens`, `output_tokens` and
 //! `cached_input_tokens` are as the provider counted them.
 
-use aws_sdk_dynamodb::types::{AttributeValue, TransactWriteItem, Update};
+use aws_sdk_dynamodb::types::AttributeValue;
 use chrono::{DateTime, NaiveDate, Utc};
 use std::collections::HashMap;
 
@@ -71,7 +72,9 @@ fn n(v: impl ToString) -> AttributeValue {
 
 impl Store {
     /// Adds `estimate` to the lifter's counter and the stage's for the UTC day of `now`, each
-    /// only while it is under its cap; nothing is added when either is not.
+    /// only while it is under its cap; nothing stays added when either is not. Two conditional
+    /// updates, not a transaction: a transaction on these hot items would be cancelled by any
+    /// other writing them at the same moment (`TransactionConflict`), which an update is not.
     pub async fn reserve_tokens(
         &self,
         user: &str,
@@ -80,42 +83,40 @@ impl Store {
         caps: Caps,
     ) -> Result<Grant, StoreError> {
         let day = now.date_naive();
-        let update = |key: HashMap<String, AttributeValue>, cap: Option<u64>| {
-            let mut u = Update::builder()
+        let add = |key: HashMap<String, AttributeValue>, cap: Option<u64>, tokens: i128| {
+            let u = self
+                .client
+                .update_item()
                 .table_name(&self.table)
                 .set_key(Some(key))
                 .update_expression(
                     "ADD tokens :t SET expires_at = if_not_exists(expires_at, :e), updated_at = :now",
                 )
-                .expression_attribute_values(":t", n(estimate))
-                .expression_attribute_values(
-                    ":e",
-                    n(now.timestamp() + USAGE_TTL_DAYS * 86_400),
-                )
+                .expression_attribute_values(":t", n(tokens))
+                .expression_attribute_values(":e", n(now.timestamp() + USAGE_TTL_DAYS * 86_400))
                 .expression_attribute_values(":now", s(now.to_rfc3339()));
-            if let Some(cap) = cap {
-                u = u
+            match cap {
+                Some(cap) => u
                     .condition_expression("attribute_not_exists(tokens) OR tokens < :cap")
-                    .expression_attribute_values(":cap", n(cap));
+                    .expression_attribute_values(":cap", n(cap)),
+                None => u,
             }
-            u.build()
-                .map(|u| TransactWriteItem::builder().update(u).build())
-                .map_err(|e| StoreError::Backend(e.to_string()))
         };
-        let mut items = vec![update(key(user, usage_sk(day)), caps.lifter)?];
-        if let Some(cap) = caps.stage {
-            items.push(update(stage_key(user, day), Some(shard_cap(cap)))?);
+        let estimate = i128::from(estimate);
+        if !Store::update_if(add(key(user, usage_sk(day)), caps.lifter, estimate)).await? {
+            return Ok(Grant::LifterSpent);
         }
-        Ok(match self.transact(items).await? {
-            None => Grant::Granted,
-            Some(refused) if refused.first() == Some(&true) => Grant::LifterSpent,
-            Some(refused) if refused.get(1) == Some(&true) => Grant::StageSpent,
-            Some(_) => {
-                return Err(StoreError::Backend(
-                    "the token reservation was cancelled without a reason".into(),
-                ));
-            }
-        })
+        if let Some(cap) = caps.stage
+            && !Store::update_if(add(stage_key(user, day), Some(shard_cap(cap)), estimate)).await?
+        {
+            // Refused for everyone: the lifter's part is given back.
+            add(key(user, usage_sk(day)), None, -estimate)
+                .send()
+                .timed()
+                .await?;
+            return Ok(Grant::StageSpent);
+        }
+        Ok(Grant::Granted)
     }
 
     /// Replaces a reservation of `reserved` tokens made at `at` with what the call cost

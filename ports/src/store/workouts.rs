@@ -11,7 +11,7 @@ use chrono::{DateTime, Utc};
 use super::timing::Timed;
 use super::{
     CommitOutcome, IdempotencyRecord, SK_ACTIVE, Store, StoreError, Versioned, completed_sk,
-    from_item, key, last_session, s, to_doc, user_pk,
+    from_item, key, last_session, s, string, to_doc, user_pk,
 };
 use crate::domain::plan::{Routine, Template};
 use crate::domain::workout::Workout;
@@ -135,6 +135,29 @@ impl Store {
             .expression_attribute_values(":pk", s(user_pk(user)))
             .expression_attribute_values(":lo", s(lo))
             .expression_attribute_values(":hi", s(hi))
+    }
+
+    /// Up to `limit` completed workouts after the sort key `after` (`None`: from the first),
+    /// oldest first, each with its key: a page of the Strong export, by key, so that a workout
+    /// imported or deleted between pages moves no other. Fewer than `limit` when a page of the
+    /// store is full (1 MB); none once there are no more.
+    pub async fn completed_workouts_after(
+        &self,
+        user: &str,
+        after: Option<&str>,
+        limit: usize,
+    ) -> Result<Vec<(String, Workout)>, StoreError> {
+        let query = self
+            .sk_range(user, after.unwrap_or(WORKOUTS_LO), WORKOUTS_HI)
+            .limit(i32::try_from(limit + 1).unwrap_or(i32::MAX));
+        let page = query.send().timed().await?;
+        page.items()
+            .iter()
+            .filter_map(|item| string(item, "sk").map(|sk| (sk, item)))
+            .filter(|(sk, _)| Some(sk.as_str()) != after && sk != SK_ACTIVE)
+            .take(limit)
+            .map(|(sk, item)| Ok((sk, from_item(item)?)))
+            .collect()
     }
 
     /// Completed workouts started at or after `since`, oldest first.

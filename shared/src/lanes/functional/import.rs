@@ -10,7 +10,7 @@ use super::*;
 use crate::api::ErrorCode;
 use crate::domain::units::Unit;
 use crate::import::strong::Refused;
-use crate::import::{self, ImportError, MAX_IMPORT_BYTES, MAX_IMPORT_EVENT_BYTES};
+use crate::import::{self, ImportError, MAX_IMPORT_BYTES};
 
 impl FunctionalLane {
     pub(super) async fn import_strong(&self, req: &Request) -> Result<Response<Body>, ApiError> {
@@ -99,8 +99,7 @@ impl FunctionalLane {
 /// How long an import holds its lease: the function's 29 s and a margin.
 const IMPORT_LEASE_SECS: i64 = 35;
 
-/// The export as text: CSV (or plain text), at most [`MAX_IMPORT_BYTES`] and
-/// [`MAX_IMPORT_EVENT_BYTES`] once escaped, UTF-8.
+/// The export as text: CSV (or plain text), at most [`MAX_IMPORT_BYTES`], UTF-8.
 fn csv_body(req: &Request) -> Result<&str, ApiError> {
     let bytes: &[u8] = match req.body() {
         Body::Text(t) => t.as_bytes(),
@@ -113,15 +112,6 @@ fn csv_body(req: &Request) -> Result<&str, ApiError> {
             format!(
                 "the export is {} bytes; the limit is {MAX_IMPORT_BYTES}",
                 bytes.len()
-            ),
-        ));
-    }
-    let escaped = import::escaped_len(bytes);
-    if escaped > MAX_IMPORT_EVENT_BYTES {
-        return Err(ApiError::new(
-            ErrorCode::PayloadTooLarge,
-            format!(
-                "the export takes {escaped} bytes in the request (quotes and line breaks count twice); the limit is {MAX_IMPORT_EVENT_BYTES}: export a shorter date range and import each part"
             ),
         ));
     }

@@ -16,9 +16,6 @@ impl FunctionalLane {
     }
 }
 
-/// A Strong export page's cursor: this, then the first workout's offset.
-const CSV_CURSOR: &str = "CSV#";
-
 impl FunctionalLane {
     /// `GET /v1/me/export?format=json|strong_csv`; the JSON a page at a time (`cursor`).
     pub(super) async fn export(&self, req: &Request) -> Result<Response<Body>, ApiError> {
@@ -33,19 +30,9 @@ impl FunctionalLane {
                 Ok(json_body(200, &body))
             }
             Some("strong_csv") => {
-                let cursor = req
-                    .query_string_parameters()
-                    .first("cursor")
-                    .map(str::to_string);
-                let from = match cursor.filter(|c| !c.is_empty()) {
-                    None => 0,
-                    Some(c) => decode_cursor(&c)
-                        .and_then(|c| offset_of(&c, CSV_CURSOR))
-                        .ok_or_else(|| {
-                            invalid("cursor is not one this endpoint returned", "cursor")
-                        })?,
-                };
-                let (csv, next) = self.app.export_strong_csv(&ctx, from).await?;
+                // Any workout key is a place in the caller's own history.
+                let (_, after) = page_params(req, |sk| sk.starts_with("WORKOUT#"))?;
+                let (csv, next) = self.app.export_strong_csv(&ctx, after.as_deref()).await?;
                 let mut resp = Response::new(Body::Text(csv));
                 let headers = resp.headers_mut();
                 headers.insert(
@@ -60,9 +47,7 @@ impl FunctionalLane {
                 );
                 // The next page, a CSV of its own: `?format=strong_csv&cursor=<this>`.
                 if let Some(next) = next
-                    && let Ok(v) = lambda_http::http::HeaderValue::from_str(&encode_cursor(
-                        &format!("{CSV_CURSOR}{next}"),
-                    ))
+                    && let Ok(v) = lambda_http::http::HeaderValue::from_str(&encode_cursor(&next))
                 {
                     headers.insert("x-next-cursor", v);
                 }
