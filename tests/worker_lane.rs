@@ -31,6 +31,10 @@ pub fn suite(args: &Arguments) -> Conclusion {
     const SUITE: &str = "worker_lane";
     let cases: Vec<(&'static str, Case)> = vec![
         ("card_once_under_redelivery", card_once_under_redelivery),
+        (
+            "a_card_reads_a_bounded_history_and_says_so",
+            a_card_reads_a_bounded_history_and_says_so,
+        ),
         ("the_smoke_journey_passes", the_smoke_journey_passes),
         ("poison_records_fail_alone", poison_records_fail_alone),
         ("crashed_run_is_retried", crashed_run_is_retried),
@@ -150,6 +154,51 @@ fn seed_bench(ctx: &Ctx, user: &str) -> Result<String, Failed> {
         )?;
     }
     Ok("hist-1".into())
+}
+
+/// A history longer than the card reads (imports can grow one without end): the card job
+/// reads the newest 2,000 workouts, not all 2,002, and finishes. A bench record older than
+/// those (150 kg, five and a half years ago) is unread, so the new 105 kg set is the best of
+/// what was read: the card says "in your last 2000 workouts", in the highlight and the summary,
+/// rather than claiming an all-time record.
+fn a_card_reads_a_bounded_history_and_says_so(ctx: &Ctx) -> Result<(), Failed> {
+    let user = unique_user("w-bounded");
+    let read = coach::app::jobs::CARD_HISTORY_WORKOUTS;
+    let mut all = vec![bench_session(read as i64 + 2, &[(150.0, 5, 2)])];
+    all.extend((2..=read as i64 + 1).map(|day| bench_session(day, &[(100.0, 5, 2)])));
+    all.push(bench_session(1, &[(105.0, 5, 2)]));
+    ctx.rt.block_on(async {
+        for w in &all {
+            ctx.stack.store.put_completed_workout(&user, w).await?;
+        }
+        Ok::<_, coach::store::StoreError>(())
+    })?;
+    eq(
+        run(ctx, &[("c", completed(&user, "hist-1"))])?,
+        Vec::<String>::new(),
+        "the card job",
+    )?;
+    let card = newest_card(ctx, &user);
+    let records: Vec<&str> = card["highlights"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|h| h["type"] == "pr")
+        .filter_map(|h| h["message"].as_str())
+        .collect();
+    check(
+        !records.is_empty()
+            && records
+                .iter()
+                .all(|m| m.contains(&format!("in your last {read} workouts"))),
+        format!("records of the workouts read, said so: {records:?}"),
+    )?;
+    check(
+        card["summary"]
+            .as_str()
+            .is_some_and(|s| s.contains(&format!("in your last {read} workouts"))),
+        format!("the summary too: {}", card["summary"]),
+    )
 }
 
 /// The schedule's message reviews last week for users active in the last 30 days (here run

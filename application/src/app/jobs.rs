@@ -32,6 +32,11 @@ use crate::store::{Parts, Store, StoreError};
 /// calls and milliseconds of analysis; Lambda's own default timeout is 3 s).
 pub const RECORD_MIN_BUDGET: std::time::Duration = std::time::Duration::from_secs(1);
 
+/// Workouts the insight card reads at most, newest first: about eight years at five a week,
+/// and at most a few tens of MB, so that no history an import can grow runs the worker out of
+/// memory or time.
+pub const CARD_HISTORY_WORKOUTS: usize = 2_000;
+
 /// A user is active with a completed workout in this many days.
 pub const ACTIVE_DAYS: i64 = 30;
 /// Reviews handed to SQS between two looks at the clock (ten batches of ten).
@@ -393,7 +398,18 @@ impl Worker {
     ) -> Result<Report, JobError> {
         let user = lifter.user;
         // Strongly consistent: a workout missing here was deleted, not still being written.
-        let history = self.store.completed_workouts_consistent(user).await?;
+        // Bounded: the newest CARD_HISTORY_WORKOUTS, whatever imports made of the history.
+        let (mut history, older_unread) = self
+            .store
+            .newest_completed_workouts_consistent(user, CARD_HISTORY_WORKOUTS)
+            .await?;
+        if older_unread && !history.iter().any(|w| w.id == workout_id) {
+            // A workout older than those read (one logged long after it happened).
+            match self.store.find_completed_workout(user, workout_id).await? {
+                Some(w) => history.insert(0, w),
+                None => return Ok(Report::WorkoutGone),
+            }
+        }
         let Some(w) = history.iter().find(|w| w.id == workout_id) else {
             return Ok(Report::WorkoutGone);
         };
@@ -404,6 +420,10 @@ impl Worker {
                 .await?;
         }
         let mut c = card::post_workout_card(w, &history, &lifter.profile, lifter.tz, now);
+        if older_unread {
+            // Records are then the best of what was read, and say so.
+            card::records_of_the_last(&mut c, CARD_HISTORY_WORKOUTS);
+        }
         let (source, tokens) =
             super::card_summary::summarise(self.model.as_ref(), user, &mut c).await;
         c.summary_source = source.as_str().into();

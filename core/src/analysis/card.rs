@@ -197,6 +197,19 @@ pub fn post_workout_card(
 
 /// The records `w` set against `prior`: e1RM first, then rep maxes and volume, at most one line
 /// per exercise and kind.
+/// Says of each record on `card` that it is the best of the lifter's last `read` workouts, not
+/// of all time: for a card computed from a bounded read of a longer history (an older record
+/// may be better), in its highlights and in the summary that repeats the first.
+pub fn records_of_the_last(card: &mut InsightCard, read: usize) {
+    for h in card.highlights.iter_mut().filter(|h| h.kind == "pr") {
+        let qualified =
+            h.message
+                .replacen(" on ", &format!(" in your last {read} workouts on "), 1);
+        card.summary = card.summary.replace(&h.message, &qualified);
+        h.message = qualified;
+    }
+}
+
 fn record_highlights(w: &Workout, prior: &[Workout], unit: Unit) -> Vec<Highlight> {
     let estimate = |x: f64| format_estimate(x, unit);
     let load = |x: f64| format_weight(x, unit);
@@ -564,6 +577,32 @@ fn summary(
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn records_of_a_bounded_read_say_so_everywhere() {
+        let mut card = InsightCard {
+            summary: "Push: 3 working sets, 1425 kg moved. New heaviest set on Bench Press: 100 kg (was 95 kg).".into(),
+            highlights: vec![Highlight {
+                kind: "pr".into(),
+                message: "New heaviest set on Bench Press: 100 kg (was 95 kg)".into(),
+                exercise_id: Some("barbell-bench-press".into()),
+                data: Value::Null,
+            }],
+            id: "c".into(),
+            kind: "post_workout".into(),
+            workout_id: "w".into(),
+            workout_date: NaiveDate::from_ymd_opt(2026, 11, 28).unwrap(),
+            summary_source: rules(),
+            flags: Vec::new(),
+            recommendations: Vec::new(),
+            created_at: DateTime::<Utc>::default(),
+            expires_at: DateTime::<Utc>::default(),
+        };
+        records_of_the_last(&mut card, 2000);
+        let said = "New heaviest set in your last 2000 workouts on Bench Press: 100 kg (was 95 kg)";
+        assert_eq!(card.highlights[0].message, said);
+        assert!(card.summary.contains(said), "{}", card.summary);
+    }
     use super::*;
     use crate::analysis::testkit::{at_day, session, working};
 

@@ -402,6 +402,53 @@ impl Store {
         self.query_all(query).await?.iter().map(from_item).collect()
     }
 
+    /// The newest `max` completed workouts, oldest first, read strongly consistent, and whether
+    /// older ones were left unread: a bounded read of a history of any length (the worker's
+    /// card job), a page of the store at a time from the newest.
+    pub async fn newest_completed_workouts_consistent(
+        &self,
+        user: &str,
+        max: usize,
+    ) -> Result<(Vec<Workout>, bool), StoreError> {
+        let query = self
+            .sk_range(user, workouts::WORKOUTS_LO, workouts::WORKOUTS_HI)
+            .scan_index_forward(false)
+            .consistent_read(true);
+        let mut out = Vec::new();
+        let mut start: Option<HashMap<String, AttributeValue>> = None;
+        let more = loop {
+            let page = query
+                .clone()
+                .set_exclusive_start_key(start)
+                .send()
+                .timed()
+                .await?;
+            let left = page.last_evaluated_key.filter(|k| !k.is_empty());
+            let items = page.items.unwrap_or_default();
+            let n = items.len();
+            for (i, item) in items.iter().enumerate() {
+                if out.len() == max {
+                    break;
+                }
+                out.push(from_item(item)?);
+                if out.len() == max {
+                    // Full: anything after this one, on this page or a later one, is unread.
+                    if i + 1 < n || left.is_some() {
+                        out.reverse();
+                        return Ok((out, true));
+                    }
+                }
+            }
+            match left {
+                Some(k) if out.len() < max => start = Some(k),
+                Some(_) => break true,
+                None => break false,
+            }
+        };
+        out.reverse();
+        Ok((out, more))
+    }
+
     /// Deletes every completed workout of a user (the demo loader uses this before reloading).
     pub async fn delete_completed_workouts(&self, user: &str) -> Result<usize, StoreError> {
         let workouts = self.completed_workouts(user).await?;
