@@ -149,10 +149,19 @@ pub(crate) fn from_status(status: u16, headers: &HeaderMap, body: &str) -> Model
     } else {
         &v
     };
-    let message = e["message"]
-        .as_str()
-        .map(str::to_string)
-        .unwrap_or_else(|| body.chars().take(200).collect());
+    // Only the provider's own message is kept for the log: the rest of a body (details, an
+    // echo of the request) may carry the lifter's words. A body that is not JSON (a proxy's
+    // page) is named by its size and its first words.
+    let message = e["message"].as_str().map_or_else(
+        || {
+            format!(
+                "a body of {} bytes that is not the provider's JSON, starting {:?}",
+                body.len(),
+                body.chars().take(60).collect::<String>()
+            )
+        },
+        str::to_string,
+    );
     let kind = match status {
         429 if daily_or_billing(e) => ErrorKind::QuotaExhausted,
         429 => ErrorKind::RateLimited,
@@ -363,6 +372,21 @@ mod tests {
         h.insert("retry-after", "1e300".parse().expect("header value"));
         let e = from_status(429, &h, body);
         assert_eq!(delay_before_retry(&e, 1, Duration::from_secs(900)), None);
+    }
+
+    #[test]
+    fn only_the_providers_message_is_logged() {
+        let body = r#"{"error": {"code": 400, "message": "Invalid argument.", "details": [{"request": "my knee hurts, 140 kg"}]}}"#;
+        let e = from_status(400, &HeaderMap::new(), body);
+        assert_eq!(e.message, "HTTP 400: Invalid argument.");
+        let page = format!("<html>{}</html>", "my knee hurts ".repeat(50));
+        let e = from_status(502, &HeaderMap::new(), &page);
+        assert!(
+            e.message.contains("not the provider's JSON"),
+            "{}",
+            e.message
+        );
+        assert!(e.message.len() < 160, "{}", e.message);
     }
 
     #[test]
