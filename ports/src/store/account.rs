@@ -137,36 +137,21 @@ impl Store {
                 .key_condition_expression("pk = :pk AND sk > :after")
                 .expression_attribute_values(":after", s(sk)),
         };
-        let mut out = Vec::new();
+        let mut out: Vec<AccountItem> = Vec::new();
         let mut bytes = 0;
-        let mut start: Option<HashMap<String, AttributeValue>> = None;
-        loop {
-            let page = query
-                .clone()
-                .set_exclusive_start_key(start)
-                .send()
-                .timed()
-                .await?;
-            let more = page.last_evaluated_key.filter(|k| !k.is_empty());
-            let items = page.items.unwrap_or_default();
-            let n = items.len();
-            for (i, item) in items.iter().enumerate() {
+        let more = self
+            .query_until(query, |item| {
                 let item = AccountItem {
-                    key: super::string(item, "sk").unwrap_or_default(),
-                    data: data(item),
+                    key: super::string(&item, "sk").unwrap_or_default(),
+                    data: data(&item),
                 };
                 bytes += item.key.len() + item.data.to_string().len();
                 out.push(item);
-                if bytes >= max_bytes && (i + 1 < n || more.is_some()) {
-                    let last = out.last().map(|i| i.key.clone());
-                    return Ok((out, last));
-                }
-            }
-            match more {
-                Some(k) => start = Some(k),
-                None => return Ok((out, None)),
-            }
-        }
+                Ok(bytes < max_bytes)
+            })
+            .await?;
+        let last = more.then(|| out.last().map(|i| i.key.clone())).flatten();
+        Ok((out, last))
     }
 
     /// Every item of the user's partition, in key order, as the export shows it.

@@ -414,37 +414,13 @@ impl Store {
             .sk_range(user, workouts::WORKOUTS_LO, workouts::WORKOUTS_HI)
             .scan_index_forward(false)
             .consistent_read(true);
-        let mut out = Vec::new();
-        let mut start: Option<HashMap<String, AttributeValue>> = None;
-        let more = loop {
-            let page = query
-                .clone()
-                .set_exclusive_start_key(start)
-                .send()
-                .timed()
-                .await?;
-            let left = page.last_evaluated_key.filter(|k| !k.is_empty());
-            let items = page.items.unwrap_or_default();
-            let n = items.len();
-            for (i, item) in items.iter().enumerate() {
-                if out.len() == max {
-                    break;
-                }
-                out.push(from_item(item)?);
-                if out.len() == max {
-                    // Full: anything after this one, on this page or a later one, is unread.
-                    if i + 1 < n || left.is_some() {
-                        out.reverse();
-                        return Ok((out, true));
-                    }
-                }
-            }
-            match left {
-                Some(k) if out.len() < max => start = Some(k),
-                Some(_) => break true,
-                None => break false,
-            }
-        };
+        let mut out = Vec::with_capacity(max.min(1_000));
+        let more = self
+            .query_until(query, |item| {
+                out.push(from_item(&item)?);
+                Ok(out.len() < max)
+            })
+            .await?;
         out.reverse();
         Ok((out, more))
     }
@@ -555,6 +531,21 @@ impl Store {
         query: aws_sdk_dynamodb::operation::query::builders::QueryFluentBuilder,
     ) -> Result<Vec<HashMap<String, AttributeValue>>, StoreError> {
         let mut items = Vec::new();
+        self.query_until(query, |item| {
+            items.push(item);
+            Ok(true)
+        })
+        .await?;
+        Ok(items)
+    }
+
+    /// Walks a query's items in order, a page of the store at a time, handing each to `take`
+    /// until it answers false (stop after this one); then whether items were left unread.
+    pub(crate) async fn query_until(
+        &self,
+        query: aws_sdk_dynamodb::operation::query::builders::QueryFluentBuilder,
+        mut take: impl FnMut(HashMap<String, AttributeValue>) -> Result<bool, StoreError>,
+    ) -> Result<bool, StoreError> {
         let mut start: Option<HashMap<String, AttributeValue>> = None;
         loop {
             let page = query
@@ -563,10 +554,16 @@ impl Store {
                 .send()
                 .timed()
                 .await?;
-            items.extend(page.items.unwrap_or_default());
-            match page.last_evaluated_key {
-                Some(k) if !k.is_empty() => start = Some(k),
-                _ => return Ok(items),
+            let left = page.last_evaluated_key.filter(|k| !k.is_empty());
+            let mut items = page.items.unwrap_or_default().into_iter().peekable();
+            while let Some(item) = items.next() {
+                if !take(item)? {
+                    return Ok(items.peek().is_some() || left.is_some());
+                }
+            }
+            match left {
+                Some(k) => start = Some(k),
+                None => return Ok(false),
             }
         }
     }
