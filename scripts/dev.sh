@@ -26,6 +26,10 @@ setsid dynoxide --host 127.0.0.1 --port "$DB_PORT" --db-path .data/coach.db --lo
 pids+=($!)
 for _ in $(seq 50); do (echo > "/dev/tcp/127.0.0.1/$DB_PORT") 2>/dev/null && break; sleep 0.1; done
 ./target/debug/devstack setup
+# Pushes to phones go to a fake SNS, which appends each to .data/pushes.jsonl.
+SNS_PORT="${SNS_PORT:-$(free_port)}"
+setsid ./target/debug/devstack sns --port "$SNS_PORT" --record .data/pushes.jsonl &
+pids+=($!)
 
 # Model settings pass through when set in your shell (e.g. SLOW_MODEL + GEMINI_API_KEY).
 model_env=""
@@ -38,7 +42,7 @@ done
 
 # Hot reload: an edit recompiles the function it touches on its next request.
 setsid cargo lambda watch -A 127.0.0.1 -P "$PORT" \
-  --env-var "AUTH_MODE=dev,TABLE_NAME=$TABLE_NAME,AWS_ENDPOINT_URL_DYNAMODB=$AWS_ENDPOINT_URL_DYNAMODB,AWS_REGION=$AWS_REGION,AWS_ACCESS_KEY_ID=$AWS_ACCESS_KEY_ID,AWS_SECRET_ACCESS_KEY=$AWS_SECRET_ACCESS_KEY,WORKER_INVOKE_URL=http://127.0.0.1:$PORT/2015-03-31/functions/worker/invocations$model_env" &
+  --env-var "AUTH_MODE=dev,TABLE_NAME=$TABLE_NAME,AWS_ENDPOINT_URL_DYNAMODB=$AWS_ENDPOINT_URL_DYNAMODB,AWS_REGION=$AWS_REGION,AWS_ACCESS_KEY_ID=$AWS_ACCESS_KEY_ID,AWS_SECRET_ACCESS_KEY=$AWS_SECRET_ACCESS_KEY,WORKER_INVOKE_URL=http://127.0.0.1:$PORT/2015-03-31/functions/worker/invocations,$(local_push_env "$SNS_PORT")$model_env" &
 pids+=($!)
 for _ in $(seq 100); do (echo > "/dev/tcp/127.0.0.1/$PORT") 2>/dev/null && break; sleep 0.1; done
 
@@ -66,6 +70,11 @@ Smart buttons, the monitor, workouts and app events (more in the README):
   curl -s $fn/workouts -H 'content-type: application/json' -H 'x-user-id: demo' -d '{"next":true}'
   curl -s $fn/events -H 'content-type: application/json' -H 'x-user-id: demo' -d '{"type":"app_opened"}'
   curl -s $fn/notifications -H 'x-user-id: demo'
+
+A phone for pushes, and a health reading (pushes land in .data/pushes.jsonl, from the fake SNS):
+
+  curl -s $fn/devices -H 'content-type: application/json' -H 'x-user-id: demo' -d '{"platform":"apns","token":"740f4707bebcf74f9b7c25d48e3358945f6aa01da5ddb387462c7eaf61bb78ad"}'
+  curl -s $fn/health/samples -H 'content-type: application/json' -H 'x-user-id: demo' -d '{"samples":[{"id":"hk-1","metric":"resting_heart_rate","value":58,"unit":"bpm","observed_at":"'"$(date -u +%FT%TZ)"'"}]}'
 
 The coach, streamed (commands and buttons are answered there too; the coach itself needs
 SLOW_MODEL and a key in your shell before make dev, else it says MODEL_NOT_CONFIGURED):

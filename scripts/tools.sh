@@ -87,17 +87,26 @@ wait_port() { for _ in $(seq 100); do (echo > "/dev/tcp/127.0.0.1/$1") 2>/dev/nu
 # watch serving every binary with AUTH_MODE=dev (extra flags in $1, e.g. --release; its output in
 # $2; more environment for the functions in STACK_ENV, K=V,K=V), the table and the demo user.
 # Sets STACK_PORT; stop_local_stack stops it all.
+# The push settings of a local stack whose fake SNS (`devstack sns`) listens on port $1.
+local_push_env() {
+  local app="arn:aws:sns:us-east-1:000000000000:app"
+  echo "AWS_ENDPOINT_URL_SNS=http://127.0.0.1:$1,PUSH_APNS_ARN=$app/APNS/coach-local,PUSH_APNS_SANDBOX_ARN=$app/APNS_SANDBOX/coach-local,PUSH_FCM_ARN=$app/GCM/coach-local"
+}
 start_local_stack() {
-  local flags="$1" log="$2" profile=debug db_port
+  local flags="$1" log="$2" profile=debug db_port sns_port
   if [ "$flags" = "--release" ]; then profile=release; fi
   db_port=$(free_port)
   STACK_PORT=$(free_port)
   export TABLE_NAME="${TABLE_NAME:-CoachLocal}" AWS_ENDPOINT_URL_DYNAMODB="http://127.0.0.1:$db_port"
+  sns_port=$(free_port)
   setsid dynoxide --host 127.0.0.1 --port "$db_port" --log quiet &
   STACK_PIDS=($!)
+  # Pushes to phones go to the fake SNS, which records them next to the log.
+  setsid "./target/$profile/devstack" sns --port "$sns_port" --record "${log%.log}-pushes.jsonl" &
+  STACK_PIDS+=($!)
   # shellcheck disable=SC2086 # $flags is a list of flags
   setsid cargo lambda watch $flags --ignore-changes -A 127.0.0.1 -P "$STACK_PORT" \
-    --env-var "AUTH_MODE=dev,TABLE_NAME=$TABLE_NAME,AWS_ENDPOINT_URL_DYNAMODB=$AWS_ENDPOINT_URL_DYNAMODB,AWS_REGION=$AWS_REGION,AWS_ACCESS_KEY_ID=$AWS_ACCESS_KEY_ID,AWS_SECRET_ACCESS_KEY=$AWS_SECRET_ACCESS_KEY,WORKER_INVOKE_URL=http://127.0.0.1:$STACK_PORT/2015-03-31/functions/worker/invocations${STACK_ENV:+,$STACK_ENV}" \
+    --env-var "AUTH_MODE=dev,TABLE_NAME=$TABLE_NAME,AWS_ENDPOINT_URL_DYNAMODB=$AWS_ENDPOINT_URL_DYNAMODB,AWS_REGION=$AWS_REGION,AWS_ACCESS_KEY_ID=$AWS_ACCESS_KEY_ID,AWS_SECRET_ACCESS_KEY=$AWS_SECRET_ACCESS_KEY,WORKER_INVOKE_URL=http://127.0.0.1:$STACK_PORT/2015-03-31/functions/worker/invocations,$(local_push_env "$sns_port")${STACK_ENV:+,$STACK_ENV}" \
     > "$log" 2>&1 &
   STACK_PIDS+=($!)
   wait_port "$db_port"

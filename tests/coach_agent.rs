@@ -1957,6 +1957,15 @@ fn turns_stored_once_and_replayed_as_history(ctx: &Ctx) -> Result<(), Failed> {
 
 fn memories_and_notifications_through_the_gate(ctx: &Ctx) -> Result<(), Failed> {
     let user = unique_user("c-memory");
+    // The lifter's iPhone, to which the reminder is pushed.
+    let token = format!("{:0>64}", "e5");
+    let reg = functional(
+        ctx,
+        &user,
+        "/v1/devices",
+        Some(json!({"platform": "apns", "token": token})),
+    );
+    eq(reg.status, 201, &format!("phone registered: {}", reg.body))?;
     ctx.fake.reply(ModelReply::calls(&[
         (
             "save_memory",
@@ -1981,6 +1990,28 @@ fn memories_and_notifications_through_the_gate(ctx: &Ctx) -> Result<(), Failed> 
     check(
         sent.contains("\\\"sent\\\":true") || sent.contains("\"sent\":true"),
         "the gate let it through",
+    )?;
+    // Pushed to the phone, once, by the worker.
+    let arn = ctx
+        .sns
+        .endpoints()
+        .into_iter()
+        .find(|e| e.token == token)
+        .map(|e| e.arn)
+        .ok_or("the phone has an endpoint")?;
+    let pushed: Vec<_> = ctx
+        .sns
+        .published()
+        .into_iter()
+        .filter(|p| p.target() == Some(arn.as_str()))
+        .collect();
+    eq(pushed.len(), 1, "one push")?;
+    check(
+        pushed[0]
+            .platform_payload("APNS")
+            .to_string()
+            .contains("Deload week starts Monday"),
+        "the reminder's words",
     )?;
     // A second one inside 4 hours is suppressed by the gate, and nothing is stored.
     ctx.fake.reset();

@@ -66,8 +66,13 @@ pub fn suite(args: &Arguments) -> Conclusion {
     let mut args = args.clone();
     args.test_threads = Some(1);
     let rt = test_runtime();
+    // Phones register with a fake SNS, as under `make dev`.
+    let sns = blackbox::fake_sns::FakeSns::start();
     let ctx = std::sync::Arc::new(Ctx {
-        stack: rt.block_on(Stack::start()),
+        stack: rt.block_on(Stack::start_with(&[
+            ("AWS_ENDPOINT_URL_SNS", sns.endpoint.clone()),
+            ("PUSH_APNS_ARN", blackbox::APNS_APP.to_string()),
+        ])),
         rt: rt.handle().clone(),
         scratch: scratch_dir(),
         real_curl: real_curl(),

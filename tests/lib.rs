@@ -628,12 +628,17 @@ pub fn parse_sse(text: &str) -> Vec<(String, serde_json::Value)> {
 
 /// A stack whose functions talk to a scripted fake model (Gemini wire format), for cases that
 /// run one at a time because they share the fake's script.
+/// The SNS platform application iPhones register with in the tests.
+pub const APNS_APP: &str = "arn:aws:sns:us-east-1:000000000000:app/APNS/coach";
+
 pub struct ModelStack {
     pub stack: Stack,
     pub fake: fake_model::FakeModel,
     /// The model API key's secret, as deployed (the functions read it at start-up; the key in
     /// the environment is a decoy the fake model would see if they did not).
     pub secrets: fake_secrets::FakeSecrets,
+    /// Where pushes to the lifters' phones go (iPhones: `PUSH_APNS_ARN`).
+    pub sns: fake_sns::FakeSns,
     pub http: reqwest::Client,
     pub rt: tokio::runtime::Runtime,
 }
@@ -660,7 +665,10 @@ impl ModelStack {
             .expect("tokio runtime");
         let fake = fake_model::FakeModel::start();
         let secrets = fake_secrets::FakeSecrets::start("key-from-secrets-manager");
+        let sns = fake_sns::FakeSns::start();
         let mut env = vec![
+            ("PUSH_APNS_ARN", APNS_APP.to_string()),
+            ("AWS_ENDPOINT_URL_SNS", sns.endpoint.clone()),
             (model_var, "fake-model".to_string()),
             ("MODEL_PROVIDER", "gemini".to_string()),
             (
@@ -686,6 +694,7 @@ impl ModelStack {
             stack,
             fake,
             secrets,
+            sns,
             http: http_client(),
             rt,
         }

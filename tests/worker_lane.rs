@@ -1,7 +1,9 @@
 //! Black-box tests of the worker binary: SQS events posted to its invoke endpoint in `cargo
 //! lambda watch` (as Lambda's event source mapping delivers them), outcomes checked in the
 //! partial-batch response and in the stored items: redelivery, a poison record in a batch, a
-//! crashed run retried, weekly reviews rewritten, and the health-metric gate's reasons.
+//! crashed run retried, weekly reviews rewritten, and the health-metric gate's reasons; and
+//! the proactive path whole: health samples in over HTTP, the queued decision, and one push per
+//! phone on the fake SNS (none in quiet hours, none to a phone that is gone or changed hands).
 
 use blackbox::fake_model::{FakeModel, Reply};
 use blackbox::fake_sns::FakeSns;
@@ -56,6 +58,16 @@ pub fn suite(args: &Arguments) -> Conclusion {
             "model_summary_is_checked_against_the_facts",
             model_summary_is_checked_against_the_facts,
         ),
+        (
+            "a_departure_from_baseline_pushes_once_to_each_phone",
+            a_departure_from_baseline_pushes_once_to_each_phone,
+        ),
+        ("quiet_hours_hold_the_push", quiet_hours_hold_the_push),
+        ("phones_come_and_go", phones_come_and_go),
+        (
+            "health_samples_are_checked_and_weigh_ins_set_the_bodyweight",
+            health_samples_are_checked_and_weigh_ins_set_the_bodyweight,
+        ),
     ];
     if let Some(skipped) = unselected(args, SUITE, &cases) {
         return skipped;
@@ -67,6 +79,8 @@ pub fn suite(args: &Arguments) -> Conclusion {
     let model = FakeModel::start();
     let stack = rt.block_on(Stack::start_with(&[
         ("NOTIFY_TOPIC_ARN", TOPIC.to_string()),
+        ("PUSH_APNS_ARN", APNS_APP.to_string()),
+        ("PUSH_FCM_ARN", FCM_APP.to_string()),
         ("AWS_ENDPOINT_URL_SNS", sns.endpoint.clone()),
         ("WORKER_MODEL", "gemini-test".to_string()),
         ("GEMINI_BASE_URL", model.gemini_base()),
@@ -723,5 +737,337 @@ fn the_smoke_journey_passes(ctx: &Ctx) -> Result<(), Failed> {
         r.body["items"][0]["name"].as_str(),
         Some("Smoke test"),
         "the smoke workout in the history",
+    )
+}
+
+// ------------------------------------------------ health samples in, pushes out to phones
+
+use blackbox::APNS_APP;
+const FCM_APP: &str = "arn:aws:sns:us-east-1:000000000000:app/GCM/coach";
+
+fn api(
+    ctx: &Ctx,
+    method: &str,
+    path: &str,
+    user: &str,
+    body: Option<Value>,
+) -> blackbox::JsonReply {
+    ctx.rt.block_on(call_json(
+        &ctx.http,
+        method,
+        format!("{}{path}", ctx.stack.base),
+        user,
+        body,
+    ))
+}
+
+/// 21 days of HRV around 50 ms (one of them a strap's bad 5 ms), each at this time of day on
+/// the days before yesterday, and today's `today` ms a minute ago: whatever the hour, each
+/// reading falls on a day of its own.
+fn hrv_batch(today: f64) -> Value {
+    let now = Utc::now();
+    let mut samples: Vec<Value> = (2..=22)
+        .map(|d| {
+            json!({"id": format!("hk-hrv-{d}"), "metric": "hrv", "unit": "ms",
+                   "value": if d == 9 { 5.0 } else { 50.0 },
+                   "observed_at": (now - Duration::days(d)).to_rfc3339(), "source": "apple_watch"})
+        })
+        .collect();
+    samples.push(
+        json!({"id": "hk-hrv-today", "metric": "hrv", "unit": "ms", "value": today,
+        "observed_at": (now - Duration::minutes(1)).to_rfc3339(), "source": "apple_watch"}),
+    );
+    json!({ "samples": samples })
+}
+
+fn register(ctx: &Ctx, user: &str, platform: &str, token: &str) -> Result<String, Failed> {
+    let r = api(
+        ctx,
+        "POST",
+        "/v1/devices",
+        user,
+        Some(json!({"platform": platform, "token": token})),
+    );
+    eq(r.status, 201, &format!("registered: {}", r.body))?;
+    Ok(r.body["id"].as_str().unwrap_or_default().to_string())
+}
+
+/// The endpoint ARN of a lifter's phone token (on the fake).
+fn endpoint_of(ctx: &Ctx, token: &str) -> Option<String> {
+    ctx.sns
+        .endpoints()
+        .into_iter()
+        .find(|e| e.token == token)
+        .map(|e| e.arn)
+}
+
+/// Pushes to one endpoint.
+fn pushes_to(ctx: &Ctx, arn: &str) -> Vec<blackbox::fake_sns::Published> {
+    ctx.sns
+        .published()
+        .into_iter()
+        .filter(|p| p.target() == Some(arn))
+        .collect()
+}
+
+fn a_departure_from_baseline_pushes_once_to_each_phone(ctx: &Ctx) -> Result<(), Failed> {
+    let user = unique_user("w-push");
+    let (iphone, pixel) = (format!("{:0>64}", "a1"), format!("fcm:{user}"));
+    register(ctx, &user, "apns", &iphone)?;
+    register(ctx, &user, "fcm", &pixel)?;
+    let batch = hrv_batch(35.0);
+    let r = api(
+        ctx,
+        "POST",
+        "/v1/health/samples",
+        &user,
+        Some(batch.clone()),
+    );
+    eq(r.status, 200, &format!("batch: {}", r.body))?;
+    eq(r.body["accepted"].as_u64(), Some(22), "stored")?;
+    let m = &r.body["metrics"][0];
+    eq(
+        m["baseline"].as_f64(),
+        Some(50.0),
+        &format!("the median shrugs off the 5 ms day: {m}"),
+    )?;
+    eq(m["baseline_days"].as_u64(), Some(21), "days")?;
+    eq(m["queued"].as_bool(), Some(true), "a 30 % drop is queued")?;
+    // The worker decided, stored one notification and pushed it to each phone once.
+    let feed = api(ctx, "GET", "/v1/notifications", &user, None);
+    let items = feed.body["items"].as_array().cloned().unwrap_or_default();
+    eq(items.len(), 1, &format!("one notification: {}", feed.body))?;
+    eq(
+        items[0]["source"].as_str(),
+        Some("health_metric"),
+        "from the health decision",
+    )?;
+    let (a, f) = (
+        endpoint_of(ctx, &iphone).ok_or("the iPhone has an endpoint")?,
+        endpoint_of(ctx, &pixel).ok_or("the Pixel has an endpoint")?,
+    );
+    let (to_a, to_f) = (pushes_to(ctx, &a), pushes_to(ctx, &f));
+    eq((to_a.len(), to_f.len()), (1, 1), "one push per phone")?;
+    let aps = to_a[0].platform_payload("APNS");
+    check(
+        aps["aps"]["alert"]["body"]
+            .as_str()
+            .is_some_and(|b| b.contains("HRV is 35")),
+        format!("the iPhone's alert says what changed: {aps}"),
+    )?;
+    eq(
+        aps["notification_id"].clone(),
+        items[0]["id"].clone(),
+        "the stored notification's id",
+    )?;
+    let fcm = to_f[0].platform_payload("GCM");
+    eq(
+        fcm["fcmV1Message"]["message"]["data"]["notification_id"].clone(),
+        items[0]["id"].clone(),
+        "the Android payload (FCM v1) names it too",
+    )?;
+    // The app sends the same batch again (a retry): nothing stored twice, no second push.
+    let again = api(ctx, "POST", "/v1/health/samples", &user, Some(batch));
+    eq(
+        (
+            again.body["accepted"].as_u64(),
+            again.body["duplicates"].as_u64(),
+        ),
+        (Some(0), Some(22)),
+        "a retry stores nothing",
+    )?;
+    eq(count(ctx, &user, "HSAMPLE#")?, 22, "samples stored once")?;
+    eq(count(ctx, &user, "NOTIFY#")?, 1, "still one notification")?;
+    eq(
+        (pushes_to(ctx, &a).len(), pushes_to(ctx, &f).len()),
+        (1, 1),
+        "still one push per phone",
+    )
+}
+
+fn quiet_hours_hold_the_push(ctx: &Ctx) -> Result<(), Failed> {
+    let user = unique_user("w-quiet");
+    let now = Utc::now();
+    let hm = |t: chrono::DateTime<Utc>| t.format("%H:%M").to_string();
+    let me = api(
+        ctx,
+        "PATCH",
+        "/v1/me",
+        &user,
+        Some(json!({"timezone": "UTC", "quiet_hours": {
+            "start": hm(now - Duration::hours(1)), "end": hm(now + Duration::hours(1))}})),
+    );
+    eq(me.status, 200, &format!("quiet hours set: {}", me.body))?;
+    let token = format!("{:0>64}", "b2");
+    register(ctx, &user, "apns", &token)?;
+    let r = api(
+        ctx,
+        "POST",
+        "/v1/health/samples",
+        &user,
+        Some(hrv_batch(35.0)),
+    );
+    eq(
+        r.body["metrics"][0]["queued"].as_bool(),
+        Some(true),
+        "queued",
+    )?;
+    let d = decision(ctx, &user)?;
+    eq(
+        d["suppressed"].as_str(),
+        Some("quiet_hours"),
+        &format!("held: {d}"),
+    )?;
+    eq(count(ctx, &user, "NOTIFY#")?, 0, "no notification")?;
+    let arn = endpoint_of(ctx, &token).ok_or("an endpoint")?;
+    eq(pushes_to(ctx, &arn).len(), 0, "no push in quiet hours")
+}
+
+fn phones_come_and_go(ctx: &Ctx) -> Result<(), Failed> {
+    let user = unique_user("w-dev");
+    let token = format!("{:0>64}", "c3");
+    // Registered twice (the app does at every start): one phone.
+    let id = register(ctx, &user, "apns", &token)?;
+    eq(
+        register(ctx, &user, "apns", &token)?,
+        id.clone(),
+        "the same phone",
+    )?;
+    let list = api(ctx, "GET", "/v1/devices", &user, None);
+    eq(
+        list.body["items"].as_array().map(Vec::len),
+        Some(1),
+        &format!("{}", list.body),
+    )?;
+    check(
+        list.body.to_string().find("arn:").is_none(),
+        "the endpoint is not shown",
+    )?;
+    // A bad platform or token: a 400, nothing registered.
+    for bad in [
+        json!({"platform": "webpush", "token": "x"}),
+        json!({"platform": "fcm", "token": "a b"}),
+    ] {
+        let r = api(ctx, "POST", "/v1/devices", &user, Some(bad));
+        eq(r.status, 400, &format!("refused: {}", r.body))?;
+    }
+    eq(count(ctx, &user, "DEVICE#")?, 1, "still one")?;
+    // Removed: the endpoint goes too; removing it again is a 404.
+    let del = api(ctx, "DELETE", &format!("/v1/devices/{id}"), &user, None);
+    eq(del.status, 200, "removed")?;
+    eq(endpoint_of(ctx, &token), None, "the endpoint is deleted")?;
+    eq(
+        api(ctx, "DELETE", &format!("/v1/devices/{id}"), &user, None).status,
+        404,
+        "gone",
+    )?;
+
+    // A phone another lifter signed in on since: not pushed to for the first, and forgotten.
+    let (first, second) = (unique_user("w-dev1"), unique_user("w-dev2"));
+    let shared = format!("{:0>64}", "d4");
+    register(ctx, &first, "apns", &shared)?;
+    register(ctx, &second, "apns", &shared)?;
+    api(
+        ctx,
+        "POST",
+        "/v1/health/samples",
+        &first,
+        Some(hrv_batch(35.0)),
+    );
+    eq(
+        count(ctx, &first, "NOTIFY#")?,
+        1,
+        "the first lifter's notification is stored",
+    )?;
+    let arn = endpoint_of(ctx, &shared).ok_or("an endpoint")?;
+    eq(
+        pushes_to(ctx, &arn).len(),
+        0,
+        "not pushed to the second lifter's phone",
+    )?;
+    eq(
+        count(ctx, &first, "DEVICE#")?,
+        0,
+        "and forgotten by the first",
+    )?;
+    eq(count(ctx, &second, "DEVICE#")?, 1, "but still the second's")?;
+
+    // A phone whose app was removed (the platform disabled the token): forgotten at the push.
+    let gone = unique_user("w-dev3");
+    let old = format!("fcm:{gone}");
+    register(ctx, &gone, "fcm", &old)?;
+    ctx.sns.disable(&old);
+    api(
+        ctx,
+        "POST",
+        "/v1/health/samples",
+        &gone,
+        Some(hrv_batch(35.0)),
+    );
+    eq(count(ctx, &gone, "NOTIFY#")?, 1, "stored for the app")?;
+    eq(
+        count(ctx, &gone, "DEVICE#")?,
+        0,
+        "the disabled phone is forgotten",
+    )?;
+    eq(endpoint_of(ctx, &old), None, "and its endpoint deleted")
+}
+
+fn health_samples_are_checked_and_weigh_ins_set_the_bodyweight(ctx: &Ctx) -> Result<(), Failed> {
+    let user = unique_user("w-bw");
+    let now = Utc::now();
+    let at = |h: i64| (now - Duration::hours(h)).to_rfc3339();
+    // One bad sample refuses the batch whole, naming it.
+    let bad = json!({"samples": [
+        {"id": "s1", "metric": "resting_heart_rate", "value": 58, "unit": "bpm", "observed_at": at(1)},
+        {"id": "s2", "metric": "resting_heart_rate", "value": 58, "unit": "ms", "observed_at": at(1)}]});
+    let r = api(ctx, "POST", "/v1/health/samples", &user, Some(bad));
+    eq(r.status, 400, &format!("{}", r.body))?;
+    eq(
+        r.body["error"]["field"].as_str(),
+        Some("samples[1].unit"),
+        "names the sample",
+    )?;
+    eq(count(ctx, &user, "HSAMPLE#")?, 0, "nothing stored")?;
+    // Too few days for a baseline: stored, said, not queued.
+    let few = json!({"samples": [
+        {"id": "r1", "metric": "resting_heart_rate", "value": 58, "unit": "bpm", "observed_at": at(50)},
+        {"id": "r2", "metric": "resting_heart_rate", "value": 75, "unit": "count/min", "observed_at": at(1)}]});
+    let r = api(ctx, "POST", "/v1/health/samples", &user, Some(few));
+    let m = &r.body["metrics"][0];
+    eq(
+        (m["queued"].as_bool(), m["baseline"].is_null()),
+        (Some(false), true),
+        &format!("{m}"),
+    )?;
+    // A weigh-in in pounds becomes the profile's bodyweight; an older one does not replace it.
+    let w = |id: &str, lb: f64, h: i64| {
+        json!({"samples": [{"id": id, "metric": "body_weight",
+        "value": lb, "unit": "lb", "observed_at": at(h), "source": "withings"}]})
+    };
+    let r = api(
+        ctx,
+        "POST",
+        "/v1/health/samples",
+        &user,
+        Some(w("w1", 180.0, 2)),
+    );
+    eq(
+        r.body["bodyweight_kg"].as_f64(),
+        Some(81.647),
+        &format!("{}", r.body),
+    )?;
+    api(
+        ctx,
+        "POST",
+        "/v1/health/samples",
+        &user,
+        Some(w("w0", 170.0, 72)),
+    );
+    let me = api(ctx, "GET", "/v1/me", &user, None);
+    eq(
+        me.body["bodyweight_kg"].as_f64(),
+        Some(81.647),
+        &format!("the newest weigh-in: {}", me.body),
     )
 }

@@ -20,8 +20,9 @@ pub struct Config {
     pub auth: AuthMode,
     /// `QUEUE_URL` (SQS), else `WORKER_INVOKE_URL` (the local worker), else none.
     pub queue: QueueTarget,
-    /// `NOTIFY_TOPIC_ARN`: the SNS topic push notifications go to.
-    pub notify_topic: Option<String>,
+    /// Where pushes go: `NOTIFY_TOPIC_ARN` (a relay's SNS topic) and the SNS platform
+    /// applications `PUSH_APNS_ARN`, `PUSH_APNS_SANDBOX_ARN`, `PUSH_FCM_ARN`.
+    pub push: crate::push::PushTargets,
     /// `COACH_DAILY_TOKENS`: each lifter's daily model tokens (0: no cap).
     pub budget: Budget,
     /// `STAGE_DAILY_TOKENS`: every lifter's daily model tokens together (unset or 0: no cap).
@@ -85,7 +86,17 @@ impl Config {
             table,
             auth,
             queue,
-            notify_topic: get("NOTIFY_TOPIC_ARN"),
+            push: crate::push::PushTargets {
+                topic: get("NOTIFY_TOPIC_ARN"),
+                apps: [
+                    ("apns", "PUSH_APNS_ARN"),
+                    ("apns_sandbox", "PUSH_APNS_SANDBOX_ARN"),
+                    ("fcm", "PUSH_FCM_ARN"),
+                ]
+                .into_iter()
+                .filter_map(|(platform, var)| get(var).map(|arn| (platform, arn)))
+                .collect(),
+            },
             budget,
             stage_budget,
             heartbeat,

@@ -46,6 +46,8 @@ pub enum ErrorCode {
     NoAlternatives,
     NoRoutine,
     PayloadTooLarge,
+    /// The push service is not configured or did not answer (503).
+    PushUnavailable,
     QueueUnavailable,
     /// Deleting the account needs a sign-in of the last few minutes, not just a valid token.
     RecentSignInRequired,
@@ -73,7 +75,7 @@ pub enum ErrorCode {
 }
 
 impl ErrorCode {
-    pub const ALL: [ErrorCode; 51] = [
+    pub const ALL: [ErrorCode; 52] = [
         ErrorCode::ArtifactAlreadyApplied,
         ErrorCode::ArtifactDismissed,
         ErrorCode::ArtifactExpired,
@@ -103,6 +105,7 @@ impl ErrorCode {
         ErrorCode::NoAlternatives,
         ErrorCode::NoRoutine,
         ErrorCode::PayloadTooLarge,
+        ErrorCode::PushUnavailable,
         ErrorCode::QueueUnavailable,
         ErrorCode::RecentSignInRequired,
         ErrorCode::ReviewNotFound,
@@ -156,6 +159,7 @@ impl ErrorCode {
             ErrorCode::NoAlternatives => "NO_ALTERNATIVES",
             ErrorCode::NoRoutine => "NO_ROUTINE",
             ErrorCode::PayloadTooLarge => "PAYLOAD_TOO_LARGE",
+            ErrorCode::PushUnavailable => "PUSH_UNAVAILABLE",
             ErrorCode::QueueUnavailable => "QUEUE_UNAVAILABLE",
             ErrorCode::RoutineBroken => "ROUTINE_BROKEN",
             ErrorCode::RoutineNotFound => "ROUTINE_NOT_FOUND",

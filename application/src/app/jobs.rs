@@ -1,7 +1,8 @@
 //! The worker's jobs, run at least once each (the queue may deliver a message again):
 //! `workout_completed` → a post-workout insight card; `weekly_review` → the review of one ISO
 //! week; `health_metric_changed` → a decision, and a notification when the change matters and
-//! the notification gate allows it; `delete_account` → the rest of an account deletion;
+//! the notification gate allows it; `push_notification` → a stored notification pushed to the
+//! lifter's phones; `delete_account` → the rest of an account deletion;
 //! `weekly_review_fanout` → a `weekly_review` for every user
 //! active in the last 30 days.
 //!
@@ -80,7 +81,7 @@ pub struct Worker {
     store: Store,
     /// Where the fan-out sends reviews; without SQS (locally) it runs them itself.
     queue: JobQueue,
-    /// Where sent push notifications are published (`NOTIFY_TOPIC_ARN`).
+    /// Where sent notifications are pushed: the lifter's phones, and the relay topic.
     push: Push,
     /// Writes card summaries when `WORKER_MODEL` is set (see `card_summary`), paid for from
     /// the lifter's daily allowance.
@@ -358,6 +359,29 @@ impl Worker {
                 };
                 self.health_decision(&lifter, &reading, sink, now).await
             }
+            Job::PushNotification { notification, .. } => {
+                // Claimed, then marked done, then pushed: at most once per phone.
+                if !self.finish(user, sink, &[], now).await? {
+                    return Err(JobError::Busy);
+                }
+                if !sink.writes() {
+                    return Ok(Report::Done(
+                        json!({ "would_push": notification.id }),
+                        Usage::default(),
+                    ));
+                }
+                // The job is done either way (a redelivery would not push): a failure is said.
+                let delivery = super::devices::deliver(&self.push, &self.store, user, notification)
+                    .await
+                    .map_err(|e| {
+                        tracing::warn!(error = %e, notification_id = %notification.id, "the phones were not read; the notification stays in the app's list");
+                    })
+                    .ok();
+                Ok(Report::Done(
+                    json!({ "delivery": delivery }),
+                    Usage::default(),
+                ))
+            }
             Job::DeleteAccount { .. } => {
                 // Only a dry run gets here (`run` deletes without a claim): what it would delete.
                 let items = self.store.user_items(user).await?.len();
@@ -532,10 +556,15 @@ impl Worker {
             notification: notification.as_ref(),
         };
         if self.finish(user, sink, &[output], now).await? {
+            let mut d = d;
             if let Some(n) = notification.as_ref().filter(|_| sink.writes()) {
-                // After the commit: at most one publish per job (see `push`).
-                if let Err(e) = self.push.publish(user, n).await {
-                    tracing::warn!(error = %e, notification_id = %n.id, "push not delivered; the notification stays in the app's list");
+                // After the commit: at most one publish per job and phone (see `push`).
+                match super::devices::deliver(&self.push, &self.store, user, n).await {
+                    Ok(delivery) => d["delivery"] = json!(delivery),
+                    // The job is done (redelivered, it would not push): say so and go on.
+                    Err(e) => {
+                        tracing::warn!(error = %e, notification_id = %n.id, "the phones were not read; the notification stays in the app's list");
+                    }
                 }
             }
             return Ok(Report::Done(d, Usage::default()));

@@ -8,6 +8,8 @@
 //! - `buttons`: the smart buttons (swap, autofill, suggest a weight) and the workout monitor;
 //! - `workout`: start, read and complete a workout; `workout_edit`: fix or delete a completed one;
 //! - `conversations`: the coach's chats, listed and read back;
+//! - `health`: the app's health samples, against the lifter's baselines; `devices`: the phones
+//!   pushes go to, and the delivery of a notification to them;
 //! - `events`: app events with the notification gate, and the feeds the app pages through;
 //! - `exercises`: the exercise picker (catalog and own exercises, filtered and ranked);
 //! - `history`: completed workouts, a page at a time, and one workout whole;
@@ -31,9 +33,11 @@ pub mod buttons;
 pub(crate) mod card_summary;
 pub mod command;
 pub mod conversations;
+pub mod devices;
 pub mod error;
 pub mod events;
 pub mod exercises;
+pub mod health;
 pub mod history;
 pub mod jobs;
 pub mod meter;
@@ -69,6 +73,8 @@ pub struct App {
     pub store: Store,
     pub queue: JobQueue,
     pub assist: assist::Assist,
+    /// Where phones are registered for pushes (`devices`).
+    pub push: crate::push::Push,
 }
 
 impl App {
@@ -77,7 +83,14 @@ impl App {
             store,
             queue,
             assist,
+            push: crate::push::Push::disabled(),
         }
+    }
+
+    /// The use cases with a push service for the lifter's phones.
+    pub fn with_push(mut self, push: crate::push::Push) -> Self {
+        self.push = push;
+        self
     }
 
     /// The user's state and recent history, read concurrently.

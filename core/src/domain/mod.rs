@@ -6,6 +6,7 @@ pub mod artifact;
 pub mod calendar;
 pub mod catalog;
 pub mod coaching;
+pub mod health;
 pub mod limits;
 pub mod notification;
 pub mod plan;

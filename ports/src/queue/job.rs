@@ -1,5 +1,5 @@
 //! What the queue carries: a user's job (`workout_completed`, `weekly_review`,
-//! `health_metric_changed`, `delete_account`) or the weekly schedule's fan-out. Producers build a [`Job`]; the
+//! `health_metric_changed`, `delete_account`, `push_notification`) or the weekly schedule's fan-out. Producers build a [`Job`]; the
 //! worker parses each record with [`Message::parse`], whose error says why a record can never
 //! succeed.
 
@@ -34,13 +34,20 @@ pub enum Job {
     },
     /// The rest of an account deletion that `DELETE /v1/me` did not finish.
     DeleteAccount { user_id: String },
+    /// A notification already stored and let through the gate (the coach's reminder), to push
+    /// to the lifter's phones.
+    PushNotification {
+        user_id: String,
+        notification: crate::domain::notification::Notification,
+    },
 }
 
-pub const JOB_TYPES: [&str; 5] = [
+pub const JOB_TYPES: [&str; 6] = [
     "workout_completed",
     "weekly_review",
     "health_metric_changed",
     "delete_account",
+    "push_notification",
     FANOUT_TYPE,
 ];
 
@@ -133,7 +140,8 @@ impl Job {
             Job::WorkoutCompleted { user_id, .. }
             | Job::WeeklyReview { user_id, .. }
             | Job::HealthMetricChanged { user_id, .. }
-            | Job::DeleteAccount { user_id } => user_id,
+            | Job::DeleteAccount { user_id }
+            | Job::PushNotification { user_id, .. } => user_id,
         }
     }
 
@@ -143,6 +151,7 @@ impl Job {
             Job::WeeklyReview { .. } => "weekly_review",
             Job::HealthMetricChanged { .. } => "health_metric_changed",
             Job::DeleteAccount { .. } => "delete_account",
+            Job::PushNotification { .. } => "push_notification",
         }
     }
 
@@ -167,6 +176,7 @@ impl Job {
                 ..
             } => format!("{metric}@{}", observed_at.format("%Y-%m-%dT%H:%M:%SZ")),
             Job::DeleteAccount { .. } => "account".into(),
+            Job::PushNotification { notification, .. } => notification.id.clone(),
         }
     }
 }

@@ -18,6 +18,8 @@
 //! - `LAST#<exercise>`: the key of the newest completed workout that trained it;
 //! - `BEST#<exercise>#rated|unrated`: its best e1RM ever, only raised (see `records`);
 //! - `CONVERSATION#<conversation>`: the conversation's listing (see `conversation`);
+//! - `DEVICE#<id>`: the phones pushes go to (see `devices`); `HSAMPLE#<metric>#<observed_at>#<id>`:
+//!   health samples (see `health`);
 //! - `EXERCISE#<id>`: the lifter's own exercises; `INSIGHT#`, `REVIEW#`, `HEALTH#`, `JOB#`:
 //!   the worker's outputs and claims (see `jobs`), and the weekly roster outside the partition.
 //!
@@ -31,6 +33,8 @@ pub mod activity;
 pub(crate) mod admin;
 pub mod artifacts;
 pub mod conversation;
+pub mod devices;
+pub mod health;
 pub(crate) mod history;
 pub mod jobs;
 pub(crate) mod last_session;

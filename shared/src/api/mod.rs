@@ -142,7 +142,7 @@ pub fn status(code: ErrorCode) -> u16 {
         ErrorCode::NoAlternatives => 422,
         ErrorCode::NoRoutine => 404,
         ErrorCode::PayloadTooLarge => 413,
-        ErrorCode::QueueUnavailable => 503,
+        ErrorCode::QueueUnavailable | ErrorCode::PushUnavailable => 503,
         ErrorCode::RoutineBroken => 409,
         ErrorCode::RoutineNotFound => 404,
         ErrorCode::ReviewNotFound => 404,

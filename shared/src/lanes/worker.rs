@@ -57,7 +57,7 @@ impl WorkerLane {
             Worker::new(
                 store,
                 JobQueue::new(&aws, &config.queue),
-                Push::new(&aws, config.notify_topic.as_deref()),
+                Push::new(&aws, config.push.clone()),
             )
             .with_model(model, meter),
         ))

@@ -32,7 +32,7 @@ pub async fn child() {
     };
     let queue = coach::queue::JobQueue::new(&aws, &config.queue);
     lap("SQS client (QUEUE_URL set)", &mut steps);
-    let push = coach::push::Push::new(&aws, config.notify_topic.as_deref());
+    let push = coach::push::Push::new(&aws, config.push.clone());
     lap("SNS client (NOTIFY_TOPIC_ARN set)", &mut steps);
     let http = coach::llm::http_client();
     lap("model HTTP client (reqwest)", &mut steps);

@@ -7,4 +7,5 @@ pub mod events;
 pub mod fanout;
 pub mod http;
 pub mod smoke;
+pub mod sns;
 pub mod strong;

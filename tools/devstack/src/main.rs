@@ -122,6 +122,14 @@ enum Command {
         #[arg(long, value_name = "YYYY-MM-DD")]
         last_day: Option<chrono::NaiveDate>,
     },
+    /// A stand-in for SNS on 127.0.0.1 (`AWS_ENDPOINT_URL_SNS`): phones' endpoints and
+    /// pushes, each push appended to `--record` as a JSON line (see sns.rs).
+    Sns {
+        #[arg(long)]
+        port: u16,
+        #[arg(long)]
+        record: Option<PathBuf>,
+    },
     /// Runs one worker queue message (its JSON, as queue::Job sends it), as the queue would;
     /// --dry-run prints the card, review or decision and writes nothing.
     Job {
@@ -279,6 +287,13 @@ async fn run(command: Command) -> Result<(), String> {
         Command::StrongSample { rows, last_day } => {
             let last_day = last_day.unwrap_or_else(|| chrono::Utc::now().date_naive());
             print!("{}", strong::sample(rows, last_day));
+            Ok(())
+        }
+        Command::Sns { port, record } => {
+            let listener = tokio::net::TcpListener::bind(("127.0.0.1", port))
+                .await
+                .map_err(|e| format!("the fake SNS cannot listen on 127.0.0.1:{port}: {e}"))?;
+            devstack::sns::Sns::new(record).run(listener).await;
             Ok(())
         }
         Command::Job { dry_run, message } => {
@@ -534,6 +549,17 @@ mod tests {
 
     /// The command lines the scripts, the Makefile, the tests and the docs use still parse, to
     /// what they mean.
+    #[test]
+    fn the_fake_sns_command_parses() {
+        assert!(matches!(
+            parses(&["sns", "--port", "9100", "--record", "p.jsonl"]),
+            Command::Sns {
+                port: 9100,
+                record: Some(_)
+            }
+        ));
+    }
+
     #[test]
     fn the_callers_command_lines_parse() {
         assert!(matches!(

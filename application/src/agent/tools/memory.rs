@@ -498,7 +498,8 @@ async fn send(env: &Env<'_>, args: &Value) -> Result<Output, ToolError> {
         message: message.to_string(),
         priority,
         source: "coach".into(),
-        channel: "in_app".into(),
+        // Stored for the app's list and pushed to the lifter's phones.
+        channel: "push".into(),
         created_at: now,
     };
     let sent = env
@@ -506,6 +507,17 @@ async fn send(env: &Env<'_>, args: &Value) -> Result<Output, ToolError> {
         .send_notification(&env.ctx.user_id, &n)
         .await
         .map_err(|e| store_failed(&e))?;
+    if sent {
+        // To the lifter's phones, by the worker (the coach's stream does not wait on SNS). A
+        // failure to queue leaves the notification in the app's list, which is still sent.
+        let job = crate::queue::Job::PushNotification {
+            user_id: env.ctx.user_id.clone(),
+            notification: n.clone(),
+        };
+        if let Err(e) = env.app.queue.send(&job).await {
+            tracing::warn!(error = %e, notification_id = %n.id, "the push was not queued");
+        }
+    }
     Ok(if sent {
         Output::wrote(json!({ "sent": true, "notification_id": n.id }))
     } else {

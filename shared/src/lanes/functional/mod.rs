@@ -21,10 +21,12 @@
 //!   (weekly reviews), newest first, and `GET /v1/reviews/{week_ending}`;
 //! - `GET /v1/conversations`, `GET /v1/conversations/{id}/messages`: the coach's chats, for a
 //!   second device (`app::conversations`);
-//! - `POST /v1/import/strong`: a Strong app export into the history (`import`).
+//! - `POST /v1/import/strong`: a Strong app export into the history (`import`);
+//! - `POST /v1/health/samples`: health readings (`app::health`); `POST`/`GET /v1/devices`,
+//!   `DELETE /v1/devices/{id}`: the phones pushes go to (`app::devices`).
 //!
 //! One file per group of routes: `buttons`, `app_events`, `lifecycle`, `history`, `import`,
-//! `plans` (with progress), `profile`, `exercises`, `conversations`.
+//! `plans` (with progress), `profile`, `exercises`, `conversations`, `health` (with devices).
 
 use std::time::Instant;
 
@@ -36,6 +38,7 @@ mod app_events;
 mod buttons;
 mod conversations;
 mod exercises;
+mod health;
 mod history;
 mod import;
 mod lifecycle;
@@ -86,7 +89,8 @@ impl FunctionalLane {
             store,
             JobQueue::new(&aws, &config.queue),
             Assist::new(model, meter),
-        );
+        )
+        .with_push(crate::push::Push::new(&aws, config.push.clone()));
         Ok(Self::new(app, config.auth))
     }
 
@@ -186,6 +190,15 @@ impl FunctionalLane {
                 self.messages(req, checked_id(id, "id")?).await
             }
             (["v1", "conversations", _, "messages"], _) => Err(not_allowed("GET")),
+            (["v1", "health", "samples"], "POST") => self.health_samples(req).await,
+            (["v1", "health", "samples"], _) => Err(not_allowed("POST")),
+            (["v1", "devices"], "POST") => self.register_device(req).await,
+            (["v1", "devices"], "GET") => self.devices(req).await,
+            (["v1", "devices"], _) => Err(not_allowed("GET, POST")),
+            (["v1", "devices", id], "DELETE") => {
+                self.remove_device(req, checked_id(id, "id")?).await
+            }
+            (["v1", "devices", _], _) => Err(not_allowed("DELETE")),
             (["v1", "import", "strong"], "POST") => self.import_strong(req).await,
             (["v1", "import", "strong"], _) => Err(not_allowed("POST")),
             (["v1", "artifacts", id, action @ ("confirm" | "dismiss")], "POST") => {
