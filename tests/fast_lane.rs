@@ -32,6 +32,10 @@ pub fn suite(args: &Arguments) -> Conclusion {
             undo_reverts_the_last_logged_set,
         ),
         (
+            "a_name_many_exercises_share_is_a_question",
+            a_name_many_exercises_share_is_a_question,
+        ),
+        (
             "skip_moves_on_and_next_reads_only",
             skip_moves_on_and_next_reads_only,
         ),
@@ -266,6 +270,39 @@ fn shorthand_in_pounds_is_stored_in_kg(ctx: &Ctx) -> Result<(), Failed> {
         format!("typed kg shown in lb: {}", text(&r)),
     )?;
     Ok(())
+}
+
+fn a_name_many_exercises_share_is_a_question(ctx: &Ctx) -> Result<(), Failed> {
+    let user = unique_user("row");
+    seed(ctx, &user, 3);
+    let (_, before) = stored(ctx, &user);
+    // "row": the catalog has several. Asked which, with the command for each; nothing logged.
+    let r = say(ctx, &user, "row 8 @ 60");
+    eq(
+        r.status,
+        200,
+        &format!("a question, not an error: {}", r.body),
+    )?;
+    let options: Vec<String> = r.body["data"]["clarification"]["options"]
+        .as_array()
+        .map(|o| {
+            o.iter()
+                .filter_map(|v| v.as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default();
+    check(
+        options.len() >= 2 && options.contains(&"barbell row 8 @ 60 kg".to_string()),
+        format!("the rows as commands: {}", r.body),
+    )?;
+    eq(stored(ctx, &user).1, before, "nothing written")?;
+    // The answer adds that row and logs it; its other sets are planned at the typed set.
+    let a = say(ctx, &user, "barbell row 8 @ 60 kg");
+    check(
+        text(&a).contains("Logged Barbell Row set 1 of 3: 8 × 60 kg")
+            && text(&a).contains("Next: Barbell Row set 2 of 3: 8 × 60 kg"),
+        format!("logged: {}", text(&a)),
+    )
 }
 
 fn undo_reverts_the_last_logged_set(ctx: &Ctx) -> Result<(), Failed> {

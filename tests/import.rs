@@ -134,6 +134,7 @@ belt on\",\"Good day, tired\",8.5
 2026-03-11 07:00:00,\"Legs\",45m,\"Squat (Barbell)\",2,102.5,5,0,0,\"\",\"\",
 2026-03-11 07:00:00,\"Legs\",45m,\"Farmer's Walk\",1,32,0,0.04,0,\"\",\"\",
 2026-03-11 07:00:00,\"Legs\",45m,\"Squat (Barbell)\",3,100,0,0,0,\"\",\"\",
+2026-03-11 07:00:00,\"Legs\",45m,\"Rest Timer\",1,0,0,0,120,\"\",\"\",
 ";
 
 fn every_quirk_round_trip(ctx: &Ctx) -> Result<(), Failed> {
@@ -146,7 +147,8 @@ fn every_quirk_round_trip(ctx: &Ctx) -> Result<(), Failed> {
     eq(b["drop_sets"].as_u64(), Some(1), "drop sets")?;
     eq(b["failure_sets"].as_u64(), Some(1), "failure sets")?;
     eq(b["timed_sets"].as_u64(), Some(2), "plank and carry")?;
-    eq(b["rest_timer_rows"].as_u64(), Some(1), "rest timer")?;
+    // Both rest timers, by Set Order and by name with a set number: no sets, no own exercise.
+    eq(b["rest_timer_rows"].as_u64(), Some(2), "rest timers")?;
     eq(b["new_workouts"].as_u64(), Some(2), "new")?;
     let rejected: Vec<(u64, String)> = b["rejected"]
         .as_array()

@@ -591,6 +591,11 @@ fn exercise_picker_searches_filters_and_pages(ctx: &Ctx) -> Result<(), Failed> {
         Some("barbell-bench-press"),
         "Name (Equipment)",
     )?;
+    eq(
+        first("benchpress", &user)["exercise_id"].as_str(),
+        Some("barbell-bench-press"),
+        "words run together",
+    )?;
     let zercher = first("zercher%20pause", &user);
     eq(
         zercher["exercise_id"].as_str(),

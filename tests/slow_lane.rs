@@ -576,6 +576,17 @@ fn a_chat_reads_back_on_a_second_device(ctx: &Ctx) -> Result<(), Failed> {
         Some("CONVERSATION_NOT_FOUND"),
         "code",
     )?;
+    // The chat screen's first open, before any message: the default conversation, empty.
+    let first = get(ctx, "/v1/conversations/default/messages", &other);
+    eq(
+        (
+            first.status,
+            first.body["items"].clone(),
+            first.body["next_cursor"].clone(),
+        ),
+        (200, json!([]), Value::Null),
+        "the default conversation before the first message",
+    )?;
     let crossed = get(
         ctx,
         &format!("/v1/conversations/c-diet/messages?cursor={cursor}"),

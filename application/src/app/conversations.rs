@@ -65,7 +65,10 @@ impl App {
             .exchanges_page(&ctx.user_id, conversation, limit, after, Utc::now())
             .await;
         let (exchanges, next) = page?;
-        if exchanges.is_empty() && after.is_none() {
+        // The default conversation always exists (the chat screen's first open reads it
+        // before the first message): empty, not unknown.
+        let always = conversation == crate::agent::briefing::DEFAULT_CONVERSATION;
+        if exchanges.is_empty() && after.is_none() && !always {
             return Err(AppError::new(
                 ErrorCode::ConversationNotFound,
                 format!(

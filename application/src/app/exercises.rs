@@ -586,6 +586,9 @@ mod tests {
             ("Bench Press (Barbell)", "barbell-bench-press"),
             ("bech pres", "barbell-bench-press"),
             ("romanian deadlifts", "romanian-deadlift"),
+            // Words run together, as typed on a phone.
+            ("benchpress", "barbell-bench-press"),
+            ("Benchpress", "barbell-bench-press"),
         ] {
             let found = ids(typed);
             assert!(found.contains(&expected.to_string()), "{typed}: {found:?}");

@@ -267,6 +267,7 @@ second line\",\"Workout, noted\",8.5
 2026-03-02 18:05:00,\"Push Day\",1h 9m,\"Plank\",1,0,0,0,60,\"\",\"\",
 2026-03-02 18:05:00,\"Push Day\",1h 9m,\"Farmer's Walk\",1,32,0,40,0,\"\",\"\",
 2026-03-02 18:05:00,\"Push Day\",1h 9m,\"Rest Timer\",Rest Timer,0,0,0,90,\"\",\"\",
+2026-03-02 18:05:00,\"Push Day\",1h 9m,\"Rest Timer\",1,0,0,0,120,\"\",\"\",
 2026-03-02 18:05:00,\"Push Day\",1h 9m,\"Zercher Hack Thing (Machine)\",1,50,12,0,0,\"\",\"\",
 2026-03-02 18:05:00,\"Push Day\",1h 9m,\"Bench Press (Barbell)\",X,80,6,0,0,\"\",\"\",
 2026-03-04 07:00:00,\"Legs\",45m,\"Squat (Barbell)\",1,100,5,0,0,\"\",\"\",
@@ -278,14 +279,15 @@ second line\",\"Workout, noted\",8.5
         let p = parse(CURRENT, opts(), &HashSet::new()).unwrap();
         let s = &p.summary;
         assert_eq!((s.layout, s.delimiter.as_str()), ("strong", ","));
-        assert_eq!(s.rows, 11);
+        assert_eq!(s.rows, 12);
         assert_eq!((s.workouts, s.sets), (2, 8));
         assert_eq!((s.warmup_sets, s.drop_sets, s.failure_sets), (1, 1, 1));
-        assert_eq!((s.timed_sets, s.rest_timer_rows), (2, 1));
+        // Both rest timers (by Set Order, and by name with a set number) are no sets.
+        assert_eq!((s.timed_sets, s.rest_timer_rows), (2, 2));
         assert_eq!(s.rejected_rows, 2);
-        assert_eq!(s.rejected[0].line, 11);
+        assert_eq!(s.rejected[0].line, 12);
         assert!(s.rejected[0].reason.contains("Set Order 'X'"));
-        assert_eq!(s.rejected[1].line, 13);
+        assert_eq!(s.rejected[1].line, 14);
         assert!(s.rejected[1].reason.contains("0 reps"));
         // Bench, plank, farmer's walk and squat resolve; the unknown machine becomes own.
         assert_eq!(s.exercises_resolved, 4);

@@ -239,12 +239,16 @@ fn duration(
 }
 
 /// The kind of set a row is (and whether it went to failure), `None` for a row that is no
-/// set (Strong's rest timer). FitNotes does not mark sets: every one is a working set.
+/// set (Strong's rest timer, by its Set Order or by its exercise name). FitNotes does not mark sets: every one is a working set.
 fn set_kind(h: &Header, r: &Record) -> Result<Option<(SetType, bool)>, String> {
     Ok(Some(match h.app {
         App::Strong => {
             let order = h.get(r, Col::SetOrder);
-            if order.eq_ignore_ascii_case("rest timer") {
+            // The rest timer: marked in Set Order, or (other versions) an exercise of its own
+            // name with a set number.
+            let named = h.get(r, Col::ExerciseName).trim();
+            if order.eq_ignore_ascii_case("rest timer") || named.eq_ignore_ascii_case("rest timer")
+            {
                 return Ok(None);
             }
             match order.to_ascii_uppercase().as_str() {

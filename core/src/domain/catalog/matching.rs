@@ -102,10 +102,15 @@ pub(super) fn similarity(query: &[String], candidate: &[String]) -> f64 {
 /// start of a word of the name ("ben pre" → "bench press") scores at least 0.8 (more the more of
 /// the name it covers); otherwise the typo-tolerant [`similarity`].
 pub(super) fn search_score(query: &[String], candidate: &[String]) -> f64 {
+    // A query word may also run words of the name together ("benchpress", "latpulldown"):
+    // it is then the start of the name's words from one of them on, written without spaces.
+    let runs: Vec<String> = (0..candidate.len())
+        .map(|i| candidate[i..].concat())
+        .collect();
     let prefixes = !query.is_empty()
         && query
             .iter()
-            .all(|q| candidate.iter().any(|c| c.starts_with(q.as_str())));
+            .all(|q| runs.iter().any(|c| c.starts_with(q.as_str())));
     let typed = similarity(query, candidate);
     if prefixes {
         let covered = query.concat().chars().count() as f64

@@ -303,6 +303,31 @@ fn a_set_the_plan_cannot_settle_is_a_question_not_a_guess() {
 }
 
 #[test]
+fn a_set_named_by_a_word_many_exercises_share_asks_which() {
+    let w = workout();
+    let out = run("row 8 @ 60", &w);
+    assert!(out.changed.is_none(), "nothing is logged");
+    let Shown::Clarification { clarification } = (match &out.data {
+        CommandData::Workout { sets, .. } => sets.clone(),
+        other => panic!("{other:?}"),
+    }) else {
+        panic!("{:?}", out.data)
+    };
+    assert!(clarification.options.len() >= 2, "{clarification:?}");
+    assert!(
+        clarification
+            .options
+            .iter()
+            .any(|o| o == "barbell row 8 @ 60 kg"),
+        "{clarification:?}"
+    );
+    // Each option, sent back, logs that row without a question.
+    for option in &clarification.options {
+        assert!(run(option, &w).changed.is_some(), "{option}");
+    }
+}
+
+#[test]
 fn several_sets_at_once_fill_the_plan_then_add_and_undo_together() {
     let out = run("3x8 @ 100", &workout());
     assert!(
@@ -428,7 +453,7 @@ fn a_named_exercise_not_in_the_workout_is_added_from_the_catalog() {
 }
 
 #[test]
-fn names_tolerate_typos_and_an_unknown_one_is_an_error_with_close_names() {
+fn names_tolerate_typos_an_unknown_one_is_an_error_and_a_shared_one_a_question() {
     let w = step("benchh presss 8 @ 100", &workout());
     assert_eq!(actual(&w, "b1").weight_kg, Some(100.0));
     let e = apply(
@@ -438,16 +463,18 @@ fn names_tolerate_typos_and_an_unknown_one_is_an_error_with_close_names() {
     )
     .unwrap_err();
     assert!(e.to_string().starts_with("no exercise 'zorbing'"), "{e}");
-    // "curls" could be several: the error names them.
-    let e = apply(
+    // "curls" could be several: a question naming them, nothing logged.
+    let out = apply(
         &parsed("curls 12 @ 15"),
         Some(&workout()),
         &inputs(Unit::Kg),
     )
-    .unwrap_err();
+    .unwrap();
+    assert!(out.changed.is_none());
     assert!(
-        e.to_string().contains("did you mean") && e.to_string().contains("Curl"),
-        "{e}"
+        out.text.starts_with("Which exercise is 'curls'") && out.text.contains("Dumbbell Curl"),
+        "{}",
+        out.text
     );
 }
 

@@ -105,13 +105,18 @@ pub fn exercise_to_add(cmd: &crate::router::Command, w: &Workout) -> Option<&'st
 
 /// The workout with `ex` appended, planned from the history like a started workout (its
 /// index too), or an error when the workout has no room.
-fn add(w: &Workout, ex: &Exercise, inputs: &Inputs<'_>) -> Result<(Workout, usize), CopilotError> {
+fn add(
+    w: &Workout,
+    ex: &Exercise,
+    inputs: &Inputs<'_>,
+    typed: Option<(u32, f64)>,
+) -> Result<(Workout, usize), CopilotError> {
     let add = workouts::Addition {
         exercise: ex,
         sets: workouts::DEFAULT_SETS,
-        reps: workouts::DEFAULT_REPS,
+        reps: typed.map_or(workouts::DEFAULT_REPS, |t| t.0),
         rir: DEFAULT_TARGET_RIR,
-        weight_kg: None,
+        weight_kg: typed.map(|t| t.1),
         warmup: Some(false),
     };
     let (changed, idx) =
@@ -130,7 +135,7 @@ pub(super) fn switch(
     let (mut changed, ei, added) = match resolve(w, name)? {
         Named::InWorkout(i) => (w.clone(), i, false),
         Named::Catalog(ex) => {
-            let (c, i) = add(w, inputs.adding.unwrap_or(ex), inputs)?;
+            let (c, i) = add(w, inputs.adding.unwrap_or(ex), inputs, None)?;
             (c, i, true)
         }
     };
@@ -176,10 +181,13 @@ pub(super) fn log(
     let unit = inputs.unit;
     // The exercise: the one named, else the current set's, else the one the lifter was on.
     let (mut changed, ei, start, added) = match &entry.exercise {
-        Some(name) => match resolve(w, name)? {
-            Named::InWorkout(i) => (w.clone(), i, None, false),
-            Named::Catalog(ex) => {
-                let (mut c, i) = add(w, inputs.adding.unwrap_or(ex), inputs)?;
+        Some(name) => match resolve(w, name) {
+            Ok(Named::InWorkout(i)) => (w.clone(), i, None, false),
+            Ok(Named::Catalog(ex)) => {
+                // Its other sets are planned at the set the lifter typed ("row 8 @ 60": three
+                // of 8 at 60 kg), not from a history it may not have.
+                let typed = typed_set(entry, unit);
+                let (mut c, i) = add(w, inputs.adding.unwrap_or(ex), inputs, typed)?;
                 if entry.readings.iter().all(|r| r.seconds.is_some()) {
                     // A timed exercise (a plank, a carry) is not planned in reps.
                     for s in &mut c.exercises[i].sets {
@@ -188,6 +196,8 @@ pub(super) fn log(
                 }
                 (c, i, None, true)
             }
+            // A word several exercises share is a question, not an error.
+            Err(e) => return which_exercise(w, name, entry, unit).ok_or(e),
         },
         None => match w.current_set() {
             Some(p) => match more_of_current(w, p, &entry.readings, inputs.unit) {
@@ -473,6 +483,62 @@ fn ask(
         ),
         changed: None,
     }
+}
+
+/// The reps and weight (kg) of a typed set when they are unambiguous: one valid reading, with
+/// reps and a weight.
+fn typed_set(entry: &SetEntry, unit: Unit) -> Option<(u32, f64)> {
+    let mut valid = entry
+        .readings
+        .iter()
+        .filter(|r| validate_reading(r, unit).is_ok());
+    let r = valid.next()?;
+    if valid.next().is_some() {
+        return None;
+    }
+    match (r.reps, r.load) {
+        (Some(reps), Load::Weight { value, unit: u }) if reps > 0 => {
+            Some((reps, u.unwrap_or(unit).to_kg(value)))
+        }
+        _ => None,
+    }
+}
+
+/// A set named by a word several catalog exercises share ("row 8 @ 60": the barbell, dumbbell,
+/// cable row...): the question which, with the command that logs each, and nothing logged.
+fn which_exercise(w: &Workout, name: &str, entry: &SetEntry, unit: Unit) -> Option<Outcome> {
+    let catalog::Resolution::Unsure { candidates } = catalog().resolve(name) else {
+        return None;
+    };
+    let reading = entry
+        .readings
+        .iter()
+        .find(|r| validate_reading(r, unit).is_ok())?;
+    if candidates.len() < 2 {
+        return None;
+    }
+    let set = command_text(reading, unit);
+    let options: Vec<String> = candidates
+        .iter()
+        .map(|e| format!("{} {set}", e.name.to_lowercase()))
+        .collect();
+    let names: Vec<&str> = candidates.iter().map(|e| e.name.as_str()).collect();
+    let question = format!(
+        "Which exercise is '{name}': {}? Nothing was logged: send '{}'.",
+        names.join(", "),
+        options.join("' or '")
+    );
+    Some(Outcome {
+        text: question.clone(),
+        data: CommandData::of(
+            w,
+            unit,
+            Shown::Clarification {
+                clarification: Clarification { question, options },
+            },
+        ),
+        changed: None,
+    })
 }
 
 fn weight_text(load: Load, unit: Unit) -> Option<String> {
