@@ -127,6 +127,10 @@ pub fn suite(args: &Arguments) -> Conclusion {
             terminal_chat_client_confirms_a_proposal,
         ),
         (
+            "a_proposal_is_confirmed_on_another_device",
+            a_proposal_is_confirmed_on_another_device,
+        ),
+        (
             "analytics_tools_and_flags_share_the_analysis",
             analytics_tools_and_flags_share_the_analysis,
         ),
@@ -2033,6 +2037,86 @@ fn memories_and_notifications_through_the_gate(ctx: &Ctx) -> Result<(), Failed> 
     check(
         system.contains("Left shoulder is cranky on overhead work"),
         "memory in the context",
+    )
+}
+
+/// The coach proposes on the phone; the lifter confirms on the tablet, which never saw the
+/// stream: it lists the pending proposals, reads one with its hash, and confirms it.
+fn a_proposal_is_confirmed_on_another_device(ctx: &Ctx) -> Result<(), Failed> {
+    let user = unique_user("c-devices");
+    let days = json!([
+        {"label": "Upper", "exercises": [{"exercise_id": "barbell-bench-press", "sets": 3, "reps": 8}]},
+        {"label": "Lower", "exercises": [{"exercise_id": "back-squat", "sets": 3, "reps": 5}]},
+    ]);
+    ctx.fake.reply(ModelReply::calls(&[(
+        "propose_routine",
+        json!({"name": "Upper Lower", "days": days}),
+    )]));
+    ctx.fake.reply(ModelReply::text(&["Confirm to save it."]));
+    let s = ctx.stream(&user, json!({"message": "Plan me an upper lower routine"}));
+    well_formed(&s)?;
+    let art = s.first("artifact").cloned().unwrap_or_default();
+    let id = art["artifact_id"].as_str().unwrap_or_default().to_string();
+    let get = |path: &str, who: &str| {
+        ctx.rt.block_on(call_json(
+            &ctx.http,
+            "GET",
+            format!("{}{path}", ctx.stack.base),
+            who,
+            None,
+        ))
+    };
+    let pending = get("/v1/artifacts", &user);
+    eq(pending.status, 200, &format!("{}", pending.body))?;
+    let items = pending.body["items"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    eq(items.len(), 1, "one pending proposal")?;
+    eq(
+        items[0]["artifact_id"].as_str(),
+        Some(id.as_str()),
+        "the stream's",
+    )?;
+    let one = get(&format!("/v1/artifacts/{id}"), &user);
+    eq(
+        one.body["content_hash"].clone(),
+        art["content_hash"].clone(),
+        "its hash",
+    )?;
+    eq(
+        one.body["artifact_content"].clone(),
+        art["artifact_content"].clone(),
+        "what the phone was shown",
+    )?;
+    // Another lifter's device knows nothing of it.
+    eq(
+        get(&format!("/v1/artifacts/{id}"), &unique_user("c-other")).status,
+        404,
+        "not another lifter's",
+    )?;
+    let done = functional(
+        ctx,
+        &user,
+        &format!("/v1/artifacts/{id}/confirm"),
+        Some(json!({"content_hash": one.body["content_hash"]})),
+    );
+    eq(done.status, 200, &format!("confirmed: {}", done.body))?;
+    eq(
+        get("/v1/artifacts", &user).body["items"].clone(),
+        json!([]),
+        "nothing pending",
+    )?;
+    eq(
+        get(&format!("/v1/artifacts/{id}"), &user).body["status"].as_str(),
+        Some("accepted"),
+        "read back as applied",
+    )?;
+    let routine = get("/v1/routines/active", &user);
+    eq(
+        routine.body["routine"]["name"].as_str(),
+        Some("Upper Lower"),
+        &format!("the routine: {}", routine.body),
     )
 }
 

@@ -2,6 +2,10 @@
 //! (`POST /v1/artifacts/{id}/confirm|dismiss` on the functional lane) and the coach's chat
 //! ("yes, save it" right after a proposal, on the slow lane).
 //!
+//! Read back from any device (`GET /v1/artifacts/{id}`, `GET /v1/artifacts` for the pending
+//! ones), so a proposal made on one phone, or in a stream that dropped, is confirmed on another
+//! with its hash.
+//!
 //! Confirming applies exactly the stored content in one transaction with the status change, so
 //! a proposal is applied whole or not at all, and applying it again changes nothing (the answer
 //! says `already_applied`).
@@ -180,4 +184,35 @@ pub async fn dismiss(
             Ok(json!({ "artifact": view(&d, now), "already_dismissed": false }))
         }
     }
+}
+
+/// Pending proposals listed at most (they expire after a few days; a lifter has a handful).
+pub const PENDING_MAX: i32 = 50;
+
+/// One proposal as the app shows it, whatever its status (expired ones say so).
+pub async fn get(
+    store: &Store,
+    user: &str,
+    id: &str,
+    now: DateTime<Utc>,
+) -> Result<Value, AppError> {
+    let a = store
+        .get_artifact(user, id)
+        .await?
+        .ok_or_else(|| not_found(id))?;
+    Ok(view(&a, now))
+}
+
+/// The proposals still waiting for the lifter (proposed and not expired), newest first.
+pub async fn pending(
+    store: &Store,
+    user: &str,
+    now: DateTime<Utc>,
+) -> Result<Vec<Value>, AppError> {
+    let recent = store.recent_artifacts(user, PENDING_MAX).await?;
+    Ok(recent
+        .iter()
+        .filter(|a| a.status == ArtifactStatus::Proposed && !a.is_expired(now))
+        .map(|a| view(a, now))
+        .collect())
 }

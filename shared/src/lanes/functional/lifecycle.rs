@@ -43,6 +43,36 @@ impl FunctionalLane {
     }
 }
 
+/// `GET /v1/artifacts/{id}` and `GET /v1/artifacts` (the pending ones): a proposal read on
+/// another device than the one it was made on.
+impl FunctionalLane {
+    pub(super) async fn get_artifact(
+        &self,
+        req: &Request,
+        id: &str,
+    ) -> Result<Response<Body>, ApiError> {
+        let (ctx, _) = bind(req, self.auth, "")?;
+        let a = crate::app::proposals::get(&self.app.store, &ctx.user_id, id, Utc::now()).await?;
+        Ok(json_body(200, &a))
+    }
+
+    pub(super) async fn pending_artifacts(
+        &self,
+        req: &Request,
+    ) -> Result<Response<Body>, ApiError> {
+        let (ctx, _) = bind(req, self.auth, "")?;
+        match req.query_string_parameters().first("status") {
+            None | Some("proposed") => {}
+            Some(_) => {
+                return Err(invalid("status is proposed (the pending ones)", "status").into());
+            }
+        }
+        let items =
+            crate::app::proposals::pending(&self.app.store, &ctx.user_id, Utc::now()).await?;
+        Ok(json_body(200, &json!({ "items": items })))
+    }
+}
+
 /// `POST /v1/artifacts/{id}/confirm` `{"content_hash": ..}` and `/dismiss` (empty body or `{}`).
 impl FunctionalLane {
     pub(super) async fn artifact(

@@ -16,7 +16,8 @@
 //!   lifter's edits `PUT /v1/templates/{id}`, `PUT /v1/routines/{id}` (`app::plans`);
 //! - `POST /v1/workouts`, `GET /v1/workouts/active`, `POST /v1/workouts/{id}/complete`
 //!   (`app::workout`);
-//! - `POST /v1/artifacts/{id}/confirm|dismiss` (`app::proposals`, shared with the coach's chat);
+//! - `POST /v1/artifacts/{id}/confirm|dismiss` (`app::proposals`, shared with the coach's chat),
+//!   `GET /v1/artifacts/{id}` and `GET /v1/artifacts` (the pending ones, for another device);
 //! - `GET /v1/notifications`, `GET /v1/insights` (cards the worker wrote), `GET /v1/reviews`
 //!   (weekly reviews), newest first, and `GET /v1/reviews/{week_ending}`;
 //! - `GET /v1/conversations`, `GET /v1/conversations/{id}/messages`: the coach's chats, for a
@@ -201,6 +202,10 @@ impl FunctionalLane {
             (["v1", "devices", _], _) => Err(not_allowed("DELETE")),
             (["v1", "import", "strong"], "POST") => self.import_strong(req).await,
             (["v1", "import", "strong"], _) => Err(not_allowed("POST")),
+            (["v1", "artifacts"], "GET") => self.pending_artifacts(req).await,
+            (["v1", "artifacts"], _) => Err(not_allowed("GET")),
+            (["v1", "artifacts", id], "GET") => self.get_artifact(req, checked_id(id, "id")?).await,
+            (["v1", "artifacts", _], _) => Err(not_allowed("GET")),
             (["v1", "artifacts", id, action @ ("confirm" | "dismiss")], "POST") => {
                 self.artifact(req, checked_id(id, "id")?, *action == "confirm")
                     .await
