@@ -62,6 +62,10 @@ pub fn suite(args: &Arguments) -> Conclusion {
             "the_lifter_edits_a_template_and_the_routine_days",
             the_lifter_edits_a_template_and_the_routine_days,
         ),
+        (
+            "the_lifter_lists_follows_and_deletes_plans",
+            the_lifter_lists_follows_and_deletes_plans,
+        ),
     ];
     if let Some(skipped) = unselected(args, SUITE, &cases) {
         return skipped;
@@ -1016,6 +1020,116 @@ fn a_deleted_workout_takes_its_records_and_card_along(ctx: &Ctx) -> Result<(), F
 /// A template created and rewritten in the app, a routine whose days name it or list their own
 /// exercises, then started with "next": checked as the coach's proposals are, bad bodies naming
 /// their field and writing nothing, another lifter's template not usable.
+fn the_lifter_lists_follows_and_deletes_plans(ctx: &Ctx) -> Result<(), Failed> {
+    let user = unique_user("plan-manage");
+    let bench = json!({"name": "Bench day", "exercises": [{"exercise": "bench press", "sets": 3, "reps": 5}]});
+    eq(
+        call(ctx, "PUT", "/v1/templates/t-bench", &user, Some(bench)).status,
+        201,
+        "template",
+    )?;
+    for (id, name) in [("r-a", "Strength"), ("r-b", "Volume")] {
+        let days = json!({"name": name, "days": [{"label": "Bench", "template_id": "t-bench"}]});
+        let r = call(ctx, "PUT", &format!("/v1/routines/{id}"), &user, Some(days));
+        eq(r.status, 201, &format!("routine {id}: {}", r.body))?;
+    }
+    // Two routines, none made active: listed by name, none followed.
+    let list = call(ctx, "GET", "/v1/routines", &user, None);
+    let names: Vec<&str> = list.body["items"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|r| r["name"].as_str())
+        .collect();
+    eq(names, vec!["Strength", "Volume"], "by name")?;
+    eq(
+        list.body["active_routine_id"].clone(),
+        Value::Null,
+        "none followed yet",
+    )?;
+    // Made active: "start my next workout" follows it.
+    let on = call(ctx, "POST", "/v1/routines/r-b/activate", &user, None);
+    eq(
+        on.body["routine"]["id"].as_str(),
+        Some("r-b"),
+        &format!("{}", on.body),
+    )?;
+    eq(
+        call(ctx, "GET", "/v1/routines", &user, None).body["active_routine_id"].as_str(),
+        Some("r-b"),
+        "followed",
+    )?;
+    eq(
+        call(ctx, "POST", "/v1/routines/r-none/activate", &user, None).status,
+        404,
+        "an unknown routine",
+    )?;
+    // A template two routines use: refused, naming them; nothing deleted.
+    let used = call(ctx, "DELETE", "/v1/templates/t-bench", &user, None);
+    eq(used.status, 409, &format!("{}", used.body))?;
+    eq(
+        used.body["error"]["code"].as_str(),
+        Some("TEMPLATE_IN_USE"),
+        "code",
+    )?;
+    let msg = used.body["error"]["message"].as_str().unwrap_or_default();
+    check(
+        msg.contains("'Strength' (Bench)") && msg.contains("'Volume' (Bench)"),
+        format!("names the routines and days: {msg}"),
+    )?;
+    eq(
+        call(ctx, "GET", "/v1/templates/t-bench", &user, None).status,
+        200,
+        "still there",
+    )?;
+    // The followed routine deleted: no longer followed; the only one left is.
+    let gone = call(ctx, "DELETE", "/v1/routines/r-b", &user, None);
+    eq(
+        gone.body["was_active"].as_bool(),
+        Some(true),
+        &format!("{}", gone.body),
+    )?;
+    eq(
+        call(ctx, "GET", "/v1/routines/active", &user, None).body["routine"]["id"].as_str(),
+        Some("r-a"),
+        "the other, now the only one",
+    )?;
+    eq(
+        call(ctx, "DELETE", "/v1/routines/r-b", &user, None).status,
+        404,
+        "gone",
+    )?;
+    eq(
+        call(ctx, "DELETE", "/v1/routines/r-a", &user, None).status,
+        200,
+        "the last",
+    )?;
+    // No routine uses it now.
+    eq(
+        call(ctx, "DELETE", "/v1/templates/t-bench", &user, None).status,
+        200,
+        "deleted",
+    )?;
+    eq(
+        call(ctx, "GET", "/v1/templates/t-bench", &user, None).status,
+        404,
+        "gone",
+    )?;
+    // Another lifter's ids are unknown.
+    eq(
+        call(
+            ctx,
+            "DELETE",
+            "/v1/templates/t-bench",
+            &unique_user("plan-other"),
+            None,
+        )
+        .status,
+        404,
+        "not theirs",
+    )
+}
+
 fn the_lifter_edits_a_template_and_the_routine_days(ctx: &Ctx) -> Result<(), Failed> {
     let user = unique_user("plan-edit");
     let push = json!({"name": "Push A", "exercises": [

@@ -57,6 +57,8 @@ pub enum ErrorCode {
     SetNotFound,
     StaleContentHash,
     StoreUnavailable,
+    /// A template a routine's day still uses cannot be deleted (409).
+    TemplateInUse,
     TemplateNotFound,
     /// The lifter has as many coach answers streaming as they may (429).
     TooManyStreams,
@@ -75,7 +77,7 @@ pub enum ErrorCode {
 }
 
 impl ErrorCode {
-    pub const ALL: [ErrorCode; 52] = [
+    pub const ALL: [ErrorCode; 53] = [
         ErrorCode::ArtifactAlreadyApplied,
         ErrorCode::ArtifactDismissed,
         ErrorCode::ArtifactExpired,
@@ -114,6 +116,7 @@ impl ErrorCode {
         ErrorCode::SetNotFound,
         ErrorCode::StaleContentHash,
         ErrorCode::StoreUnavailable,
+        ErrorCode::TemplateInUse,
         ErrorCode::TemplateNotFound,
         ErrorCode::TooManyStreams,
         ErrorCode::Unauthenticated,
@@ -166,6 +169,7 @@ impl ErrorCode {
             ErrorCode::SetNotFound => "SET_NOT_FOUND",
             ErrorCode::StaleContentHash => "STALE_CONTENT_HASH",
             ErrorCode::StoreUnavailable => "STORE_UNAVAILABLE",
+            ErrorCode::TemplateInUse => "TEMPLATE_IN_USE",
             ErrorCode::TemplateNotFound => "TEMPLATE_NOT_FOUND",
             ErrorCode::TooManyStreams => "TOO_MANY_STREAMS",
             ErrorCode::Unauthenticated => "UNAUTHENTICATED",

@@ -3,6 +3,8 @@
 //! `GET /v1/templates/{id}`); and the lifter's own edits of them (`PUT /v1/templates/{id}`,
 //! `PUT /v1/routines/{id}`), checked by the same rules as the coach's proposals
 //! (`skills::proposals`): exercises resolved against the catalog, counts within the limits.
+//! The lifter also lists their routines, makes one the one they follow, and deletes a routine
+//! or a template (one a routine still uses is refused, naming the routine).
 
 use chrono::Utc;
 use serde::Serialize;
@@ -242,5 +244,154 @@ impl App {
             templates,
             created,
         })
+    }
+}
+
+/// Every routine, by name, and which one the lifter follows.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Routines {
+    pub items: Vec<Routine>,
+    /// The routine "start my next workout" follows (the one set active, else the only one).
+    pub active_routine_id: Option<String>,
+}
+
+/// What a deletion did.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PlanDeleted {
+    pub deleted: String,
+    /// A routine deleted while the lifter followed it: they now follow none (or their only
+    /// other one), and say so.
+    pub was_active: bool,
+}
+
+impl App {
+    pub async fn routines(&self, ctx: &SessionContext) -> Result<Routines, AppError> {
+        let profile = self.profile(ctx).await?;
+        let all = self.store.routines(&ctx.user_id).await;
+        let mut items = all?;
+        items.sort_by(|a, b| a.name.cmp(&b.name).then_with(|| a.id.cmp(&b.id)));
+        let active_routine_id = match self.followed_routine(&ctx.user_id, &profile).await? {
+            Followed::One(r) => Some(r.id),
+            _ => None,
+        };
+        Ok(Routines {
+            items,
+            active_routine_id,
+        })
+    }
+
+    /// `POST /v1/routines/{id}/activate`: the routine "start my next workout" follows.
+    pub async fn activate_routine(
+        &self,
+        ctx: &SessionContext,
+        id: &str,
+    ) -> Result<ActiveRoutine, AppError> {
+        let r = self.store.get_routine(&ctx.user_id, id).await?;
+        if r.is_none_or(|r| r.days.is_empty()) {
+            return Err(AppError::new(
+                ErrorCode::RoutineNotFound,
+                format!("you have no routine '{id}' with days to follow"),
+            )
+            .field("id"));
+        }
+        self.set_active_routine(ctx, Some(id)).await?;
+        self.active_routine(ctx).await
+    }
+
+    /// `DELETE /v1/templates/{id}`: refused while a routine's day uses it (409
+    /// `TEMPLATE_IN_USE`, naming them); workouts started from it keep their own copy.
+    pub async fn delete_template(
+        &self,
+        ctx: &SessionContext,
+        id: &str,
+    ) -> Result<PlanDeleted, AppError> {
+        let routines = self.store.routines(&ctx.user_id).await?;
+        let users: Vec<String> = routines
+            .iter()
+            .filter_map(|r| {
+                let days: Vec<&str> = r
+                    .days
+                    .iter()
+                    .filter(|d| d.template_id == id)
+                    .map(|d| d.label.as_str())
+                    .collect();
+                (!days.is_empty()).then(|| format!("'{}' ({})", r.name, days.join(", ")))
+            })
+            .collect();
+        if !users.is_empty() {
+            return Err(AppError::new(
+                ErrorCode::TemplateInUse,
+                format!(
+                    "template '{id}' is a day of the routine {}: change or delete the routine first",
+                    users.join(" and the routine ")
+                ),
+            )
+            .field("id"));
+        }
+        if !self.store.delete_plan(&ctx.user_id, "TEMPLATE", id).await? {
+            return Err(AppError::new(
+                ErrorCode::TemplateNotFound,
+                format!("you have no template '{id}'"),
+            )
+            .field("id"));
+        }
+        Ok(PlanDeleted {
+            deleted: id.to_string(),
+            was_active: false,
+        })
+    }
+
+    /// `DELETE /v1/routines/{id}`: its templates stay (they are the lifter's); the routine the
+    /// lifter followed is no longer followed.
+    pub async fn delete_routine(
+        &self,
+        ctx: &SessionContext,
+        id: &str,
+    ) -> Result<PlanDeleted, AppError> {
+        let profile = self.profile(ctx).await?;
+        if !self.store.delete_plan(&ctx.user_id, "ROUTINE", id).await? {
+            return Err(AppError::new(
+                ErrorCode::RoutineNotFound,
+                format!("you have no routine '{id}'"),
+            )
+            .field("id"));
+        }
+        let was_active = profile.active_routine_id.as_deref() == Some(id);
+        if was_active {
+            self.set_active_routine(ctx, None).await?;
+        }
+        Ok(PlanDeleted {
+            deleted: id.to_string(),
+            was_active,
+        })
+    }
+
+    /// Sets (or clears) the profile's active routine, re-applied on the stored profile when it
+    /// changed meanwhile.
+    async fn set_active_routine(
+        &self,
+        ctx: &SessionContext,
+        id: Option<&str>,
+    ) -> Result<(), AppError> {
+        let mut attempts = crate::retry::Attempts::new(super::MAX_ATTEMPTS);
+        while attempts.next().await {
+            let stored = self.store.stored_profile(&ctx.user_id).await?;
+            let mut profile = stored
+                .as_ref()
+                .map(|s| s.profile.clone())
+                .unwrap_or_default();
+            if profile.active_routine_id.as_deref() == id && stored.is_some() {
+                return Ok(());
+            }
+            profile.active_routine_id = id.map(str::to_string);
+            if self
+                .store
+                .replace_profile(&ctx.user_id, &profile, stored.as_ref())
+                .await?
+            {
+                return Ok(());
+            }
+        }
+        Err(super::conflict())
     }
 }

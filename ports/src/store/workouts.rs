@@ -338,6 +338,20 @@ impl Store {
             .collect()
     }
 
+    /// Deletes a template or a routine (`kind` TEMPLATE or ROUTINE); false when there was none.
+    pub async fn delete_plan(&self, user: &str, kind: &str, id: &str) -> Result<bool, StoreError> {
+        let out = self
+            .client
+            .delete_item()
+            .table_name(&self.table)
+            .set_key(Some(super::key(user, format!("{kind}#{id}"))))
+            .return_values(aws_sdk_dynamodb::types::ReturnValue::AllOld)
+            .send()
+            .timed()
+            .await?;
+        Ok(out.attributes.is_some_and(|a| !a.is_empty()))
+    }
+
     /// Every routine of the user.
     pub async fn routines(&self, user: &str) -> Result<Vec<Routine>, StoreError> {
         self.items_under(user, "ROUTINE#")

@@ -155,6 +155,7 @@ pub fn status(code: ErrorCode) -> u16 {
         ErrorCode::StaleContentHash => 409,
         ErrorCode::StoreUnavailable => 503,
         ErrorCode::TemplateNotFound => 404,
+        ErrorCode::TemplateInUse => 409,
         ErrorCode::Unauthenticated => 401,
         ErrorCode::UnknownConstraint => 400,
         ErrorCode::UnknownExercise => 400,

@@ -12,8 +12,9 @@
 //!   it trains; `POST /v1/exercises/{id}/merge`: an own exercise merged into the catalog one it
 //!   is (`app::exercises`);
 //! - `GET /v1/progress/exercises/{id}`, `GET /v1/progress/muscles` (`app::progress`);
-//! - `GET /v1/routines/active`, `GET /v1/templates`, `GET /v1/templates/{id}`, and the
-//!   lifter's edits `PUT /v1/templates/{id}`, `PUT /v1/routines/{id}` (`app::plans`);
+//! - `GET /v1/routines/active`, `GET /v1/routines`, `GET /v1/templates`, `GET
+//!   /v1/templates/{id}`, and the lifter's edits `PUT`/`DELETE /v1/templates/{id}`,
+//!   `PUT`/`DELETE /v1/routines/{id}`, `POST /v1/routines/{id}/activate` (`app::plans`);
 //! - `POST /v1/workouts`, `GET /v1/workouts/active`, `POST /v1/workouts/{id}/complete`
 //!   (`app::workout`);
 //! - `POST /v1/artifacts/{id}/confirm|dismiss` (`app::proposals`, shared with the coach's chat),
@@ -172,11 +173,23 @@ impl FunctionalLane {
             (["v1", "templates"], _) => Err(not_allowed("GET")),
             (["v1", "templates", id], "GET") => self.template(req, checked_id(id, "id")?).await,
             (["v1", "templates", id], "PUT") => self.put_template(req, checked_id(id, "id")?).await,
-            (["v1", "templates", _], _) => Err(not_allowed("GET, PUT")),
+            (["v1", "templates", id], "DELETE") => {
+                self.delete_template(req, checked_id(id, "id")?).await
+            }
+            (["v1", "templates", _], _) => Err(not_allowed("DELETE, GET, PUT")),
+            (["v1", "routines"], "GET") => self.routines(req).await,
+            (["v1", "routines"], _) => Err(not_allowed("GET")),
             (["v1", "routines", id], "PUT") if *id != "active" => {
                 self.put_routine(req, checked_id(id, "id")?).await
             }
-            (["v1", "routines", _], _) => Err(not_allowed("PUT")),
+            (["v1", "routines", id], "DELETE") if *id != "active" => {
+                self.delete_routine(req, checked_id(id, "id")?).await
+            }
+            (["v1", "routines", _], _) => Err(not_allowed("DELETE, PUT")),
+            (["v1", "routines", id, "activate"], "POST") => {
+                self.activate_routine(req, checked_id(id, "id")?).await
+            }
+            (["v1", "routines", _, "activate"], _) => Err(not_allowed("POST")),
             (["v1", "notifications"], "GET") => self.feed(req, Feed::Notifications).await,
             (["v1", "notifications"], _) => Err(not_allowed("GET")),
             (["v1", "insights"], "GET") => self.feed(req, Feed::Insights).await,

@@ -1,5 +1,6 @@
-//! `GET /v1/routines/active`, `GET /v1/templates`, `GET /v1/templates/{id}`, and the lifter's
-//! edits `PUT /v1/templates/{id}` and `PUT /v1/routines/{id}` (`app::plans`); and the progress
+//! `GET /v1/routines/active`, `GET /v1/routines`, `GET /v1/templates`, `GET /v1/templates/{id}`,
+//! and the lifter's edits `PUT`/`DELETE /v1/templates/{id}`, `PUT`/`DELETE /v1/routines/{id}`
+//! and `POST /v1/routines/{id}/activate` (`app::plans`); and the progress
 //! reads `GET /v1/progress/exercises/{id}` and `GET /v1/progress/muscles` (`app::progress`).
 
 use super::*;
@@ -44,6 +45,38 @@ impl FunctionalLane {
         let (ctx, body) = object_body(req, self.auth, false)?;
         let written = self.app.put_routine(&ctx, id, &body).await?;
         Ok(json_body(if written.created { 201 } else { 200 }, &written))
+    }
+
+    pub(super) async fn routines(&self, req: &Request) -> Result<Response<Body>, ApiError> {
+        let (ctx, _) = bind(req, self.auth, "")?;
+        Ok(json_body(200, &self.app.routines(&ctx).await?))
+    }
+
+    pub(super) async fn activate_routine(
+        &self,
+        req: &Request,
+        id: &str,
+    ) -> Result<Response<Body>, ApiError> {
+        let (ctx, _) = bind(req, self.auth, "")?;
+        Ok(json_body(200, &self.app.activate_routine(&ctx, id).await?))
+    }
+
+    pub(super) async fn delete_routine(
+        &self,
+        req: &Request,
+        id: &str,
+    ) -> Result<Response<Body>, ApiError> {
+        let (ctx, _) = bind(req, self.auth, "")?;
+        Ok(json_body(200, &self.app.delete_routine(&ctx, id).await?))
+    }
+
+    pub(super) async fn delete_template(
+        &self,
+        req: &Request,
+        id: &str,
+    ) -> Result<Response<Body>, ApiError> {
+        let (ctx, _) = bind(req, self.auth, "")?;
+        Ok(json_body(200, &self.app.delete_template(&ctx, id).await?))
     }
 
     pub(super) async fn exercise_progress(
