@@ -66,6 +66,10 @@ pub fn suite(args: &Arguments) -> Conclusion {
             "the_lifter_lists_follows_and_deletes_plans",
             the_lifter_lists_follows_and_deletes_plans,
         ),
+        (
+            "a_workout_is_saved_as_a_template",
+            a_workout_is_saved_as_a_template,
+        ),
     ];
     if let Some(skipped) = unselected(args, SUITE, &cases) {
         return skipped;
@@ -1020,6 +1024,82 @@ fn a_deleted_workout_takes_its_records_and_card_along(ctx: &Ctx) -> Result<(), F
 /// A template created and rewritten in the app, a routine whose days name it or list their own
 /// exercises, then started with "next": checked as the coach's proposals are, bad bodies naming
 /// their field and writing nothing, another lifter's template not usable.
+fn a_workout_is_saved_as_a_template(ctx: &Ctx) -> Result<(), Failed> {
+    let user = unique_user("plan-save");
+    // A completed session of 3 × 8 at RIR 2, and one more done short (6 reps).
+    let done = blackbox::bench_session(3, &[(100.0, 8, 2), (100.0, 8, 2), (100.0, 6, 1)]);
+    ctx.rt
+        .block_on(ctx.stack.store.put_completed_workout(&user, &done))?;
+    let path = format!("/v1/workouts/{}/template", done.id);
+    let saved = call(
+        ctx,
+        "POST",
+        &path,
+        &user,
+        Some(json!({"name": "Bench again"})),
+    );
+    eq(saved.status, 201, &format!("saved: {}", saved.body))?;
+    let t = &saved.body["template"];
+    eq(t["name"].as_str(), Some("Bench again"), "named")?;
+    let sets = t["exercises"][0]["sets"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let reps: Vec<u64> = sets.iter().filter_map(|s| s["reps"].as_u64()).collect();
+    eq(reps, vec![8, 8, 6], "the sets as done")?;
+    check(
+        sets.iter().all(|s| s.get("weight_kg").is_none()),
+        "no loads: the progression plans them when it starts",
+    )?;
+    // Saved again (a retry, or later): the same template, rewritten.
+    let again = call(ctx, "POST", &path, &user, None);
+    eq(again.status, 200, &format!("{}", again.body))?;
+    eq(
+        again.body["template"]["name"].as_str(),
+        Some("Push"),
+        "the workout's name by default",
+    )?;
+    let id = again.body["template"]["id"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    eq(
+        call(ctx, "GET", &format!("/v1/templates/{id}"), &user, None).status,
+        200,
+        "listed",
+    )?;
+    // The active workout too: its warm-up left out, its planned sets as planned.
+    let active = blackbox::sample_workout("w-save-active", 2);
+    ctx.rt
+        .block_on(ctx.stack.store.replace_active_workout(&user, &active))?;
+    let from_active = call(
+        ctx,
+        "POST",
+        "/v1/workouts/w-save-active/template",
+        &user,
+        None,
+    );
+    eq(from_active.status, 201, &format!("{}", from_active.body))?;
+    let bench = &from_active.body["template"]["exercises"][0];
+    eq(
+        bench["sets"].as_array().map(Vec::len),
+        Some(2),
+        "working sets only",
+    )?;
+    // Unknown or another lifter's: 404, nothing written.
+    let other = unique_user("plan-save-other");
+    eq(
+        call(ctx, "POST", &path, &other, None).status,
+        404,
+        "not theirs",
+    )?;
+    eq(
+        call(ctx, "GET", "/v1/templates", &other, None).body["items"].clone(),
+        json!([]),
+        "nothing written",
+    )
+}
+
 fn the_lifter_lists_follows_and_deletes_plans(ctx: &Ctx) -> Result<(), Failed> {
     let user = unique_user("plan-manage");
     let bench = json!({"name": "Bench day", "exercises": [{"exercise": "bench press", "sets": 3, "reps": 5}]});

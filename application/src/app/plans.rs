@@ -395,3 +395,44 @@ impl App {
         Err(super::conflict())
     }
 }
+
+impl App {
+    /// `POST /v1/workouts/{id}/template` `{name?}`: the completed or active workout `id` as a
+    /// template (`skills::workouts::template_of`), id `t-<workout id>`: saving the same
+    /// workout again rewrites it (201 the first time, then 200).
+    pub async fn save_as_template(
+        &self,
+        ctx: &SessionContext,
+        workout_id: &str,
+        body: &Value,
+    ) -> Result<TemplateWritten, AppError> {
+        only(body, &["name"], "body")?;
+        let name = match body.get("name") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(n)) => Some(n.trim().to_string()),
+            Some(_) => return Err(invalid("name is text", "name")),
+        };
+        let id = format!("t-{workout_id}");
+        if !crate::context::is_valid_id(&id) {
+            return Err(invalid(
+                "the workout id is too long to name a template after",
+                "id",
+            ));
+        }
+        let found = self.workout(ctx, workout_id).await?;
+        let name = name.unwrap_or_else(|| found.workout.name.clone());
+        let template = crate::skills::workouts::template_of(&found.workout, &id, &name);
+        if template.exercises.is_empty() {
+            return Err(invalid(
+                "this workout has no working sets to make a template of",
+                "id",
+            ));
+        }
+        template
+            .validate()
+            .map_err(|e| invalid(&e.message, e.field))?;
+        let created = self.store.get_template(&ctx.user_id, &id).await?.is_none();
+        self.store.put_template(&ctx.user_id, &template).await?;
+        Ok(TemplateWritten { template, created })
+    }
+}

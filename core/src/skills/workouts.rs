@@ -385,6 +385,51 @@ pub fn completed(w: &Workout, now: DateTime<Utc>) -> Workout {
     done
 }
 
+/// A template of `w` (`POST /v1/workouts/{id}/template`): each exercise with its working sets
+/// as done (a completed workout: the reps and RIR the lifter did) or as they stand (the active
+/// one: done sets as done, planned ones as planned); skipped sets and warm-ups are left out
+/// (starting the template adds its own warm-ups), and so are loads (the progression plans them
+/// from the history when it starts). An exercise with no working set left is dropped.
+pub fn template_of(w: &Workout, id: &str, name: &str) -> crate::domain::plan::Template {
+    use crate::domain::plan::{Template, TemplateExercise, TemplateSet};
+    use crate::domain::workout::{SetStatus, SetTarget, SetType};
+    let exercises = w
+        .exercises
+        .iter()
+        .filter_map(|e| {
+            let sets: Vec<TemplateSet> = e
+                .sets
+                .iter()
+                .filter(|s| s.set_type != SetType::Warmup && s.status != SetStatus::Skipped)
+                .map(|s| {
+                    let done = s.actual.as_ref().filter(|_| s.status == SetStatus::Done);
+                    TemplateSet {
+                        set_type: s.set_type,
+                        target: SetTarget {
+                            reps: done.map(|a| a.reps).filter(|r| *r > 0).or(s.target.reps),
+                            weight_kg: None,
+                            rir: done.and_then(|a| a.rir).or(s.target.rir),
+                        },
+                    }
+                })
+                .collect();
+            (!sets.is_empty()).then(|| TemplateExercise {
+                exercise_id: e.exercise_id.clone(),
+                name: e.name.clone(),
+                sets,
+                rep_range: e.rep_range,
+                group: e.group.clone(),
+                rest_seconds: e.rest.as_ref().map(|r| r.seconds),
+            })
+        })
+        .collect();
+    Template {
+        id: id.to_string(),
+        name: name.to_string(),
+        exercises,
+    }
+}
+
 /// The routine with its next day moved past the day `template_id` trained.
 pub fn advance_routine(routine: &Routine, template_id: &str) -> Routine {
     let mut r = routine.clone();

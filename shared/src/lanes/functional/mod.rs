@@ -16,7 +16,8 @@
 //!   /v1/templates/{id}`, and the lifter's edits `PUT`/`DELETE /v1/templates/{id}`,
 //!   `PUT`/`DELETE /v1/routines/{id}`, `POST /v1/routines/{id}/activate` (`app::plans`);
 //! - `POST /v1/workouts`, `GET /v1/workouts/active`, `POST /v1/workouts/{id}/complete`
-//!   (`app::workout`);
+//!   (`app::workout`); `POST /v1/workouts/{id}/template`: a workout saved as a template
+//!   (`app::plans`);
 //! - `POST /v1/artifacts/{id}/confirm|dismiss` (`app::proposals`, shared with the coach's chat),
 //!   `GET /v1/artifacts/{id}` and `GET /v1/artifacts` (the pending ones, for another device);
 //! - `GET /v1/notifications`, `GET /v1/insights` (cards the worker wrote), `GET /v1/reviews`
@@ -152,6 +153,10 @@ impl FunctionalLane {
                 self.complete(req, checked_id(id, "id")?).await
             }
             (["v1", "workouts", _, "complete"], _) => Err(not_allowed("POST")),
+            (["v1", "workouts", id, "template"], "POST") => {
+                self.save_as_template(req, checked_id(id, "id")?).await
+            }
+            (["v1", "workouts", _, "template"], _) => Err(not_allowed("POST")),
             (["v1", "workouts", id, "sync"], "POST") => self.sync(req, checked_id(id, "id")?).await,
             (["v1", "workouts", _, "sync"], _) => Err(not_allowed("POST")),
             (["v1", "progress", "exercises", id], "GET") => {

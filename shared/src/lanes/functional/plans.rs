@@ -47,6 +47,18 @@ impl FunctionalLane {
         Ok(json_body(if written.created { 201 } else { 200 }, &written))
     }
 
+    /// `POST /v1/workouts/{id}/template`: 201 when it created the template, 200 when it
+    /// rewrote the one saved from this workout before.
+    pub(super) async fn save_as_template(
+        &self,
+        req: &Request,
+        id: &str,
+    ) -> Result<Response<Body>, ApiError> {
+        let (ctx, body) = object_body(req, self.auth, true)?;
+        let written = self.app.save_as_template(&ctx, id, &body).await?;
+        Ok(json_body(if written.created { 201 } else { 200 }, &written))
+    }
+
     pub(super) async fn routines(&self, req: &Request) -> Result<Response<Body>, ApiError> {
         let (ctx, _) = bind(req, self.auth, "")?;
         Ok(json_body(200, &self.app.routines(&ctx).await?))
