@@ -600,7 +600,7 @@ fn not_a_command_points_to_the_right_lane(ctx: &Ctx) -> Result<(), Failed> {
         (422, json!("functional")),
         "smart button",
     )?;
-    let r = say(ctx, &user, "{\"intent\":\"ADJUST_LOAD\"}");
+    let r = say(ctx, &user, "{\"intent\":\"TELEPORT\"}");
     eq(
         (r.status, r.body["error"]["code"].clone()),
         (400, json!("UNKNOWN_INTENT")),

@@ -37,6 +37,10 @@ pub fn suite(args: &Arguments) -> Conclusion {
             swap_applies_in_place_with_rescaled_weights,
         ),
         (
+            "adjust_load_moves_planned_sets_within_the_history",
+            adjust_load_moves_planned_sets_within_the_history,
+        ),
+        (
             "swap_with_logged_sets_needs_confirm",
             swap_with_logged_sets_needs_confirm,
         ),
@@ -446,6 +450,108 @@ fn swap_suggests_without_changing_anything(ctx: &Ctx) -> Result<(), Failed> {
         format!("suggests names: {}", r.body),
     )?;
     eq(count(ctx, &user, ""), 0, "nothing written")
+}
+
+fn adjust_load_moves_planned_sets_within_the_history(ctx: &Ctx) -> Result<(), Failed> {
+    let user = unique_user("adjust");
+    // Two sessions of 100 kg × 8 at RIR 2 on the bench.
+    for w in [
+        blackbox::bench_session(9, &[(100.0, 8, 2), (100.0, 8, 2)]),
+        blackbox::bench_session(4, &[(100.0, 8, 2), (100.0, 8, 2)]),
+    ] {
+        store(ctx, ctx.stack.store.put_completed_workout(&user, &w));
+    }
+    seed_active(ctx, &user, &sample_workout("w-adj", 3));
+    let press = |corr: &str, body: Value| {
+        button(
+            ctx,
+            &user,
+            &format!("(context: corr={corr} workout_id=w-adj) "),
+            body,
+        )
+    };
+    let planned = |ctx: &Ctx| -> Vec<Option<f64>> {
+        active(ctx, &user)
+            .map(|w| {
+                w.exercises[0]
+                    .sets
+                    .iter()
+                    .map(|s| s.target.weight_kg)
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    // One step heavier on the bench: its working sets, not its warm-up.
+    let one = json!({"intent": "ADJUST_LOAD", "exercise_instance_id": "ex-bench", "steps": 1});
+    let r = press("adj-1", one.clone());
+    let d = expect_ok(&r, "ADJUST_LOAD")?.clone();
+    eq(
+        (d["from_kg"].as_f64(), d["to_kg"].as_f64()),
+        (Some(100.0), Some(102.5)),
+        "a step",
+    )?;
+    eq(
+        planned(ctx),
+        vec![Some(50.0), Some(102.5), Some(102.5), Some(102.5)],
+        "stored",
+    )?;
+    // The same press retried (same corr): the first answer, no second step.
+    let again = press("adj-1", one);
+    eq(
+        expect_ok(&again, "ADJUST_LOAD")?["to_kg"].as_f64(),
+        Some(102.5),
+        "replayed",
+    )?;
+    eq(planned(ctx)[1], Some(102.5), "not moved twice")?;
+    // Five steps more: held at what the history supports for 8 at RIR 2, and said.
+    let r = press(
+        "adj-2",
+        json!({"intent": "ADJUST_LOAD", "exercise_instance_id": "ex-bench", "steps": 5}),
+    );
+    let d = expect_ok(&r, "ADJUST_LOAD")?.clone();
+    let held = d["held_at_kg"].as_f64().ok_or(format!("held: {d}"))?;
+    let to = d["to_kg"].as_f64().unwrap_or_default();
+    check(
+        to <= held && to < 102.5 + 5.0 * 2.5,
+        format!("held at {held}: {d}"),
+    )?;
+    check(
+        d["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("Held there")),
+        format!("says why: {}", d["message"]),
+    )?;
+    // Ten percent lighter on one named set only.
+    let r = press(
+        "adj-3",
+        json!({"intent": "ADJUST_LOAD", "set_id": "bench-3", "percent": -10, "scope": "set"}),
+    );
+    let d = expect_ok(&r, "ADJUST_LOAD")?.clone();
+    eq(d["set_ids"].clone(), json!(["bench-3"]), "one set")?;
+    let after = planned(ctx);
+    check(
+        after[3].is_some_and(|kg| kg < to) && after[2] == Some(to),
+        format!("the named set alone: {after:?}"),
+    )?;
+    // A set with no load (pull-ups), a bad step, a logged set: refused, nothing changed.
+    let before = planned(ctx);
+    let r = press(
+        "adj-4",
+        json!({"intent": "ADJUST_LOAD", "exercise_instance_id": "ex-pullup", "steps": 1}),
+    );
+    eq(r.status, 400, &format!("no load to move: {}", r.body))?;
+    let r = press("adj-5", json!({"intent": "ADJUST_LOAD", "steps": 9}));
+    eq(
+        r.body["error"]["field"].as_str(),
+        Some("steps"),
+        "steps out of range",
+    )?;
+    let r = press(
+        "adj-6",
+        json!({"intent": "ADJUST_LOAD", "steps": 1, "percent": 5}),
+    );
+    eq(r.status, 400, "steps or percent, not both")?;
+    eq(planned(ctx), before, "nothing changed")
 }
 
 fn swap_applies_in_place_with_rescaled_weights(ctx: &Ctx) -> Result<(), Failed> {

@@ -1029,6 +1029,29 @@ fn health_samples_are_checked_and_weigh_ins_set_the_bodyweight(ctx: &Ctx) -> Res
         "names the sample",
     )?;
     eq(count(ctx, &user, "HSAMPLE#")?, 0, "nothing stored")?;
+    // A full batch (500 readings, about 75 KB: far more than a chat message) is taken whole;
+    // one more is refused whole.
+    let steps = |n: usize| {
+        let samples: Vec<Value> = (0..n)
+            .map(|i| {
+                json!({"id": format!("hc-steps-{i}"), "metric": "steps", "value": 8000 + i,
+                "unit": "count", "observed_at": at(1 + (i as i64) * 3), "source": "health_connect"})
+            })
+            .collect();
+        json!({ "samples": samples })
+    };
+    let r = api(ctx, "POST", "/v1/health/samples", &user, Some(steps(501)));
+    eq(
+        r.body["error"]["field"].as_str(),
+        Some("samples"),
+        &format!("501: {}", r.body),
+    )?;
+    let r = api(ctx, "POST", "/v1/health/samples", &user, Some(steps(500)));
+    eq(
+        r.body["accepted"].as_u64(),
+        Some(500),
+        &format!("500: {}", r.body),
+    )?;
     // Too few days for a baseline: stored, said, not queued.
     let few = json!({"samples": [
         {"id": "r1", "metric": "resting_heart_rate", "value": 58, "unit": "bpm", "observed_at": at(50)},

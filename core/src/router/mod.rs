@@ -45,6 +45,7 @@ pub enum Intent {
     SwapExercise,
     AutofillSet,
     SuggestWeight,
+    AdjustLoad,
     MonitorState,
     PlanRoutine,
     PlanWorkout,
@@ -71,6 +72,7 @@ impl Intent {
             Intent::SwapExercise => "SWAP_EXERCISE",
             Intent::AutofillSet => "AUTOFILL_SET",
             Intent::SuggestWeight => "SUGGEST_WEIGHT",
+            Intent::AdjustLoad => "ADJUST_LOAD",
             Intent::MonitorState => "MONITOR_STATE",
             Intent::PlanRoutine => "PLAN_ROUTINE",
             Intent::PlanWorkout => "PLAN_WORKOUT",
@@ -100,10 +102,11 @@ impl Intent {
 }
 
 /// The structured intents the app sends as JSON (smart buttons and the monitor).
-pub const FUNCTIONAL_INTENTS: [Intent; 4] = [
+pub const FUNCTIONAL_INTENTS: [Intent; 5] = [
     Intent::SwapExercise,
     Intent::AutofillSet,
     Intent::SuggestWeight,
+    Intent::AdjustLoad,
     Intent::MonitorState,
 ];
 
@@ -433,10 +436,11 @@ mod tests {
 
     #[test]
     fn unknown_json_intent_is_an_error_listing_the_known_ones() {
-        let e = route(r#"{"intent":"ADJUST_LOAD"}"#).unwrap_err();
+        let e = route(r#"{"intent":"TELEPORT"}"#).unwrap_err();
         let text = e.to_string();
         assert!(
-            text.contains("ADJUST_LOAD")
+            text.contains("TELEPORT")
+                && text.contains("ADJUST_LOAD")
                 && text.contains("SWAP_EXERCISE")
                 && text.contains("MONITOR_STATE")
         );

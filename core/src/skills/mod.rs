@@ -1,5 +1,6 @@
 //! Skills: the deterministic functions every lane shares, free of HTTP and storage concerns.
 
+pub mod adjust;
 pub mod autofill;
 pub mod copilot;
 pub mod events;

@@ -277,18 +277,33 @@ pub(crate) fn extract_payload(req: &Request) -> Result<String, ApiError> {
     read_message(req, true)
 }
 
+/// Like [`extract_payload`], for a route whose JSON body may be larger than a message (a batch
+/// of health samples): up to `max_bytes`, body and message alike.
+pub(crate) fn extract_large_payload(req: &Request, max_bytes: usize) -> Result<String, ApiError> {
+    read_message_within(req, true, max_bytes, max_bytes)
+}
+
 fn read_message(req: &Request, bare_object: bool) -> Result<String, ApiError> {
+    read_message_within(req, bare_object, MAX_BODY_BYTES, MAX_MESSAGE_CHARS)
+}
+
+fn read_message_within(
+    req: &Request,
+    bare_object: bool,
+    max_bytes: usize,
+    max_chars: usize,
+) -> Result<String, ApiError> {
     let bytes: &[u8] = match req.body() {
         Body::Empty => &[],
         Body::Text(t) => t.as_bytes(),
         Body::Binary(b) => b,
         _ => &[],
     };
-    if bytes.len() > MAX_BODY_BYTES {
+    if bytes.len() > max_bytes {
         return Err(ApiError::new(
             ErrorCode::PayloadTooLarge,
             format!(
-                "the request body is {} bytes; the limit is {MAX_BODY_BYTES}",
+                "the request body is {} bytes; the limit is {max_bytes}",
                 bytes.len()
             ),
         ));
@@ -342,10 +357,10 @@ fn read_message(req: &Request, bare_object: bool) -> Result<String, ApiError> {
             ));
         };
     let chars = message.chars().count();
-    if chars > MAX_MESSAGE_CHARS {
+    if chars > max_chars {
         return Err(ApiError::new(
             ErrorCode::MessageTooLong,
-            format!("the message is {chars} characters; the limit is {MAX_MESSAGE_CHARS}"),
+            format!("the message is {chars} characters; the limit is {max_chars}"),
         )
         .field("message"));
     }

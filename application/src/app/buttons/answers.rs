@@ -17,6 +17,8 @@ pub enum ButtonAnswer {
     ReplaceExercise(SwapAnswer),
     Autofill(AutofillAnswer),
     Suggest(SuggestAnswer),
+    /// `ADJUST_LOAD`: the planned load moved.
+    Adjust(AdjustAnswer),
     /// A monitor verdict: `NUDGE` or `ALERT`.
     Nudge(Nudge),
     /// Nothing to say (the monitor's usual answer): `NULL`, `data: null`.
@@ -34,6 +36,7 @@ impl ButtonAnswer {
             ButtonAnswer::ReplaceExercise(_) => "REPLACE_EXERCISE",
             ButtonAnswer::Autofill(_) => "AUTOFILL",
             ButtonAnswer::Suggest(_) => "SUGGEST",
+            ButtonAnswer::Adjust(_) => "ADJUST_LOAD",
             ButtonAnswer::Nudge(n) => match n.action {
                 monitor::Action::Nudge => "NUDGE",
                 monitor::Action::Alert => "ALERT",
@@ -49,6 +52,7 @@ impl ButtonAnswer {
             ButtonAnswer::ReplaceExercise(a) => json!(a),
             ButtonAnswer::Autofill(a) => json!(a),
             ButtonAnswer::Suggest(a) => json!(a),
+            ButtonAnswer::Adjust(a) => json!(a),
             ButtonAnswer::Nudge(a) => json!(a),
             ButtonAnswer::Null => Value::Null,
             ButtonAnswer::Replayed { data, .. } => data.clone(),
@@ -128,6 +132,16 @@ impl From<&swap::Candidate<'_>> for SwapChoice {
             reason: c.reason.clone(),
         }
     }
+}
+
+/// `ADJUST_LOAD`: what moved, in kg and in the lifter's unit, and why it stopped short when the
+/// history held it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct AdjustAnswer {
+    #[serde(flatten)]
+    pub adjusted: crate::skills::adjust::Adjusted,
+    pub unit: &'static str,
+    pub message: String,
 }
 
 /// `AUTOFILL`: the weight, reps and effort predicted for one set, in the lifter's unit.

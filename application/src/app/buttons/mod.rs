@@ -1,4 +1,5 @@
-//! The smart buttons (swap an exercise, autofill a set, suggest a weight) and the silent workout
+//! The smart buttons (swap an exercise, autofill a set, suggest a weight, adjust a planned
+//! load) and the silent workout
 //! monitor: `POST /v1/functional` and the same JSON sent to the stream. Deterministic rules
 //! decide; the optional small model (`assist`) may only reorder the top swap candidates and
 //! rephrase a nudge.
@@ -8,6 +9,7 @@ use std::collections::HashMap;
 use chrono::Utc;
 use serde_json::{Map, Value};
 
+mod adjust_load;
 mod answers;
 mod monitor_state;
 mod requests;
@@ -38,6 +40,7 @@ pub enum Button {
     Swap(SwapRequest),
     Autofill(AutofillRequest),
     Suggest(SuggestRequest),
+    Adjust(AdjustRequest),
     Monitor(MonitorRequest),
 }
 
@@ -71,6 +74,19 @@ pub struct SuggestRequest {
     pub exercise_id: String,
     pub target_reps: u32,
     pub target_rir: u32,
+}
+
+/// `ADJUST_LOAD`: a planned set's load (and by default the exercise's planned sets after it)
+/// moved by steps or a percentage: the named set, else the exercise's next planned set, else
+/// the workout's current set.
+#[derive(Debug, Clone)]
+pub struct AdjustRequest {
+    pub exercise_instance_id: Option<String>,
+    pub set_id: Option<String>,
+    pub change: crate::skills::adjust::Change,
+    pub scope: crate::skills::adjust::Scope,
+    /// The request as sent, which a retry with the same `corr` must repeat.
+    payload: String,
 }
 
 /// `MONITOR_STATE`: an event of the workout the app reports silently.
@@ -115,6 +131,7 @@ impl App {
             Button::Swap(r) => self.swap(ctx, r).await,
             Button::Autofill(r) => self.autofill(ctx, r).await,
             Button::Suggest(r) => self.suggest(ctx, r).await,
+            Button::Adjust(r) => self.adjust_load(ctx, r).await,
             Button::Monitor(r) => self.monitor(ctx, r).await,
         }
     }
@@ -242,6 +259,7 @@ fn replay(
     let v: Value = serde_json::from_str(&rec.body).unwrap_or(Value::Null);
     let action = match v["action"].as_str() {
         Some("REPLACE_EXERCISE") => "REPLACE_EXERCISE",
+        Some("ADJUST_LOAD") => "ADJUST_LOAD",
         _ => "NULL",
     };
     Ok(Some(ButtonAnswer::Replayed {

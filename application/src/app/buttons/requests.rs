@@ -18,6 +18,7 @@ impl Button {
             Intent::SwapExercise => Button::Swap(SwapRequest::from_body(read(&v)?, &v)?),
             Intent::AutofillSet => Button::Autofill(AutofillRequest::from_body(read(&v)?)?),
             Intent::SuggestWeight => Button::Suggest(SuggestRequest::from_body(read(&v)?)?),
+            Intent::AdjustLoad => Button::Adjust(AdjustRequest::from_body(read(&v)?, &v)?),
             _ => Button::Monitor(MonitorRequest::from_body(read(&v)?)?),
         })
     }
@@ -142,6 +143,56 @@ impl SuggestRequest {
             exercise_id,
             target_reps,
             target_rir,
+        })
+    }
+}
+
+/// The body of an `ADJUST_LOAD`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct AdjustBody {
+    #[serde(default, rename = "intent")]
+    _intent: Option<IgnoredAny>,
+    exercise_instance_id: Option<String>,
+    set_id: Option<String>,
+    steps: Option<i32>,
+    percent: Option<f64>,
+    scope: Option<String>,
+}
+
+impl AdjustRequest {
+    fn from_body(b: AdjustBody, sent: &Value) -> Result<AdjustRequest, AppError> {
+        use crate::skills::adjust::{Change, MAX_PERCENT, MAX_STEPS, MIN_PERCENT, Scope};
+        let change = match (b.steps, b.percent) {
+            (Some(n), None) if n != 0 && n.abs() <= MAX_STEPS => Change::Steps(n),
+            (Some(_), None) => {
+                return Err(invalid(
+                    &format!("steps is a whole number from -{MAX_STEPS} to {MAX_STEPS}, not 0"),
+                    "steps",
+                ));
+            }
+            (None, Some(p)) if p != 0.0 && (MIN_PERCENT..=MAX_PERCENT).contains(&p) => {
+                Change::Percent(p)
+            }
+            (None, Some(_)) => {
+                return Err(invalid(
+                    &format!("percent is from {MIN_PERCENT} to {MAX_PERCENT}, not 0"),
+                    "percent",
+                ));
+            }
+            _ => return Err(invalid("send steps or percent (one of them)", "steps")),
+        };
+        let scope = match text(b.scope, "scope")?.as_deref() {
+            None | Some("remaining") => Scope::Remaining,
+            Some("set") => Scope::Set,
+            Some(_) => return Err(invalid("scope is set or remaining", "scope")),
+        };
+        Ok(AdjustRequest {
+            exercise_instance_id: text(b.exercise_instance_id, "exercise_instance_id")?,
+            set_id: text(b.set_id, "set_id")?,
+            change,
+            scope,
+            payload: sent.to_string(),
         })
     }
 }

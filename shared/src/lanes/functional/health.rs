@@ -5,9 +5,15 @@ use super::*;
 use crate::app::devices::parse_device;
 use crate::app::health::parse_samples;
 
+/// A batch's body at most: 500 samples of about 200 bytes, twice over.
+pub(crate) const MAX_HEALTH_BODY_BYTES: usize = 256 * 1024;
+
 impl FunctionalLane {
     pub(super) async fn health_samples(&self, req: &Request) -> Result<Response<Body>, ApiError> {
-        let (ctx, body) = object_body(req, self.auth, false)?;
+        // A full batch (500 samples) is far more than a message's 10,000 characters.
+        let message = api::extract_large_payload(req, MAX_HEALTH_BODY_BYTES)?;
+        let (ctx, text) = bind(req, self.auth, &message)?;
+        let body = json_object(text, false)?;
         let now = Utc::now();
         let samples = parse_samples(&body, now)?;
         Ok(json_body(

@@ -1,0 +1,153 @@
+//! `ADJUST_LOAD`: the lifter's "heavier" or "lighter" on a planned set. A press moves the load
+//! of the set (and, by default, of the exercise's planned sets after it) by whole steps of the
+//! lifter's smallest jump on that equipment, or by a percentage rounded to that step. Up is held
+//! to what the lifter's history supports for the set's reps and reserve (the progression's
+//! suggestion plus one step, as the coach's loads are); down is never held. A load the lifter
+//! types when logging is theirs, whatever this allows.
+
+use serde::Serialize;
+
+use crate::domain::units::round_to_step;
+use crate::domain::workout::{SetStatus, Workout};
+
+/// Steps one press may move.
+pub const MAX_STEPS: i32 = 5;
+/// The percentages one press may move: a deload's 30 % down, a tenth up.
+pub const MIN_PERCENT: f64 = -30.0;
+pub const MAX_PERCENT: f64 = 10.0;
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Change {
+    Steps(i32),
+    Percent(f64),
+}
+
+/// Which sets a press changes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scope {
+    /// The set alone.
+    Set,
+    /// The set and the planned sets of its kind after it in the exercise.
+    Remaining,
+}
+
+/// What a press did.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Adjusted {
+    pub exercise_instance_id: String,
+    pub exercise_name: String,
+    pub from_kg: f64,
+    pub to_kg: f64,
+    /// The planned sets whose load changed.
+    pub set_ids: Vec<String>,
+    /// The history's bound, when it held the load back.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub held_at_kg: Option<f64>,
+}
+
+/// The load `base` moved by `change` on `step`-kg plates: at least one step in the change's
+/// direction, never below zero.
+pub fn moved(base: f64, change: Change, step: f64) -> f64 {
+    let step = if step > 0.0 { step } else { 1.0 };
+    let raw = match change {
+        Change::Steps(n) => base + f64::from(n) * step,
+        Change::Percent(p) => round_to_step(base * (1.0 + p / 100.0), step),
+    };
+    let up = match change {
+        Change::Steps(n) => n > 0,
+        Change::Percent(p) => p > 0.0,
+    };
+    let at_least_a_step = if up {
+        raw.max(base + step)
+    } else {
+        raw.min(base - step)
+    };
+    (at_least_a_step * 1000.0).round().max(0.0) / 1000.0
+}
+
+/// The workout with the set at (`ei`, `si`) (and, with [`Scope::Remaining`], the planned sets
+/// of its kind after it) moved by `change`; `bound` is the most the history supports for the
+/// set. An error says why nothing can change.
+pub fn adjust(
+    w: &Workout,
+    ei: usize,
+    si: usize,
+    change: Change,
+    scope: Scope,
+    step: f64,
+    bound: Option<f64>,
+) -> Result<(Workout, Adjusted), String> {
+    let ex = &w.exercises[ei];
+    let set = &ex.sets[si];
+    if set.status != SetStatus::Planned {
+        return Err(format!(
+            "set {} of {} is already {}: only a planned set's load changes",
+            si + 1,
+            ex.name,
+            if set.status == SetStatus::Done {
+                "logged"
+            } else {
+                "skipped"
+            }
+        ));
+    }
+    let Some(base) = set.target.weight_kg.filter(|kg| *kg > 0.0) else {
+        return Err(format!(
+            "this set of {} has no planned load to change (bodyweight, or none planned yet): ask SUGGEST_WEIGHT for one, or type the set with its load",
+            ex.name
+        ));
+    };
+    let wanted = moved(base, change, step);
+    let (to, held) = match bound {
+        Some(b) if wanted > base && wanted > b + 1e-6 => {
+            // As far as the bound allows, on the plates; never below where it was.
+            let allowed = ((b / step + 1e-9).floor() * step).max(base);
+            (allowed, Some(b))
+        }
+        _ => (wanted, None),
+    };
+    if (to - base).abs() < 1e-9 {
+        return Err(format!(
+            "{} is already at the most your history supports for these reps ({}): log a heavier set yourself if you have it today",
+            ex.name,
+            crate::domain::units::format_weight(base, crate::domain::units::Unit::Kg)
+        ));
+    }
+    let mut changed = w.clone();
+    let kind = set.set_type;
+    let mut ids = Vec::new();
+    for (i, s) in changed.exercises[ei].sets.iter_mut().enumerate() {
+        let chosen = match scope {
+            Scope::Set => i == si,
+            Scope::Remaining => i >= si && s.set_type == kind && s.status == SetStatus::Planned,
+        };
+        if chosen && s.target.weight_kg.is_some_and(|kg| kg > 0.0) {
+            s.target.weight_kg = Some(to);
+            ids.push(s.id.clone());
+        }
+    }
+    let adjusted = Adjusted {
+        exercise_instance_id: ex.instance_id.clone(),
+        exercise_name: ex.name.clone(),
+        from_kg: base,
+        to_kg: to,
+        set_ids: ids,
+        held_at_kg: held,
+    };
+    Ok((changed, adjusted))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_press_moves_by_whole_steps_and_a_percentage_rounds_to_the_plates() {
+        assert_eq!(moved(100.0, Change::Steps(1), 2.5), 102.5);
+        assert_eq!(moved(100.0, Change::Steps(-2), 2.5), 95.0);
+        // 10 % off 100 on 2.5 kg plates: 90; 1 % up is still one step.
+        assert_eq!(moved(100.0, Change::Percent(-10.0), 2.5), 90.0);
+        assert_eq!(moved(100.0, Change::Percent(1.0), 2.5), 102.5);
+        assert_eq!(moved(2.5, Change::Steps(-3), 2.5), 0.0);
+    }
+}
