@@ -171,7 +171,7 @@ for fn, f in functions.items():
 
 # Bedrock: only under the provider's condition, only ConverseStream's action, and only on the
 # foundation-model ARN of a model the lane runs (never a wildcard).
-lane_models = {"SlowFunction": {"SlowModel", "FunctionalModel"}, "FunctionalFunction": {"FunctionalModel"}}
+lane_models = {"SlowFunction": {"SlowModel", "FunctionalModel"}, "FunctionalFunction": {"FunctionalModel"}, "WorkerFunction": {"WorkerModel"}}
 bedrock_fns = set()
 for fn, f in functions.items():
     role = res[f["Properties"]["Role"]["Fn::GetAtt"][0]]

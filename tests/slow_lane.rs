@@ -200,6 +200,20 @@ fn progress_answered_from_tool_data(ctx: &Ctx) -> Result<(), Failed> {
         Some("ANALYZE_PROGRESS"),
         "route intent",
     )?;
+    // Why it routed so ("how is my bench progressing?"): the rule, how sure, what it saw.
+    eq(
+        (
+            s.events[0].1["matched_rule"].as_str(),
+            s.events[0].1["confidence"].as_str(),
+        ),
+        (Some("pattern:analyze_progress"), Some("high")),
+        "route rule",
+    )?;
+    eq(
+        s.events[0].1["signals"].clone(),
+        json!(["has_first_person", "mentions_training", "is_question"]),
+        "route signals",
+    )?;
     let end = s.first("tool_end").cloned().unwrap_or_default();
     eq(end["tool"].as_str(), Some("exercise_progress"), "tool")?;
     eq(end["ok"].as_bool(), Some(true), "ok")?;

@@ -59,6 +59,10 @@ pub fn suite(args: &Arguments) -> Conclusion {
             model_summary_is_checked_against_the_facts,
         ),
         (
+            "weekly_review_narrative_is_checked_against_the_facts",
+            weekly_review_narrative_is_checked_against_the_facts,
+        ),
+        (
             "a_departure_from_baseline_pushes_once_to_each_phone",
             a_departure_from_baseline_pushes_once_to_each_phone,
         ),
@@ -304,6 +308,70 @@ fn model_summary_is_checked_against_the_facts(ctx: &Ctx) -> Result<(), Failed> {
         invented["summary"]
             .as_str()
             .is_some_and(|s| s.starts_with("Push: 3 working sets, 1425 kg moved")),
+        format!("the rules' summary stays: {}", invented["summary"]),
+    )
+}
+
+/// The weekly review's summary, written by the model when it states only the review's facts.
+fn weekly_review_narrative_is_checked_against_the_facts(ctx: &Ctx) -> Result<(), Failed> {
+    // A week of its own (40 weeks back), so that no other case's review meets these replies.
+    let sunday =
+        coach::app::jobs::previous_sunday(Utc::now().date_naive()) - chrono::Days::new(7 * 40);
+    let week = coach::domain::calendar::iso_week_id(sunday);
+    let mut reviews = Vec::new();
+    for (name, answer) in [
+        (
+            "good",
+            "A steady week of pressing: your bench held its ground. Keep the plan as it is.",
+        ),
+        (
+            "invented",
+            "You moved 9999 kg this week, your best week ever.",
+        ),
+    ] {
+        let user = unique_user(&format!("w-narr-{name}"));
+        let days_ago = (Utc::now().date_naive() - sunday).num_days() + 2;
+        ctx.rt.block_on(
+            ctx.stack
+                .store
+                .put_completed_workout(&user, &bench_session(days_ago, &[(95.0, 5, 2); 3])),
+        )?;
+        let reply = json!({ "summary": answer }).to_string();
+        ctx.model.reply_for(&week, Reply::text(&[&reply]));
+        let job = json!({"type": "weekly_review", "user_id": user, "week_ending": sunday});
+        eq(
+            run(ctx, &[("n", job.to_string())])?,
+            Vec::<String>::new(),
+            "review",
+        )?;
+        let r = ctx
+            .rt
+            .block_on(ctx.stack.store.latest_review(&user))?
+            .unwrap_or_default();
+        reviews.push((answer, r));
+    }
+    let (answer, good) = &reviews[0];
+    eq(
+        good["id"].as_str(),
+        Some(week.as_str()),
+        "the week asked for",
+    )?;
+    eq(
+        good["summary"].as_str(),
+        Some(*answer),
+        "the model's summary",
+    )?;
+    eq(good["summary_source"].as_str(), Some("model"), "source")?;
+    let (_, invented) = &reviews[1];
+    eq(
+        invented["summary_source"].as_str(),
+        Some("rules"),
+        "rejected",
+    )?;
+    check(
+        invented["summary"]
+            .as_str()
+            .is_some_and(|s| !s.contains("9999")),
         format!("the rules' summary stays: {}", invented["summary"]),
     )
 }

@@ -36,6 +36,11 @@ pub struct RequestLog {
     pub intent: Option<&'static str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub matched_rule: Option<&'static str>,
+    /// How sure the router was (`high`, `medium`, `low`), and what it saw in the text.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub route_confidence: Option<&'static str>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub route_signals: Vec<&'static str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub corr: Option<String>,
     /// The caller, pseudonymous ([`pseudonym`]): one lifter's requests (and abuse) can be
@@ -321,6 +326,16 @@ pub fn init() {
     };
 }
 
+/// The request's route in its log line: intent, rule, confidence and signals.
+pub fn record_route(route: &coach_core::router::Route) {
+    record(|log| {
+        log.intent = route.intent.map(coach_core::router::Intent::as_str);
+        log.matched_rule = Some(route.matched_rule);
+        log.route_confidence = Some(route.confidence.as_str());
+        log.route_signals.clone_from(&route.signals);
+    });
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -376,6 +391,24 @@ mod tests {
         assert_eq!(v["request_id"], "req-1");
         assert_eq!(v["intent"], "LOG_SET");
         assert!(v.get("message").is_none() && v.get("user_id").is_none());
+    }
+
+    #[tokio::test]
+    async fn the_log_line_says_how_a_message_was_routed() {
+        let route = coach_core::router::route("how is my squat? it hurts")
+            .unwrap_or_else(|e| panic!("{e}"));
+        let (_, log) = scope(RequestLog::new("slow", None), async {
+            record_route(&route)
+        })
+        .await;
+        let v: serde_json::Value = serde_json::from_str(&log.to_line()).unwrap();
+        assert_eq!(v["matched_rule"], "pattern:analyze_progress");
+        assert_eq!(v["route_confidence"], "high");
+        let signals = v["route_signals"].as_array().cloned().unwrap_or_default();
+        assert!(signals.contains(&"mentions_pain".into()), "{v}");
+        // A line without a route has neither.
+        let quiet = RequestLog::new("slow", None).to_line();
+        assert!(!quiet.contains("route_signals") && !quiet.contains("route_confidence"));
     }
 
     #[test]

@@ -1,7 +1,9 @@
 //! The FAST path without I/O: context prefix + route + command parse, per message form, and
 //! the routing of SLOW text.
-//! Baseline in the same run: the original system's router, a table of eight anchored regexes
-//! tried in order (`original-behaviour.md` §1.2), on the message without its prefix.
+//! Baselines in the same run: the original system's router, a table of eight anchored regexes
+//! tried in order (`original-behaviour.md` §1.2), on the message without its prefix; and, for
+//! SLOW text, this router's previous reading of it (17 regex-lite patterns, each a scan of the
+//! text) against the one pass that replaced it (`router::text`).
 //!
 //!     cargo bench -p coach --bench fast_path
 
@@ -61,8 +63,36 @@ fn original_table() -> Vec<Regex> {
     .collect()
 }
 
+/// The SLOW rules and signals as regex-lite patterns, as the router read text before the one
+/// pass: the first rule that matches, and every signal.
+fn previous_slow_reader() -> Vec<regex_lite::Regex> {
+    [
+        r"\b(edit|modify|update|change|adjust|tweak|swap|replace|remove|add)\b.{0,40}\b(my|the|this|current)\b.{0,20}\b(routine|program|programme|plan|template|split)\b",
+        r"\b(create|build|make|design|plan|write|give|want|need|new)\b.{0,40}\b(routine|program|programme|split|ppl|push[ /-]?pull[ /-]?legs?|upper[ /-]?lower|full[ -]body (plan|routine|program))\b",
+        r"\b(start|begin|let's do|lets do)\b.{0,20}\b(workout|session|training|today's|todays|leg day|push day|pull day)\b",
+        r"\bnext (workout|session|training|day)\b|\bwhat('s| is| do i do| should i do)\b.{0,20}\b(today|tomorrow)\b",
+        r"\b(create|build|make|design|plan|write|give|want|need)\b.{0,40}\b(workout|session)\b",
+        r"\bhow('s| is| are)\s+my\b|\b(am i|have i|is my|are my)\s+(progressing|improving|stall|stalled|stalling|plateau|plateaued|plateauing|getting stronger|volume|sets|frequency)\b|\b(progress|plateau|stall(ed|ing)?|e1rm|1rm|personal records?|prs?|trend)\b",
+        r"\b(my|mine|i|i'm|i've|i'll|i'd|me)\b",
+        r"\b(create|build|make|design|plan|write)\b",
+        r"\b(edit|modify|change|update|adjust|swap|replace)\b",
+        r"\b(analy[sz]e|review|assess|compare|evaluate)\b",
+        r"\b(workout|session|training)\b",
+        r"\b(routine|program|programme|split|ppl)\b",
+        r"\b(progress|history|data|performance|stats)\b",
+        r"\b(sets?|volume|frequency|1rm|e1rm|pr|personal records?)\b",
+        r"\b(lift|lifting|squat|bench|deadlift|press|curl|row|reps?|weight|kg|lbs?|muscle|gym|exercise|deload|rest day)\b",
+        r"\b(pain|hurts?|injur(y|ed)|sore|strain(ed)?|tweak(ed)?)\b",
+        r"\?\s*$|^(how|what|why|when|should|can|could|is|are|do|does|will|which)\b",
+    ]
+    .iter()
+    .map(|p| regex_lite::Regex::new(p).expect("valid previous pattern"))
+    .collect()
+}
+
 fn bench(c: &mut Criterion) {
     let table = original_table();
+    let previous = previous_slow_reader();
     for (name, msg) in MESSAGES {
         c.bench_function(&format!("fast_path/{name}"), |b| {
             b.iter(|| {
@@ -78,6 +108,20 @@ fn bench(c: &mut Criterion) {
             });
         }
         let text = split_prefix(msg).expect("valid prefix").1;
+        if name.starts_with("slow_") {
+            // The previous reading of SLOW text: the first of the 6 rules, and all 11 signals.
+            c.bench_function(&format!("baseline_previous_slow_regexes/{name}"), |b| {
+                b.iter(|| {
+                    let lower = black_box(text).to_lowercase().replace('’', "'");
+                    let rule = previous[..6].iter().position(|re| re.is_match(&lower));
+                    let signals = previous[6..]
+                        .iter()
+                        .filter(|re| re.is_match(&lower))
+                        .count();
+                    black_box((rule, signals))
+                })
+            });
+        }
         c.bench_function(&format!("baseline_original_regex_table/{name}"), |b| {
             b.iter(|| black_box(table.iter().position(|re| re.is_match(black_box(text)))))
         });

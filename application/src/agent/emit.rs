@@ -23,6 +23,8 @@ pub enum StreamEvent {
         intent: Option<&'static str>,
         matched_rule: &'static str,
         confidence: Confidence,
+        /// What the router saw in the text (a question, a pain word, ...).
+        signals: Vec<&'static str>,
     },
     /// Text for the lifter; a command's answer also carries its `data`.
     Message {
@@ -221,6 +223,7 @@ mod tests {
                 intent: Some("progress_question"),
                 matched_rule: "slow_progress",
                 confidence: Confidence::High,
+                signals: vec!["is_question", "mentions_data"],
             },
             StreamEvent::message("Your squat is up."),
             StreamEvent::Status {

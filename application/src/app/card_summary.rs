@@ -1,8 +1,10 @@
-//! The worker's optional model-written card summary (`WORKER_MODEL`). The model is given only
-//! the card's computed facts (its deterministic summary, highlights, flags and
-//! recommendations) and may only say them better: every number in its text must be one of the
-//! facts' numbers, else the deterministic summary stays. It gets [`SUMMARY_TIMEOUT`]; on a
-//! timeout or an error the card keeps the rules' text, so a model outage never fails a job.
+//! The worker's optional model-written summaries (`WORKER_MODEL`): the insight card's and the
+//! weekly review's. The model is given only the computed facts (the deterministic summary and
+//! what it stands on: the card's highlights, flags and recommendations; the review's load,
+//! trends, stalls, fatigue and consistency) and may only say them better: every number in its
+//! text must be one of the facts' numbers, else the deterministic summary stays. It gets
+//! [`SUMMARY_TIMEOUT`]; on a timeout or an error the rules' text stays, so a model outage never
+//! fails a job.
 
 use std::collections::HashSet;
 use std::time::Duration;
@@ -11,6 +13,7 @@ use serde_json::json;
 
 use super::assist::{json_answer, numbers};
 use crate::analysis::card::InsightCard;
+use crate::analysis::review::WeeklyReview;
 use crate::app::meter::Meter;
 use crate::llm::{Model, Request, Turn, Usage};
 
@@ -23,6 +26,13 @@ const INSTRUCTION: &str = "You write the summary of a post-workout card for a li
 facts given and nothing else. Two or three short sentences, warm and direct, second person. Use \
 only numbers that appear in the facts, written as they are written there; add no advice that \
 the facts do not contain. Answer with a JSON object: {\"summary\": \"<the summary>\"}.";
+
+const REVIEW_INSTRUCTION: &str = "You write the summary of a lifter's weekly training review, \
+from the facts given and nothing else. Three or four short sentences, warm and direct, second \
+person: how the week went, what is moving and what is stuck, and the one thing to do next week \
+if the facts name one. Use only numbers that appear in the facts, written as they are written \
+there; add no advice that the facts do not contain. Answer with a JSON object: {\"summary\": \
+\"<the summary>\"}.";
 
 /// What became of the summary.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -79,12 +89,59 @@ pub async fn summarise(
     user: &str,
     card: &mut InsightCard,
 ) -> (Source, Usage) {
+    let (text, source, usage) =
+        rewrite(model, user, INSTRUCTION, facts(card), &card.workout_id).await;
+    if let Some(text) = text {
+        card.summary = text;
+    }
+    (source, usage)
+}
+
+/// Every fact of a weekly review the model may state, as text.
+fn review_facts(r: &WeeklyReview) -> String {
+    json!({
+        "week": r.id,
+        "summary": r.summary,
+        "training_load": r.training_load,
+        "exercise_trends": r.exercise_trends,
+        "progression_candidates": r.progression_candidates,
+        "stalled_exercises": r.stalled_exercises,
+        "fatigue": r.fatigue,
+        "consistency": r.consistency,
+    })
+    .to_string()
+}
+
+/// [`summarise`] for a weekly review: `review.summary` and `review.summary_source` rewritten
+/// when the model's text passes the same check.
+pub async fn summarise_review(
+    model: Option<&(Model, Meter)>,
+    user: &str,
+    review: &mut WeeklyReview,
+) -> Usage {
+    let facts = review_facts(review);
+    let (text, source, usage) = rewrite(model, user, REVIEW_INSTRUCTION, facts, &review.id).await;
+    if let Some(text) = text {
+        review.summary = text;
+    }
+    review.summary_source = source.as_str().into();
+    usage
+}
+
+/// The model's summary of `facts` under `instruction`, when it passes [`acceptable`]; `about`
+/// names the card or review in the log.
+async fn rewrite(
+    model: Option<&(Model, Meter)>,
+    user: &str,
+    instruction: &str,
+    facts: String,
+    about: &str,
+) -> (Option<String>, Source, Usage) {
     let Some((model, meter)) = model else {
-        return (Source::Rules, Usage::default());
+        return (None, Source::Rules, Usage::default());
     };
-    let facts = facts(card);
     let req = Request {
-        system: INSTRUCTION.to_string(),
+        system: instruction.to_string(),
         turns: vec![Turn::user(facts.clone())],
         tools: Vec::new(),
         no_calls: false,
@@ -95,8 +152,8 @@ pub async fn summarise(
     let reservation = match meter.reserve(user, model, &req).await {
         Ok(r) => r,
         Err(refused) => {
-            tracing::info!(?refused, "card summary: model call not made");
-            return (Source::Rules, Usage::default());
+            tracing::info!(?refused, "summary: model call not made");
+            return (None, Source::Rules, Usage::default());
         }
     };
     let deadline = tokio::time::Instant::now() + SUMMARY_TIMEOUT;
@@ -111,28 +168,24 @@ pub async fn summarise(
     let (answer, tokens) = match answered {
         Ok(Ok(done)) => (done.turn.text(), done.usage),
         Ok(Err(e)) => {
-            tracing::warn!(code = e.code(), "card summary: model call failed: {e}");
-            return (Source::Rules, Usage::default());
+            tracing::warn!(code = e.code(), "summary: model call failed: {e}");
+            return (None, Source::Rules, Usage::default());
         }
         Err(_) => {
-            tracing::warn!("card summary: the model took longer than {SUMMARY_TIMEOUT:?}");
-            return (Source::Rules, Usage::default());
+            tracing::warn!("summary: the model took longer than {SUMMARY_TIMEOUT:?}");
+            return (None, Source::Rules, Usage::default());
         }
     };
     let text = json_answer(&answer)
         .and_then(|v| v["summary"].as_str().map(|s| s.trim().to_string()))
         .unwrap_or_default();
-    let source = match acceptable(&text, &facts) {
-        Ok(()) => {
-            card.summary = text;
-            Source::Model
-        }
+    match acceptable(&text, &facts) {
+        Ok(()) => (Some(text), Source::Model, tokens),
         Err(why) => {
-            tracing::warn!(workout_id = %card.workout_id, "card summary: model text rejected: {why}");
-            Source::Rules
+            tracing::warn!(about, "summary: model text rejected: {why}");
+            (None, Source::Rules, tokens)
         }
-    };
-    (source, tokens)
+    }
 }
 
 #[cfg(test)]

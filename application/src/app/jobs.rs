@@ -83,8 +83,8 @@ pub struct Worker {
     queue: JobQueue,
     /// Where sent notifications are pushed: the lifter's phones, and the relay topic.
     push: Push,
-    /// Writes card summaries when `WORKER_MODEL` is set (see `card_summary`), paid for from
-    /// the lifter's daily allowance.
+    /// Writes the card's and the weekly review's summaries when `WORKER_MODEL` is set (see
+    /// `card_summary`), paid for from the lifter's daily allowance.
     model: Option<(crate::llm::Model, super::meter::Meter)>,
 }
 
@@ -476,7 +476,9 @@ impl Worker {
             .store
             .completed_workouts_between(lifter.user, from, to)
             .await?;
-        let r = review::weekly_review(&history, week_ending, &lifter.profile, lifter.tz, now);
+        let mut r = review::weekly_review(&history, week_ending, &lifter.profile, lifter.tz, now);
+        let tokens =
+            super::card_summary::summarise_review(self.model.as_ref(), lifter.user, &mut r).await;
         let out = json!(r);
         let review = Output::Review {
             id: &r.id,
@@ -485,7 +487,7 @@ impl Worker {
         if !self.finish(lifter.user, sink, &[review], now).await? {
             return Err(JobError::Busy);
         }
-        Ok(Report::Done(out, Usage::default()))
+        Ok(Report::Done(out, tokens))
     }
 
     /// What to do about a health reading that departed from the lifter's baseline: the

@@ -68,6 +68,10 @@ pub struct WeeklyReview {
     pub week_start: NaiveDate,
     pub week_ending: NaiveDate,
     pub summary: String,
+    /// Who wrote the summary: "rules" (deterministic), or "model" (`WORKER_MODEL`, every number
+    /// checked against this review's facts).
+    #[serde(default = "rules")]
+    pub summary_source: String,
     pub training_load: TrainingLoad,
     pub muscle_balance: Vec<Balance>,
     pub exercise_trends: Vec<Trend>,
@@ -76,6 +80,10 @@ pub struct WeeklyReview {
     pub fatigue: Option<Value>,
     pub consistency: Value,
     pub created_at: DateTime<Utc>,
+}
+
+fn rules() -> String {
+    "rules".into()
 }
 
 /// The instant a local date starts in `tz` (the earliest, should a DST gap swallow midnight).
@@ -170,6 +178,7 @@ pub fn weekly_review(
         week_start: start,
         week_ending: end_date - chrono::Days::new(1),
         summary,
+        summary_source: rules(),
         training_load,
         muscle_balance,
         exercise_trends,

@@ -3,10 +3,8 @@
 //! allocates only its token list, the SLOW rules compile their regexes on first use.
 
 pub mod command;
+mod text;
 
-use std::sync::LazyLock;
-
-use regex_lite::Regex;
 use serde::{Deserialize, Serialize};
 
 pub use command::{Command, CommandError, Effort, Load, Reading, SetEntry};
@@ -120,6 +118,16 @@ pub enum Confidence {
     High,
     Medium,
     Low,
+}
+
+impl Confidence {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Confidence::High => "high",
+            Confidence::Medium => "medium",
+            Confidence::Low => "low",
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -261,9 +269,10 @@ fn route_text(text: &str) -> Route {
         Err(e) => Some(e),
     };
     let lower = text.to_lowercase().replace('’', "'");
-    let signals = signals(&lower);
-    let mut r = match SLOW_RULES.iter().find(|(_, _, re)| re.is_match(&lower)) {
-        Some((intent, rule, _)) => Route::new(Lane::Slow, Some(*intent), rule, Confidence::High),
+    let words = text::Words::new(&lower);
+    let signals = text::signals(&words);
+    let mut r = match text::slow_rule(&words) {
+        Some((intent, rule)) => Route::new(Lane::Slow, Some(intent), rule, Confidence::High),
         None if signals.contains(&"is_question") || signals.contains(&"mentions_training") => {
             Route::new(
                 Lane::Slow,
@@ -280,115 +289,6 @@ fn route_text(text: &str) -> Route {
     r.signals.extend(signals);
     r.near_miss = near_miss;
     r
-}
-
-fn rx(pattern: &str) -> Regex {
-    // The patterns are literals tested below; an invalid one is a build-time bug.
-    Regex::new(pattern).unwrap_or_else(|e| panic!("invalid routing regex {pattern}: {e}"))
-}
-
-/// SLOW intent rules, first match wins. Unlike the original, words may stand between the verb
-/// and the noun ("create me a push pull legs routine").
-static SLOW_RULES: LazyLock<Vec<(Intent, &'static str, Regex)>> = LazyLock::new(|| {
-    vec![
-        (
-            Intent::EditPlan,
-            "pattern:edit_plan",
-            rx(
-                r"\b(edit|modify|update|change|adjust|tweak|swap|replace|remove|add)\b.{0,40}\b(my|the|this|current)\b.{0,20}\b(routine|program|programme|plan|template|split)\b",
-            ),
-        ),
-        (
-            Intent::PlanRoutine,
-            "pattern:plan_routine",
-            rx(
-                r"\b(create|build|make|design|plan|write|give|want|need|new)\b.{0,40}\b(routine|program|programme|split|ppl|push[ /-]?pull[ /-]?legs?|upper[ /-]?lower|full[ -]body (plan|routine|program))\b",
-            ),
-        ),
-        (
-            Intent::StartWorkout,
-            "pattern:start_workout",
-            rx(
-                r"\b(start|begin|let's do|lets do)\b.{0,20}\b(workout|session|training|today's|todays|leg day|push day|pull day)\b",
-            ),
-        ),
-        (
-            Intent::NextWorkout,
-            "pattern:next_workout",
-            rx(
-                r"\bnext (workout|session|training|day)\b|\bwhat('s| is| do i do| should i do)\b.{0,20}\b(today|tomorrow)\b",
-            ),
-        ),
-        (
-            Intent::PlanWorkout,
-            "pattern:plan_workout",
-            rx(
-                r"\b(create|build|make|design|plan|write|give|want|need)\b.{0,40}\b(workout|session)\b",
-            ),
-        ),
-        (
-            Intent::AnalyzeProgress,
-            "pattern:analyze_progress",
-            rx(
-                r"\bhow('s| is| are)\s+my\b|\b(am i|have i|is my|are my)\s+(progressing|improving|stall|stalled|stalling|plateau|plateaued|plateauing|getting stronger|volume|sets|frequency)\b|\b(progress|plateau|stall(ed|ing)?|e1rm|1rm|personal records?|prs?|trend)\b",
-            ),
-        ),
-    ]
-});
-
-fn signals(lower: &str) -> Vec<&'static str> {
-    static SIGNALS: LazyLock<Vec<(&'static str, Regex)>> = LazyLock::new(|| {
-        vec![
-            (
-                "has_first_person",
-                rx(r"\b(my|mine|i|i'm|i've|i'll|i'd|me)\b"),
-            ),
-            (
-                "has_create_verb",
-                rx(r"\b(create|build|make|design|plan|write)\b"),
-            ),
-            (
-                "has_edit_verb",
-                rx(r"\b(edit|modify|change|update|adjust|swap|replace)\b"),
-            ),
-            (
-                "has_analysis_verb",
-                rx(r"\b(analy[sz]e|review|assess|compare|evaluate)\b"),
-            ),
-            ("mentions_workout", rx(r"\b(workout|session|training)\b")),
-            (
-                "mentions_routine",
-                rx(r"\b(routine|program|programme|split|ppl)\b"),
-            ),
-            (
-                "mentions_data",
-                rx(r"\b(progress|history|data|performance|stats)\b"),
-            ),
-            (
-                "has_metric_word",
-                rx(r"\b(sets?|volume|frequency|1rm|e1rm|pr|personal records?)\b"),
-            ),
-            (
-                "mentions_training",
-                rx(
-                    r"\b(lift|lifting|squat|bench|deadlift|press|curl|row|reps?|weight|kg|lbs?|muscle|gym|exercise|deload|rest day)\b",
-                ),
-            ),
-            (
-                "mentions_pain",
-                rx(r"\b(pain|hurts?|injur(y|ed)|sore|strain(ed)?|tweak(ed)?)\b"),
-            ),
-            (
-                "is_question",
-                rx(r"\?\s*$|^(how|what|why|when|should|can|could|is|are|do|does|will|which)\b"),
-            ),
-        ]
-    });
-    SIGNALS
-        .iter()
-        .filter(|(_, re)| re.is_match(lower))
-        .map(|(name, _)| *name)
-        .collect()
 }
 
 #[cfg(test)]

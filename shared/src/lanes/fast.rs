@@ -10,7 +10,7 @@ use crate::api::{self, ApiError, ErrorCode};
 use crate::app::command::{self, Reply};
 use crate::config::Config;
 use crate::context::AuthMode;
-use crate::router::{self, Intent};
+use crate::router;
 use crate::store::Store;
 
 pub(crate) const ROUTE: &str = "/v1/copilot";
@@ -76,8 +76,7 @@ impl FastLane {
         }
         let route = router::route(text)
             .map_err(|e| ApiError::new(ErrorCode::UnknownIntent, e.to_string()))?;
-        crate::telemetry::record(|log| log.intent = route.intent.map(Intent::as_str));
-        crate::telemetry::record(|log| log.matched_rule = Some(route.matched_rule));
+        crate::telemetry::record_route(&route);
         Ok(match command::run(&self.store, &ctx, text, route).await? {
             command::Outcome::Answer { intent, text, data } => {
                 api::json_response(200, &Reply::of(intent, &text, &data).to_json())

@@ -20,10 +20,7 @@ impl FunctionalLane {
         let route = router::route(text).map_err(|e| {
             envelope_error(ApiError::new(ErrorCode::UnknownIntent, e.to_string()), None)
         })?;
-        crate::telemetry::record(|log| {
-            log.intent = route.intent.map(Intent::as_str);
-            log.matched_rule = Some(route.matched_rule);
-        });
+        crate::telemetry::record_route(&route);
         if route.intent == Some(Intent::MonitorSkip) {
             // Not an event the monitor analyses: NULL, and no store access at all (but a
             // malformed event is still refused).

@@ -128,15 +128,13 @@ impl SlowLane {
         }
         let route = router::route(text)
             .map_err(|e| ApiError::new(ErrorCode::UnknownIntent, e.to_string()))?;
-        crate::telemetry::record(|log| {
-            log.intent = route.intent.map(Intent::as_str);
-            log.matched_rule = Some(route.matched_rule);
-        });
+        crate::telemetry::record_route(&route);
         let route_event = StreamEvent::Route {
             lane: route.lane.as_str(),
             intent: route.intent.map(Intent::as_str),
             matched_rule: route.matched_rule,
             confidence: route.confidence,
+            signals: route.signals.clone(),
         };
         // FAST and FUNCTIONAL: the same code as their binaries, in-process, no model.
         if route.lane != Lane::Slow {
