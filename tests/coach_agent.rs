@@ -111,6 +111,10 @@ pub fn suite(args: &Arguments) -> Conclusion {
             destructive_request_needs_an_explicit_yes,
         ),
         (
+            "the_workout_brief_recalls_sessions_and_readiness",
+            the_workout_brief_recalls_sessions_and_readiness,
+        ),
+        (
             "turns_stored_once_and_replayed_as_history",
             turns_stored_once_and_replayed_as_history,
         ),
@@ -1957,6 +1961,55 @@ fn turns_stored_once_and_replayed_as_history(ctx: &Ctx) -> Result<(), Failed> {
         "history then the new message",
     )?;
     eq(count(ctx, &user, "CONV#cv2#MSG#")?, 2, "two stored turns")
+}
+
+/// In a workout the coach reads, before anything else: how ready the lifter is today (a health
+/// reading the worker judged) and each exercise's last sessions and e1RM trend.
+fn the_workout_brief_recalls_sessions_and_readiness(ctx: &Ctx) -> Result<(), Failed> {
+    let user = unique_user("c-brief");
+    for w in [
+        bench_session(10, &[(95.0, 8, 2), (95.0, 8, 2)]),
+        bench_session(3, &[(100.0, 8, 2), (100.0, 7, 1)]),
+    ] {
+        ctx.rt
+            .block_on(ctx.stack.store.put_completed_workout(&user, &w))?;
+    }
+    ctx.rt.block_on(
+        ctx.stack
+            .store
+            .replace_active_workout(&user, &sample_workout("w-brief", 3)),
+    )?;
+    // This morning's HRV, 30 % under the lifter's usual: the worker's decision.
+    let job = json!({"type": "health_metric_changed", "user_id": user, "metric": "hrv",
+        "value": 35.0, "baseline": 50.0, "observed_at": chrono::Utc::now() - chrono::Duration::hours(2)});
+    eq(
+        ctx.rt.block_on(ctx.stack.run_worker_job(&ctx.http, &job))?,
+        200,
+        "the decision",
+    )?;
+    ctx.fake.reply(ModelReply::text(&["Keep it light today."]));
+    let s = ctx.stream(
+        &user,
+        json!({"message": "(context: workout_id=w-brief) how should I go today?"}),
+    );
+    well_formed(&s)?;
+    let context = context_text(&ctx.fake.requests()[0].body);
+    // Its weights carry refs the model may cite ("100 kg [[w2]]"): read without them.
+    let bench: String = context
+        .lines()
+        .find(|l| l.starts_with("Bench Press: last"))
+        .unwrap_or_default()
+        .split(" [[")
+        .map(|part| part.split_once("]]").map_or(part, |(_, rest)| rest))
+        .collect();
+    check(
+        bench.contains("100 kg × 8 RIR 2") && bench.contains("95 kg × 8 RIR 2"),
+        format!("the bench's last sessions, best set each: {context}"),
+    )?;
+    check(
+        context.contains("Readiness today") && context.contains("HRV 35 vs baseline 50"),
+        format!("today's readiness: {context}"),
+    )
 }
 
 fn memories_and_notifications_through_the_gate(ctx: &Ctx) -> Result<(), Failed> {

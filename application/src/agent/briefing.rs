@@ -59,8 +59,15 @@ pub(crate) struct Loaded {
     pub next_seq: u64,
     /// Model tokens the lifter's coach answers spent today (UTC).
     pub tokens_today: u64,
+    /// In a workout: the health decisions of the last [`READINESS_HOURS`] (newest first).
+    pub health: Vec<Value>,
     pub now: DateTime<Utc>,
 }
+
+/// A health reading this recent is about today's session.
+pub(crate) const READINESS_HOURS: i64 = 36;
+/// Sessions of each exercise the workout brief recalls.
+pub(crate) const BRIEF_SESSIONS: usize = 2;
 
 /// The context line of the memories, and the head of the folded conversation.
 const MEMORIES_HEAD: &str = "Memories: ";
@@ -122,6 +129,25 @@ pub async fn load(
     }
     .map(|i| routines.swap_remove(i));
     let conversation = conversation?;
+    // Today's readiness, for a workout's brief: the worker's recent health decisions.
+    let health = if ctx.workout_mode {
+        store
+            .page(user, "HEALTH#", 4, None, now)
+            .await?
+            .items
+            .into_iter()
+            .filter(|d| {
+                d["observed_at"]
+                    .as_str()
+                    .and_then(|t| DateTime::parse_from_rfc3339(t).ok())
+                    .is_some_and(|t| {
+                        now - t.with_timezone(&Utc) <= Duration::hours(READINESS_HOURS)
+                    })
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
     Ok(Loaded {
         profile,
         coaching: state.coaching,
@@ -146,6 +172,7 @@ pub async fn load(
         summary: conversation.summary,
         next_seq: conversation.next_seq,
         tokens_today: state.tokens_today,
+        health,
         now,
     })
 }
@@ -176,10 +203,16 @@ impl Loaded {
         if ctx.workout_mode
             && let Some(w) = &self.workout
         {
-            let brief = format!(
+            // How ready the lifter is today and each exercise's last sessions and e1RM trend
+            // first (short, and what a coach reads before the session), then the sets with the
+            // ids the workout tools take, cut first when the room runs out.
+            let mut brief: Vec<String> = self.readiness_line().into_iter().collect();
+            brief.extend(self.exercise_lines(w, ctx));
+            brief.push(format!(
                 "Workout brief (ids for the workout tools): {}",
                 super::tools::in_unit(super::tools::workout_brief(w), self.profile.unit)
-            );
+            ));
+            let brief = brief.join("\n");
             let mut room = left.saturating_sub(memory_room);
             let note = " … (cut; workout_state has the whole workout)";
             lines.push(within(brief, &mut room, note));
@@ -374,6 +407,86 @@ impl Loaded {
         })
     }
 
+    /// For each exercise of the workout: its last sessions (the best set of each) and its e1RM
+    /// trend over the weeks read.
+    fn exercise_lines(&self, w: &Workout, ctx: &SessionContext) -> Vec<String> {
+        let unit = self.profile.unit;
+        let series = analysis::series::weekly_series(&self.workouts, ctx.tz);
+        let mut seen = std::collections::HashSet::new();
+        w.exercises
+            .iter()
+            .filter(|e| seen.insert(e.exercise_id.as_str()))
+            .map(|e| {
+                let since = self.now - Duration::weeks(analysis::ANALYSIS_WEEKS);
+                let sessions: Vec<String> =
+                    analysis::history::sessions_with(&self.workouts, &e.exercise_id, since)
+                        .into_iter()
+                        .take(BRIEF_SESSIONS)
+                        .filter_map(|(s, instances)| {
+                            let sets = analysis::history::working_sets(s, &instances);
+                            let best = analysis::history::best_by_e1rm(&sets)?;
+                            let load = best.weight_kg().filter(|kg| *kg > 0.0).map_or_else(
+                                || "bodyweight".to_string(),
+                                |kg| crate::domain::units::format_weight(kg, unit),
+                            );
+                            let rir = best.rir().map(|r| format!(" RIR {r}")).unwrap_or_default();
+                            Some(format!(
+                                "{} {load} × {}{rir}",
+                                s.started_at.with_timezone(&ctx.tz).format("%-d %b"),
+                                best.reps()
+                            ))
+                        })
+                        .collect();
+                let trend = series.get(&e.exercise_id).map(|pts| {
+                    let compound = crate::domain::catalog::catalog()
+                        .get(&e.exercise_id)
+                        .is_none_or(|x| x.compound);
+                    let t = analysis::series::trend(pts, compound);
+                    let word = match t.trend {
+                        analysis::series::Trend::Improving => "improving",
+                        analysis::series::Trend::Plateaued => "flat",
+                        analysis::series::Trend::Declining => "declining",
+                        analysis::series::Trend::InsufficientData => "too few weeks to tell",
+                    };
+                    match t.e1rm_slope_kg_per_week {
+                        Some(slope) => format!(
+                            "e1RM {word} ({:+} {}/week over {} weeks)",
+                            round1(unit.from_kg(slope)),
+                            unit.label(),
+                            t.weeks_analyzed
+                        ),
+                        None => format!("e1RM {word}"),
+                    }
+                });
+                let last = if sessions.is_empty() {
+                    "not done in the weeks read".to_string()
+                } else {
+                    format!("last {}", sessions.join(", "))
+                };
+                match trend {
+                    Some(t) => format!("{}: {last}; {t}.", e.name),
+                    None => format!("{}: {last}.", e.name),
+                }
+            })
+            .collect()
+    }
+
+    /// Today's readiness from the lifter's health readings (what departed from their baseline).
+    fn readiness_line(&self) -> Option<String> {
+        let said: Vec<String> = self
+            .health
+            .iter()
+            .filter(|d| d["assessment"]["significant"].as_bool() == Some(true))
+            .filter_map(|d| d["assessment"]["reason"].as_str().map(str::to_string))
+            .collect();
+        (!said.is_empty()).then(|| {
+            format!(
+                "Readiness today (health readings against the lifter's baseline): {}.",
+                said.join("; ")
+            )
+        })
+    }
+
     /// The part of a `context` (from [`Loaded::context`]) whose figures are the lifter's data:
     /// without the memories and the folded conversation, which repeat what someone said (a model
     /// wrote the memories), not what was logged, and so back no figure.
@@ -511,8 +624,55 @@ mod tests {
             exchanges,
             summary,
             tokens_today: 0,
+            health: vec![],
             now: Utc::now(),
         }
+    }
+
+    #[test]
+    fn a_workout_brief_recalls_each_exercises_sessions_and_todays_readiness() {
+        use crate::analysis::testkit::{at_day, session, working};
+        let mut l = loaded(vec![], None);
+        l.now = at_day(14) + Duration::hours(17);
+        l.workouts = vec![
+            session(0, "barbell-bench-press", &[working(95.0, 8, None, Some(2))]),
+            session(
+                7,
+                "barbell-bench-press",
+                &[working(100.0, 8, None, Some(2))],
+            ),
+        ];
+        l.workout = Some(session(
+            14,
+            "barbell-bench-press",
+            &[working(100.0, 8, None, Some(2))],
+        ));
+        l.health = vec![serde_json::json!({"observed_at": l.now, "assessment": {
+            "significant": true,
+            "reason": "HRV 35 vs baseline 50 (-30%, threshold -20%)"}})];
+        let (p, _) = crate::context::split_prefix("(context: workout_id=w-1) hi").expect("prefix");
+        let ctx = SessionContext::bind("u".into(), &p, l.now);
+        let text = l.context(&ctx, None);
+        let bench = text
+            .lines()
+            .find(|line| line.starts_with("barbell-bench-press: last"))
+            .unwrap_or_default();
+        // The newest first, each session's best set.
+        assert!(
+            bench.contains("100 kg × 8 RIR 2") && bench.contains("95 kg × 8"),
+            "{text}"
+        );
+        assert!(
+            bench.find("100 kg").unwrap_or(usize::MAX) < bench.find("95 kg").unwrap_or(0),
+            "{bench}"
+        );
+        assert!(
+            text.contains("Readiness today (health readings against the lifter's baseline): HRV 35 vs baseline 50"),
+            "{text}"
+        );
+        // Outside a workout: none of it.
+        let plain = SessionContext::bind("u".into(), &Default::default(), l.now);
+        assert!(!l.context(&plain, None).contains(": last "));
     }
 
     #[test]

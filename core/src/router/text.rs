@@ -40,13 +40,22 @@ impl<'a> Words<'a> {
         self.text[end..].chars().next().is_none_or(|c| !is_word(c))
     }
 
+    /// Whether `lit` stands as a whole word at the word start `p`. The first byte is compared
+    /// before the rest: most literals fail there, for the price of one comparison.
+    fn is_at(&self, p: usize, lit: &str) -> bool {
+        let (rest, lit_b) = (&self.text.as_bytes()[p..], lit.as_bytes());
+        rest.len() >= lit_b.len()
+            && rest[0] == lit_b[0]
+            && rest[..lit_b.len()] == *lit_b
+            && self.ends_word(p + lit_b.len())
+    }
+
     /// Every match of any of `lits` as whole words: (start, end) byte offsets, in text order.
     fn all(&self, lits: &[&str]) -> Vec<(usize, usize)> {
         let mut out = Vec::new();
         for &p in &self.starts {
-            let rest = &self.text[p..];
             for lit in lits {
-                if rest.starts_with(lit) && self.ends_word(p + lit.len()) {
+                if self.is_at(p, lit) {
                     out.push((p, p + lit.len()));
                 }
             }
@@ -56,11 +65,9 @@ impl<'a> Words<'a> {
 
     /// Whether any of `lits` stands as a whole word.
     fn any(&self, lits: &[&str]) -> bool {
-        self.starts.iter().any(|&p| {
-            let rest = &self.text[p..];
-            lits.iter()
-                .any(|lit| rest.starts_with(lit) && self.ends_word(p + lit.len()))
-        })
+        self.starts
+            .iter()
+            .any(|&p| lits.iter().any(|lit| self.is_at(p, lit)))
     }
 
     /// `a` then, at most `gap` characters later on the same line, `b` (the regex
@@ -92,10 +99,7 @@ impl<'a> Words<'a> {
 
     /// The first word starts the text and is one of `lits` (`^(…)\b`).
     fn opens_with(&self, lits: &[&str]) -> bool {
-        self.starts.first() == Some(&0)
-            && lits
-                .iter()
-                .any(|lit| self.text.starts_with(lit) && self.ends_word(lit.len()))
+        self.starts.first() == Some(&0) && lits.iter().any(|lit| self.is_at(0, lit))
     }
 }
 
@@ -113,6 +117,9 @@ const PLAN_NOUNS: &[&str] = &[
 ];
 const CREATE_WANT: &[&str] = &[
     "create", "build", "make", "design", "plan", "write", "give", "want", "need",
+];
+const CREATE_WANT_NEW: &[&str] = &[
+    "create", "build", "make", "design", "plan", "write", "give", "want", "need", "new",
 ];
 /// `push[ /-]?pull[ /-]?legs?`, `upper[ /-]?lower`, `full[ -]body (plan|routine|program)`.
 const SPLITS: &[&str] = &[
@@ -208,8 +215,7 @@ pub(super) fn slow_rule(w: &Words<'_>) -> Option<(Intent, &'static str)> {
     if edit_plan(w) {
         return Some((Intent::EditPlan, "pattern:edit_plan"));
     }
-    let create_new: Vec<&str> = CREATE_WANT.iter().copied().chain(["new"]).collect();
-    if w.near(&create_new, 40, SPLITS) {
+    if w.near(CREATE_WANT_NEW, 40, SPLITS) {
         return Some((Intent::PlanRoutine, "pattern:plan_routine"));
     }
     if w.near(STARTS, 20, SESSIONS_TODAY) {
