@@ -127,6 +127,10 @@ pub fn suite(args: &Arguments) -> Conclusion {
             the_intake_answers_write_the_profile,
         ),
         (
+            "the_coaching_journey_reaches_the_coach",
+            the_coaching_journey_reaches_the_coach,
+        ),
+        (
             "terminal_chat_client_confirms_a_proposal",
             terminal_chat_client_confirms_a_proposal,
         ),
@@ -2325,6 +2329,69 @@ fn analytics_tools_and_flags_share_the_analysis(ctx: &Ctx) -> Result<(), Failed>
 /// The intake's answers in chat ("call me Sam, 34, lifting for 3 years") go through
 /// update_user_context into the same profile the app's settings show (GET /v1/me); an answer
 /// outside the limits is refused whole, naming the field, and writes nothing.
+/// GROW inside the coach: a new lifter's general conversation carries the journey's guidance; the
+/// name the lifter gives moves them on to goals, goals said in chat start the check-ins (as the
+/// app's flows do), and a check-in rating from the app reaches the next turn with its scale.
+fn the_coaching_journey_reaches_the_coach(ctx: &Ctx) -> Result<(), Failed> {
+    let user = unique_user("c-grow");
+    let turn = |message: &str, calls: Option<Value>| -> Result<(String, String), Failed> {
+        ctx.fake.reset();
+        if let Some(args) = calls {
+            ctx.fake
+                .reply(ModelReply::calls(&[("update_user_context", args)]));
+        }
+        ctx.fake.reply(ModelReply::text(&["Noted."]));
+        let s = ctx.stream(&user, json!({ "message": message }));
+        well_formed(&s)?;
+        let first = &ctx.fake.requests()[0].body;
+        Ok((system_text(first), context_text(first)))
+    };
+    let (system, context) = turn("hi coach", None)?;
+    check(
+        system.contains("Coaching journey") && system.contains("Way forward"),
+        "a general conversation carries the GROW guidance",
+    )?;
+    check(
+        !context.contains("Coaching:"),
+        format!("a new lifter: intake, no line: {context}"),
+    )?;
+    turn("Call me Sam", Some(json!({"name": "Sam"})))?;
+    let (_, context) = turn("hello again", None)?;
+    check(
+        context.contains("Coaching: phase goals"),
+        format!("named: goals next: {context}"),
+    )?;
+    turn(
+        "I want to squat 140 kg by June",
+        Some(json!({"objectives": ["squat 140 kg by June"], "timeline": "June"})),
+    )?;
+    // The app's energy card, answered 2.
+    for event in [
+        json!({"type": "card_tapped", "intervention_key": "energy_checkin"}),
+        json!({"type": "rating_submitted", "value": 2}),
+    ] {
+        let r = functional(ctx, &user, "/v1/events", Some(event));
+        eq(r.status, 200, &format!("event: {}", r.body))?;
+    }
+    let (_, context) = turn("how should today go?", None)?;
+    check(
+        context.contains("Coaching: phase check-ins") && context.contains("energy 2 (1 to 5)"),
+        format!("goals start the check-ins; the rating with its scale: {context}"),
+    )?;
+    // A way forward agreed in chat is kept for the next check-in.
+    turn(
+        "ok, I'll go lighter and sleep earlier",
+        Some(
+            json!({"grow_goal": "a good session on low energy", "way_forward": "lighter squats, in bed by 11"}),
+        ),
+    )?;
+    let (_, context) = turn("morning", None)?;
+    check(
+        context.contains("way forward agreed: lighter squats, in bed by 11"),
+        format!("the way forward: {context}"),
+    )
+}
+
 fn the_intake_answers_write_the_profile(ctx: &Ctx) -> Result<(), Failed> {
     let user = unique_user("c-intake");
     ctx.fake.reply(ModelReply::calls(&[(

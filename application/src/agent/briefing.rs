@@ -182,6 +182,7 @@ impl Loaded {
     pub fn context(&self, ctx: &SessionContext, summary: Option<&Summary>) -> String {
         let mut lines = vec![self.profile_line()];
         lines.extend(self.goals_line());
+        lines.extend(self.coaching_line(ctx));
         lines.extend(self.routine_line());
         lines.push(self.recent_line());
         if let Some(line) = self.strength_summary(ctx) {
@@ -264,6 +265,50 @@ impl Loaded {
     }
 
     /// The coaching goals, when any is set.
+    /// Where the lifter is in the coaching journey (intake → goals → check-ins), the latest
+    /// check-in's ratings with their scales, and the last GROW conversation's goal and way
+    /// forward; only for a lifter the coaching has started with.
+    fn coaching_line(&self, ctx: &SessionContext) -> Option<String> {
+        use crate::domain::coaching::Phase;
+        let c = self.coaching.as_ref()?;
+        let phase = match c.phase {
+            Phase::Intake => "intake",
+            Phase::Goals => "goals",
+            Phase::Checkins => "check-ins",
+        };
+        let mut parts = vec![format!("phase {phase}")];
+        if let Some(at) = c.checkin.last_checkin_at {
+            let ratings: Vec<String> = c
+                .checkin
+                .latest
+                .iter()
+                .map(|(key, v)| {
+                    let name = key.trim_end_matches("_checkin");
+                    match crate::skills::events::scale_of(key) {
+                        Some((lo, hi)) => format!("{name} {v} ({lo} to {hi})"),
+                        None => format!("{name} {v}"),
+                    }
+                })
+                .collect();
+            parts.push(format!(
+                "last check-in {}{}",
+                at.with_timezone(&ctx.tz).format("%Y-%m-%d"),
+                if ratings.is_empty() {
+                    String::new()
+                } else {
+                    format!(": {}", ratings.join(", "))
+                }
+            ));
+        }
+        if let Some(g) = &c.checkin.grow_goal {
+            parts.push(format!("last GROW goal: {g}"));
+        }
+        if let Some(w) = &c.checkin.way_forward {
+            parts.push(format!("way forward agreed: {w}"));
+        }
+        Some(format!("Coaching: {}.", parts.join("; ")))
+    }
+
     fn goals_line(&self) -> Option<String> {
         let g = &self.coaching.as_ref()?.goals;
         let mut parts = Vec::new();

@@ -50,6 +50,12 @@ pub struct CheckIn {
     /// The latest rating per question key, e.g. {"stress_checkin": 2}.
     #[serde(default)]
     pub latest: std::collections::BTreeMap<String, i64>,
+    /// The goal of the last GROW conversation ("a good bench session despite the poor night").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub grow_goal: Option<String>,
+    /// Its way forward: what the lifter said they will do next.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub way_forward: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]

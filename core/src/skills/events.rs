@@ -19,6 +19,11 @@ pub(crate) const EVENT_TYPES: [&str; 5] = [
     "flow_completed",
 ];
 
+/// The scale a check-in key is rated on (its card's default), when it is a card's.
+pub fn scale_of(key: &str) -> Option<(i64, i64)> {
+    CARDS.iter().find(|c| c.0 == key).map(|c| (c.2, c.3))
+}
+
 /// Check-in cards: key, question, default scale.
 pub(crate) const CARDS: [(&str, &str, i64, i64); 6] = [
     (

@@ -18,7 +18,7 @@ use crate::skills::notify::{self, Notification, Priority};
 use crate::store::Parts;
 
 /// The profile's fields `update_user_context` writes (the intake's questions).
-const PROFILE_FIELDS: [&str; 7] = [
+const PROFILE_FIELDS: [&str; 8] = [
     "name",
     "age",
     "experience",
@@ -26,6 +26,7 @@ const PROFILE_FIELDS: [&str; 7] = [
     "unit",
     "equipment",
     "notification_preference",
+    "quiet_hours",
 ];
 
 /// Longest notification text (it goes to a phone's lock screen).
@@ -77,7 +78,7 @@ pub(super) const TOOLS: &[Tool] = &[
     },
     Tool {
         name: "update_user_context",
-        description: "Update what the lifter told you about themselves: their profile (the intake's answers: name, age, experience, bodyweight, unit, equipment, notification preference; the same fields the app's settings change) and their goals (objectives, timeline, current cycle such as 'cutting until May', active focus such as 'bench 100 kg by summer'). Only what the lifter said; leave out the rest (name, age, bodyweight and unit are refused unless the lifter's message states them).",
+        description: "Update what the lifter told you about themselves: their profile (the intake's answers: name, age, experience, bodyweight, unit, equipment, notification preference, quiet hours; the same fields the app's settings change), their goals (objectives, timeline, current cycle such as 'cutting until May', active focus such as 'bench 100 kg by summer') and a check-in's GROW goal and way forward. Only what the lifter said; leave out the rest (name, age, bodyweight, unit and quiet hours are refused unless the lifter's message states them). A name moves a new lifter on to goals, goals to check-ins.",
         parameters: || {
             Some(json!({"type": "object", "properties": {
                 "name": {"type": "string", "description": "what the lifter wants to be called"},
@@ -87,11 +88,14 @@ pub(super) const TOOLS: &[Tool] = &[
                 "unit": {"type": "string", "enum": ["kg", "lb"]},
                 "equipment": {"type": "array", "items": {"type": "string"}, "description": "what they can train with: barbell, dumbbell, machine, cable, kettlebell, band, bodyweight, ..."},
                 "notification_preference": {"type": "string", "enum": ["off", "minimal", "balanced", "proactive"]},
+                "quiet_hours": {"type": "object", "properties": {"start": {"type": "string", "description": "HH:MM"}, "end": {"type": "string", "description": "HH:MM"}}, "description": "when not to be notified, as the lifter says it"},
                 "objectives": {"type": "array", "items": {"type": "string"}, "description": "goals to add (the others stay)"},
                 "drop_objectives": {"type": "array", "items": {"type": "string"}, "description": "goals the lifter gave up or reached, as listed"},
                 "timeline": {"type": "string"},
                 "current_cycle": {"type": "string"},
-                "active_focus": {"type": "string"}
+                "active_focus": {"type": "string"},
+                "grow_goal": {"type": "string", "description": "a check-in's goal (GROW's G)"},
+                "way_forward": {"type": "string", "description": "a check-in's agreed next step (GROW's W); records the check-in"}
             }}))
         },
         run: runs!(|env, _, args| update_context(env, args).await.map(Output::wrote)),
@@ -261,6 +265,18 @@ fn check_stated(field: &str, value: &Value, said: &str) -> Result<(), ToolError>
             .as_f64()
             .is_some_and(|a| numbers.iter().any(|n| (n - a).abs() < 0.5)),
         ("name", Value::String(n)) => lower.contains(&n.trim().to_lowercase()),
+        // Quiet hours only as the lifter says them: each end's hour in their message ("no
+        // pings after 10 pm or before 7": 22:00 and 07:00).
+        ("quiet_hours", v) => ["start", "end"].iter().all(|end| {
+            v[end]
+                .as_str()
+                .and_then(|t| t.split(':').next()?.parse::<u32>().ok())
+                .is_some_and(|h| {
+                    numbers.iter().any(|n| {
+                        (*n - f64::from(h)).abs() < 0.5 || (*n + 12.0 - f64::from(h)).abs() < 0.5
+                    })
+                })
+        }),
         _ => true,
     };
     if stated {
@@ -353,7 +369,7 @@ async fn update_context(env: &Env<'_>, args: &Value) -> Result<Value, ToolError>
     if change.is_empty() && patch.is_none() {
         return Err(ToolError::new(
             "INVALID_ARGUMENT",
-            "give at least one of the profile's fields or objectives, drop_objectives, timeline, current_cycle, active_focus",
+            "give at least one of the profile's fields or objectives, drop_objectives, timeline, current_cycle, active_focus, grow_goal, way_forward",
         ));
     }
     let profile = match &patch {
@@ -368,8 +384,12 @@ async fn update_context(env: &Env<'_>, args: &Value) -> Result<Value, ToolError>
     if change.is_empty() {
         return Ok(json!({ "profile": profile }));
     }
-    let goals = change_goals(env, &change).await?;
-    Ok(json!({ "goals": goals, "profile": profile }))
+    let coaching = change_goals(env, &change).await?;
+    Ok(
+        json!({ "goals": coaching.goals, "phase": coaching.phase, "checkin": {
+        "grow_goal": coaching.checkin.grow_goal, "way_forward": coaching.checkin.way_forward,
+    }, "profile": profile }),
+    )
 }
 
 /// Applies `change` to the stored goals on the version read; an app event or another turn
@@ -377,7 +397,7 @@ async fn update_context(env: &Env<'_>, args: &Value) -> Result<Value, ToolError>
 async fn change_goals(
     env: &Env<'_>,
     change: &GoalsChange,
-) -> Result<crate::domain::coaching::Goals, ToolError> {
+) -> Result<crate::domain::coaching::CoachingContext, ToolError> {
     let parts = Parts {
         coaching: true,
         ..Parts::default()
@@ -389,6 +409,7 @@ async fn change_goals(
             .await
             .map_err(|e| store_failed(&e))?;
         let mut c = state.coaching.unwrap_or_default();
+        change.advance(&mut c, Utc::now());
         change.clone().apply(&mut c.goals)?;
         let written = env
             .store
@@ -396,7 +417,7 @@ async fn change_goals(
             .await
             .map_err(|e| store_failed(&e))?;
         if written {
-            return Ok(c.goals);
+            return Ok(c);
         }
     }
     Err(ToolError::new(
@@ -413,6 +434,10 @@ struct GoalsChange {
     timeline: Option<String>,
     cycle: Option<String>,
     focus: Option<String>,
+    grow_goal: Option<String>,
+    way_forward: Option<String>,
+    /// The lifter gave their name (the intake's first answer): on to goals.
+    named: bool,
 }
 
 impl GoalsChange {
@@ -423,6 +448,9 @@ impl GoalsChange {
             timeline: opt_text(args, "timeline")?,
             cycle: opt_text(args, "current_cycle")?,
             focus: opt_text(args, "active_focus")?,
+            grow_goal: opt_text(args, "grow_goal")?,
+            way_forward: opt_text(args, "way_forward")?,
+            named: args["name"].as_str().is_some(),
         })
     }
 
@@ -432,6 +460,36 @@ impl GoalsChange {
             && self.timeline.is_none()
             && self.cycle.is_none()
             && self.focus.is_none()
+            && self.grow_goal.is_none()
+            && self.way_forward.is_none()
+            && !self.named
+    }
+
+    /// The journey moved on by what was said, as the app's flows move it (never back): a name
+    /// ends the intake, goals start the check-ins; a way forward records a check-in.
+    fn advance(
+        &self,
+        c: &mut crate::domain::coaching::CoachingContext,
+        now: chrono::DateTime<Utc>,
+    ) {
+        use crate::domain::coaching::Phase;
+        let reached = if self.objectives.as_ref().is_some_and(|o| !o.is_empty()) {
+            Phase::Checkins
+        } else if self.named {
+            Phase::Goals
+        } else {
+            Phase::Intake
+        };
+        if reached > c.phase {
+            c.phase = reached;
+        }
+        if self.grow_goal.is_some() {
+            c.checkin.grow_goal.clone_from(&self.grow_goal);
+        }
+        if self.way_forward.is_some() {
+            c.checkin.way_forward.clone_from(&self.way_forward);
+            c.checkin.last_checkin_at = Some(now);
+        }
     }
 
     /// Objectives are added to the list and dropped by name: a new goal never deletes the
@@ -530,6 +588,29 @@ async fn send(env: &Env<'_>, args: &Value) -> Result<Output, ToolError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn quiet_hours_only_as_said_and_the_journey_moves_on_with_what_is_said() {
+        let q = json!({"start": "22:00", "end": "07:00"});
+        assert!(check_stated("quiet_hours", &q, "no pings after 10 pm or before 7 please").is_ok());
+        assert!(check_stated("quiet_hours", &q, "keep quiet at night").is_err());
+        let mut c = crate::domain::coaching::CoachingContext::default();
+        let change = |args: Value| GoalsChange::read(&args).unwrap_or_else(|e| panic!("{e:?}"));
+        let now = Utc::now();
+        change(json!({"name": "Sam"})).advance(&mut c, now);
+        assert_eq!(c.phase, crate::domain::coaching::Phase::Goals);
+        change(json!({"objectives": ["squat 140 kg by June"]})).advance(&mut c, now);
+        assert_eq!(c.phase, crate::domain::coaching::Phase::Checkins);
+        // Never back; a way forward records the check-in.
+        change(json!({"name": "Sam", "way_forward": "sleep by 11 before squat days"}))
+            .advance(&mut c, now);
+        assert_eq!(c.phase, crate::domain::coaching::Phase::Checkins);
+        assert_eq!(c.checkin.last_checkin_at, Some(now));
+        assert_eq!(
+            c.checkin.way_forward.as_deref(),
+            Some("sleep by 11 before squat days")
+        );
+    }
 
     #[test]
     fn identity_unit_and_bodyweight_only_as_the_lifter_states_them() {
