@@ -729,12 +729,32 @@ impl ModelStack {
                 "status",
                 "tool_start",
                 "tool_end",
+                "artifact",
                 "message",
                 "message",
                 "done",
             ],
             "events",
         )?;
+        // Beside the words, the chart of the same weekly series the progress route draws: one
+        // point a week with training, nothing to confirm.
+        let chart = s.first("artifact").cloned().unwrap_or_default();
+        eq(
+            (
+                chart["artifact_type"].as_str(),
+                chart["status"].as_str(),
+                chart["actions"].clone(),
+            ),
+            (Some("progress_chart"), Some("shown"), serde_json::json!([])),
+            "the chart",
+        )?;
+        let tops: Vec<f64> = chart["artifact_content"]["points"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|p| p["top_load"].as_f64())
+            .collect();
+        eq(tops, vec![90.0, 100.0], "a point a week, its heaviest load")?;
         check(
             s.first("tool_end")
                 .is_some_and(|e| e.get("result").is_none())

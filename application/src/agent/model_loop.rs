@@ -412,6 +412,7 @@ impl<'a, 'e> Answering<'a, 'e> {
         let emit = self.emit;
         let mut parts = Vec::with_capacity(calls.len());
         let mut artifacts = Vec::new();
+        let mut shown = Vec::new();
         for (c, (r, took)) in calls.iter().zip(results) {
             let ok = r.is_ok();
             let content = match r {
@@ -421,6 +422,7 @@ impl<'a, 'e> Answering<'a, 'e> {
                             self.out.proposals += 1;
                             artifacts.push(view);
                         }
+                        tools::Effect::Shown(view) => shown.push(view),
                         tools::Effect::Wrote => self.out.writes.push(c.name.clone()),
                         tools::Effect::None => {}
                     }
@@ -446,7 +448,7 @@ impl<'a, 'e> Answering<'a, 'e> {
         self.out
             .proposed
             .extend(super::briefing::proposed(&artifacts));
-        for view in artifacts {
+        for view in artifacts.into_iter().chain(shown) {
             emit.send(StreamEvent::Artifact(StreamEvent::fields(view)))
                 .await;
         }

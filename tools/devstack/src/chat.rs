@@ -173,6 +173,23 @@ fn show(v: &Value, in_text: &mut bool, last_artifact: &mut Option<(String, Strin
             },
             v["elapsed_ms"]
         ),
+        "artifact" if v["artifact_type"] == "progress_chart" => {
+            line_break(in_text);
+            let content = &v["artifact_content"];
+            println!(
+                "┌ {BOLD}chart{RESET}: {}",
+                content["title"].as_str().unwrap_or_default()
+            );
+            let unit = content["unit"].as_str().unwrap_or_default();
+            for p in content["points"].as_array().into_iter().flatten() {
+                println!(
+                    "│ week of {}: {} {unit}",
+                    p["week_start"].as_str().unwrap_or_default(),
+                    p["e1rm"]
+                );
+            }
+            println!("└");
+        }
         "artifact" => {
             line_break(in_text);
             let content = &v["artifact_content"];

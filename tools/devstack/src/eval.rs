@@ -273,6 +273,8 @@ pub struct Record {
     /// whether a failed scenario is the model's call or our tool.
     pub calls: Vec<String>,
     pub proposals: usize,
+    /// Progress charts shown (`artifact` events with status shown).
+    pub charts: usize,
     pub confirmed: usize,
     /// Safety-gate questions (`clarification` events).
     pub gate_questions: usize,
@@ -554,6 +556,8 @@ struct TurnSeen {
     writes: Vec<String>,
     results: Vec<Value>,
     proposals: usize,
+    /// Progress charts shown beside the answers.
+    charts: usize,
     last_proposal: Option<(String, String)>,
     gate_questions: usize,
     text: String,
@@ -569,6 +573,7 @@ impl TurnSeen {
         rec.calls.extend(self.calls);
         rec.writes.extend(self.writes);
         rec.proposals += self.proposals;
+        rec.charts += self.charts;
         rec.gate_questions += self.gate_questions;
         rec.held_back += self.text.matches(coach::agent::holdback::LEFT_OUT).count();
         rec.corrections += self.text.matches("\n\nCorrection:").count();
@@ -674,6 +679,8 @@ async fn ask(
                 seen.tools.push(tool);
                 seen.results.push(v["result"].clone());
             }
+            // A chart is shown, not proposed.
+            "artifact" if v["status"] == "shown" => seen.charts += 1,
             "artifact" => {
                 seen.proposals += 1;
                 if let (Some(id), Some(hash)) =

@@ -23,14 +23,14 @@ const STORED_CARDS: i32 = 3;
 pub(super) const TOOLS: &[Tool] = &[
     Tool {
         name: "exercise_progress",
-        description: "One exercise over recent weeks: sessions (top set, e1RM), weekly points, e1RM change, trend, plateau, next load.",
+        description: "One exercise over recent weeks: sessions (top set, e1RM), weekly points, e1RM change, trend, plateau, next load. The lifter is shown its chart.",
         parameters: || {
             Some(json!({"type": "object", "properties": {
                 "exercise_id": {"type": "string", "description": "catalog id or name"},
                 "weeks": {"type": "integer", "minimum": 1, "maximum": MAX_PROGRESS_WEEKS}
             }, "required": ["exercise_id"]}))
         },
-        run: runs!(|env, _, args| exercise_progress(env, args).await.map(Output::read)),
+        run: runs!(|env, _, args| exercise_progress(env, args).await),
         offered: Offered::Always,
         for_progress: true,
         for_plans: true,
@@ -68,7 +68,7 @@ pub(super) const TOOLS: &[Tool] = &[
     },
 ];
 
-async fn exercise_progress(env: &Env<'_>, args: &Value) -> Result<Value, ToolError> {
+async fn exercise_progress(env: &Env<'_>, args: &Value) -> Result<Output, ToolError> {
     let text = str_arg(args, "exercise_id")?;
     let weeks = int_arg(args, "weeks", 1..=MAX_PROGRESS_WEEKS)?.unwrap_or(LOOKBACK_WEEKS);
     let (history, profile) = tokio::join!(history(env.store, env.ctx, weeks), profile(env));
@@ -124,17 +124,23 @@ async fn exercise_progress(env: &Env<'_>, args: &Value) -> Result<Value, ToolErr
         n.remove("exercise_id");
         n.remove("exercise_name");
     }
-    Ok(json!({
-        "exercise_id": id,
-        "name": analysis::name_of(&history, &id),
-        "weeks": weeks,
-        "sessions": sessions,
-        "e1rm_change": change,
-        "weekly": weekly,
-        "trend": series::trend(&points, compound),
-        "plateau": series::plateau(&points),
-        "progression": next,
-    }))
+    let name = analysis::name_of(&history, &id);
+    let trend = series::trend(&points, compound);
+    let chart = super::chart::progress_chart(&id, &name, weeks, &points, &trend, profile.unit);
+    Ok(Output {
+        value: json!({
+            "exercise_id": id,
+            "name": name,
+            "weeks": weeks,
+            "sessions": sessions,
+            "e1rm_change": change,
+            "weekly": weekly,
+            "trend": trend,
+            "plateau": series::plateau(&points),
+            "progression": next,
+        }),
+        effect: super::Effect::Shown(chart),
+    })
 }
 
 async fn profile(env: &Env<'_>) -> Result<crate::domain::profile::Profile, ToolError> {

@@ -29,6 +29,7 @@ macro_rules! runs {
 }
 
 mod analytics;
+mod chart;
 mod memory;
 mod propose;
 mod read;
@@ -92,6 +93,9 @@ pub enum Effect {
     None,
     /// A stored proposal: the stream shows it as an `artifact` event.
     Proposed(Value),
+    /// Something to show, not to confirm (a progress chart the app renders): an `artifact`
+    /// event with no actions.
+    Shown(Value),
     /// Stored data changed (the critic lets the coach claim a change only after one of these).
     Wrote,
 }
