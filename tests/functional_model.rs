@@ -44,6 +44,10 @@ pub fn suite(args: &Arguments) -> Conclusion {
             "event_message_rephrased_keeps_the_question",
             event_message_rephrased_keeps_the_question,
         ),
+        (
+            "text_the_rules_cannot_place_is_classified_by_the_model",
+            text_the_rules_cannot_place_is_classified_by_the_model,
+        ),
     ];
     if let Some(skipped) = unselected(args, SUITE, &cases) {
         return skipped;
@@ -382,4 +386,62 @@ fn event_message_rephrased_keeps_the_question(ctx: &Ctx) -> Result<(), Failed> {
         "still asks",
     )?;
     eq(ctx.fake.requests().len(), 1, "one model call")
+}
+
+/// The router's rules first; a coach message they cannot place goes to the small model, whose
+/// answer counts only when it names a SLOW intent.
+fn text_the_rules_cannot_place_is_classified_by_the_model(ctx: &Ctx) -> Result<(), Failed> {
+    let user = unique_user("m-classify");
+    let route_of = |message: &str, answer: &str, marker: &str| {
+        ctx.fake.reply_for(
+            marker,
+            ModelReply::text(&[&json!({ "intent": answer }).to_string()]),
+        );
+        let s = ctx.stream(&user, json!({ "message": message }));
+        s.events.first().map(|e| e.1.clone()).unwrap_or_default()
+    };
+    // No rule places it (no plan, progress or workout words): the model's answer is taken.
+    let r = route_of(
+        "numbers feel stuck lately, thoughts qz71",
+        "ANALYZE_PROGRESS",
+        "qz71",
+    );
+    eq(
+        (
+            r["intent"].as_str(),
+            r["matched_rule"].as_str(),
+            r["confidence"].as_str(),
+        ),
+        (
+            Some("ANALYZE_PROGRESS"),
+            Some("model:classifier"),
+            Some("medium"),
+        ),
+        &format!("classified: {r}"),
+    )?;
+    // An answer outside the SLOW intents (a FAST command's) is no intent.
+    let r = route_of(
+        "numbers feel stuck lately, thoughts qz72",
+        "LOG_SET",
+        "qz72",
+    );
+    eq(
+        r["intent"].clone(),
+        Value::Null,
+        &format!("not a model's to give: {r}"),
+    )?;
+    // Text the rules place never reaches the model.
+    let r = route_of("how is my bench progressing? qz73", "PLAN_ROUTINE", "qz73");
+    eq(
+        (r["intent"].as_str(), r["matched_rule"].as_str()),
+        (Some("ANALYZE_PROGRESS"), Some("pattern:analyze_progress")),
+        "the rule's",
+    )?;
+    let asked = ctx
+        .fake
+        .requests()
+        .iter()
+        .any(|q| q.body.to_string().contains("qz73"));
+    ctx.fake.forget("qz73");
+    check(!asked, "no model call")
 }

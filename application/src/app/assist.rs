@@ -1,5 +1,6 @@
 //! The functional lane's optional model (`FUNCTIONAL_MODEL`). The rules decide; the model may
-//! only choose among the swap candidates the rules ranked, and rephrase texts the rules wrote.
+//! only choose among the swap candidates the rules ranked, rephrase texts the rules wrote, and
+//! place a coach message the router's rules could not (one of the SLOW intents, or none).
 //! Anything else it says is discarded: a pick outside the candidates, a rephrasing that changes,
 //! adds or drops a number, or drops the question. It gets 800 ms in all (retries included);
 //! after that, or on any error, the deterministic answer goes out unchanged. Each call is paid
@@ -31,6 +32,25 @@ const REPHRASE_INSTRUCTION: &str = "You rephrase short messages of a strength co
 Keep the meaning: every number and unit exactly as written, any question still asked, no new \
 advice or facts. One or two short sentences, warm and direct. Answer with a JSON object: \
 {\"text\": \"<the rephrased message>\"}.";
+
+const CLASSIFY_INSTRUCTION: &str = "You sort a lifter's message to their strength coach into \
+one kind. Kinds: PLAN_ROUTINE (a new multi-day program), EDIT_PLAN (change their routine or \
+template), PLAN_WORKOUT (one session planned), START_WORKOUT (start training now), \
+NEXT_WORKOUT (what to do next time), ANALYZE_PROGRESS (how a lift or their training is going), \
+COACH_GENERAL (any other training question), NONE (not about training). Answer with a JSON \
+object: {\"intent\": \"<one kind>\"}.";
+
+/// The intents the classifier may answer: the SLOW lane's. A FAST command or a button is never
+/// a model's guess.
+pub const CLASSIFIED_INTENTS: [crate::router::Intent; 7] = [
+    crate::router::Intent::PlanRoutine,
+    crate::router::Intent::EditPlan,
+    crate::router::Intent::PlanWorkout,
+    crate::router::Intent::StartWorkout,
+    crate::router::Intent::NextWorkout,
+    crate::router::Intent::AnalyzeProgress,
+    crate::router::Intent::CoachGeneral,
+];
 
 #[derive(Debug, Clone)]
 pub struct Assist {
@@ -71,6 +91,30 @@ impl Assist {
             crate::telemetry::record(|log| log.model = Some("discarded"));
         }
         picked
+    }
+
+    /// Whether there is a model to ask (the router's fallback is skipped without one).
+    pub fn enabled(&self) -> bool {
+        self.model.is_some()
+    }
+
+    /// The SLOW intent of a message the router's rules could not place, when the model names
+    /// one of [`CLASSIFIED_INTENTS`]; anything else (NONE, an unknown word, a FAST intent, no
+    /// answer in time) is no intent.
+    pub async fn classify(&self, user: &str, text: &str) -> Option<crate::router::Intent> {
+        let answer = self
+            .ask(
+                user,
+                CLASSIFY_INSTRUCTION,
+                json!({ "message": text }).to_string(),
+            )
+            .await?;
+        let named = answer["intent"].as_str().unwrap_or_default();
+        let intent = CLASSIFIED_INTENTS.into_iter().find(|i| i.as_str() == named);
+        if intent.is_none() && named != "NONE" {
+            crate::telemetry::record(|log| log.model = Some("discarded"));
+        }
+        intent
     }
 
     /// A rephrasing of `text` that keeps its numbers and its question, or `None`.

@@ -126,8 +126,18 @@ impl SlowLane {
                 ApiError::new(ErrorCode::EmptyMessage, "the message is empty").field("message"),
             );
         }
-        let route = router::route(text)
+        let mut route = router::route(text)
             .map_err(|e| ApiError::new(ErrorCode::UnknownIntent, e.to_string()))?;
+        // Rules first; text they cannot place goes to the small model, when there is one.
+        if route.lane == Lane::Slow
+            && route.intent.is_none()
+            && self.app.assist.enabled()
+            && let Some(intent) = self.app.assist.classify(&ctx.user_id, text).await
+        {
+            route.intent = Some(intent);
+            route.matched_rule = "model:classifier";
+            route.confidence = router::Confidence::Medium;
+        }
         crate::telemetry::record_route(&route);
         let route_event = StreamEvent::Route {
             lane: route.lane.as_str(),
