@@ -1026,8 +1026,11 @@ fn a_deleted_workout_takes_its_records_and_card_along(ctx: &Ctx) -> Result<(), F
 /// their field and writing nothing, another lifter's template not usable.
 fn a_workout_is_saved_as_a_template(ctx: &Ctx) -> Result<(), Failed> {
     let user = unique_user("plan-save");
-    // A completed session of 3 × 8 at RIR 2, and one more done short (6 reps).
-    let done = blackbox::bench_session(3, &[(100.0, 8, 2), (100.0, 8, 2), (100.0, 6, 1)]);
+    // A completed session of 3 × 8 at RIR 2, the last done short (6 reps).
+    let mut done = blackbox::bench_session(3, &[(100.0, 8, 2), (100.0, 8, 2), (100.0, 6, 1)]);
+    // The last set was planned for 8 at RIR 2 and fell short.
+    done.exercises[0].sets[2].target.reps = Some(8);
+    done.exercises[0].sets[2].target.rir = Some(2);
     ctx.rt
         .block_on(ctx.stack.store.put_completed_workout(&user, &done))?;
     let path = format!("/v1/workouts/{}/template", done.id);
@@ -1046,7 +1049,8 @@ fn a_workout_is_saved_as_a_template(ctx: &Ctx) -> Result<(), Failed> {
         .cloned()
         .unwrap_or_default();
     let reps: Vec<u64> = sets.iter().filter_map(|s| s["reps"].as_u64()).collect();
-    eq(reps, vec![8, 8, 6], "the sets as done")?;
+    // As prescribed: the short last set keeps its plan.
+    eq(reps, vec![8, 8, 8], "the sets as planned")?;
     check(
         sets.iter().all(|s| s.get("weight_kg").is_none()),
         "no loads: the progression plans them when it starts",

@@ -648,6 +648,11 @@ fn jobs_queued_before_an_account_deletion_leave_nothing(ctx: &Ctx) -> Result<(),
     )
 }
 
+/// A time this many hours ago, as a job carries it.
+fn hours_ago(h: i64) -> String {
+    (Utc::now() - Duration::hours(h)).to_rfc3339()
+}
+
 fn health(user: &str, metric: &str, value: f64, baseline: f64, at: &str) -> String {
     json!({"type": "health_metric_changed", "user_id": user, "metric": metric,
            "value": value, "baseline": baseline, "observed_at": at})
@@ -664,13 +669,7 @@ fn decision(ctx: &Ctx, user: &str) -> Result<Value, Failed> {
 fn health_gate_reasons(ctx: &Ctx) -> Result<(), Failed> {
     // Sent: a resting heart rate 15 % up, for a lifter with default settings. Redelivered: once.
     let user = unique_user("w-hr");
-    let job = health(
-        &user,
-        "resting_heart_rate",
-        69.0,
-        60.0,
-        "2026-11-20T06:00:00Z",
-    );
+    let job = health(&user, "resting_heart_rate", 69.0, 60.0, &hours_ago(2));
     eq(
         run(ctx, &[("h1", job.clone()), ("h2", job)])?,
         Vec::<String>::new(),
@@ -706,13 +705,7 @@ fn health_gate_reasons(ctx: &Ctx) -> Result<(), Failed> {
         ctx,
         &[(
             "h3",
-            health(
-                &calm,
-                "resting_heart_rate",
-                61.0,
-                60.0,
-                "2026-11-20T06:00:00Z",
-            ),
+            health(&calm, "resting_heart_rate", 61.0, 60.0, &hours_ago(2)),
         )],
     )?;
     let d = decision(ctx, &calm)?;
@@ -753,10 +746,7 @@ fn health_gate_reasons(ctx: &Ctx) -> Result<(), Failed> {
     ctx.rt
         .block_on(ctx.stack.store.send_notification(&busy, &earlier))?;
     for (u, id) in [(&off, "g1"), (&quiet, "g2"), (&busy, "g3")] {
-        run(
-            ctx,
-            &[(id, health(u, "hrv", 35.0, 50.0, "2026-11-21T06:00:00Z"))],
-        )?;
+        run(ctx, &[(id, health(u, "hrv", 35.0, 50.0, &hours_ago(3)))])?;
     }
     for (u, why) in [
         (&off, "preference_off"),
@@ -772,7 +762,19 @@ fn health_gate_reasons(ctx: &Ctx) -> Result<(), Failed> {
         1,
         "only the earlier notification",
     )?;
-    for u in [&calm, &off, &quiet, &busy] {
+    // A job delivered days after its reading (a redrive): decided, and told to nobody.
+    let late = unique_user("w-late");
+    run(
+        ctx,
+        &[("g4", health(&late, "hrv", 35.0, 50.0, &hours_ago(24 * 4)))],
+    )?;
+    let d = decision(ctx, &late)?;
+    eq(
+        (d["sent"].as_bool(), d["suppressed"].as_str()),
+        (Some(false), Some("stale")),
+        &format!("late: {d}"),
+    )?;
+    for u in [&calm, &off, &quiet, &busy, &late] {
         eq(pushed(u).len(), 0, "nothing pushed when nothing was sent")?;
     }
     Ok(())

@@ -132,7 +132,12 @@ impl Push {
             .await
             .map_err(|e| match e.code() {
                 Some("InvalidParameter" | "InvalidParameterException") => {
-                    PushError::BadToken(e.message().unwrap_or("invalid token").to_string())
+                    // SNS's text may name another endpoint's ARN: logged, not answered.
+                    tracing::warn!(
+                        error = e.message().unwrap_or_default(),
+                        "a device token was refused"
+                    );
+                    PushError::BadToken("the platform does not accept this token".into())
                 }
                 _ => failed(&e),
             })?;
@@ -153,11 +158,30 @@ impl Push {
         Ok(arn)
     }
 
-    /// Deletes an endpoint (a device the lifter removed); one already gone is not an error.
-    pub async fn forget(&self, endpoint_arn: &str) -> Result<(), PushError> {
+    /// Deletes `user`'s endpoint (a device the lifter removed, or one the platform disabled);
+    /// one already gone, or registered since by another lifter on the same phone, is left as it
+    /// is: never another lifter's.
+    pub async fn forget(&self, user: &str, endpoint_arn: &str) -> Result<(), PushError> {
         let Some(client) = &self.client else {
             return Ok(());
         };
+        let owner = match client
+            .get_endpoint_attributes()
+            .endpoint_arn(endpoint_arn)
+            .send()
+            .await
+        {
+            Ok(out) => out
+                .attributes
+                .unwrap_or_default()
+                .get("CustomUserData")
+                .cloned(),
+            Err(e) if e.code() == Some("NotFound") => return Ok(()),
+            Err(e) => return Err(failed(&e)),
+        };
+        if owner.as_deref() != Some(user) {
+            return Ok(());
+        }
         match client
             .delete_endpoint()
             .endpoint_arn(endpoint_arn)
@@ -192,11 +216,12 @@ impl Push {
             Err(e) if e.code() == Some("NotFound") => return Ok(Delivered::Gone),
             Err(e) => return Err(failed(&e)),
         };
-        if attrs.get("Enabled").map(String::as_str) == Some("false") {
-            self.forget(endpoint_arn).await?;
+        // Another lifter's now: forgotten here, and nothing of theirs touched.
+        if attrs.get("CustomUserData").map(String::as_str) != Some(user) {
             return Ok(Delivered::Gone);
         }
-        if attrs.get("CustomUserData").map(String::as_str) != Some(user) {
+        if attrs.get("Enabled").map(String::as_str) == Some("false") {
+            self.forget(user, endpoint_arn).await?;
             return Ok(Delivered::Gone);
         }
         match client
@@ -209,7 +234,7 @@ impl Push {
         {
             Ok(out) => Ok(Delivered::Sent(out.message_id.unwrap_or_default())),
             Err(e) if e.code() == Some("EndpointDisabled") => {
-                self.forget(endpoint_arn).await?;
+                self.forget(user, endpoint_arn).await?;
                 Ok(Delivered::Gone)
             }
             Err(e) => Err(failed(&e)),

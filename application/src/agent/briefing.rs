@@ -207,7 +207,7 @@ impl Loaded {
             // How ready the lifter is today and each exercise's last sessions and e1RM trend
             // first (short, and what a coach reads before the session), then the sets with the
             // ids the workout tools take, cut first when the room runs out.
-            let mut brief: Vec<String> = self.readiness_line().into_iter().collect();
+            let mut brief: Vec<String> = self.readiness_line(ctx).into_iter().collect();
             brief.extend(self.exercise_lines(w, ctx));
             brief.push(format!(
                 "Workout brief (ids for the workout tools): {}",
@@ -277,7 +277,17 @@ impl Loaded {
             Phase::Checkins => "check-ins",
         };
         let mut parts = vec![format!("phase {phase}")];
-        if let Some(at) = c.checkin.last_checkin_at {
+        // Ratings are today's or not at all: an old soreness must not lighten today's session.
+        if let Some(at) = c
+            .checkin
+            .last_checkin_at
+            .filter(|at| self.now - *at > Duration::hours(24))
+        {
+            parts.push(format!(
+                "last check-in {} (no ratings today)",
+                at.with_timezone(&ctx.tz).format("%Y-%m-%d")
+            ));
+        } else if let Some(at) = c.checkin.last_checkin_at {
             let ratings: Vec<String> = c
                 .checkin
                 .latest
@@ -517,10 +527,21 @@ impl Loaded {
     }
 
     /// Today's readiness from the lifter's health readings (what departed from their baseline).
-    fn readiness_line(&self) -> Option<String> {
+    fn readiness_line(&self, ctx: &SessionContext) -> Option<String> {
+        // A decision is dated at the start of the lifter's day it is about: only today's.
+        let today = crate::analysis::review::local_midnight(
+            self.now.with_timezone(&ctx.tz).date_naive(),
+            ctx.tz,
+        );
         let said: Vec<String> = self
             .health
             .iter()
+            .filter(|d| {
+                d["observed_at"]
+                    .as_str()
+                    .and_then(|t| DateTime::parse_from_rfc3339(t).ok())
+                    .is_some_and(|t| t.with_timezone(&Utc) >= today)
+            })
             .filter(|d| d["assessment"]["significant"].as_bool() == Some(true))
             .filter_map(|d| d["assessment"]["reason"].as_str().map(str::to_string))
             .collect();

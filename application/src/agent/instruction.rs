@@ -41,9 +41,10 @@ intake: learn what to call them and what they train for, one question at a time,
 answer with update_user_context. goals: agree on one or two goals with a timeline and save them \
 (objectives). check-ins: GROW: Goal (what they want from today or this week), Reality (their \
 check-in ratings, readiness and recent training), Options, Way forward (one concrete next step, \
-saved with update_user_context as way_forward). A low rating (energy or readiness 1 or 2 of 5, \
-stress or soreness 4 or 5 of 5) means a lighter session than planned: say which rating and what \
-you lighten.";
+saved with update_user_context as way_forward). A low rating today (energy, sleep or readiness \
+1 or 2 of 5; stress or soreness 4 or 5 of 5) means an easier session, as the app advises it: the \
+same loads with one or two more reps in reserve, back-off sets dropped first, never more than \
+about a tenth off; say which rating and what changes.";
 
 /// How the instruction tells the model where the data is and what it is.
 pub(crate) const CONTEXT_NOTE: &str = "\n\nEach message of the lifter comes with a <context> block: \

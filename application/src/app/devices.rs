@@ -16,6 +16,8 @@ use crate::store::{Store, StoreError};
 /// Phones per lifter; registering another replaces the one registered longest ago (a phone
 /// whose app was reinstalled gets a new token, and the old one is never heard of again).
 pub const MAX_DEVICES: usize = 10;
+/// Old phones one registration removes at most.
+const MAX_EVICTIONS: usize = 3;
 /// APNs tokens are 64 hex digits, FCM's about 160 characters; room for both, and no more.
 const MAX_TOKEN_CHARS: usize = 4096;
 
@@ -98,12 +100,14 @@ impl App {
         let mut devices = self.store.devices(user).await?;
         devices.retain(|d| d.id != id);
         devices.sort_by_key(|d| d.registered_at);
-        for old in devices
-            .iter()
-            .take((devices.len() + 1).saturating_sub(MAX_DEVICES))
-        {
+        // The oldest beyond the limit go (a few a request: concurrent registrations are put
+        // back in line by the next one, never all at once).
+        let excess = (devices.len() + 1)
+            .saturating_sub(MAX_DEVICES)
+            .min(MAX_EVICTIONS);
+        for old in devices.iter().take(excess) {
             self.store.delete_device(user, &old.id).await?;
-            if let Err(e) = self.push.forget(&old.endpoint_arn).await {
+            if let Err(e) = self.push.forget(user, &old.endpoint_arn).await {
                 tracing::warn!(error = %e, device = %old.id, "an old endpoint was not deleted");
             }
         }
@@ -130,7 +134,7 @@ impl App {
                 format!("you have no device '{id}'"),
             ));
         };
-        if let Err(e) = self.push.forget(&d.endpoint_arn).await {
+        if let Err(e) = self.push.forget(&ctx.user_id, &d.endpoint_arn).await {
             // The device is forgotten here either way; SNS keeps an endpoint nobody sends to.
             tracing::warn!(error = %e, device = %d.id, "the endpoint was not deleted");
         }
@@ -159,7 +163,10 @@ pub async fn deliver(
         tracing::warn!(error = %e, notification_id = %n.id, "relay topic not reached; the notification stays in the app's list");
     }
     let mut out = Delivery::default();
-    for d in store.devices(user).await? {
+    // The newest phones only: however many items a race left, a push costs a bounded time.
+    let mut devices = store.devices(user).await?;
+    devices.sort_by_key(|d| std::cmp::Reverse(d.registered_at));
+    for d in devices.into_iter().take(MAX_DEVICES) {
         match push
             .publish_to_device(user, d.platform, &d.endpoint_arn, n)
             .await

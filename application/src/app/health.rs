@@ -1,8 +1,9 @@
 //! `POST /v1/health/samples`: the app's health readings (HealthKit, Health Connect) in batches.
 //! Each sample is stored once by its own id; each metric's newest day is compared with the
-//! lifter's baseline (`domain::health`), and a departure that matters (`skills::health`) queues
-//! `health_metric_changed`, whose job decides and sends the notification through the gate. A
-//! weigh-in newer than every stored one becomes the profile's bodyweight.
+//! lifter's baseline (`domain::health`), and a departure that matters (`skills::health`) on the
+//! lifter's today queues `health_metric_changed`, whose job decides and sends the notification
+//! through the gate. A recent weigh-in newer than every stored one sets the profile's
+//! bodyweight (the week's median).
 //!
 //! Retry-safe: a batch sent again stores nothing new and queues the same jobs, which the worker
 //! runs once (one decision per metric and day: the job's subject is the metric and the local
@@ -23,9 +24,14 @@ use crate::skills::{health as assess, notify};
 use crate::store::Parts;
 use crate::store::health::{HEALTH_SAMPLE_TTL_DAYS, sample_sk};
 
-/// A reading newer than this is about today: only such a departure is told (a backfill of last
-/// year's readings is stored and counted in baselines, never notified).
+/// A weigh-in newer than this may set the profile's bodyweight (a backfill never does).
 pub const RECENT_HOURS: i64 = 36;
+/// Samples a baseline reads at most (29 days of a metric read many times a day).
+const MAX_WINDOW_SAMPLES: usize = 3_000;
+/// Days of weigh-ins the profile's bodyweight is the median of...
+const WEIGH_IN_DAYS: u64 = 7;
+/// ...once there are this many days with one.
+const WEIGH_IN_MIN_DAYS: usize = 3;
 /// Clocks differ: a sample this far ahead of the server is still accepted.
 const CLOCK_SKEW_MINUTES: i64 = 5;
 const MAX_SOURCE_CHARS: usize = 64;
@@ -161,39 +167,42 @@ impl App {
             .await?
             .profile
             .unwrap_or_default();
-        let mut by_metric: BTreeMap<Metric, Vec<&Sample>> = BTreeMap::new();
-        for s in &kept {
-            by_metric.entry(s.metric).or_default().push(s);
-        }
+        // Duplicates by key: the batch's own keys are read, however much the lifter stored.
+        let keys: Vec<String> = kept.iter().map(sample_sk).collect();
+        let stored = self.store.stored_sample_keys(user, &keys).await?;
+        let fresh: Vec<&Sample> = kept
+            .iter()
+            .filter(|s| !stored.contains(&sample_sk(s)))
+            .collect();
+        self.store.put_health_samples(user, &fresh).await?;
         let mut out = HealthOutcome {
-            accepted: 0,
-            duplicates: 0,
+            accepted: fresh.len(),
+            duplicates: kept.len() - fresh.len(),
             too_old: old.len(),
             metrics: Vec::new(),
             bodyweight_kg: None,
         };
+        let mut by_metric: BTreeMap<Metric, Vec<&Sample>> = BTreeMap::new();
+        for s in &kept {
+            by_metric.entry(s.metric).or_default().push(s);
+        }
+        let tz = notify::timezone(&profile);
         let mut jobs = Vec::new();
-        let mut newest_weight: Option<f64> = None;
+        let mut bodyweight = None;
         for (metric, new) in by_metric {
-            let (stored, fresh) = self.store_new(user, metric, &new, now).await?;
-            out.accepted += fresh.len();
-            out.duplicates += new.len() - fresh.len();
-            let mut all: Vec<&Sample> = stored.iter().collect();
-            all.extend(fresh.iter().copied());
+            let all = self
+                .baseline_window(user, metric, &new, &fresh, tz, now)
+                .await?;
+            let all: Vec<&Sample> = all.iter().collect();
             if metric == Metric::BodyWeight {
-                // A weigh-in sets the bodyweight only when no stored one is newer.
-                let newest_stored = all.iter().map(|s| s.observed_at).max();
-                let newest_sent = new.iter().max_by_key(|s| (s.observed_at, &s.id));
-                if let Some(s) = newest_sent.filter(|s| Some(s.observed_at) == newest_stored) {
-                    newest_weight = Some(s.value);
-                }
+                bodyweight = weigh_in(&new, &all, tz, now);
             }
             if let Some((m, job)) = judge(user, metric, &new, &all, &profile, now) {
                 jobs.extend(job);
                 out.metrics.push(m);
             }
         }
-        if let Some(kg) = newest_weight
+        if let Some(kg) = bodyweight
             && profile.bodyweight_kg != Some(kg)
         {
             let patch =
@@ -212,30 +221,80 @@ impl App {
         }
         Ok(out)
     }
-    /// Stores the samples of `new` (one metric) not stored yet: the stored samples a baseline of
-    /// the batch's days reads (the 28 days before its first), and the new ones.
-    async fn store_new<'a>(
+    /// The samples a baseline of `new`'s newest day reads (that day and the [`BASELINE_DAYS`]
+    /// before it, at most [`MAX_WINDOW_SAMPLES`]), with the batch's fresh ones (a query may not
+    /// see a write of a moment ago).
+    async fn baseline_window(
         &self,
         user: &str,
         metric: Metric,
-        new: &[&'a Sample],
+        new: &[&Sample],
+        fresh: &[&Sample],
+        tz: chrono_tz::Tz,
         now: DateTime<Utc>,
-    ) -> Result<(Vec<Sample>, Vec<&'a Sample>), AppError> {
-        let first = new.iter().map(|s| s.observed_at).min().unwrap_or(now);
-        let from = first - Duration::days(BASELINE_DAYS + 1);
-        let stored = self
+    ) -> Result<Vec<Sample>, AppError> {
+        let newest = new.iter().map(|s| s.observed_at).max().unwrap_or(now);
+        let day = newest.with_timezone(&tz).date_naive();
+        let from = day_start(day, tz) - Duration::days(BASELINE_DAYS + 1);
+        let mut all = self
             .store
-            .health_samples(user, metric, from, now + Duration::days(1))
+            .health_samples(
+                user,
+                metric,
+                from,
+                now + Duration::days(1),
+                MAX_WINDOW_SAMPLES,
+            )
             .await?;
-        let keys: BTreeSet<&str> = stored.iter().map(|(sk, _)| sk.as_str()).collect();
-        let fresh: Vec<&Sample> = new
-            .iter()
-            .copied()
-            .filter(|s| !keys.contains(sample_sk(s).as_str()))
-            .collect();
-        self.store.put_health_samples(user, &fresh).await?;
-        Ok((stored.into_iter().map(|(_, s)| s).collect(), fresh))
+        let seen: BTreeSet<String> = all.iter().map(sample_sk).collect();
+        all.extend(
+            fresh
+                .iter()
+                .filter(|s| s.metric == metric && s.observed_at >= from)
+                .filter(|s| !seen.contains(&sample_sk(s)))
+                .map(|s| (*s).clone()),
+        );
+        Ok(all)
     }
+}
+
+/// The bodyweight a batch's weigh-ins set: only when the newest of them is recent and no
+/// stored weigh-in is newer (a backfill never overrides what the lifter typed), and then the
+/// median of the last [`WEIGH_IN_DAYS`] days' weigh-ins when there are [`WEIGH_IN_MIN_DAYS`]
+/// of them: one salty dinner or a shared scale does not move the loads of bodyweight lifts.
+fn weigh_in(
+    new: &[&Sample],
+    all: &[&Sample],
+    tz: chrono_tz::Tz,
+    now: DateTime<Utc>,
+) -> Option<f64> {
+    let newest = new.iter().max_by_key(|s| (s.observed_at, &s.id))?;
+    let newest_stored = all.iter().map(|s| s.observed_at).max()?;
+    if newest.observed_at < newest_stored
+        || now - newest.observed_at > Duration::hours(RECENT_HOURS)
+    {
+        return None;
+    }
+    let days = health::daily(Metric::BodyWeight, all, |t| {
+        t.with_timezone(&tz).date_naive()
+    });
+    let last = newest.observed_at.with_timezone(&tz).date_naive();
+    let week: Vec<f64> = days
+        .range(last - chrono::Days::new(WEIGH_IN_DAYS - 1)..=last)
+        .map(|(_, v)| *v)
+        .collect();
+    if week.len() < WEIGH_IN_MIN_DAYS {
+        return Some(newest.value);
+    }
+    let mut sorted = week;
+    sorted.sort_by(f64::total_cmp);
+    let n = sorted.len();
+    let median = if n % 2 == 1 {
+        sorted[n / 2]
+    } else {
+        (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0
+    };
+    Some((median * 100.0).round() / 100.0)
 }
 
 /// One metric of a batch: its newest day (the lifter's) against the baseline of the days
@@ -275,7 +334,9 @@ fn judge(
     };
     let a = assess::assess(metric.job_name(), value, baseline, profile);
     m.reason = a.reason;
-    m.queued = a.significant && now - newest <= Duration::hours(RECENT_HOURS);
+    // Only about the lifter's today: a late sync of yesterday is history, not news.
+    let today = now.with_timezone(&tz).date_naive();
+    m.queued = a.significant && day == today;
     let job = m.queued.then(|| Job::HealthMetricChanged {
         user_id: user.to_string(),
         metric: metric.job_name().to_string(),

@@ -38,6 +38,9 @@ pub const RECORD_MIN_BUDGET: std::time::Duration = std::time::Duration::from_sec
 /// memory or time.
 pub const CARD_HISTORY_WORKOUTS: usize = 2_000;
 
+/// A health decision about a day this long gone (its start) notifies nobody.
+pub const STALE_HEALTH_HOURS: i64 = 48;
+
 /// A user is active with a completed workout in this many days.
 pub const ACTIVE_DAYS: i64 = 30;
 /// Reviews handed to SQS between two looks at the clock (ten batches of ten).
@@ -519,8 +522,9 @@ impl Worker {
         }
         // Decide first.
         let a = health::assess(metric, value, baseline, profile);
-        let gate = a
-            .significant
+        // A reading's news is its day's: a job delivered late (retried, redriven) tells nobody.
+        let stale = now - observed_at > chrono::Duration::hours(STALE_HEALTH_HOURS);
+        let gate = (a.significant && !stale)
             .then(|| notify::gate(profile, a.priority, lifter.last_notified, now));
         let notification = match (&gate, &a.message) {
             (Some(Ok(())), Some(message)) => Some(Notification {
@@ -538,6 +542,7 @@ impl Worker {
         };
         let suppressed = match &gate {
             Some(Err(why)) => Some(why.as_str()),
+            None if a.significant && stale => Some("stale"),
             _ => None,
         };
         // Then say it.

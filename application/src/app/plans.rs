@@ -294,7 +294,7 @@ impl App {
             )
             .field("id"));
         }
-        self.set_active_routine(ctx, Some(id)).await?;
+        self.set_active_routine(ctx, Some(id), None).await?;
         self.active_routine(ctx).await
     }
 
@@ -358,7 +358,7 @@ impl App {
         }
         let was_active = profile.active_routine_id.as_deref() == Some(id);
         if was_active {
-            self.set_active_routine(ctx, None).await?;
+            self.set_active_routine(ctx, None, Some(id)).await?;
         }
         Ok(PlanDeleted {
             deleted: id.to_string(),
@@ -367,11 +367,13 @@ impl App {
     }
 
     /// Sets (or clears) the profile's active routine, re-applied on the stored profile when it
-    /// changed meanwhile.
+    /// changed meanwhile; with `only_if`, only while the active one is still that (a deletion
+    /// does not undo an activation made meanwhile).
     async fn set_active_routine(
         &self,
         ctx: &SessionContext,
         id: Option<&str>,
+        only_if: Option<&str>,
     ) -> Result<(), AppError> {
         let mut attempts = crate::retry::Attempts::new(super::MAX_ATTEMPTS);
         while attempts.next().await {
@@ -381,6 +383,9 @@ impl App {
                 .map(|s| s.profile.clone())
                 .unwrap_or_default();
             if profile.active_routine_id.as_deref() == id && stored.is_some() {
+                return Ok(());
+            }
+            if only_if.is_some() && profile.active_routine_id.as_deref() != only_if {
                 return Ok(());
             }
             profile.active_routine_id = id.map(str::to_string);

@@ -87,7 +87,7 @@ fn rules() -> String {
 }
 
 /// The instant a local date starts in `tz` (the earliest, should a DST gap swallow midnight).
-pub(crate) fn local_midnight(d: NaiveDate, tz: Tz) -> DateTime<Utc> {
+pub fn local_midnight(d: NaiveDate, tz: Tz) -> DateTime<Utc> {
     use chrono::TimeZone;
     tz.from_local_datetime(&d.and_time(NaiveTime::MIN))
         .earliest()

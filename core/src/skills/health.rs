@@ -23,8 +23,9 @@ pub(crate) const WEIGHT_GOAL_CHANGE: f64 = 0.02;
 pub(crate) const WEIGHT_CHANGE: f64 = 0.03;
 
 /// Goal words that make body weight a goal metric.
-const WEIGHT_GOALS: [&str; 9] = [
-    "weight", "cut", "cutting", "bulk", "bulking", "fat", "lean", "gain", "lose",
+/// ("gain" alone is not one: "gain strength" is no weight goal.)
+const WEIGHT_GOALS: [&str; 8] = [
+    "weight", "cut", "cutting", "bulk", "bulking", "fat", "lean", "lose",
 ];
 
 /// The decision, stored whether or not anything is sent.

@@ -386,8 +386,8 @@ pub fn completed(w: &Workout, now: DateTime<Utc>) -> Workout {
 }
 
 /// A template of `w` (`POST /v1/workouts/{id}/template`): each exercise with its working sets
-/// as done (a completed workout: the reps and RIR the lifter did) or as they stand (the active
-/// one: done sets as done, planned ones as planned); skipped sets and warm-ups are left out
+/// as they were prescribed (a set added with no target: as it was done); skipped sets and
+/// warm-ups are left out
 /// (starting the template adds its own warm-ups), and so are loads (the progression plans them
 /// from the history when it starts). An exercise with no working set left is dropped.
 pub fn template_of(w: &Workout, id: &str, name: &str) -> crate::domain::plan::Template {
@@ -402,13 +402,15 @@ pub fn template_of(w: &Workout, id: &str, name: &str) -> crate::domain::plan::Te
                 .iter()
                 .filter(|s| s.set_type != SetType::Warmup && s.status != SetStatus::Skipped)
                 .map(|s| {
+                    // What was prescribed, not what happened (a failed last set must not
+                    // become the plan); a set added without a target keeps what was done.
                     let done = s.actual.as_ref().filter(|_| s.status == SetStatus::Done);
                     TemplateSet {
                         set_type: s.set_type,
                         target: SetTarget {
-                            reps: done.map(|a| a.reps).filter(|r| *r > 0).or(s.target.reps),
+                            reps: s.target.reps.or(done.map(|a| a.reps).filter(|r| *r > 0)),
                             weight_kg: None,
-                            rir: done.and_then(|a| a.rir).or(s.target.rir),
+                            rir: s.target.rir.or(done.and_then(|a| a.rir)),
                         },
                     }
                 })

@@ -24,26 +24,46 @@ pub fn sample_sk(sample: &Sample) -> String {
 }
 
 impl Store {
-    /// The samples of `metric` observed in `[from, to]`, oldest first.
+    /// Which of `sks` (sample keys) are stored: a batch's duplicates, read by key (100 at a
+    /// time), whatever else the lifter has stored.
+    pub async fn stored_sample_keys(
+        &self,
+        user: &str,
+        sks: &[String],
+    ) -> Result<std::collections::HashSet<String>, StoreError> {
+        let mut found = std::collections::HashSet::new();
+        for chunk in sks.chunks(100) {
+            for item in self.batch_read(user, chunk).await? {
+                found.extend(super::string(&item, "sk"));
+            }
+        }
+        Ok(found)
+    }
+
+    /// The samples of `metric` observed in `[from, to]`, oldest first, at most `limit` (the
+    /// newest kept when there are more: a baseline reads the days before its day).
     pub async fn health_samples(
         &self,
         user: &str,
         metric: Metric,
         from: DateTime<Utc>,
         to: DateTime<Utc>,
-    ) -> Result<Vec<(String, Sample)>, StoreError> {
+        limit: usize,
+    ) -> Result<Vec<Sample>, StoreError> {
         let at = |t: DateTime<Utc>| t.format("%Y-%m-%dT%H:%M:%S%.6fZ").to_string();
         let lo = format!("HSAMPLE#{}#{}", metric.as_str(), at(from));
         // '$' sorts after '#' and every id character: the whole of `to`'s microsecond.
         let hi = format!("HSAMPLE#{}#{}$", metric.as_str(), at(to));
-        let items = self.query_all(self.sk_range(user, &lo, &hi)).await?;
-        items
-            .iter()
-            .map(|i| {
-                let sk = super::string(i, "sk").unwrap_or_default();
-                from_item::<Sample>(i).map(|s| (sk, s))
-            })
-            .collect()
+        // Newest first, so that a cap keeps the days nearest the reading.
+        let query = self.sk_range(user, &lo, &hi).scan_index_forward(false);
+        let mut out = Vec::new();
+        self.query_until(query, |item| {
+            out.push(from_item::<Sample>(&item)?);
+            Ok(out.len() < limit)
+        })
+        .await?;
+        out.reverse();
+        Ok(out)
     }
 
     /// Stores `samples` (each under its own key: writing one again changes nothing), kept

@@ -95,7 +95,7 @@ pub(super) const TOOLS: &[Tool] = &[
                 "current_cycle": {"type": "string"},
                 "active_focus": {"type": "string"},
                 "grow_goal": {"type": "string", "description": "a check-in's goal (GROW's G)"},
-                "way_forward": {"type": "string", "description": "a check-in's agreed next step (GROW's W); records the check-in"}
+                "way_forward": {"type": "string", "description": "a check-in's agreed next step (GROW's W)"}
             }}))
         },
         run: runs!(|env, _, args| update_context(env, args).await.map(Output::wrote)),
@@ -409,7 +409,7 @@ async fn change_goals(
             .await
             .map_err(|e| store_failed(&e))?;
         let mut c = state.coaching.unwrap_or_default();
-        change.advance(&mut c, Utc::now());
+        change.advance(&mut c);
         change.clone().apply(&mut c.goals)?;
         let written = env
             .store
@@ -466,12 +466,8 @@ impl GoalsChange {
     }
 
     /// The journey moved on by what was said, as the app's flows move it (never back): a name
-    /// ends the intake, goals start the check-ins; a way forward records a check-in.
-    fn advance(
-        &self,
-        c: &mut crate::domain::coaching::CoachingContext,
-        now: chrono::DateTime<Utc>,
-    ) {
+    /// ends the intake, goals start the check-ins; a GROW goal and way forward are kept.
+    fn advance(&self, c: &mut crate::domain::coaching::CoachingContext) {
         use crate::domain::coaching::Phase;
         let reached = if self.objectives.as_ref().is_some_and(|o| !o.is_empty()) {
             Phase::Checkins
@@ -487,8 +483,8 @@ impl GoalsChange {
             c.checkin.grow_goal.clone_from(&self.grow_goal);
         }
         if self.way_forward.is_some() {
+            // Not a check-in of its own: the ratings' time stays theirs.
             c.checkin.way_forward.clone_from(&self.way_forward);
-            c.checkin.last_checkin_at = Some(now);
         }
     }
 
@@ -596,16 +592,15 @@ mod tests {
         assert!(check_stated("quiet_hours", &q, "keep quiet at night").is_err());
         let mut c = crate::domain::coaching::CoachingContext::default();
         let change = |args: Value| GoalsChange::read(&args).unwrap_or_else(|e| panic!("{e:?}"));
-        let now = Utc::now();
-        change(json!({"name": "Sam"})).advance(&mut c, now);
+        change(json!({"name": "Sam"})).advance(&mut c);
         assert_eq!(c.phase, crate::domain::coaching::Phase::Goals);
-        change(json!({"objectives": ["squat 140 kg by June"]})).advance(&mut c, now);
+        change(json!({"objectives": ["squat 140 kg by June"]})).advance(&mut c);
         assert_eq!(c.phase, crate::domain::coaching::Phase::Checkins);
-        // Never back; a way forward records the check-in.
+        // Never back; a way forward is kept, and is not a check-in's ratings.
         change(json!({"name": "Sam", "way_forward": "sleep by 11 before squat days"}))
-            .advance(&mut c, now);
+            .advance(&mut c);
         assert_eq!(c.phase, crate::domain::coaching::Phase::Checkins);
-        assert_eq!(c.checkin.last_checkin_at, Some(now));
+        assert_eq!(c.checkin.last_checkin_at, None);
         assert_eq!(
             c.checkin.way_forward.as_deref(),
             Some("sleep by 11 before squat days")

@@ -31,7 +31,9 @@ impl App {
                 return Ok(Edit::Answer(r));
             }
             let Some(active) = read.workout()? else {
-                return Err(AppError::from(crate::app::active::EditFailed::NoActiveWorkout));
+                return Err(AppError::from(
+                    crate::app::active::EditFailed::NoActiveWorkout,
+                ));
             };
             let w = &active.value;
             let (ei, si) = target_set(w, req)?;
@@ -40,41 +42,37 @@ impl App {
             let profile = &read.profile;
             let step = step_for(exercise, profile);
             // The lift's own history bounds a press up (an estimate from other lifts does not:
-            // it may be far below what the lifter moves).
-            let history = self
+            // it may be far below what the lifter moves), today's logged sets included.
+            let mut history = self
                 .store
-                .with_last_sessions(&ctx.user_id, read.history.clone(), &[ex.exercise_id.as_str()])
+                .with_last_sessions(
+                    &ctx.user_id,
+                    read.history.clone(),
+                    &[ex.exercise_id.as_str()],
+                )
                 .await?;
-            let target = &ex.sets[si].target;
-            let s = suggest::suggest_weight(
-                &ex.exercise_id,
-                exercise,
-                target.reps.unwrap_or(crate::skills::workouts::DEFAULT_REPS),
-                target.rir.unwrap_or(suggest::DEFAULT_TARGET_RIR),
-                &history,
-                profile,
-                read.now,
-            );
-            let bound = (s.source == suggest::Source::History).then_some(s.weight_kg + step);
+            history.push(w.clone());
+            let suggest_for = |t: &crate::domain::workout::SetTarget| {
+                suggest::suggest_weight(
+                    &ex.exercise_id,
+                    exercise,
+                    t.reps.unwrap_or(crate::skills::workouts::DEFAULT_REPS),
+                    t.rir.unwrap_or(suggest::DEFAULT_TARGET_RIR),
+                    &history,
+                    profile,
+                    read.now,
+                )
+            };
+            let s = suggest_for(&ex.sets[si].target);
+            let bound = |t: &crate::domain::workout::SetTarget| {
+                let s = suggest_for(t);
+                (s.source == suggest::Source::History).then_some(s.weight_kg + step)
+            };
             let (workout, adjusted) =
-                adjust::adjust(w, ei, si, req.change, req.scope, step, bound)
+                adjust::adjust(w, (ei, si), req.change, req.scope, step, bound)
                     .map_err(|m| invalid(&m, "steps"))?;
             let unit = profile.unit;
-            let mut message = format!(
-                "{}: {} → {} for {} planned set{}.",
-                adjusted.exercise_name,
-                format_weight(adjusted.from_kg, unit),
-                format_weight(adjusted.to_kg, unit),
-                adjusted.set_ids.len(),
-                if adjusted.set_ids.len() == 1 { "" } else { "s" }
-            );
-            if adjusted.held_at_kg.is_some() {
-                message.push_str(&format!(
-                    " Held there: your history supports about {} for these reps ({}); a heavier set you log yourself is yours.",
-                    format_weight(s.weight_kg, unit),
-                    s.rationale
-                ));
-            }
+            let message = said(&adjusted, &s, unit);
             let answer = ButtonAnswer::Adjust(AdjustAnswer {
                 adjusted,
                 unit: unit.label(),
@@ -94,6 +92,30 @@ impl App {
         })
         .await
     }
+}
+
+/// What the lifter reads: the move, and why it stopped short when the history held it.
+fn said(
+    adjusted: &adjust::Adjusted,
+    s: &suggest::Suggestion,
+    unit: crate::domain::units::Unit,
+) -> String {
+    let n = adjusted.set_ids.len();
+    let mut message = format!(
+        "{}: {} → {} for {n} planned set{}.",
+        adjusted.exercise_name,
+        format_weight(adjusted.from_kg, unit),
+        format_weight(adjusted.to_kg, unit),
+        if n == 1 { "" } else { "s" }
+    );
+    if adjusted.held_at_kg.is_some() {
+        message.push_str(&format!(
+            " Held there: your history supports about {} for these reps ({}); a heavier set you log yourself is yours.",
+            format_weight(s.weight_kg, unit),
+            s.rationale
+        ));
+    }
+    message
 }
 
 /// The set a press is about: `set_id`, else the next planned working set of

@@ -184,9 +184,8 @@ pub(super) fn log(
         Some(name) => match resolve(w, name) {
             Ok(Named::InWorkout(i)) => (w.clone(), i, None, false),
             Ok(Named::Catalog(ex)) => {
-                // Its other sets are planned at the set the lifter typed ("row 8 @ 60": three
-                // of 8 at 60 kg), not from a history it may not have.
-                let typed = typed_set(entry, unit);
+                // The set typed plans the others when the lift has no history (`typed_set`).
+                let typed = typed_set(entry, ex, inputs);
                 let (mut c, i) = add(w, inputs.adding.unwrap_or(ex), inputs, typed)?;
                 if entry.readings.iter().all(|r| r.seconds.is_some()) {
                     // A timed exercise (a plank, a carry) is not planned in reps.
@@ -485,9 +484,17 @@ fn ask(
     }
 }
 
-/// The reps and weight (kg) of a typed set when they are unambiguous: one valid reading, with
-/// reps and a weight.
-fn typed_set(entry: &SetEntry, unit: Unit) -> Option<(u32, f64)> {
+/// With no history of its own, an exercise added by a typed set plans its other sets at that
+/// set ("row 8 @ 60": three of 8 at 60 kg), less a plate step a rep of reserve the set left
+/// short of the plan's; with one, the progression plans them as ever (a warm-up typed first
+/// does not set the working load).
+fn typed_set(entry: &SetEntry, ex: &Exercise, inputs: &Inputs<'_>) -> Option<(u32, f64)> {
+    let (unit, profile) = (inputs.unit, inputs.profile);
+    let own =
+        crate::analysis::history::sessions_with(inputs.history, &ex.id, DateTime::<Utc>::MIN_UTC);
+    if !own.is_empty() {
+        return None;
+    }
     let mut valid = entry
         .readings
         .iter()
@@ -496,12 +503,23 @@ fn typed_set(entry: &SetEntry, unit: Unit) -> Option<(u32, f64)> {
     if valid.next().is_some() {
         return None;
     }
-    match (r.reps, r.load) {
-        (Some(reps), Load::Weight { value, unit: u }) if reps > 0 => {
-            Some((reps, u.unwrap_or(unit).to_kg(value)))
-        }
-        _ => None,
+    let (Some(reps), Load::Weight { value, unit: u }) = (r.reps, r.load) else {
+        return None;
+    };
+    if reps == 0 {
+        return None;
     }
+    let kg = u.unwrap_or(unit).to_kg(value);
+    // A set taken closer to failure than the plan's reserve: a step off per rep short.
+    let reserve = match r.effort {
+        Some(Effort::Rir(x)) => Some(x),
+        Some(Effort::Rpe(x)) => Some((10.0 - x).max(0.0).round() as u32),
+        None => None,
+    };
+    let short = reserve.map_or(0, |x| DEFAULT_TARGET_RIR.saturating_sub(x));
+    let step = crate::domain::profile::step_for(Some(ex), profile);
+    let planned = (kg - f64::from(short) * step).max(step.min(kg));
+    Some((reps, planned))
 }
 
 /// A set named by a word several catalog exercises share ("row 8 @ 60": the barbell, dumbbell,
