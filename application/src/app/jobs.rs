@@ -527,17 +527,7 @@ impl Worker {
         let gate = (a.significant && !stale)
             .then(|| notify::gate(profile, a.priority, lifter.last_notified, now));
         let notification = match (&gate, &a.message) {
-            (Some(Ok(())), Some(message)) => Some(Notification {
-                id: format!(
-                    "n-{}",
-                    dsk.trim_start_matches("HEALTH#").replace([':', '#'], "-")
-                ),
-                message: message.clone(),
-                priority: a.priority,
-                source: "health_metric".into(),
-                channel: "push".into(),
-                created_at: now,
-            }),
+            (Some(Ok(())), Some(message)) => Some(health_notification(&dsk, message, &a, now)),
             _ => None,
         };
         let suppressed = match &gate {
@@ -589,6 +579,27 @@ impl Worker {
             }
         }
         Err(JobError::Busy)
+    }
+}
+
+/// The notification a health decision sends: its id from the decision's key, so a rerun
+/// writes the same one.
+fn health_notification(
+    dsk: &str,
+    message: &str,
+    a: &health::Assessment,
+    now: DateTime<Utc>,
+) -> Notification {
+    Notification {
+        id: format!(
+            "n-{}",
+            dsk.trim_start_matches("HEALTH#").replace([':', '#'], "-")
+        ),
+        message: message.to_string(),
+        priority: a.priority,
+        source: "health_metric".into(),
+        channel: "push".into(),
+        created_at: now,
     }
 }
 

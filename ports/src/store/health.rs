@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use aws_sdk_dynamodb::types::{AttributeValue, PutRequest, WriteRequest};
+use aws_sdk_dynamodb::types::AttributeValue;
 use chrono::{DateTime, Utc};
 
 use super::{Store, StoreError, from_item, key, s, to_doc};
@@ -73,27 +73,23 @@ impl Store {
         user: &str,
         samples: &[&Sample],
     ) -> Result<(), StoreError> {
-        for chunk in samples.chunks(25) {
-            let requests = chunk
-                .iter()
-                .map(|sample| {
-                    let mut item: HashMap<String, AttributeValue> = key(user, sample_sk(sample));
-                    item.insert("doc".into(), s(to_doc("health sample", sample)?));
-                    item.insert(
-                        "expires_at".into(),
-                        AttributeValue::N(
-                            (sample.observed_at.timestamp() + HEALTH_SAMPLE_TTL_DAYS * 86_400)
-                                .to_string(),
-                        ),
-                    );
-                    PutRequest::builder()
-                        .set_item(Some(item))
-                        .build()
-                        .map(|p| WriteRequest::builder().put_request(p).build())
-                        .map_err(StoreError::from)
-                })
-                .collect::<Result<Vec<_>, _>>()?;
-            self.batch_write(requests).await?;
+        let items = samples
+            .iter()
+            .map(|sample| {
+                let mut item: HashMap<String, AttributeValue> = key(user, sample_sk(sample));
+                item.insert("doc".into(), s(to_doc("health sample", sample)?));
+                item.insert(
+                    "expires_at".into(),
+                    AttributeValue::N(
+                        (sample.observed_at.timestamp() + HEALTH_SAMPLE_TTL_DAYS * 86_400)
+                            .to_string(),
+                    ),
+                );
+                Ok(item)
+            })
+            .collect::<Result<Vec<_>, StoreError>>()?;
+        for chunk in items.chunks(super::history::BATCH_ITEMS) {
+            self.write_batch(chunk).await?;
         }
         Ok(())
     }

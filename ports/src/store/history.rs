@@ -153,7 +153,8 @@ impl Store {
         self.raise_bests(user, workouts).await
     }
 
-    async fn write_batch(
+    /// Puts `items` (at most [`BATCH_ITEMS`]) in one BatchWriteItem.
+    pub(super) async fn write_batch(
         &self,
         items: &[HashMap<String, AttributeValue>],
     ) -> Result<(), StoreError> {
