@@ -2265,6 +2265,27 @@ fn analytics_tools_and_flags_share_the_analysis(ctx: &Ctx) -> Result<(), Failed>
         json!({"message": "how is my training going overall?"}),
     );
     well_formed(&s)?;
+    // Beside the words, the muscle group's table: a row a week, the group's hard sets.
+    let table = s
+        .events
+        .iter()
+        .find(|(k, v)| k == "artifact" && v["artifact_type"] == "progress_table")
+        .map(|(_, v)| v.clone())
+        .unwrap_or_default();
+    eq(
+        (
+            table["status"].as_str(),
+            table["artifact_content"]["columns"].clone(),
+        ),
+        (Some("shown"), json!(["week_start", "chest"])),
+        &format!("the table: {table}"),
+    )?;
+    check(
+        table["artifact_content"]["rows"]
+            .as_array()
+            .is_some_and(|r| r.len() >= 4),
+        "a row a week with training",
+    )?;
     let reqs = ctx.fake.requests();
     let system = context_text(&reqs[0].body);
     // e1RM of 80 × 8 at RIR 1: 80 × (1 + 9/30) = 104.

@@ -23,7 +23,7 @@ const STORED_CARDS: i32 = 3;
 pub(super) const TOOLS: &[Tool] = &[
     Tool {
         name: "exercise_progress",
-        description: "One exercise over recent weeks: sessions (top set, e1RM), weekly points, e1RM change, trend, plateau, next load. The lifter is shown its chart.",
+        description: "One exercise over recent weeks: sessions (top set, e1RM), weekly points, e1RM change, trend, plateau, next load.",
         parameters: || {
             Some(json!({"type": "object", "properties": {
                 "exercise_id": {"type": "string", "description": "catalog id or name"},
@@ -46,7 +46,7 @@ pub(super) const TOOLS: &[Tool] = &[
                 "weeks": {"type": "integer", "minimum": 1, "maximum": MAX_PROGRESS_WEEKS}
             }, "required": ["muscle_group"]}))
         },
-        run: runs!(|env, _, args| muscle_group_progress(env, args).await.map(Output::read)),
+        run: runs!(|env, _, args| muscle_group_progress(env, args).await),
         offered: Offered::Always,
         for_progress: true,
         for_plans: true,
@@ -157,7 +157,7 @@ async fn profile(env: &Env<'_>) -> Result<crate::domain::profile::Profile, ToolE
         .unwrap_or_default())
 }
 
-async fn muscle_group_progress(env: &Env<'_>, args: &Value) -> Result<Value, ToolError> {
+async fn muscle_group_progress(env: &Env<'_>, args: &Value) -> Result<Output, ToolError> {
     let text = str_arg(args, "muscle_group")?;
     let groups = VolumeGroup::parse_many(text);
     if groups.is_empty() {
@@ -191,9 +191,39 @@ async fn muscle_group_progress(env: &Env<'_>, args: &Value) -> Result<Value, Too
         .filter(|v| groups.contains(&v.muscle_group))
         .map(|v| json!(v))
         .collect();
-    // The exercises that gave the group the most hard sets over the window.
+    let top = top_exercises(&history, &groups, now, env.ctx.tz);
+    let landmarks: Vec<Value> = groups
+        .iter()
+        .map(|g| json!({"muscle_group": g, "landmarks": analysis::facts::landmarks(*g)}))
+        .collect();
+    // Beside the words, the table the app draws (the same weeks as the progress route's).
+    let table = super::chart::volume_table(
+        &groups.iter().map(|g| json!(g)).collect::<Vec<_>>(),
+        &landmarks,
+        &weekly,
+    );
+    Ok(Output {
+        value: json!({
+            "muscle_groups": groups,
+            "landmarks": landmarks,
+            "weeks": weeks,
+            "weekly": weekly,
+            "last_7_days": last_7_days,
+            "top_exercises": top,
+        }),
+        effect: super::Effect::Shown(table),
+    })
+}
+
+/// The exercises that gave `groups` the most hard sets over `history`, with their plateaus.
+fn top_exercises(
+    history: &[crate::domain::workout::Workout],
+    groups: &[VolumeGroup],
+    now: chrono::DateTime<Utc>,
+    tz: chrono_tz::Tz,
+) -> Vec<Value> {
     let mut by_exercise: Vec<(String, f64)> = Vec::new();
-    for w in &history {
+    for w in history {
         for e in &w.exercises {
             let share: f64 = analysis::facts::shares_of(e)
                 .iter()
@@ -215,27 +245,19 @@ async fn muscle_group_progress(env: &Env<'_>, args: &Value) -> Result<Value, Too
         }
     }
     by_exercise.sort_by(|a, b| b.1.total_cmp(&a.1));
-    let stalls = analysis::stalls(&history, now, env.ctx.tz);
-    let top: Vec<Value> = by_exercise
+    let stalls = analysis::stalls(history, now, tz);
+    by_exercise
         .iter()
         .take(TOP_EXERCISES)
         .map(|(id, credit)| {
             json!({
                 "exercise_id": id,
-                "name": analysis::name_of(&history, id),
+                "name": analysis::name_of(history, id),
                 "hard_sets": round1(*credit),
                 "plateau": stalls.iter().find(|s| &s.exercise_id == id),
             })
         })
-        .collect();
-    Ok(json!({
-        "muscle_groups": groups,
-        "landmarks": groups.iter().map(|g| json!({"muscle_group": g, "landmarks": analysis::facts::landmarks(*g)})).collect::<Vec<_>>(),
-        "weeks": weeks,
-        "weekly": weekly,
-        "last_7_days": last_7_days,
-        "top_exercises": top,
-    }))
+        .collect()
 }
 
 async fn training_analysis(env: &Env<'_>) -> Result<Value, ToolError> {

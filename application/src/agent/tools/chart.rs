@@ -1,7 +1,9 @@
-//! The analysis artifact (seed 003's Analysis agent): what a progress question's answer shows
-//! beside its words, a chart of the exercise's weekly series, built from the same series as
-//! `GET /v1/progress/exercises/{id}` (`analysis::series::weekly_series`) and rendered by the
-//! app. Shown, not stored: it has no actions, and the data it draws stays in the history.
+//! The analysis artifacts (seed 003's Analysis agent): what a progress question's answer shows
+//! beside its words, for the app to render: a chart of an exercise's weekly series (the same
+//! series as `GET /v1/progress/exercises/{id}`, `analysis::series::weekly_series`), and a table
+//! of muscle groups' weekly hard sets against their landmarks (the same as `GET
+//! /v1/progress/muscles`, `analysis::load::weekly_group_series`). Shown, not stored: they have
+//! no actions, and the data they hold stays in the history.
 
 use serde_json::{Value, json};
 
@@ -44,6 +46,27 @@ pub(crate) fn progress_chart(
     json!({
         "artifact_id": format!("chart-{hash}"),
         "artifact_type": "progress_chart",
+        "artifact_content": content,
+        "actions": [],
+        "status": "shown",
+        "content_hash": hash,
+    })
+}
+
+/// The `artifact` event's fields of a muscle-group table: a row a week with training, a column
+/// a group (its hard sets and where they stand against MEV and MRV), the landmarks beside.
+pub(crate) fn volume_table(groups: &[Value], landmarks: &[Value], weekly: &[Value]) -> Value {
+    let content = json!({
+        "kind": "progress_table",
+        "title": "Hard sets a week by muscle group",
+        "columns": std::iter::once(json!("week_start")).chain(groups.iter().cloned()).collect::<Vec<_>>(),
+        "rows": weekly,
+        "landmarks": landmarks,
+    });
+    let hash = crate::app::fingerprint(&[&content.to_string()]);
+    json!({
+        "artifact_id": format!("table-{hash}"),
+        "artifact_type": "progress_table",
         "artifact_content": content,
         "actions": [],
         "status": "shown",
