@@ -182,6 +182,15 @@ impl Push {
         if owner.as_deref() != Some(user) {
             return Ok(());
         }
+        self.delete(endpoint_arn).await
+    }
+
+    /// Deletes an endpoint whose owner was just read to be the lifter; one already gone is not
+    /// an error.
+    async fn delete(&self, endpoint_arn: &str) -> Result<(), PushError> {
+        let Some(client) = &self.client else {
+            return Ok(());
+        };
         match client
             .delete_endpoint()
             .endpoint_arn(endpoint_arn)
@@ -221,7 +230,7 @@ impl Push {
             return Ok(Delivered::Gone);
         }
         if attrs.get("Enabled").map(String::as_str) == Some("false") {
-            self.forget(user, endpoint_arn).await?;
+            self.delete(endpoint_arn).await?;
             return Ok(Delivered::Gone);
         }
         match client
@@ -234,7 +243,7 @@ impl Push {
         {
             Ok(out) => Ok(Delivered::Sent(out.message_id.unwrap_or_default())),
             Err(e) if e.code() == Some("EndpointDisabled") => {
-                self.forget(user, endpoint_arn).await?;
+                self.delete(endpoint_arn).await?;
                 Ok(Delivered::Gone)
             }
             Err(e) => Err(failed(&e)),

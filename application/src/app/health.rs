@@ -286,15 +286,7 @@ fn weigh_in(
     if week.len() < WEIGH_IN_MIN_DAYS {
         return Some(newest.value);
     }
-    let mut sorted = week;
-    sorted.sort_by(f64::total_cmp);
-    let n = sorted.len();
-    let median = if n % 2 == 1 {
-        sorted[n / 2]
-    } else {
-        (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0
-    };
-    Some((median * 100.0).round() / 100.0)
+    Some((health::median(&week) * 100.0).round() / 100.0)
 }
 
 /// One metric of a batch: its newest day (the lifter's) against the baseline of the days

@@ -193,7 +193,8 @@ pub fn baseline(days: &BTreeMap<NaiveDate, f64>, day: NaiveDate) -> Option<(f64,
         .then(|| ((median(&values) * 100.0).round() / 100.0, values.len()))
 }
 
-fn median(values: &[f64]) -> f64 {
+/// The middle of `values` (the mean of the two middle ones for an even count; 0 for none).
+pub fn median(values: &[f64]) -> f64 {
     let mut v = values.to_vec();
     v.sort_by(f64::total_cmp);
     match v.len() {
